@@ -1,0 +1,17 @@
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hopsim::runtime {
+class HostContext;
+}
+
+namespace passing {
+// Method name -> kernel symbol, in the original's launch order first.
+const std::vector<std::pair<std::string, std::string>>& methods();
+void host_main(hopsim::runtime::HostContext& ctx);
+}  // namespace passing
+
+// Registers the Epiphany kernel packages (called once by the CLI and tests).
+void hopsim_register_epiphany_kernels();

@@ -1,0 +1,105 @@
+#pragma once
+// Event-driven timing of the eMesh: each packet reserves every link of its
+// dimension-ordered route for its serialisation time (contention = waiting
+// for a free slot on the link) plus a per-router latency. No per-cycle
+// clocking: a write costs a few calendar look-ups, so tens of millions of
+// remote writes per host second are reachable.
+//
+// Time is in device cycles (double). Requests may arrive out of time order
+// (cores run ahead of global time by up to a quantum); each link keeps a
+// calendar of busy intervals and a request takes the first gap at or after
+// its arrival. Intervals that end before the horizon (global time, which no
+// later request can precede) are dropped.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hopsim/epiphany/params.hpp"
+#include "hopsim/topo/topology.hpp"
+
+namespace hopsim::epiphany {
+
+enum class Net : std::uint8_t { cmesh = 0, rmesh = 1, xmesh = 2 };
+inline constexpr int kNets = 3;
+const char* net_name(Net n);
+
+// Busy intervals of one directed link.
+class LinkCalendar {
+ public:
+  // Reserves `dur` cycles at the first free time >= t; returns that start.
+  double reserve(double t, double dur);
+  // Forgets intervals that end at or before `horizon`.
+  void prune(double horizon);
+  std::size_t intervals() const { return busy_.size() - head_; }
+
+ private:
+  struct Busy {
+    double start, end;
+  };
+  std::vector<Busy> busy_;  // sorted, disjoint; [head_, size) live
+  std::size_t head_ = 0;
+};
+
+struct LinkStats {
+  std::uint64_t bytes = 0;
+  std::uint64_t packets = 0;
+  double busy = 0;   // cycles the link was reserved
+  double stall = 0;  // cycles packets waited for it
+};
+
+struct WriteTiming {
+  double writer_free;  // when the writer may issue its next instruction
+  double arrival;      // when the last byte is in the destination memory
+  double stall;        // cycles the writer was held back by a busy injection port
+};
+
+class MeshTiming {
+ public:
+  explicit MeshTiming(const Params& p);
+
+  // Posted write of `bytes` from core `src` to core `dst` (mesh indices),
+  // the first store issued at `t`, on the cMesh.
+  // `chunk` is the largest transaction (8 for stores of doubles, the element
+  // size for DMA).
+  WriteTiming write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, unsigned chunk = 8);
+  // Posted write to external memory over the xMesh and the off-chip link.
+  WriteTiming write_emem(std::uint32_t src, std::uint32_t bytes, double t, unsigned chunk = 8);
+  // Blocking read of `bytes` by `src` from core `dst`: request on the rMesh,
+  // data back as cMesh writes; `ready_at_dst` is when the data exists there
+  // (a write still in flight delays it). Returns when the data is in src.
+  double read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst);
+  // Read from external memory (request over xMesh + eLink, data back the same way).
+  double read_emem(std::uint32_t src, std::uint32_t bytes, double t);
+
+  // Lower bound on the time of any future request (global time).
+  void set_horizon(double cycles);
+
+  // Link bookkeeping for reports: per network, mesh links first, then one
+  // injection and one ejection port per core, then (xMesh) the eLink.
+  std::size_t links_per_net() const { return stats_[0].size(); }
+  const LinkStats& stats(Net n, std::size_t link) const { return stats_[static_cast<int>(n)][link]; }
+  std::string link_name(std::size_t link) const;
+  const topo::Topology& topology() const { return mesh_; }
+  // Uncontended one-way latency of a single write between two cores (the formula the model obeys).
+  double zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const;
+
+ private:
+  double send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
+              std::uint32_t bytes, double t, double* inject_start);
+  double reserve(Net net, std::size_t link, double t, double dur, std::uint32_t bytes);
+  const std::vector<std::uint16_t>& route(std::uint32_t src, std::uint32_t dst) const {
+    return routes_[src * n_ + dst];
+  }
+
+  Params p_;
+  topo::Topology mesh_;
+  std::uint32_t n_;
+  std::size_t mesh_links_;
+  std::vector<std::vector<std::uint16_t>> routes_;  // XY route per (src, dst)
+  std::vector<LinkCalendar> cal_[kNets];
+  std::vector<LinkStats> stats_[kNets];
+  double horizon_ = 0;
+  double ser_;  // cycles a packet (up to 8 data bytes) holds a mesh link
+};
+
+}  // namespace hopsim::epiphany

@@ -1,0 +1,140 @@
+/* hopsim's e-lib: the Epiphany SDK kernel library subset, same names and
+ * semantics as adapteva/epiphany-libs e-lib, mapped onto hopsim's device
+ * (native threads or the simulated eMesh). Usable from C and C++ kernels.
+ *
+ * One difference a kernel can see: on the device a pointer to the core's
+ * own memory is a small local address; in hopsim it is the core's global
+ * address (its window is mapped at coreid<<20). e_get_global_address and
+ * e_write/e_read therefore treat a pointer into the calling core's own
+ * window as local, exactly as the device treats a local address. */
+#ifndef HOPSIM_E_LIB_H
+#define HOPSIM_E_LIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef unsigned int e_coreid_t;
+typedef enum { E_FALSE = 0, E_TRUE = 1 } e_bool_t;
+typedef enum { E_OK = 0, E_ERR = -1, E_WARN = -2 } e_return_stat_t;
+typedef enum { E_NULL = 0, E_EPI_PLATFORM, E_EPI_CHIP, E_EPI_GROUP, E_EPI_CORE, E_EXT_MEM, E_MAPPING } e_objtype_t;
+typedef enum { E_E16G301 = 0, E_E64G401 = 1 } e_chiptype_t;
+
+typedef struct {
+  e_objtype_t objtype;
+  e_chiptype_t chiptype;
+  e_coreid_t group_id;   /* coreid of the group's first core */
+  unsigned group_row;    /* absolute row of the group's first core */
+  unsigned group_col;
+  unsigned group_rows;
+  unsigned group_cols;
+  unsigned core_row;     /* this core's row inside the group */
+  unsigned core_col;
+  unsigned alignment_padding;
+} e_group_config_t;
+
+typedef struct {
+  e_objtype_t objtype;
+  unsigned base;  /* global address of external memory */
+} e_emem_config_t;
+
+/* Per-core objects (each core has its own on the device). */
+e_group_config_t* hopsim_e_group_config(void);
+e_emem_config_t* hopsim_e_emem_config(void);
+#define e_group_config (*hopsim_e_group_config())
+#define e_emem_config (*hopsim_e_emem_config())
+
+/* ids and addresses */
+e_coreid_t e_get_coreid(void);
+e_coreid_t e_coreid_from_coords(unsigned row, unsigned col);
+void e_coords_from_coreid(e_coreid_t coreid, unsigned* row, unsigned* col);
+void* e_get_global_address(unsigned row, unsigned col, const void* ptr);
+e_bool_t e_is_on_core(const void* ptr);
+
+typedef enum { E_GROUP_WRAP = 0, E_ROW_WRAP = 1, E_COL_WRAP = 2 } e_coreid_wrap_t;
+typedef enum { E_PREV_CORE = 0, E_NEXT_CORE = 1 } e_coreid_dir_t;
+/* The next or previous core in the group (row-major), wrapping as asked. */
+void e_neighbor_id(e_coreid_dir_t dir, e_coreid_wrap_t wrap, unsigned* row, unsigned* col);
+
+/* memory: `remote` is &e_group_config (core memory at row, col) or
+ * &e_emem_config (external memory; row and col ignored). */
+void* e_read(const void* remote, void* dst, unsigned row, unsigned col, const void* src, size_t bytes);
+void* e_write(const void* remote, const void* src, unsigned row, unsigned col, void* dst, size_t bytes);
+
+/* barrier: central flip-flop through core (0,0) of the group */
+typedef volatile char e_barrier_t;
+void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]);
+void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]);
+
+/* mutex: a word on core (row, col) taken with TESTSET */
+typedef int e_mutex_t;
+typedef int e_mutexattr_t;
+#define MUTEXATTR_NULL 0
+#define MUTEXATTR_DEFAULT MUTEXATTR_NULL
+void e_mutex_init(unsigned row, unsigned col, e_mutex_t* mutex, e_mutexattr_t* attr);
+void e_mutex_lock(unsigned row, unsigned col, e_mutex_t* mutex);
+unsigned e_mutex_trylock(unsigned row, unsigned col, e_mutex_t* mutex);
+void e_mutex_unlock(unsigned row, unsigned col, e_mutex_t* mutex);
+
+/* core timers: 32-bit down-counters */
+typedef enum { E_CTIMER_0 = 0, E_CTIMER_1 = 1 } e_ctimer_id_t;
+typedef enum {
+  E_CTIMER_OFF = 0x0,
+  E_CTIMER_CLK = 0x1,
+  E_CTIMER_IDLE = 0x2,
+  E_CTIMER_IALU_INST = 0x4,
+  E_CTIMER_FPU_INST = 0x5,
+  E_CTIMER_DUAL_INST = 0x6,
+  E_CTIMER_E1_STALLS = 0x7,
+  E_CTIMER_RA_STALLS = 0x8,
+  E_CTIMER_EXT_FETCH_STALLS = 0xc,
+  E_CTIMER_EXT_LOAD_STALLS = 0xd
+} e_ctimer_config_t;
+#define E_CTIMER_MAX (~0u)
+unsigned e_ctimer_get(e_ctimer_id_t timer);
+unsigned e_ctimer_set(e_ctimer_id_t timer, unsigned val);
+unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config);
+unsigned e_ctimer_stop(e_ctimer_id_t timer);
+
+/* DMA */
+typedef enum { E_DMA_0 = 0, E_DMA_1 = 1 } e_dma_id_t;
+typedef struct e_dma_desc_s {
+  unsigned config;
+  unsigned inner_stride;  /* dst << 16 | src */
+  unsigned count;         /* outer << 16 | inner */
+  unsigned outer_stride;  /* dst << 16 | src */
+  void* src_addr;
+  void* dst_addr;
+} e_dma_desc_t;
+#define E_DMA_ENABLE (1 << 0)
+#define E_DMA_MASTER (1 << 1)
+#define E_DMA_CHAIN (1 << 2)
+#define E_DMA_STARTUP (1 << 3)
+#define E_DMA_IRQEN (1 << 4)
+#define E_DMA_BYTE (0 << 5)
+#define E_DMA_HWORD (1 << 5)
+#define E_DMA_WORD (2 << 5)
+#define E_DMA_DWORD (3 << 5)
+#define E_DMA_MSGMODE (1 << 10)
+int e_dma_copy(void* dst, void* src, size_t n);
+void e_dma_set_desc(e_dma_id_t chan, unsigned config, e_dma_desc_t* next_desc, unsigned strd_i_src,
+                    unsigned strd_i_dst, unsigned count_i, unsigned count_o, unsigned strd_o_src,
+                    unsigned strd_o_dst, void* addr_src, void* addr_dst, e_dma_desc_t* desc);
+int e_dma_start(e_dma_desc_t* descriptor, e_dma_id_t chan);
+int e_dma_busy(e_dma_id_t chan);
+void e_dma_wait(e_dma_id_t chan);
+
+/* registers */
+#define E_REG_COREID 0xf0704
+#define E_REG_MESHCFG 0xf0700
+#define E_REG_CONFIG 0xf0400
+unsigned e_reg_read(unsigned reg_id);
+void e_reg_write(unsigned reg_id, unsigned val);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+// (reserved for host-side helpers shared by host programs)

@@ -1,0 +1,65 @@
+#pragma once
+// Machine presets are data files (presets/NAME.json): a family, a
+// description and parameter values, each with the source it came from.
+// A model declares its parameters (name, unit, range, meaning); the
+// preset and the scenario's overrides are resolved against that list, so
+// an unknown or out-of-range parameter is an error naming the key.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hopsim/common/units.hpp"
+
+namespace hopsim {
+
+struct ParamDecl {
+  std::string name;
+  Dim dim;
+  double min;
+  double max;
+  bool integer;
+  std::string meaning;
+};
+
+struct Preset {
+  std::string name;
+  std::string family;
+  std::string description;
+  std::string file;
+  nlohmann::json params;  // name -> {"value": ..., "source": "..."}
+};
+
+// Directories searched for presets, in order: $HOPSIM_PRESET_PATH (colon
+// separated), the installed share folder, the source tree's presets/.
+std::vector<std::string> preset_dirs();
+// Every preset found (first wins on duplicate names), sorted by name.
+std::vector<Preset> list_presets();
+// Loads preset `name`; throws ConfigError naming `key` if it is not found or malformed.
+Preset load_preset(const std::string& name, const std::string& key = "machine.preset");
+
+class ParamSet {
+ public:
+  // Resolves every declared parameter from the preset, then `overrides`
+  // (an object of name -> value). Throws ConfigError naming `path.name` for
+  // unknown names, bad units, values out of range or missing values.
+  static ParamSet resolve(const std::vector<ParamDecl>& decls, const Preset& preset,
+                          const nlohmann::json& overrides, const std::string& path);
+
+  double get(const std::string& name) const;  // value in the base unit
+  int get_int(const std::string& name) const;
+  const std::string& source(const std::string& name) const;
+  // {name: {"value": "600 MHz", "source": "..."}} for the run's echo.
+  nlohmann::json to_json() const;
+
+ private:
+  struct Value {
+    double value;
+    Dim dim;
+    std::string source;
+  };
+  std::map<std::string, Value> values_;
+};
+
+}  // namespace hopsim

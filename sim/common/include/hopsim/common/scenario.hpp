@@ -1,0 +1,50 @@
+#pragma once
+// A scenario: one JSON file per run naming the machine preset and its
+// overrides, the kernel and its arguments, the mode, the compute model,
+// the seed and the outputs. Unknown keys and bad values are ConfigErrors
+// naming the key. The resolved document is echoed into every output.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hopsim {
+
+enum class Mode { sim, native, both };
+enum class ComputeModel { annotated, measured };
+
+struct Outputs {
+  std::string dir;   // folder for results; created if missing
+  bool json = true;  // results.json
+  bool csv = true;   // results.csv (+ the host program's own n,method,ticks files)
+};
+
+struct Scenario {
+  std::string origin;             // file path, for messages
+  nlohmann::json resolved;        // the document after --set overrides
+  std::string machine_preset;     // machine.preset
+  nlohmann::json machine_params;  // every other key of machine: parameter overrides
+  std::string kernel;             // kernel.name
+  nlohmann::json kernel_args;     // kernel.args (validated by the kernel package)
+  Mode mode = Mode::sim;
+  ComputeModel compute = ComputeModel::annotated;
+  double measured_speed_factor = 1.0;  // device cycles per host cycle for `measured`
+  std::uint64_t seed = 1;
+  Outputs outputs;
+  std::string log_level = "info";
+};
+
+std::string to_string(Mode m);
+Mode parse_mode(const std::string& s, const std::string& key);
+std::string to_string(ComputeModel m);
+
+// Loads `path`, applies each "a.b=c" of `overrides` in order, then `mode` if
+// given, and validates. Throws ConfigError naming the first problem.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::optional<std::string>& mode);
+// Same from an already parsed document (tests, sweeps).
+Scenario scenario_from_json(nlohmann::json doc, const std::string& origin);
+
+}  // namespace hopsim

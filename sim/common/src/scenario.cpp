@@ -1,0 +1,103 @@
+#include "hopsim/common/scenario.hpp"
+
+#include <fmt/format.h>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/strict_json.hpp"
+
+namespace hopsim {
+
+std::string to_string(Mode m) {
+  switch (m) {
+    case Mode::sim: return "sim";
+    case Mode::native: return "native";
+    case Mode::both: return "both";
+  }
+  return "?";
+}
+
+Mode parse_mode(const std::string& s, const std::string& key) {
+  if (s == "sim") return Mode::sim;
+  if (s == "native") return Mode::native;
+  if (s == "both") return Mode::both;
+  throw ConfigError(fmt::format("{}: unknown mode '{}' (expected sim, native or both)", key, s));
+}
+
+std::string to_string(ComputeModel m) { return m == ComputeModel::annotated ? "annotated" : "measured"; }
+
+Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
+  Scenario sc;
+  sc.origin = origin;
+  require_known_keys(doc, "", {"description", "machine", "kernel", "mode", "compute", "seed", "outputs", "log"});
+
+  if (!doc.contains("machine")) throw ConfigError("machine: missing (a machine preset is required)");
+  const auto& machine = doc["machine"];
+  if (!machine.is_object()) throw ConfigError("machine: expected an object with a preset");
+  sc.machine_preset = get_string(machine, "preset", "machine", "");
+  if (sc.machine_preset.empty()) throw ConfigError("machine.preset: missing");
+  sc.machine_params = nlohmann::json::object();
+  for (const auto& [k, v] : machine.items())
+    if (k != "preset") sc.machine_params[k] = v;
+
+  if (!doc.contains("kernel")) throw ConfigError("kernel: missing");
+  const auto& kernel = doc["kernel"];
+  require_known_keys(kernel, "kernel", {"name", "args"});
+  sc.kernel = get_string(kernel, "name", "kernel", "");
+  if (sc.kernel.empty()) throw ConfigError("kernel.name: missing");
+  sc.kernel_args = kernel.value("args", nlohmann::json::object());
+  if (!sc.kernel_args.is_object()) throw ConfigError("kernel.args: expected an object");
+
+  sc.mode = parse_mode(get_string(doc, "mode", "", "sim"), "mode");
+
+  if (doc.contains("compute")) {
+    const auto& c = doc["compute"];
+    require_known_keys(c, "compute", {"model", "speed_factor"});
+    const auto model = get_string(c, "model", "compute", "annotated");
+    if (model == "annotated") {
+      sc.compute = ComputeModel::annotated;
+    } else if (model == "measured") {
+      sc.compute = ComputeModel::measured;
+    } else {
+      throw ConfigError(fmt::format("compute.model: unknown compute model '{}' (expected annotated or measured)", model));
+    }
+    if (c.contains("speed_factor")) {
+      if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)
+        throw ConfigError("compute.speed_factor: expected a positive number");
+      sc.measured_speed_factor = c["speed_factor"].get<double>();
+    }
+  }
+
+  if (doc.contains("seed")) {
+    if (!doc["seed"].is_number_unsigned() && !(doc["seed"].is_number_integer() && doc["seed"].get<long long>() >= 0))
+      throw ConfigError(fmt::format("seed: expected a non-negative integer, got {}", doc["seed"].dump()));
+    sc.seed = doc["seed"].get<std::uint64_t>();
+  }
+
+  sc.outputs.dir = "out/" + sc.kernel;
+  if (doc.contains("outputs")) {
+    const auto& o = doc["outputs"];
+    require_known_keys(o, "outputs", {"dir", "json", "csv"});
+    sc.outputs.dir = get_string(o, "dir", "outputs", sc.outputs.dir);
+    sc.outputs.json = get_bool(o, "json", "outputs", true);
+    sc.outputs.csv = get_bool(o, "csv", "outputs", true);
+    if (sc.outputs.dir.empty()) throw ConfigError("outputs.dir: must not be empty");
+  }
+  if (doc.contains("log")) {
+    const auto& l = doc["log"];
+    require_known_keys(l, "log", {"level"});
+    sc.log_level = get_string(l, "level", "log", "info");
+  }
+  sc.resolved = std::move(doc);
+  return sc;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::optional<std::string>& mode) {
+  auto doc = read_json_file(path);
+  if (!doc.is_object()) throw ConfigError(path + ": a scenario must be a JSON object");
+  for (const auto& o : overrides) apply_override(doc, o);
+  if (mode) doc["mode"] = *mode;
+  return scenario_from_json(std::move(doc), path);
+}
+
+}  // namespace hopsim

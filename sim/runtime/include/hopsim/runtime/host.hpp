@@ -1,0 +1,70 @@
+#pragma once
+// What a host program sees of hopsim besides the device API: its resolved
+// arguments, where to write files, and where to report each launch.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hopsim/common/scenario.hpp"
+#include "hopsim/runtime/device.hpp"
+#include "hopsim/runtime/kernel_registry.hpp"
+
+namespace hopsim::runtime {
+
+struct LaunchRecord {
+  std::string method;     // e.g. "unicast"
+  int n = 0;              // problem size of this launch
+  double ticks = 0;       // what the host program measured (clock() ticks)
+  double seconds = 0;     // launch duration (simulated or wall)
+  double cycles = 0;      // device cycles (simulated) or wall time x clock (native)
+  std::uint64_t digest = 0;  // hash of the data the host read back
+  std::size_t checked = 0;   // values checked against expectations
+  std::vector<std::string> mismatches;  // "core 3 slot 7: expected 107, got 0"
+  std::size_t mismatch_count = 0;
+  bool known_faulty = false;  // the kernel reproduces a known bug of the original: mismatches expected
+};
+
+class HostContext {
+ public:
+  HostContext(const KernelPackage& pkg, nlohmann::json args, Device& device, std::string output_dir, Mode mode);
+
+  const nlohmann::json& args() const { return args_; }
+  Device& device() { return device_; }
+  Mode mode() const { return mode_; }
+  const KernelPackage& package() const { return pkg_; }
+  // A file path inside the run's output folder, tagged with the mode ("pass-sim.csv").
+  std::string output_file(const std::string& stem, const std::string& ext) const;
+  void record(LaunchRecord r);
+  const std::vector<LaunchRecord>& records() const { return records_; }
+  // Progress line on stderr for long runs ("[sim] 12/64 unicast n=3").
+  void progress(std::size_t done, std::size_t total, const std::string& what) const;
+
+  // The host context of the run in progress (stdcl's clsym needs it).
+  static HostContext& current();
+
+ private:
+  const KernelPackage& pkg_;
+  nlohmann::json args_;
+  Device& device_;
+  std::string output_dir_;
+  Mode mode_;
+  std::vector<LaunchRecord> records_;
+  friend class HostScope;
+};
+
+class HostScope {
+ public:
+  explicit HostScope(HostContext& h);
+  ~HostScope();
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+
+ private:
+  HostContext* prev_;
+};
+
+std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t seed = 1469598103934665603ull);
+
+}  // namespace hopsim::runtime
