@@ -4,19 +4,15 @@
 
 namespace hopsim::epiphany {
 
-AddressMap::AddressMap(const Params& p) : p_(p) {}
+AddressMap::AddressMap(const Params& p) : p_(p), core_of_id_(4096, -1) {
+  for (std::uint32_t i = 0; i < p_.num_cores(); ++i) {
+    coreids_.push_back(coreid(row_of(i), col_of(i)));
+    core_of_id_[coreids_.back()] = static_cast<std::int16_t>(i);
+  }
+}
 
 std::uint32_t AddressMap::coreid(int row, int col) const {
   return static_cast<std::uint32_t>(((p_.first_row + row) << 6) | (p_.first_col + col));
-}
-
-std::uint32_t AddressMap::coreid_of(std::uint32_t core) const { return coreid(row_of(core), col_of(core)); }
-
-int AddressMap::core_of_coreid(std::uint32_t id) const {
-  const int row = static_cast<int>(id >> 6) - p_.first_row;
-  const int col = static_cast<int>(id & 0x3f) - p_.first_col;
-  if (id > 0xfff || row < 0 || col < 0 || row >= p_.rows || col >= p_.cols) return -1;
-  return row * p_.cols + col;
 }
 
 Location AddressMap::locate(std::uint64_t addr, std::uint64_t bytes) const {

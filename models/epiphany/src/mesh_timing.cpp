@@ -16,38 +16,77 @@ const char* net_name(Net n) {
   return "?";
 }
 
-double LinkCalendar::reserve(double t, double dur) {
-  // First live interval that ends after t (most requests land near the end).
-  std::size_t i = busy_.size();
-  while (i > head_ && busy_[i - 1].end > t) --i;
-  double start = t;
-  while (i < busy_.size() && busy_[i].start < start + dur) {
-    start = std::max(start, busy_[i].end);
-    ++i;
+namespace {
+std::uint64_t to_ticks(double cycles) {
+  // Round up to the tick grid; the epsilon absorbs representation error.
+  const double t = std::ceil(cycles * kTicksPerCycle - 1e-9);
+  return t <= 0 ? 0 : static_cast<std::uint64_t>(t);
+}
+double to_cycles(std::uint64_t ticks) { return static_cast<double>(ticks) / kTicksPerCycle; }
+}  // namespace
+
+LinkCalendar::LinkCalendar() : words_(64, 0), mask_(63) {}
+
+std::uint64_t LinkCalendar::next_free(std::uint64_t from) const {
+  for (;;) {
+    const std::uint64_t w = words_[(from >> 6) & mask_] | ((std::uint64_t{1} << (from & 63)) - 1);
+    if (~w) return (from & ~std::uint64_t{63}) + static_cast<std::uint64_t>(__builtin_ctzll(~w));
+    from = (from & ~std::uint64_t{63}) + 64;
   }
-  const double end = start + dur;
-  // Merge with touching neighbours so a stream stays one interval.
-  const bool join_prev = i > head_ && busy_[i - 1].end == start;
-  const bool join_next = i < busy_.size() && busy_[i].start == end;
-  if (join_prev && join_next) {
-    busy_[i - 1].end = busy_[i].end;
-    busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
-  } else if (join_prev) {
-    busy_[i - 1].end = end;
-  } else if (join_next) {
-    busy_[i].start = start;
-  } else {
-    busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Busy{start, end});
-  }
-  return start;
 }
 
-void LinkCalendar::prune(double horizon) {
-  while (head_ < busy_.size() && busy_[head_].end <= horizon) ++head_;
-  if (head_ > 32 && head_ * 2 > busy_.size()) {
-    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
-    head_ = 0;
+std::uint64_t LinkCalendar::next_busy(std::uint64_t from, std::uint64_t limit) const {
+  while (from < limit) {
+    const std::uint64_t w = words_[(from >> 6) & mask_] & ~((std::uint64_t{1} << (from & 63)) - 1);
+    if (w) return std::min(limit, (from & ~std::uint64_t{63}) + static_cast<std::uint64_t>(__builtin_ctzll(w)));
+    from = (from & ~std::uint64_t{63}) + 64;
   }
+  return limit;
+}
+
+void LinkCalendar::grow(std::uint64_t end) {
+  std::size_t n = words_.size();
+  while (base_ + n * 64 < end + 64) n *= 2;
+  std::vector<std::uint64_t> w(n, 0);
+  for (std::uint64_t tick = base_; tick < base_ + words_.size() * 64; tick += 64)
+    w[(tick >> 6) & (n - 1)] = words_[(tick >> 6) & mask_];
+  words_ = std::move(w);
+  mask_ = n - 1;
+}
+
+std::uint64_t LinkCalendar::reserve(std::uint64_t t, std::uint64_t dur) {
+  if (t < base_) t = base_;
+  // Fast path: the requested ticks are free and inside one word of the ring.
+  if ((t & 63) + dur <= 64 && t + dur <= base_ + words_.size() * 64) {
+    const std::uint64_t m = (dur == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << dur) - 1)) << (t & 63);
+    auto& w = words_[(t >> 6) & mask_];
+    if (!(w & m)) {
+      w |= m;
+      return t;
+    }
+  }
+  std::uint64_t h = t;
+  for (;;) {
+    if (h + dur > base_ + words_.size() * 64) grow(h + dur);
+    h = next_free(h);
+    if (h + dur > base_ + words_.size() * 64) grow(h + dur);
+    const std::uint64_t busy = next_busy(h, h + dur);
+    if (busy == h + dur) break;
+    h = busy + 1;
+  }
+  for (std::uint64_t k = h; k < h + dur; ++k) words_[(k >> 6) & mask_] |= std::uint64_t{1} << (k & 63);
+  return h;
+}
+
+void LinkCalendar::advance(std::uint64_t horizon) {
+  horizon &= ~std::uint64_t{63};
+  if (horizon <= base_) return;
+  if (horizon - base_ >= words_.size() * 64) {
+    std::fill(words_.begin(), words_.end(), 0);
+  } else {
+    for (std::uint64_t tick = base_; tick < horizon; tick += 64) words_[(tick >> 6) & mask_] = 0;
+  }
+  base_ = horizon;
 }
 
 MeshTiming::MeshTiming(const Params& p)
@@ -69,7 +108,11 @@ MeshTiming::MeshTiming(const Params& p)
   }
   // An eMesh packet carries up to 8 data bytes with its address; it holds a
   // link for ceil(8 / width) cycles (one cycle at the native 8 B/cycle).
-  ser_ = std::max(1.0, std::ceil(8.0 / p_.link_width));
+  ser_ = to_ticks(std::max(1.0, std::ceil(8.0 / p_.link_width)));
+  hop_ = to_ticks(p_.hop_latency);
+  overhead_ = to_ticks(p_.write_overhead);
+  issue_ = to_ticks(p_.store_issue);
+  buffer_ = to_ticks(p_.mesh_buffer);
 }
 
 std::string MeshTiming::link_name(std::size_t link) const {
@@ -86,116 +129,111 @@ std::string MeshTiming::link_name(std::size_t link) const {
 }
 
 void MeshTiming::set_horizon(double cycles) {
-  // Calendars prune themselves lazily when next touched.
-  if (cycles > horizon_) horizon_ = cycles;
+  // Calendars recycle lazily when next touched.
+  const std::uint64_t h = static_cast<std::uint64_t>(std::max(0.0, std::floor(cycles * kTicksPerCycle)));
+  if (h > horizon_) horizon_ = h;
 }
 
-double MeshTiming::reserve(Net net, std::size_t link, double t, double dur, std::uint32_t bytes) {
+std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur,
+                                  std::uint32_t bytes) {
   const int k = static_cast<int>(net);
   auto& cal = cal_[k][link];
-  cal.prune(horizon_);
-  const double s = cal.reserve(t, dur);
+  cal.advance(horizon_);
+  const std::uint64_t s = cal.reserve(t, dur);
   auto& st = stats_[k][link];
   st.bytes += bytes;
   st.packets += 1;
-  st.busy += dur;
-  st.stall += s - t;
+  st.busy_ticks += dur;
+  st.stall_ticks += s - t;
   return s;
 }
 
 // One packet from `src`'s injection port through the routers to `dst_router`,
 // then into `eject_core`'s memory, or onto the eLink. Returns the arrival.
-double MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
-                        bool to_elink, std::uint32_t bytes, double t, double* inject_start) {
-  double s = reserve(net, mesh_links_ + src, t, ser_, bytes);
+std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
+                               bool to_elink, std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start) {
+  std::uint64_t s = reserve(net, mesh_links_ + src, t, ser_, bytes);
   if (inject_start) *inject_start = s;
-  double tt = s + p_.hop_latency;  // the source router
+  std::uint64_t tt = s + hop_;  // the source router
   for (auto l : route(src, dst_router)) {
     s = reserve(net, l, tt, ser_, bytes);
-    tt = s + p_.hop_latency;
+    tt = s + hop_;
   }
   if (to_elink) {
-    const double dur = std::max(1.0, bytes / p_.elink_width);
+    const std::uint64_t dur = std::max<std::uint64_t>(1, to_ticks(bytes / p_.elink_width));
     s = reserve(net, mesh_links_ + 2 * n_, tt, dur, bytes);
-    return s + dur + p_.elink_latency;
+    return s + dur + to_ticks(p_.elink_latency);
   }
   return reserve(net, mesh_links_ + n_ + eject_core, tt, ser_, bytes);
 }
 
-WriteTiming MeshTiming::write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t,
-                              unsigned chunk_max) {
-  WriteTiming w{t, t, 0.0};
+WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
+                             bool to_elink, std::uint32_t bytes, double t, unsigned chunk_max) {
+  const std::uint64_t start = to_ticks(t);
+  // Zero-load time from issue to arrival; contention beyond it, less what
+  // the router buffers absorb, holds the writer back (backpressure).
+  const std::uint64_t zero_load = overhead_ + hop_ * (route(src, dst_router).size() + 1);
+  std::uint64_t issue = start, arrival = start, stall = 0;
   std::uint32_t left = bytes;
-  double issue = t;
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, chunk_max);
-    double inj = 0;
-    const double arr = send(Net::cmesh, src, dst, dst, false, chunk, issue + p_.write_overhead, &inj);
-    w.arrival = std::max(w.arrival, arr);
-    // The core may issue again once the mesh interface accepted this packet.
-    const double accepted = inj - p_.write_overhead + ser_;
-    const double next = std::max(issue + p_.store_issue, accepted);
-    w.stall += next - (issue + p_.store_issue);
+    std::uint64_t inj = 0;
+    const std::uint64_t arr = send(net, src, dst_router, eject_core, to_elink, chunk, issue + overhead_, &inj);
+    arrival = std::max(arrival, arr);
+    std::uint64_t next = issue + issue_;
+    // The core issues again once its mesh interface accepted the packet ...
+    next = std::max(next, inj - overhead_ + ser_);
+    // ... and once the network has room for it.
+    if (!to_elink && arr > issue + zero_load + buffer_) next = std::max(next, arr - zero_load - buffer_);
+    stall += next - (issue + issue_);
     issue = next;
     left -= chunk;
   } while (left > 0);
-  w.writer_free = issue;
-  return w;
+  return WriteTiming{to_cycles(issue), to_cycles(arrival), to_cycles(stall)};
+}
+
+WriteTiming MeshTiming::write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t,
+                              unsigned chunk_max) {
+  return post(Net::cmesh, src, dst, dst, false, bytes, t, chunk_max);
 }
 
 WriteTiming MeshTiming::write_emem(std::uint32_t src, std::uint32_t bytes, double t, unsigned chunk_max) {
   // The eLink sits on the east edge of the chip: route to the east router of src's row.
   const std::uint32_t edge = (src / p_.cols) * p_.cols + (p_.cols - 1);
-  WriteTiming w{t, t, 0.0};
-  std::uint32_t left = bytes;
-  double issue = t;
-  do {
-    const std::uint32_t chunk = std::min<std::uint32_t>(left, chunk_max);
-    double inj = 0;
-    const double arr = send(Net::xmesh, src, edge, 0, true, chunk, issue + p_.write_overhead, &inj);
-    w.arrival = std::max(w.arrival, arr);
-    const double accepted = inj - p_.write_overhead + ser_;
-    const double next = std::max(issue + p_.store_issue, accepted);
-    w.stall += next - (issue + p_.store_issue);
-    issue = next;
-    left -= chunk;
-  } while (left > 0);
-  w.writer_free = issue;
-  return w;
+  return post(Net::xmesh, src, edge, 0, true, bytes, t, chunk_max);
 }
 
 double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t,
                         double ready_at_dst) {
   // One read request per 8-byte word, pipelined; each answered by a cMesh write.
-  double done = t;
+  const std::uint64_t ready = to_ticks(ready_at_dst);
+  std::uint64_t issue = to_ticks(t), done = issue;
   std::uint32_t left = bytes;
-  double issue = t;
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
-    const double req = send(Net::rmesh, src, dst, dst, false, 8, issue + p_.write_overhead, nullptr);
-    const double data = std::max(req, ready_at_dst);
-    done = std::max(done, send(Net::cmesh, dst, src, src, false, chunk, data + p_.write_overhead, nullptr));
-    issue += p_.store_issue;
+    const std::uint64_t req = send(Net::rmesh, src, dst, dst, false, 8, issue + overhead_, nullptr);
+    const std::uint64_t data = std::max(req, ready);
+    done = std::max(done, send(Net::cmesh, dst, src, src, false, chunk, data + overhead_, nullptr));
+    issue += issue_;
     left -= chunk;
   } while (left > 0);
-  return done;
+  return to_cycles(done);
 }
 
 double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
   const std::uint32_t edge = (src / p_.cols) * p_.cols + (p_.cols - 1);
-  double done = t;
+  std::uint64_t issue = to_ticks(t), done = issue;
   std::uint32_t left = bytes;
-  double issue = t;
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
-    const double req = send(Net::xmesh, src, edge, 0, true, 8, issue + p_.write_overhead, nullptr);
+    const std::uint64_t req = send(Net::xmesh, src, edge, 0, true, 8, issue + overhead_, nullptr);
     // The answer crosses the eLink back and enters the mesh at the edge router.
-    const double back = req + p_.elink_latency + chunk / p_.elink_width;
+    const std::uint64_t back = req + to_ticks(p_.elink_latency + chunk / p_.elink_width);
     done = std::max(done, send(Net::xmesh, edge, src, src, false, chunk, back, nullptr));
-    issue += p_.store_issue;
+    issue += issue_;
     left -= chunk;
   } while (left > 0);
-  return done;
+  return to_cycles(done);
 }
 
 double MeshTiming::zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const {

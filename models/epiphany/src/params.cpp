@@ -20,6 +20,7 @@ const std::vector<ParamDecl>& param_decls() {
       {"link_width", Dim::bytes_per_cycle, 0.01, 1024, false, "mesh link bandwidth per direction"},
       {"write_overhead", Dim::cycles, 0, 1000, false, "store issue to source router (fixed part of a write)"},
       {"store_issue", Dim::cycles, 0, 100, false, "writer's cycles per store transaction"},
+      {"mesh_buffer", Dim::cycles, 0, 1e6, false, "contention delay absorbed by router buffers before a writer stalls"},
       {"emem_base", Dim::count, 0, 4294967295.0, true, "global address of external memory"},
       {"emem_size", Dim::bytes, 0, 1u << 30, true, "size of external memory"},
       {"elink_width", Dim::bytes_per_cycle, 0.01, 1024, false, "off-chip link bandwidth"},
@@ -48,6 +49,7 @@ Params params_from(const ParamSet& s) {
   p.link_width = s.get("link_width");
   p.write_overhead = s.get("write_overhead");
   p.store_issue = s.get("store_issue");
+  p.mesh_buffer = s.get("mesh_buffer");
   p.emem_base = static_cast<std::uint32_t>(s.get("emem_base"));
   p.emem_size = static_cast<std::uint32_t>(s.get("emem_size"));
   p.elink_width = s.get("elink_width");

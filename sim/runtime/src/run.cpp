@@ -68,8 +68,8 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
                              {"link", mesh.link_name(l)},
                              {"bytes", st.bytes},
                              {"packets", st.packets},
-                             {"busy_cycles", st.busy},
-                             {"stall_cycles", st.stall}});
+                             {"busy_cycles", st.busy()},
+                             {"stall_cycles", st.stall()}});
       }
     }
   }

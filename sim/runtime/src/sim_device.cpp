@@ -81,6 +81,7 @@ void SimDevice::run_core(std::uint32_t core) {
     try {
       for (;;) {
         set_current_core(core);
+        now_ = chip_->now();  // global time stands still while a fiber runs
         pe.resumed_ns = host_ns();
         if (pe.ctx->resume()) break;
         const Req r = pe.req;
@@ -119,6 +120,7 @@ double SimDevice::host_seconds() { return chip_ ? chip_->now() / p_.clock_hz : 0
 void SimDevice::enter(Pe& pe) {
   double c = p_.api_call;
   if (compute_model_ == ComputeModel::measured) c = static_cast<double>(host_ns() - pe.resumed_ns) * ns_to_cycles_;
+  if (c == 0) return;
   pe.local += c;
   counters_[current_core()].compute += c;
 }
@@ -181,7 +183,7 @@ void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigne
     if (loc.kind == epiphany::Location::Kind::core) wake_watchers(loc.core, dst, dst + n);
   }
   leave(pe);
-  if (pe.local - chip_->now() > p_.sync_quantum) request(pe, Req::sync);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
 
 void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {

@@ -4,6 +4,7 @@
 // Core indices here are mesh-relative (0 .. rows*cols-1, index = r*cols + c).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hopsim/epiphany/params.hpp"
 
@@ -20,12 +21,12 @@ class AddressMap {
   explicit AddressMap(const Params& p);
 
   std::uint32_t coreid(int row, int col) const;  // mesh-relative row/col
-  std::uint32_t coreid_of(std::uint32_t core) const;
-  std::uint32_t base_of(std::uint32_t core) const { return coreid_of(core) << 20; }
+  std::uint32_t coreid_of(std::uint32_t core) const { return coreids_[core]; }
+  std::uint32_t base_of(std::uint32_t core) const { return coreids_[core] << 20; }
   int row_of(std::uint32_t core) const { return static_cast<int>(core) / p_.cols; }
   int col_of(std::uint32_t core) const { return static_cast<int>(core) % p_.cols; }
   // Mesh index of a coreid, or -1 if it is not on this chip.
-  int core_of_coreid(std::uint32_t coreid) const;
+  int core_of_coreid(std::uint32_t coreid) const { return coreid > 0xfff ? -1 : core_of_id_[coreid]; }
   // Where [addr, addr+bytes) lands; Kind::none if it is not wholly inside one
   // core's local memory or external memory.
   Location locate(std::uint64_t addr, std::uint64_t bytes) const;
@@ -39,6 +40,8 @@ class AddressMap {
 
  private:
   Params p_;
+  std::vector<std::uint32_t> coreids_;   // mesh index -> coreid
+  std::vector<std::int16_t> core_of_id_;  // coreid (12 bits) -> mesh index or -1
 };
 
 }  // namespace hopsim::epiphany

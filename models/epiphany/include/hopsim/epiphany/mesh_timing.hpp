@@ -23,28 +23,39 @@ enum class Net : std::uint8_t { cmesh = 0, rmesh = 1, xmesh = 2 };
 inline constexpr int kNets = 3;
 const char* net_name(Net n);
 
-// Busy intervals of one directed link.
+// Occupancy of one directed link as a ring of bits, one per tick (half a
+// cycle): reserving finds the first run of free ticks at or after the
+// request, so requests may arrive out of time order. Ticks before the
+// horizon are recycled; the ring grows if a request lands beyond it.
 class LinkCalendar {
  public:
-  // Reserves `dur` cycles at the first free time >= t; returns that start.
-  double reserve(double t, double dur);
-  // Forgets intervals that end at or before `horizon`.
-  void prune(double horizon);
-  std::size_t intervals() const { return busy_.size() - head_; }
+  LinkCalendar();
+  // Reserves `dur` ticks at the first free run starting >= t; returns the start.
+  std::uint64_t reserve(std::uint64_t t, std::uint64_t dur);
+  // Forgets ticks before `horizon` (no later request can precede it).
+  void advance(std::uint64_t horizon);
+  std::size_t capacity_ticks() const { return words_.size() * 64; }
 
  private:
-  struct Busy {
-    double start, end;
-  };
-  std::vector<Busy> busy_;  // sorted, disjoint; [head_, size) live
-  std::size_t head_ = 0;
+  bool test(std::uint64_t tick) const { return (words_[(tick >> 6) & mask_] >> (tick & 63)) & 1u; }
+  std::uint64_t next_free(std::uint64_t from) const;
+  std::uint64_t next_busy(std::uint64_t from, std::uint64_t limit) const;
+  void grow(std::uint64_t end);
+
+  std::vector<std::uint64_t> words_;
+  std::uint64_t mask_;
+  std::uint64_t base_ = 0;  // first tick held, a multiple of 64
 };
+
+inline constexpr double kTicksPerCycle = 2.0;
 
 struct LinkStats {
   std::uint64_t bytes = 0;
   std::uint64_t packets = 0;
-  double busy = 0;   // cycles the link was reserved
-  double stall = 0;  // cycles packets waited for it
+  std::uint64_t busy_ticks = 0;   // ticks the link was reserved
+  std::uint64_t stall_ticks = 0;  // ticks packets waited for it
+  double busy() const { return static_cast<double>(busy_ticks) / 2.0; }    // cycles
+  double stall() const { return static_cast<double>(stall_ticks) / 2.0; }  // cycles
 };
 
 struct WriteTiming {
@@ -84,9 +95,12 @@ class MeshTiming {
   double zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const;
 
  private:
-  double send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
-              std::uint32_t bytes, double t, double* inject_start);
-  double reserve(Net net, std::size_t link, double t, double dur, std::uint32_t bytes);
+  // Times inside are integer ticks (half cycles).
+  std::uint64_t send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
+                     std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start);
+  std::uint64_t reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur, std::uint32_t bytes);
+  WriteTiming post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
+                   std::uint32_t bytes, double t, unsigned chunk_max);
   const std::vector<std::uint16_t>& route(std::uint32_t src, std::uint32_t dst) const {
     return routes_[src * n_ + dst];
   }
@@ -98,8 +112,12 @@ class MeshTiming {
   std::vector<std::vector<std::uint16_t>> routes_;  // XY route per (src, dst)
   std::vector<LinkCalendar> cal_[kNets];
   std::vector<LinkStats> stats_[kNets];
-  double horizon_ = 0;
-  double ser_;  // cycles a packet (up to 8 data bytes) holds a mesh link
+  std::uint64_t horizon_ = 0;  // ticks
+  std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a mesh link
+  std::uint64_t hop_;          // ticks per router
+  std::uint64_t overhead_;     // ticks of write_overhead
+  std::uint64_t issue_;        // ticks of store_issue
+  std::uint64_t buffer_;       // ticks of contention the network absorbs before the writer stalls
 };
 
 }  // namespace hopsim::epiphany

@@ -20,6 +20,7 @@ struct Params {
   double link_width = 8.0;      // bytes per cycle per link per direction
   double write_overhead = 11.5; // cycles from store issue to the source router (calibrated)
   double store_issue = 1.0;     // cycles the writer spends issuing one store transaction
+  double mesh_buffer = 8.0;     // cycles of contention delay the routers' buffers absorb before a writer stalls
   std::uint32_t emem_base = 0x8E000000u;
   std::uint32_t emem_size = 32u << 20;
   double elink_width = 1.0;     // bytes per cycle over the off-chip link

@@ -82,6 +82,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   bool host_done_ = false;
   std::exception_ptr error_;
   double wall_seconds_ = 0;
+  double now_ = 0;  // global time (cycles) cached while a fiber runs
 };
 
 }  // namespace hopsim::runtime
