@@ -1,1 +1,152 @@
+// The eMesh timing model: latencies by hand, contention, calendars, backpressure.
+#include <cmath>
+
 #include <catch2/catch.hpp>
+
+#include "hopsim/common/preset.hpp"
+#include "hopsim/epiphany/address_map.hpp"
+#include "hopsim/epiphany/mesh_timing.hpp"
+
+using namespace hopsim;
+using namespace hopsim::epiphany;
+
+namespace {
+Params e16() {
+  const auto preset = load_preset("e16g301");
+  return params_from(ParamSet::resolve(param_decls(), preset, nullptr, "machine"));
+}
+std::uint32_t at(int row, int col) { return static_cast<std::uint32_t>(row * 4 + col); }
+}  // namespace
+
+TEST_CASE("one write to a neighbour takes 14.5 cycles, corner to corner 22 (published 14.5 and 21.7)") {
+  MeshTiming m(e16());
+  // 11.5 cycles to the source router, then 1.5 per router traversed.
+  const auto n = m.write(at(0, 0), at(0, 1), 4, 100.0);
+  CHECK(n.arrival - 100.0 == Approx(11.5 + 1.5 * 2));
+  CHECK(n.writer_free - 100.0 == Approx(1.0));  // a posted write costs the writer its issue time
+  const auto c = m.write(at(0, 0), at(3, 3), 4, 200.0);
+  CHECK(c.arrival - 200.0 == Approx(11.5 + 1.5 * 7));
+  // Within 10% of the measured figures.
+  CHECK(std::abs(n.arrival - 100.0 - 14.5) / 14.5 <= 0.10);
+  CHECK(std::abs(c.arrival - 200.0 - 21.7) / 21.7 <= 0.10);
+}
+
+TEST_CASE("zero-load latency follows 11.5 + 1.5 x (manhattan hops + 1) for every pair") {
+  MeshTiming m(e16());
+  double t = 0;
+  for (int s = 0; s < 16; ++s) {
+    for (int d = 0; d < 16; ++d) {
+      if (s == d) continue;
+      const int hops = std::abs(s / 4 - d / 4) + std::abs(s % 4 - d % 4);
+      t += 1000;  // far apart: no contention
+      const auto w = m.write(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d), 4, t);
+      CHECK(w.arrival - t == Approx(11.5 + 1.5 * (hops + 1)));
+      CHECK(m.zero_load_write_latency(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d)) ==
+            Approx(11.5 + 1.5 * (hops + 1)));
+    }
+  }
+}
+
+TEST_CASE("XY routing: a write goes along the row first, then the column") {
+  MeshTiming m(e16());
+  m.write(at(0, 0), at(2, 3), 8, 0.0);
+  // Links used: (0,0)->(0,1)->(0,2)->(0,3) then (0,3)->(1,3)->(2,3).
+  std::size_t used = 0;
+  for (std::size_t l = 0; l < m.topology().num_links(); ++l) {
+    if (m.stats(Net::cmesh, l).packets == 0) continue;
+    ++used;
+    const auto name = m.link_name(l);
+    const bool row_part = name == "(0,0)->(0,1)" || name == "(0,1)->(0,2)" || name == "(0,2)->(0,3)";
+    const bool col_part = name == "(0,3)->(1,3)" || name == "(1,3)->(2,3)";
+    CHECK((row_part || col_part));
+  }
+  CHECK(used == 5);
+}
+
+TEST_CASE("two writers sharing a link take longer than one") {
+  auto p = e16();
+  const int stores = 64;
+  // (0,0)->(0,3) alone.
+  MeshTiming alone(p);
+  double t = 0, last_alone = 0;
+  for (int i = 0; i < stores; ++i) {
+    const auto w = alone.write(at(0, 0), at(0, 3), 8, t);
+    t = w.writer_free;
+    last_alone = w.arrival;
+  }
+  // The same stream while (0,1)->(0,3) streams over the shared links (0,1)->(0,2)->(0,3) and the ejection port.
+  MeshTiming shared(p);
+  double ta = 0, tb = 0, last_a = 0, last_b = 0;
+  for (int i = 0; i < stores; ++i) {
+    const auto a = shared.write(at(0, 0), at(0, 3), 8, ta);
+    const auto b = shared.write(at(0, 1), at(0, 3), 8, tb);
+    ta = a.writer_free;
+    tb = b.writer_free;
+    last_a = a.arrival;
+    last_b = b.arrival;
+  }
+  CHECK(std::max(last_a, last_b) > last_alone);
+  // One packet per cycle through the shared ejection port: 128 packets need at least 128 cycles.
+  CHECK(std::max(last_a, last_b) - 11.5 >= 2 * stores - 1);
+  double stall = 0;
+  for (std::size_t l = 0; l < shared.links_per_net(); ++l) stall += shared.stats(Net::cmesh, l).stall();
+  CHECK(stall > 0);
+}
+
+TEST_CASE("a link calendar fills gaps left by requests that arrived later in host order") {
+  LinkCalendar c;
+  CHECK(c.reserve(100, 2) == 100);
+  CHECK(c.reserve(104, 2) == 104);
+  CHECK(c.reserve(101, 2) == 102);  // busy 100-101, first free run of 2 is 102-103
+  CHECK(c.reserve(90, 2) == 90);    // earlier in time, still free
+  CHECK(c.reserve(100, 2) == 106);  // 100..105 all taken now
+  // Far in the future: the ring grows instead of wrapping onto live ticks.
+  CHECK(c.reserve(1000000, 4) == 1000000);
+  CHECK(c.reserve(1000001, 1) == 1000004);
+  c.advance(1000000);
+  CHECK(c.reserve(10, 1) == 1000004 + 1);  // requests before the horizon are clamped to it
+}
+
+TEST_CASE("a saturated destination holds writers back once router buffers are full") {
+  auto p = e16();
+  MeshTiming m(p);
+  // Fifteen cores each fire 100 stores at core (0,0) at the same time.
+  std::vector<double> t(16, 0.0);
+  double max_free = 0;
+  for (int i = 0; i < 100; ++i) {
+    for (std::uint32_t s = 1; s < 16; ++s) {
+      const auto w = m.write(s, 0, 8, t[s]);
+      t[s] = w.writer_free;
+      max_free = std::max(max_free, w.writer_free);
+    }
+  }
+  // 1500 packets through one ejection port at one per cycle: writers cannot
+  // have finished issuing much before the port drained them.
+  CHECK(max_free > 1500 - 11.5 - 1.5 * 7 - p.mesh_buffer - 16);
+}
+
+TEST_CASE("external memory writes cross the xMesh and the eLink") {
+  auto p = e16();
+  MeshTiming m(p);
+  const auto w = m.write_emem(at(0, 0), 64, 0.0);
+  // 64 bytes at elink_width bytes per cycle cannot arrive before 64 / width cycles.
+  CHECK(w.arrival >= 64 / p.elink_width);
+  std::uint64_t elink_bytes = m.stats(Net::xmesh, m.links_per_net() - 1).bytes;
+  CHECK(elink_bytes == 64);
+}
+
+TEST_CASE("the address map follows coreid = row<<6 | col at 0x808") {
+  AddressMap a(e16());
+  CHECK(a.coreid_of(0) == 0x808);
+  CHECK(a.base_of(0) == 0x80800000u);
+  CHECK(a.base_of(15) == 0x8CB00000u);
+  CHECK(a.base_of(6) == 0x84A00000u);
+  const auto in = a.locate(0x84A00100u, 4);
+  CHECK(in.kind == Location::Kind::core);
+  CHECK(in.core == 6);
+  CHECK(in.offset == 0x100);
+  CHECK(a.locate(0x84A08000u, 4).kind == Location::Kind::none);  // past 32 KiB
+  CHECK(a.locate(0x84A07FFEu, 4).kind == Location::Kind::none);  // straddles the end
+  CHECK(a.locate(0x90000000u, 4).kind == Location::Kind::none);  // no such core
+  CHECK(a.locate(0x8E000010u, 4).kind == Location::Kind::emem);
+}

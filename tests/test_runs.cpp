@@ -1,1 +1,116 @@
+// Whole runs of the passing experiment: data checks, native vs simulated,
+// and the acceptance comparison with the published device figures.
+#include <cmath>
+#include <map>
+
 #include <catch2/catch.hpp>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/scenario.hpp"
+#include "hopsim/runtime/run.hpp"
+
+using namespace hopsim;
+using namespace hopsim::runtime;
+using Catch::Matchers::Contains;
+
+namespace {
+Scenario passing(const std::string& mode, const nlohmann::json& args, const std::string& dir) {
+  nlohmann::json doc = {{"machine", {{"preset", "e16g301"}}},
+                        {"kernel", {{"name", "passing"}, {"args", args}}},
+                        {"mode", mode},
+                        {"outputs", {{"dir", dir}}}};
+  return scenario_from_json(doc, "test");
+}
+std::string tmpdir(const std::string& name) { return "test-out/" + name; }
+}  // namespace
+
+TEST_CASE("native and simulated runs of every method produce identical data") {
+  const auto r = run_scenario(passing("both", {{"repeat", 3}, {"n_max", 4}}, tmpdir("both")));
+  REQUIRE(r.native);
+  REQUIRE(r.sim);
+  CHECK(r.compared);
+  CHECK(r.data_diffs.empty());
+  CHECK(r.check_failures.empty());
+  CHECK(exit_code(r) == 0);
+  // 5 methods x 4 sizes in each mode.
+  CHECK(r.native->records.size() == 20);
+  CHECK(r.sim->records.size() == 20);
+  for (const auto& rec : r.sim->records) {
+    CHECK(rec.cycles > 0);
+    if (rec.method == "broadcastNoWait") {
+      // The original's column-major table: 12 off-diagonal cores miss one peer's n values.
+      CHECK(rec.known_faulty);
+      CHECK(rec.mismatch_count == static_cast<std::size_t>(12 * rec.n));
+    } else {
+      CHECK(rec.mismatch_count == 0);
+    }
+  }
+}
+
+TEST_CASE("the data check catches a deliberately wrong kernel") {
+  const auto r =
+      run_scenario(passing("sim", {{"repeat", 2}, {"n_min", 3}, {"n_max", 3}, {"methods", {"unicastBroken"}}},
+                           tmpdir("broken")));
+  REQUIRE(r.sim);
+  REQUIRE(r.sim->records.size() == 1);
+  const auto& rec = r.sim->records[0];
+  // The last int of every slot never travels: 15 foreign slots per core stay 0.
+  CHECK(rec.mismatch_count == 16 * 15);
+  CHECK_THAT(rec.mismatches.front(), Contains("expected") && Contains("got 0"));
+  CHECK(exit_code(r) == 3);
+  CHECK(r.check_failures.size() == 1);
+}
+
+TEST_CASE("a kernel writing outside memory stops a simulated run with core and address") {
+  CHECK_THROWS_AS(run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"writeOutside"}}},
+                                       tmpdir("outside"))),
+                  KernelError);
+}
+
+TEST_CASE("a deadlocked kernel is reported in simulation, naming the blocked cores") {
+  CHECK_THROWS_WITH(run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"deadlock"}}},
+                                         tmpdir("deadlock"))),
+                    Contains("deadlock") && Contains("core 1 (coreid 0x809"));
+}
+
+TEST_CASE("the passing kernels refuse a machine that is not 16 cores") {
+  nlohmann::json doc = {{"machine", {{"preset", "e64g401"}}},
+                        {"kernel", {{"name", "passing"}, {"args", {{"repeat", 1}, {"n_max", 1}}}}},
+                        {"mode", "sim"},
+                        {"outputs", {{"dir", tmpdir("e64")}}}};
+  CHECK_THROWS_WITH(run_scenario(scenario_from_json(doc, "t")), Contains("16 work items") && Contains("64 cores"));
+}
+
+// Acceptance: with the 119000-tick launch overhead added and scaled to
+// 100000 repeats, the simulated broadcast and unicast means are within 25%
+// of the device (nickoppen blog 2015-03-27: 2545798 and 2623446 ticks).
+TEST_CASE("simulated broadcast and unicast land within 25% of the Parallella figures") {
+  const int repeat = 50;
+  const auto r = run_scenario(
+      passing("sim", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}, tmpdir("validate")));
+  std::map<std::string, double> mean_ticks;
+  std::map<std::string, int> count;
+  for (const auto& rec : r.sim->records) {
+    mean_ticks[rec.method] += rec.seconds * 1e6 * (100000.0 / repeat) + 119000.0;
+    ++count[rec.method];
+  }
+  for (auto& [m, t] : mean_ticks) t /= count[m];
+  const double broadcast = 2545798, unicast = 2623446;
+  INFO("broadcast " << mean_ticks["broadcast"] << " vs " << broadcast);
+  INFO("unicast " << mean_ticks["unicast"] << " vs " << unicast);
+  CHECK(std::abs(mean_ticks["broadcast"] - broadcast) / broadcast <= 0.25);
+  CHECK(std::abs(mean_ticks["unicast"] - unicast) / unicast <= 0.25);
+}
+
+TEST_CASE("measured compute charges host time and still checks the data") {
+  nlohmann::json doc = {{"machine", {{"preset", "e16g301"}}},
+                        {"kernel", {{"name", "passing"}, {"args", {{"repeat", 2}, {"n_max", 2}}}}},
+                        {"mode", "sim"},
+                        {"compute", {{"model", "measured"}, {"speed_factor", 0.5}}},
+                        {"outputs", {{"dir", tmpdir("measured")}}}};
+  const auto r = run_scenario(scenario_from_json(doc, "t"));
+  CHECK(r.check_failures.empty());
+  double compute = 0;
+  for (const auto& c : r.sim->cores) compute += c.compute;
+  CHECK(compute > 0);
+}

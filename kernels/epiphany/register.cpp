@@ -38,7 +38,7 @@ void hopsim_register_epiphany_kernels() {
               "methods to launch, in this order for each n", 0, 0, names},
       ArgDecl{"expect_faulty", nlohmann::json::array({"broadcastNoWait"}),
               "methods that reproduce a known bug of the original: their data mismatches are reported, not fatal", 0,
-              0, names},
+              0, names, true},
   };
   p.symbols = {
       {"k_passUni", erase(&k_passUni)},

@@ -45,7 +45,13 @@
   newVal = val - dec;                      \
   if (newVal < MINCORE) newVal = newVal + CORECOUNT;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 unsigned int get_global_id(unsigned int dim);
+#ifdef __cplusplus
+}
+#endif
 
 /* Snake ring over the 4x4 grid (row 0 left to right, then the columns from
  * the right, alternately down and up): every step is one mesh hop.

@@ -94,20 +94,20 @@ double parse_quantity(const nlohmann::json& v, Dim dim, std::string_view key) {
 std::string format_quantity(double value, Dim dim) {
   switch (dim) {
     case Dim::frequency:
-      if (value >= 1e9) return fmt::format("{:g} GHz", value / 1e9);
-      if (value >= 1e6) return fmt::format("{:g} MHz", value / 1e6);
-      return fmt::format("{:g} Hz", value);
+      if (value >= 1e9) return fmt::format("{} GHz", value / 1e9);
+      if (value >= 1e6) return fmt::format("{} MHz", value / 1e6);
+      return fmt::format("{} Hz", value);
     case Dim::bytes:
       if (value >= 1024.0 * 1024.0 && std::fmod(value, 1024.0 * 1024.0) == 0.0)
-        return fmt::format("{:g} MiB", value / (1024.0 * 1024.0));
-      if (value >= 1024.0 && std::fmod(value, 1024.0) == 0.0) return fmt::format("{:g} KiB", value / 1024.0);
-      return fmt::format("{:g} B", value);
+        return fmt::format("{} MiB", value / (1024.0 * 1024.0));
+      if (value >= 1024.0 && std::fmod(value, 1024.0) == 0.0) return fmt::format("{} KiB", value / 1024.0);
+      return fmt::format("{} B", value);
     case Dim::seconds:
-      if (value < 1e-6) return fmt::format("{:g} ns", value * 1e9);
-      if (value < 1e-3) return fmt::format("{:g} us", value * 1e6);
-      return fmt::format("{:g} s", value);
-    case Dim::count: return fmt::format("{:g}", value);
-    default: return fmt::format("{:g} {}", value, dim_name(dim));
+      if (value < 1e-6) return fmt::format("{} ns", value * 1e9);
+      if (value < 1e-3) return fmt::format("{} us", value * 1e6);
+      return fmt::format("{} s", value);
+    case Dim::count: return fmt::format("{}", value);
+    default: return fmt::format("{} {}", value, dim_name(dim));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -70,7 +71,7 @@ nlohmann::json resolve_args(const KernelPackage& pkg, const nlohmann::json& give
       if (!v.is_string()) throw ConfigError(fmt::format("{}: expected a string, got {}", key, v.dump()));
       check_choice(v.get<std::string>());
     } else if (def.is_array()) {
-      if (!v.is_array() || v.empty())
+      if (!v.is_array() || (v.empty() && !it->allow_empty))
         throw ConfigError(fmt::format("{}: expected a non-empty list, got {}", key, v.dump()));
       for (const auto& e : v) {
         if (!e.is_string()) throw ConfigError(fmt::format("{}: expected strings, got {}", key, e.dump()));
@@ -88,8 +89,14 @@ HostContext::HostContext(const KernelPackage& pkg, nlohmann::json args, Device& 
                          Mode mode)
     : pkg_(pkg), args_(std::move(args)), device_(device), output_dir_(std::move(output_dir)), mode_(mode) {}
 
-std::string HostContext::output_file(const std::string& stem, const std::string& ext) const {
-  return fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext);
+std::string HostContext::output_file(const std::string& stem, const std::string& ext) {
+  pending_.push_back(fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext));
+  return pending_.back() + ".partial";
+}
+
+void HostContext::commit_files() {
+  for (const auto& f : pending_) std::filesystem::rename(f + ".partial", f);
+  pending_.clear();
 }
 
 void HostContext::record(LaunchRecord r) { records_.push_back(std::move(r)); }

@@ -101,6 +101,8 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
         PeContext ctx(stack_lo(i), p_.stack_size);
         ctx.start(kernel);
         ctx.resume();  // runs to completion: native waits never yield the fiber
+      } catch (const DeadlockError&) {
+        errors[i] = std::current_exception();  // stopped by the watchdog or by another core's failure
       } catch (...) {
         errors[i] = std::current_exception();
         // A failed core can leave the others waiting for it forever.
@@ -139,19 +141,20 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
   for (auto& t : threads) t.join();
   last_launch_.seconds = host_seconds() - t0;
   last_launch_.cycles = last_launch_.seconds * p_.clock_hz;
-  // Report the root cause: a kernel error beats the "another core failed" aborts it caused.
-  std::exception_ptr first;
+  // Report the root cause: a kernel error beats the "another core failed"
+  // stops it caused; otherwise the watchdog's diagnosis.
+  bool stopped = false;
   for (auto& e : errors) {
     if (!e) continue;
     try {
       std::rethrow_exception(e);
     } catch (const DeadlockError&) {
-      if (!first) first = e;
+      stopped = true;
     } catch (...) {
       std::rethrow_exception(e);
     }
   }
-  if (first) std::rethrow_exception(first);
+  if (stopped) throw DeadlockError(abort_reason_.empty() ? std::string("deadlock") : abort_reason_);
 }
 
 }  // namespace hopsim::runtime

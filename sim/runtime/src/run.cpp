@@ -50,6 +50,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     HostContext host(pkg, args, dev, dir, mode);
     HostScope hs(host);
     pkg.host_main(host);
+    host.commit_files();
     collect(dev, host);
   } else {
     SimDevice dev(p, windows, sc.compute, sc.measured_speed_factor);
@@ -57,6 +58,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     HostContext host(pkg, args, dev, dir, mode);
     HostScope hs(host);
     dev.run([&] { pkg.host_main(host); });
+    host.commit_files();
     collect(dev, host);
     auto& mesh = dev.chip().mesh();
     for (int k = 0; k < epiphany::kNets; ++k) {

@@ -34,8 +34,12 @@ class HostContext {
   Device& device() { return device_; }
   Mode mode() const { return mode_; }
   const KernelPackage& package() const { return pkg_; }
-  // A file path inside the run's output folder, tagged with the mode ("pass-sim.csv").
-  std::string output_file(const std::string& stem, const std::string& ext) const;
+  // Where to write a file of the run's output folder, tagged with the mode
+  // ("pass-sim.csv"). The path returned is a temporary one; commit_files()
+  // renames it into place once the host program succeeded, so a failed run
+  // never truncates the previous result.
+  std::string output_file(const std::string& stem, const std::string& ext);
+  void commit_files();
   void record(LaunchRecord r);
   const std::vector<LaunchRecord>& records() const { return records_; }
   // Progress line on stderr for long runs ("[sim] 12/64 unicast n=3").
@@ -51,6 +55,7 @@ class HostContext {
   std::string output_dir_;
   Mode mode_;
   std::vector<LaunchRecord> records_;
+  std::vector<std::string> pending_;  // final paths of files written as PATH.partial
   friend class HostScope;
 };
 

@@ -23,6 +23,7 @@ struct ArgDecl {
   std::string help;
   long long min = 0, max = 0;  // integers: allowed range
   std::vector<std::string> choices;  // strings / arrays of strings: allowed values
+  bool allow_empty = false;          // arrays: whether [] is allowed
 };
 
 struct KernelPackage {
