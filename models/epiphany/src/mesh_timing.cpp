@@ -54,17 +54,7 @@ void LinkCalendar::grow(std::uint64_t end) {
   mask_ = n - 1;
 }
 
-std::uint64_t LinkCalendar::reserve(std::uint64_t t, std::uint64_t dur) {
-  if (t < base_) t = base_;
-  // Fast path: the requested ticks are free and inside one word of the ring.
-  if ((t & 63) + dur <= 64 && t + dur <= base_ + words_.size() * 64) {
-    const std::uint64_t m = (dur == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << dur) - 1)) << (t & 63);
-    auto& w = words_[(t >> 6) & mask_];
-    if (!(w & m)) {
-      w |= m;
-      return t;
-    }
-  }
+std::uint64_t LinkCalendar::reserve_slow(std::uint64_t t, std::uint64_t dur) {
   std::uint64_t h = t;
   for (;;) {
     if (h + dur > base_ + words_.size() * 64) grow(h + dur);
@@ -78,7 +68,7 @@ std::uint64_t LinkCalendar::reserve(std::uint64_t t, std::uint64_t dur) {
   return h;
 }
 
-void LinkCalendar::advance(std::uint64_t horizon) {
+void LinkCalendar::advance_slow(std::uint64_t horizon) {
   horizon &= ~std::uint64_t{63};
   if (horizon <= base_) return;
   if (horizon - base_ >= words_.size() * 64) {
@@ -92,19 +82,17 @@ void LinkCalendar::advance(std::uint64_t horizon) {
 MeshTiming::MeshTiming(const Params& p)
     : p_(p), mesh_(topo::make_mesh2d(p.rows, p.cols)), n_(p.num_cores()) {
   mesh_links_ = mesh_.num_links();
-  routes_.resize(static_cast<std::size_t>(n_) * n_);
+  route_off_.push_back(0);
   for (std::uint32_t s = 0; s < n_; ++s) {
     for (std::uint32_t d = 0; d < n_; ++d) {
-      const auto r = topo::route_xy(mesh_, s, d);
-      auto& out = routes_[s * n_ + d];
-      out.reserve(r.size());
-      for (auto l : r) out.push_back(static_cast<std::uint16_t>(l));
+      for (auto l : topo::route_xy(mesh_, s, d)) route_links_.push_back(static_cast<std::uint16_t>(l));
+      route_off_.push_back(static_cast<std::uint32_t>(route_links_.size()));
     }
   }
   const std::size_t per_net = mesh_links_ + 2 * n_ + 1;
   for (int k = 0; k < kNets; ++k) {
-    cal_[k].resize(per_net);
-    stats_[k].resize(per_net);
+    links_[k].resize(per_net);
+    inject_free_[k].assign(n_, 0);
   }
   // An eMesh packet carries up to 8 data bytes with its address; it holds a
   // link for ceil(8 / width) cycles (one cycle at the native 8 B/cycle).
@@ -136,11 +124,10 @@ void MeshTiming::set_horizon(double cycles) {
 
 std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur,
                                   std::uint32_t bytes) {
-  const int k = static_cast<int>(net);
-  auto& cal = cal_[k][link];
-  cal.advance(horizon_);
-  const std::uint64_t s = cal.reserve(t, dur);
-  auto& st = stats_[k][link];
+  auto& l = links_[static_cast<int>(net)][link];
+  l.cal.advance(horizon_);
+  const std::uint64_t s = l.cal.reserve(t, dur);
+  auto& st = l.st;
   st.bytes += bytes;
   st.packets += 1;
   st.busy_ticks += dur;
@@ -152,7 +139,14 @@ std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, st
 // then into `eject_core`'s memory, or onto the eLink. Returns the arrival.
 std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
                                bool to_elink, std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start) {
-  std::uint64_t s = reserve(net, mesh_links_ + src, t, ser_, bytes);
+  auto& free = inject_free_[static_cast<int>(net)][src];
+  std::uint64_t s = std::max(t, free);
+  free = s + ser_;
+  auto& ist = links_[static_cast<int>(net)][mesh_links_ + src].st;
+  ist.bytes += bytes;
+  ist.packets += 1;
+  ist.busy_ticks += ser_;
+  ist.stall_ticks += s - t;
   if (inject_start) *inject_start = s;
   std::uint64_t tt = s + hop_;  // the source router
   for (auto l : route(src, dst_router)) {

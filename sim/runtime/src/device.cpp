@@ -21,16 +21,14 @@ Device& Device::current() {
   return *g_device;
 }
 
-epiphany::Location Device::locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const {
-  const auto loc = map().locate(addr, n);
-  if (loc.kind == epiphany::Location::Kind::none) {
+void Device::throw_outside(std::uint64_t addr, std::size_t n, const char* what) const {
+  {
     throw KernelError(fmt::format(
         "{} {} {} bytes at 0x{:08x}, outside every core's local memory ({} B at coreid<<20) and external "
         "memory (0x{:08x}..0x{:08x})",
         map().describe_core(current_core()), what, n, addr, map().local_size(), map().emem_base(),
         std::uint64_t{map().emem_base()} + map().emem_size()));
   }
-  return loc;
 }
 
 void* Device::stack_lo(std::uint32_t core) const {

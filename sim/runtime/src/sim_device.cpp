@@ -82,7 +82,7 @@ void SimDevice::run_core(std::uint32_t core) {
       for (;;) {
         set_current_core(core);
         now_ = chip_->now();  // global time stands still while a fiber runs
-        pe.resumed_ns = host_ns();
+        if (compute_model_ == ComputeModel::measured) pe.resumed_ns = host_ns();
         if (pe.ctx->resume()) break;
         const Req r = pe.req;
         pe.req = Req::none;

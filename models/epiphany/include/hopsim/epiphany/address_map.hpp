@@ -29,7 +29,22 @@ class AddressMap {
   int core_of_coreid(std::uint32_t coreid) const { return coreid > 0xfff ? -1 : core_of_id_[coreid]; }
   // Where [addr, addr+bytes) lands; Kind::none if it is not wholly inside one
   // core's local memory or external memory.
-  Location locate(std::uint64_t addr, std::uint64_t bytes) const;
+  Location locate(std::uint64_t addr, std::uint64_t bytes) const {
+    Location loc;
+    const std::uint64_t id = addr >> 20;
+    const std::uint64_t off = addr & 0xFFFFF;
+    if (id <= 0xfff && core_of_id_[id] >= 0 && off + bytes <= p_.local_mem) {
+      loc.kind = Location::Kind::core;
+      loc.core = static_cast<std::uint32_t>(core_of_id_[id]);
+      loc.offset = static_cast<std::uint32_t>(off);
+      return loc;
+    }
+    if (addr >= p_.emem_base && addr + bytes <= std::uint64_t{p_.emem_base} + p_.emem_size) {
+      loc.kind = Location::Kind::emem;
+      loc.offset = static_cast<std::uint32_t>(addr - p_.emem_base);
+    }
+    return loc;
+  }
   // "core 2 (coreid 0x80a, row 0, col 2)" for messages.
   std::string describe_core(std::uint32_t core) const;
 

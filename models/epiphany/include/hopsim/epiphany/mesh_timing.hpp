@@ -11,6 +11,7 @@
 // its arrival. Intervals that end before the horizon (global time, which no
 // later request can precede) are dropped.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,23 @@ class LinkCalendar {
  public:
   LinkCalendar();
   // Reserves `dur` ticks at the first free run starting >= t; returns the start.
-  std::uint64_t reserve(std::uint64_t t, std::uint64_t dur);
+  std::uint64_t reserve(std::uint64_t t, std::uint64_t dur) {
+    if (t < base_) t = base_;
+    // Fast path: the requested ticks are free and inside one word of the ring.
+    if ((t & 63) + dur <= 64 && dur < 64 && t + dur <= base_ + words_.size() * 64) {
+      const std::uint64_t m = ((std::uint64_t{1} << dur) - 1) << (t & 63);
+      auto& w = words_[(t >> 6) & mask_];
+      if (!(w & m)) {
+        w |= m;
+        return t;
+      }
+    }
+    return reserve_slow(t, dur);
+  }
   // Forgets ticks before `horizon` (no later request can precede it).
-  void advance(std::uint64_t horizon);
+  void advance(std::uint64_t horizon) {
+    if (horizon >= base_ + 64) advance_slow(horizon);
+  }
   std::size_t capacity_ticks() const { return words_.size() * 64; }
 
  private:
@@ -41,6 +56,8 @@ class LinkCalendar {
   std::uint64_t next_free(std::uint64_t from) const;
   std::uint64_t next_busy(std::uint64_t from, std::uint64_t limit) const;
   void grow(std::uint64_t end);
+  std::uint64_t reserve_slow(std::uint64_t t, std::uint64_t dur);
+  void advance_slow(std::uint64_t horizon);
 
   std::vector<std::uint64_t> words_;
   std::uint64_t mask_;
@@ -87,8 +104,8 @@ class MeshTiming {
 
   // Link bookkeeping for reports: per network, mesh links first, then one
   // injection and one ejection port per core, then (xMesh) the eLink.
-  std::size_t links_per_net() const { return stats_[0].size(); }
-  const LinkStats& stats(Net n, std::size_t link) const { return stats_[static_cast<int>(n)][link]; }
+  std::size_t links_per_net() const { return links_[0].size(); }
+  const LinkStats& stats(Net n, std::size_t link) const { return links_[static_cast<int>(n)][link].st; }
   std::string link_name(std::size_t link) const;
   const topo::Topology& topology() const { return mesh_; }
   // Uncontended one-way latency of a single write between two cores (the formula the model obeys).
@@ -101,17 +118,25 @@ class MeshTiming {
   std::uint64_t reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur, std::uint32_t bytes);
   WriteTiming post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
                    std::uint32_t bytes, double t, unsigned chunk_max);
-  const std::vector<std::uint16_t>& route(std::uint32_t src, std::uint32_t dst) const {
-    return routes_[src * n_ + dst];
+  std::span<const std::uint16_t> route(std::uint32_t src, std::uint32_t dst) const {
+    const std::size_t i = static_cast<std::size_t>(src) * n_ + dst;
+    return {route_links_.data() + route_off_[i], route_links_.data() + route_off_[i + 1]};
   }
 
   Params p_;
   topo::Topology mesh_;
   std::uint32_t n_;
   std::size_t mesh_links_;
-  std::vector<std::vector<std::uint16_t>> routes_;  // XY route per (src, dst)
-  std::vector<LinkCalendar> cal_[kNets];
-  std::vector<LinkStats> stats_[kNets];
+  std::vector<std::uint32_t> route_off_;    // XY route of (src, dst): route_links_[off[i], off[i+1])
+  std::vector<std::uint16_t> route_links_;
+  struct Link {
+    LinkCalendar cal;
+    LinkStats st;
+  };
+  std::vector<Link> links_[kNets];
+  // A core's injection port serves only that core, in its own time order:
+  // a scalar "free from" per core and network is enough.
+  std::vector<std::uint64_t> inject_free_[kNets];
   std::uint64_t horizon_ = 0;  // ticks
   std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a mesh link
   std::uint64_t hop_;          // ticks per router

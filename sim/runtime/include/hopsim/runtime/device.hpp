@@ -91,7 +91,13 @@ class Device {
  protected:
   static void set_current_core(std::uint32_t core);
   // Validates [addr, addr+n) and throws KernelError naming the current core.
-  epiphany::Location locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const;
+  epiphany::Location locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const {
+    const auto loc = map().locate(addr, n);
+    if (loc.kind == epiphany::Location::Kind::none) [[unlikely]]
+      throw_outside(addr, n, what);
+    return loc;
+  }
+  [[noreturn]] void throw_outside(std::uint64_t addr, std::size_t n, const char* what) const;
   // Allocates the kernel stack of every core at the top of its window.
   void* stack_lo(std::uint32_t core) const;
 
