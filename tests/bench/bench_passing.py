@@ -7,7 +7,7 @@ host seconds per simulated device second, then extrapolates the host time
 of the full published experiment (4 methods, n = 1..16, 100000 repeats)
 against the device's own run time. Usage:
 
-    tests/bench/bench_passing.py [--hopsim build/sim/cli/hopsim] [--repeat 1000]
+    tests/bench/bench_passing.py [--hopsim build/sim/cli/hopsim] [--repeat 1000] [--runs 3]
 """
 import argparse
 import json
@@ -40,13 +40,15 @@ def main():
     ap.add_argument("--hopsim", default=os.path.join(root, "build", "sim", "cli", "hopsim"))
     ap.add_argument("--scenario", default=os.path.join(root, "kernels", "epiphany", "passing.json"))
     ap.add_argument("--repeat", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3, help="runs per method; the fastest counts (shared machines are noisy)")
     a = ap.parse_args()
     print(f"| method | remote writes | simulated s | host s | writes / host s | host s / simulated s |")
     print(f"|---|---|---|---|---|---|")
     tot_host = tot_dev = tot_writes = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for m in METHODS:
-            _, host, dev, writes = run(a.hopsim, a.scenario, m, a.repeat, os.path.join(tmp, m))
+            runs = [run(a.hopsim, a.scenario, m, a.repeat, os.path.join(tmp, m)) for _ in range(a.runs)]
+            _, host, dev, writes = min(runs, key=lambda r: r[1])
             tot_host += host
             tot_dev += dev
             tot_writes += writes

@@ -25,11 +25,11 @@ std::uint64_t to_ticks(double cycles) {
 double to_cycles(std::uint64_t ticks) { return static_cast<double>(ticks) / kTicksPerCycle; }
 }  // namespace
 
-LinkCalendar::LinkCalendar() : words_(64, 0), mask_(63) {}
+LinkCalendar::LinkCalendar() : ring_(64), mask_(63) {}
 
 std::uint64_t LinkCalendar::next_free(std::uint64_t from) const {
   for (;;) {
-    const std::uint64_t w = words_[(from >> 6) & mask_] | ((std::uint64_t{1} << (from & 63)) - 1);
+    const std::uint64_t w = bits(from >> 6) | ((std::uint64_t{1} << (from & 63)) - 1);
     if (~w) return (from & ~std::uint64_t{63}) + static_cast<std::uint64_t>(__builtin_ctzll(~w));
     from = (from & ~std::uint64_t{63}) + 64;
   }
@@ -37,7 +37,7 @@ std::uint64_t LinkCalendar::next_free(std::uint64_t from) const {
 
 std::uint64_t LinkCalendar::next_busy(std::uint64_t from, std::uint64_t limit) const {
   while (from < limit) {
-    const std::uint64_t w = words_[(from >> 6) & mask_] & ~((std::uint64_t{1} << (from & 63)) - 1);
+    const std::uint64_t w = bits(from >> 6) & ~((std::uint64_t{1} << (from & 63)) - 1);
     if (w) return std::min(limit, (from & ~std::uint64_t{63}) + static_cast<std::uint64_t>(__builtin_ctzll(w)));
     from = (from & ~std::uint64_t{63}) + 64;
   }
@@ -45,38 +45,29 @@ std::uint64_t LinkCalendar::next_busy(std::uint64_t from, std::uint64_t limit) c
 }
 
 void LinkCalendar::grow(std::uint64_t end) {
-  std::size_t n = words_.size();
-  while (base_ + n * 64 < end + 64) n *= 2;
-  std::vector<std::uint64_t> w(n, 0);
-  for (std::uint64_t tick = base_; tick < base_ + words_.size() * 64; tick += 64)
-    w[(tick >> 6) & (n - 1)] = words_[(tick >> 6) & mask_];
-  words_ = std::move(w);
+  // Live words span [base_, end): the ring must hold them all without aliasing.
+  std::size_t n = ring_.size();
+  while ((base_ & ~std::uint64_t{63}) + n * 64 < end + 64) n *= 2;
+  std::vector<Word> r(n);
+  const std::uint64_t first = base_ >> 6;
+  for (const auto& w : ring_)
+    if (w.index != ~std::uint64_t{0} && w.index >= first) r[w.index & (n - 1)] = w;
+  ring_ = std::move(r);
   mask_ = n - 1;
 }
 
 std::uint64_t LinkCalendar::reserve_slow(std::uint64_t t, std::uint64_t dur) {
   std::uint64_t h = t;
   for (;;) {
-    if (h + dur > base_ + words_.size() * 64) grow(h + dur);
+    if (h + dur > (base_ & ~std::uint64_t{63}) + capacity_ticks()) grow(h + dur);
     h = next_free(h);
-    if (h + dur > base_ + words_.size() * 64) grow(h + dur);
+    if (h + dur > (base_ & ~std::uint64_t{63}) + capacity_ticks()) grow(h + dur);
     const std::uint64_t busy = next_busy(h, h + dur);
     if (busy == h + dur) break;
     h = busy + 1;
   }
-  for (std::uint64_t k = h; k < h + dur; ++k) words_[(k >> 6) & mask_] |= std::uint64_t{1} << (k & 63);
+  for (std::uint64_t k = h; k < h + dur; ++k) slot(k >> 6).bits |= std::uint64_t{1} << (k & 63);
   return h;
-}
-
-void LinkCalendar::advance_slow(std::uint64_t horizon) {
-  horizon &= ~std::uint64_t{63};
-  if (horizon <= base_) return;
-  if (horizon - base_ >= words_.size() * 64) {
-    std::fill(words_.begin(), words_.end(), 0);
-  } else {
-    for (std::uint64_t tick = base_; tick < horizon; tick += 64) words_[(tick >> 6) & mask_] = 0;
-  }
-  base_ = horizon;
 }
 
 MeshTiming::MeshTiming(const Params& p)

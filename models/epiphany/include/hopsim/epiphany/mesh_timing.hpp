@@ -26,8 +26,10 @@ const char* net_name(Net n);
 
 // Occupancy of one directed link as a ring of bits, one per tick (half a
 // cycle): reserving finds the first run of free ticks at or after the
-// request, so requests may arrive out of time order. Ticks before the
-// horizon are recycled; the ring grows if a request lands beyond it.
+// request, so requests may arrive out of time order. Each ring word carries
+// the index of the 64 ticks it holds; a word whose index is behind the
+// horizon reads as free, so moving the horizon costs nothing. The ring
+// grows when a request lands beyond it.
 class LinkCalendar {
  public:
   LinkCalendar();
@@ -35,11 +37,11 @@ class LinkCalendar {
   std::uint64_t reserve(std::uint64_t t, std::uint64_t dur) {
     if (t < base_) t = base_;
     // Fast path: the requested ticks are free and inside one word of the ring.
-    if ((t & 63) + dur <= 64 && dur < 64 && t + dur <= base_ + words_.size() * 64) {
+    if ((t & 63) + dur <= 64 && dur < 64 && t + dur <= (base_ & ~std::uint64_t{63}) + capacity_ticks()) {
       const std::uint64_t m = ((std::uint64_t{1} << dur) - 1) << (t & 63);
-      auto& w = words_[(t >> 6) & mask_];
-      if (!(w & m)) {
-        w |= m;
+      auto& w = slot(t >> 6);
+      if (!(w.bits & m)) {
+        w.bits |= m;
         return t;
       }
     }
@@ -47,21 +49,36 @@ class LinkCalendar {
   }
   // Forgets ticks before `horizon` (no later request can precede it).
   void advance(std::uint64_t horizon) {
-    if (horizon >= base_ + 64) advance_slow(horizon);
+    if (horizon > base_) base_ = horizon;
   }
-  std::size_t capacity_ticks() const { return words_.size() * 64; }
+  std::size_t capacity_ticks() const { return ring_.size() * 64; }
 
  private:
-  bool test(std::uint64_t tick) const { return (words_[(tick >> 6) & mask_] >> (tick & 63)) & 1u; }
+  struct Word {
+    std::uint64_t index = ~std::uint64_t{0};  // tick >> 6 held here
+    std::uint64_t bits = 0;
+  };
+  // The ring word of word index `idx`, reset if it held an older one.
+  Word& slot(std::uint64_t idx) {
+    Word& w = ring_[idx & mask_];
+    if (w.index != idx) {
+      w.index = idx;
+      w.bits = 0;
+    }
+    return w;
+  }
+  std::uint64_t bits(std::uint64_t idx) const {
+    const Word& w = ring_[idx & mask_];
+    return w.index == idx ? w.bits : 0;
+  }
   std::uint64_t next_free(std::uint64_t from) const;
   std::uint64_t next_busy(std::uint64_t from, std::uint64_t limit) const;
   void grow(std::uint64_t end);
   std::uint64_t reserve_slow(std::uint64_t t, std::uint64_t dur);
-  void advance_slow(std::uint64_t horizon);
 
-  std::vector<std::uint64_t> words_;
+  std::vector<Word> ring_;
   std::uint64_t mask_;
-  std::uint64_t base_ = 0;  // first tick held, a multiple of 64
+  std::uint64_t base_ = 0;  // horizon: no request starts before it
 };
 
 inline constexpr double kTicksPerCycle = 2.0;
