@@ -319,3 +319,29 @@ TEST_CASE("a write outside every core's memory names the core and the address") 
                     }),
                     Contains("core 5") && Contains("0x9cf00010") && Contains("outside"));
 }
+
+TEST_CASE("the stdcl barrier and e-lib writes on a simulated 64-core E64G401") {
+  const auto preset = load_preset("e64g401");
+  const auto p = epiphany::params_from(ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine"));
+  MemoryWindows w{epiphany::AddressMap(p)};
+  SimDevice d(p, w, ComputeModel::annotated, 1.0);
+  DeviceScope scope(d);
+  std::atomic<int> bad{0};
+  d.run([&] {
+    d.launch([&] {
+      const unsigned me = get_global_id(0);
+      CHECK(get_global_size(0) == 64);
+      for (int round = 1; round <= 3; ++round) {
+        const unsigned peer = (me + 9) % 64;  // a core a row and a column away
+        e_write(&e_group_config, &round, peer / 8, peer % 8, reinterpret_cast<void*>(0x1000 + 4 * me), 4);
+        barrier(0);
+        const unsigned from = (me + 64 - 9) % 64;
+        const auto base = static_cast<std::uintptr_t>(e_get_coreid()) << 20;
+        if (reinterpret_cast<int*>(base + 0x1000)[from] != round) ++bad;
+        barrier(0);
+      }
+    });
+  });
+  CHECK(bad == 0);
+  CHECK(d.last_launch().cycles > 6 * p.barrier_overhead);
+}

@@ -6,6 +6,12 @@
 #include "hopsim/common/preset.hpp"
 #include "hopsim/epiphany/address_map.hpp"
 #include "hopsim/epiphany/mesh_timing.hpp"
+#include "hopsim/common/log.hpp"
+#include "hopsim/runtime/sc_log.hpp"
+
+#include <sstream>
+#include <spdlog/sinks/ostream_sink.h>
+#include <systemc>
 
 using namespace hopsim;
 using namespace hopsim::epiphany;
@@ -149,4 +155,27 @@ TEST_CASE("the address map follows coreid = row<<6 | col at 0x808") {
   CHECK(a.locate(0x84A07FFEu, 4).kind == Location::Kind::none);  // straddles the end
   CHECK(a.locate(0x90000000u, 4).kind == Location::Kind::none);  // no such core
   CHECK(a.locate(0x8E000010u, 4).kind == Location::Kind::emem);
+}
+
+TEST_CASE("the e64g401 preset: an 8x8 mesh with corner-to-corner latency 11.5 + 1.5 x 15") {
+  const auto preset = load_preset("e64g401");
+  const auto p = params_from(ParamSet::resolve(param_decls(), preset, nullptr, "machine"));
+  CHECK(p.rows == 8);
+  CHECK(p.cols == 8);
+  CHECK(p.clock_hz == Approx(800e6));
+  MeshTiming m(p);
+  CHECK(m.topology().num_nodes() == 64);
+  const auto w = m.write(0, 63, 4, 0.0);
+  CHECK(w.arrival == Approx(11.5 + 1.5 * 15));
+  AddressMap a(p);
+  CHECK(a.base_of(63) == ((39u << 6 | 15u) << 20));
+}
+
+TEST_CASE("SystemC reports are routed into spdlog") {
+  std::ostringstream os;
+  auto log = hopsim::log::get("systemc");
+  log->sinks().push_back(std::make_shared<spdlog::sinks::ostream_sink_mt>(os));
+  hopsim::runtime::route_sc_reports_to_spdlog();
+  SC_REPORT_WARNING("hopsim/test", "a warning from SystemC");
+  CHECK_THAT(os.str(), Catch::Matchers::Contains("a warning from SystemC") && Catch::Matchers::Contains("hopsim/test"));
 }

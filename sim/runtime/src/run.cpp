@@ -35,6 +35,8 @@ namespace {
 ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, const KernelPackage& pkg,
                     const nlohmann::json& args, MemoryWindows& windows, const std::string& dir) {
   windows.clear();
+  auto log = log::get("run");
+  log->info("{}: {} on {} ({}x{} cores)", to_string(mode), pkg.name, sc.machine_preset, p.rows, p.cols);
   ModeResult res;
   res.mode = mode;
   const auto t0 = std::chrono::steady_clock::now();
@@ -76,6 +78,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     }
   }
   res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  log->info("{}: {} launches in {:.2f} s host", to_string(mode), res.records.size(), res.wall_seconds);
   return res;
 }
 

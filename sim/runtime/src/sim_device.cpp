@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/common/log.hpp"
 #include "hopsim/runtime/sc_log.hpp"
 
 namespace hopsim::runtime {
@@ -113,6 +114,7 @@ void SimDevice::launch(const std::function<void()>& kernel) {
   while (running_ > 0) sc_core::wait(chip_->done_event());
   last_launch_.cycles = chip_->now() - start;
   last_launch_.seconds = last_launch_.cycles / p_.clock_hz;
+  SPDLOG_LOGGER_DEBUG(log::get("sim"), "launch done at cycle {:.0f}: {:.0f} cycles", chip_->now(), last_launch_.cycles);
 }
 
 double SimDevice::host_seconds() { return chip_ ? chip_->now() / p_.clock_hz : 0.0; }
