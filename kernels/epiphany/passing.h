@@ -5,12 +5,15 @@
 
 namespace hopsim::runtime {
 class HostContext;
+struct KernelPackage;
 }
 
 namespace passing {
 // Method name -> kernel symbol, in the original's launch order first.
 const std::vector<std::pair<std::string, std::string>>& methods();
 void host_main(hopsim::runtime::HostContext& ctx);
+// Family, arguments, host program and symbol names shared by the e-lib and raw packages.
+void describe(hopsim::runtime::KernelPackage& p);
 }  // namespace passing
 
 // Registers the Epiphany kernel packages (called once by the CLI and tests).

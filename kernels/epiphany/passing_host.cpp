@@ -14,6 +14,7 @@
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/runtime/host.hpp"
+#include "hopsim/runtime/kernel_registry.hpp"
 #include "passing.h"
 
 namespace passing {
@@ -34,6 +35,28 @@ const std::vector<std::pair<std::string, std::string>>& methods() {
       {"deadlock", "k_deadlock"},
   };
   return m;
+}
+
+void describe(hopsim::runtime::KernelPackage& p) {
+  using hopsim::runtime::ArgDecl;
+  p.family = "epiphany";
+  std::vector<std::string> names;
+  for (const auto& [m, s] : methods()) {
+    names.push_back(m);
+    p.symbols.push_back({s, nullptr});
+  }
+  p.args = {
+      ArgDecl{"repeat", 100, "passes per launch (the original: 100000)", 1, 10000000, {}},
+      ArgDecl{"n_min", 1, "smallest number of ints per core", 1, 16, {}},
+      ArgDecl{"n_max", 16, "largest number of ints per core", 1, 16, {}},
+      ArgDecl{"methods",
+              nlohmann::json::array({"unicast", "multicast", "broadcast", "broadcastNoWait", "broadcastNoWaitFixed"}),
+              "methods to launch, in this order for each n", 0, 0, names},
+      ArgDecl{"expect_faulty", nlohmann::json::array({"broadcastNoWait"}),
+              "methods that reproduce a known bug of the original: their data mismatches are reported, not fatal", 0,
+              0, names, true},
+  };
+  p.host_main = host_main;
 }
 
 void host_main(hopsim::runtime::HostContext& ctx) {

@@ -28,6 +28,8 @@ const std::vector<ParamDecl>& param_decls() {
       {"dma_channels", Dim::count, 1, 8, true, "DMA channels per core"},
       {"dma_setup", Dim::cycles, 0, 10000, false, "cycles to start a DMA descriptor"},
       {"api_call", Dim::cycles, 0, 10000, false, "cycles charged per device-API call (annotated compute)"},
+      {"raw_access", Dim::cycles, 0, 10000, false, "cycles charged per raw remote load or store (annotated compute)"},
+      {"local_access", Dim::cycles, 0, 10000, false, "cycles charged per raw local load or store (annotated compute)"},
       {"barrier_overhead", Dim::cycles, 0, 1e6, false, "software cycles per barrier beyond its mesh traffic"},
       {"poll_cycles", Dim::cycles, 1, 1000, false, "cycles per iteration of a flag-polling loop"},
       {"sync_quantum", Dim::cycles, 1, 1e9, false, "cycles a core may run ahead of global time"},
@@ -57,6 +59,8 @@ Params params_from(const ParamSet& s) {
   p.dma_channels = s.get_int("dma_channels");
   p.dma_setup = s.get("dma_setup");
   p.api_call = s.get("api_call");
+  p.raw_access = s.get("raw_access");
+  p.local_access = s.get("local_access");
   p.barrier_overhead = s.get("barrier_overhead");
   p.poll_cycles = s.get("poll_cycles");
   p.sync_quantum = s.get("sync_quantum");

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <ctime>
 #include <functional>
+#include <vector>
 
 typedef int cl_int;
 typedef unsigned int cl_uint;
@@ -26,7 +27,8 @@ extern CONTEXT* stddev;  // alias, as in stdcl
 
 struct hopsim_cl_kernel {
   const char* name;
-  void (*fn)();
+  void (*fn)();                 // the entry every core calls (built-in packages)
+  std::vector<void (*)()> per_core;  // or each core's own copy (kernel libraries)
 };
 typedef hopsim_cl_kernel* cl_kernel;
 
@@ -61,14 +63,18 @@ int clwait(CONTEXT* cp, unsigned devnum, int flags);
 namespace hopsim::stdcl {
 // Runs `call` on every core of the device; checks the ndrange matches it.
 void fork(CONTEXT* cp, unsigned devnum, cl_kernel krn, const clndrange_t* ndr, const std::function<void()>& call);
+// The entry of `krn` the calling core runs.
+void (*entry(cl_kernel krn))();
 }  // namespace hopsim::stdcl
 
 // Launches `krn` on every core with the given arguments and (with
 // CL_EVENT_WAIT) returns when all cores are done.
 template <class... Args>
 int clforka(CONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int /*flags*/, Args... args) {
-  auto fn = reinterpret_cast<void (*)(Args...)>(krn->fn);
-  hopsim::stdcl::fork(cp, devnum, krn, ndr, [=] { fn(args...); });
+  hopsim::stdcl::fork(cp, devnum, krn, ndr, [=] {
+    auto fn = reinterpret_cast<void (*)(Args...)>(hopsim::stdcl::entry(krn));
+    fn(args...);
+  });
   return 0;
 }
 

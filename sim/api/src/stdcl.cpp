@@ -57,12 +57,15 @@ int clclose(CONTEXT*, void*) { return 0; }
 cl_kernel clsym(CONTEXT*, void*, const char* name, int) {
   const auto& pkg = hopsim::runtime::HostContext::current().package();
   for (const auto& s : pkg.symbols) {
-    if (s.name == name) {
-      for (auto& k : g_kernels)
-        if (k.fn == s.fn) return &k;
-      g_kernels.push_back(hopsim_cl_kernel{s.name.c_str(), s.fn});
-      return &g_kernels.back();
+    if (s.name != name) continue;
+    hopsim_cl_kernel k{s.name.c_str(), s.fn, {}};
+    if (pkg.resolve) {
+      for (std::uint32_t c = 0; c < Device::current().params().num_cores(); ++c) k.per_core.push_back(pkg.resolve(s.name, c));
     }
+    for (auto& known : g_kernels)
+      if (known.fn == k.fn && known.per_core == k.per_core) return &known;
+    g_kernels.push_back(std::move(k));
+    return &g_kernels.back();
   }
   throw hopsim::Error(fmt::format("clsym: kernel {} has no symbol '{}'", pkg.name, name));
 }
@@ -83,6 +86,11 @@ std::clock_t hopsim_clock() {
 }
 
 namespace hopsim::stdcl {
+void (*entry(cl_kernel krn))() {
+  if (krn->per_core.empty()) return krn->fn;
+  return krn->per_core.at(Device::current_core());
+}
+
 void fork(CONTEXT*, unsigned devnum, cl_kernel krn, const clndrange_t* ndr, const std::function<void()>& call) {
   auto& d = Device::current();
   if (devnum != 0) throw Error(fmt::format("clforka: device {} does not exist (the accelerator is device 0)", devnum));

@@ -41,8 +41,9 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
 
   if (!doc.contains("kernel")) throw ConfigError("kernel: missing");
   const auto& kernel = doc["kernel"];
-  require_known_keys(kernel, "kernel", {"name", "args"});
+  require_known_keys(kernel, "kernel", {"name", "library", "args"});
   sc.kernel = get_string(kernel, "name", "kernel", "");
+  sc.kernel_library = get_string(kernel, "library", "kernel", "");
   if (sc.kernel.empty()) throw ConfigError("kernel.name: missing");
   sc.kernel_args = kernel.value("args", nlohmann::json::object());
   if (!sc.kernel_args.is_object()) throw ConfigError("kernel.args: expected an object");

@@ -11,7 +11,11 @@ Device* g_device = nullptr;
 }  // namespace
 
 Device::Device(const epiphany::Params& p, MemoryWindows& windows)
-    : p_(p), windows_(windows), counters_(p.num_cores()) {}
+    : p_(p), windows_(windows), counters_(p.num_cores()) {
+  link_raw_hooks();
+}
+
+Device* Device::current_or_null() { return g_device; }
 
 std::uint32_t Device::current_core() { return t_core; }
 void Device::set_current_core(std::uint32_t core) { t_core = core; }

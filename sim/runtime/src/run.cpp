@@ -84,11 +84,27 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
 
 }  // namespace
 
+const KernelPackage& resolve_package(const Scenario& sc, std::uint32_t cores) {
+  std::string lib = sc.kernel_library;
+  if (lib.empty()) {
+    // Built in, or NAME.hopsim.so in the kernel folders.
+    for (const auto* p : all_packages())
+      if (p->name == sc.kernel && p->library.empty()) return *p;
+    lib = find_kernel_library(sc.kernel);
+    if (lib.empty()) return find_package(sc.kernel);  // throws, naming the known kernels
+  }
+  const auto& pkg = load_kernel_library(lib, cores, sc.kernel_library.empty() ? "kernel.name" : "kernel.library");
+  if (pkg.name != sc.kernel)
+    throw ConfigError(fmt::format("kernel.name: '{}' does not match the package '{}' that {} provides", sc.kernel,
+                                  pkg.name, lib));
+  return pkg;
+}
+
 RunReport run_scenario(const Scenario& sc) {
   RunReport r;
   r.scenario = sc;
   r.params = resolve_epiphany(sc, &r.machine);
-  const KernelPackage& pkg = find_package(sc.kernel);
+  const KernelPackage& pkg = resolve_package(sc, r.params.num_cores());
   if (pkg.family != "epiphany")
     throw ConfigError(fmt::format("kernel.name: {} runs on {} machines, not on {}", pkg.name, pkg.family,
                                   sc.machine_preset));

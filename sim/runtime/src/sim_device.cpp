@@ -119,8 +119,10 @@ void SimDevice::launch(const std::function<void()>& kernel) {
 
 double SimDevice::host_seconds() { return chip_ ? chip_->now() / p_.clock_hz : 0.0; }
 
-void SimDevice::enter(Pe& pe) {
-  double c = p_.api_call;
+void SimDevice::enter(Pe& pe) { charge(pe, p_.api_call); }
+
+void SimDevice::charge(Pe& pe, double annotated) {
+  double c = annotated;
   if (compute_model_ == ComputeModel::measured) c = static_cast<double>(host_ns() - pe.resumed_ns) * ns_to_cycles_;
   if (c == 0) return;
   pe.local += c;
@@ -162,13 +164,8 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
   if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
-void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) {
-  if (n == 0) return;
-  Pe& pe = me();
-  enter(pe);
+void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk) {
   const std::uint32_t self = current_core();
-  const auto loc = locate_or_throw(dst, n, "wrote");
-  std::memcpy(reinterpret_cast<void*>(dst), src, n);
   auto& c = counters_[self];
   c.writes += 1;
   c.write_bytes += n;
@@ -184,16 +181,21 @@ void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigne
     pe.local = w.writer_free;
     if (loc.kind == epiphany::Location::Kind::core) wake_watchers(loc.core, dst, dst + n);
   }
+}
+
+void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) {
+  if (n == 0) return;
+  Pe& pe = me();
+  enter(pe);
+  const auto loc = locate_or_throw(dst, n, "wrote");
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  post_write(pe, loc, dst, n, chunk);
   leave(pe);
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
 
-void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
-  if (n == 0) return;
-  Pe& pe = me();
-  enter(pe);
+void SimDevice::timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n) {
   const std::uint32_t self = current_core();
-  const auto loc = locate_or_throw(src, n, "read");
   // Let every core catch up to this one so writes issued earlier are in memory.
   request(pe, Req::sync);
   const double ready = arrival_of(loc, n);
@@ -204,10 +206,56 @@ void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
   } else {
     pe.local = std::max(chip_->mesh().read_emem(self, static_cast<std::uint32_t>(n), pe.local), ready);
   }
-  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
   auto& c = counters_[self];
   c.reads += 1;
   c.read_bytes += n;
+}
+
+void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
+  if (n == 0) return;
+  Pe& pe = me();
+  enter(pe);
+  const auto loc = locate_or_throw(src, n, "read");
+  timed_read(pe, loc, n);
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+  leave(pe);
+}
+
+void SimDevice::raw_access(std::uint64_t addr, unsigned size, bool write) {
+  Pe& pe = me();
+  const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
+  if (loc.kind == epiphany::Location::Kind::core && loc.core == current_core()) {
+    // Local: one cycle, and a load waits for a write still in flight to it.
+    charge(pe, p_.local_access);
+    if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
+  } else {
+    charge(pe, p_.raw_access);
+    if (write) {
+      post_write(pe, loc, addr, size, 8);
+    } else {
+      timed_read(pe, loc, size);
+    }
+  }
+  leave(pe);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+}
+
+void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
+  Pe& pe = me();
+  charge(pe, p_.raw_access);
+  const auto loc = locate_or_throw(addr, size, "atomically accessed");
+  const std::uint32_t self = current_core();
+  request(pe, Req::sync);
+  if (loc.kind == epiphany::Location::Kind::core && loc.core != self) {
+    // Travels as a write and answers with the old value, like TESTSET.
+    const auto there = chip_->mesh().write(self, loc.core, size, pe.local);
+    const double at = std::max(there.arrival, arrival_of(loc, size));
+    note_arrival(loc, size, at);
+    pe.local = chip_->mesh().write(loc.core, self, size, at).arrival;
+    wake_watchers(loc.core, addr, addr + size);
+  } else {
+    pe.local = std::max(pe.local, arrival_of(loc, size)) + 1;
+  }
   leave(pe);
 }
 

@@ -28,6 +28,8 @@ struct Params {
   int dma_channels = 2;
   double dma_setup = 10.0;      // cycles to start a DMA descriptor
   double api_call = 8.0;        // cycles charged per e-lib call (annotated compute)
+  double raw_access = 7.0;      // cycles charged per raw remote load/store of instrumented code (annotated)
+  double local_access = 1.0;    // cycles charged per raw local load/store of instrumented code (annotated)
   double barrier_overhead = 0;  // software cycles per barrier beyond its mesh traffic (calibrated)
   double poll_cycles = 3.0;     // cycles per iteration of a flag-polling loop
   double sync_quantum = 2000.0; // cycles a core may run ahead of SystemC time between syncs

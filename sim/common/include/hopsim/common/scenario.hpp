@@ -27,6 +27,7 @@ struct Scenario {
   std::string machine_preset;     // machine.preset
   nlohmann::json machine_params;  // every other key of machine: parameter overrides
   std::string kernel;             // kernel.name
+  std::string kernel_library;     // kernel.library: a kernel library built with hopsim-cc (optional)
   nlohmann::json kernel_args;     // kernel.args (validated by the kernel package)
   Mode mode = Mode::sim;
   ComputeModel compute = ComputeModel::annotated;

@@ -17,6 +17,8 @@
 
 namespace hopsim::runtime {
 
+void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
+
 enum class WaitKind { barrier, poll, mutex };
 
 struct CoreCounters {
@@ -70,6 +72,15 @@ class Device {
   // Lets the current PE's clock reach `cycle` (e.g. waiting for a DMA).
   virtual void wait_until(double cycle) = 0;
 
+  // ---- raw accesses of instrumented kernel code (the __tsan_* hooks) ----
+  // A plain load or store of `size` bytes at device address `addr` (< 4 GiB)
+  // that is about to happen. Throws KernelError if it is outside every
+  // memory; simulated, times it (remote store: cMesh write; remote load:
+  // blocking round trip; local load: waits for in-flight writes).
+  virtual void raw_access(std::uint64_t addr, unsigned size, bool write) = 0;
+  // An atomic read-modify-write at `addr` about to happen (a TESTSET-like round trip when remote).
+  virtual void raw_atomic(std::uint64_t addr, unsigned size) = 0;
+
   // ---- host side ----
   // Runs `kernel` on every core and returns when all have finished.
   virtual void launch(const std::function<void()>& kernel) = 0;
@@ -87,6 +98,7 @@ class Device {
   static std::uint32_t current_core();
   // The device of the run in progress; throws if none.
   static Device& current();
+  static Device* current_or_null();
 
  protected:
   static void set_current_core(std::uint32_t core);

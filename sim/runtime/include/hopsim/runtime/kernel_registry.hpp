@@ -2,6 +2,7 @@
 // Kernel packages: a host program plus the kernels it launches, with the
 // arguments a scenario may give (typed, with defaults and ranges). The
 // shipped kernels register here; `hopsim list kernels` prints them.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,9 +13,11 @@ namespace hopsim::runtime {
 
 class HostContext;
 
+using KernelFn = void (*)();  // a kernel entry, type-erased (called with its real signature)
+
 struct KernelSymbol {
   std::string name;
-  void (*fn)();  // the kernel entry, type-erased (called with its real signature)
+  KernelFn fn = nullptr;  // built-in packages; library packages resolve per core
 };
 
 struct ArgDecl {
@@ -33,7 +36,27 @@ struct KernelPackage {
   std::vector<ArgDecl> args;
   std::vector<KernelSymbol> symbols;
   std::function<void(HostContext&)> host_main;
+  // Kernel `name` as core `core` must call it (each core of a library
+  // package has its own copy, with its own globals); nullptr if absent.
+  // Empty for built-in packages: every core calls symbols[].fn.
+  std::function<KernelFn(const std::string& name, std::uint32_t core)> resolve;
+  std::string library;  // the shared object it came from, if any
 };
+
+// The entry point a kernel library (built with hopsim-cc) exports; it fills
+// in name, family, description, args, symbol names and host_main.
+using PackageEntry = void (*)(KernelPackage&);
+inline constexpr const char* kPackageEntry = "hopsim_package";
+
+// Loads a kernel library: one private copy per core (each eCore loads its
+// own .data/.bss) plus one for the host program, registers its package and
+// returns it. Throws ConfigError naming `key` if it cannot be loaded.
+const KernelPackage& load_kernel_library(const std::string& path, std::uint32_t cores, const std::string& key);
+// Folders searched for NAME.hopsim.so: $HOPSIM_KERNEL_PATH, the installed
+// kernel folder, the build tree's kernel folder.
+std::vector<std::string> kernel_dirs();
+// Path of NAME.hopsim.so in kernel_dirs(), or "" if there is none.
+std::string find_kernel_library(const std::string& name);
 
 void register_package(KernelPackage pkg);
 // Throws ConfigError naming kernel.name with the known names.

@@ -24,6 +24,11 @@ class NativeDevice final : public Device {
   void compute(double) override {}
   double now_cycles() override;
   void wait_until(double) override {}
+  // Natively a raw access only has to be valid: one table look-up.
+  void raw_access(std::uint64_t addr, unsigned size, bool write) override {
+    locate_or_throw(addr, size, write ? "stored" : "loaded");
+  }
+  void raw_atomic(std::uint64_t addr, unsigned size) override { locate_or_throw(addr, size, "atomically accessed"); }
   void launch(const std::function<void()>& kernel) override;
   double host_seconds() override;
   Mode mode() const override { return Mode::native; }

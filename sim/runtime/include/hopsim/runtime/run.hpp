@@ -40,6 +40,10 @@ struct RunReport {
 // Resolves a scenario's machine (preset + overrides) for the Epiphany family.
 epiphany::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved = nullptr);
 
+// The scenario's kernel package: built in, kernel.library, or NAME.hopsim.so
+// in the kernel folders (loaded with one private copy per core).
+const KernelPackage& resolve_package(const Scenario& sc, std::uint32_t cores);
+
 // Runs everything the scenario asks for. Throws ConfigError, KernelError,
 // DeadlockError; data problems are in the report (see exit_code).
 RunReport run_scenario(const Scenario& sc);

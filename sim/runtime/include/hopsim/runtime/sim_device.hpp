@@ -37,6 +37,8 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void compute(double cycles) override;
   double now_cycles() override;
   void wait_until(double cycle) override;
+  void raw_access(std::uint64_t addr, unsigned size, bool write) override;
+  void raw_atomic(std::uint64_t addr, unsigned size) override;
   void launch(const std::function<void()>& kernel) override;
   double host_seconds() override;
   Mode mode() const override { return Mode::sim; }
@@ -63,6 +65,11 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void run_host() override;
   Pe& me() { return pes_[current_core()]; }
   void enter(Pe& pe);  // charge compute up to this transport call
+  void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
+  // Times a posted write of n bytes to `loc` (data already in memory or about to be).
+  void post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
+  // Times a blocking read of n bytes from `loc`; syncs to global time first.
+  void timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
   void note_arrival(const epiphany::Location& loc, std::size_t n, double arrival);

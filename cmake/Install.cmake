@@ -1,0 +1,23 @@
+# cmake --install: the CLI, the kernel compiler wrapper, the headers kernels
+# and host programs compile against, the presets, the shipped kernel
+# libraries and the CMake package (find_package(hopsim)).
+include(CMakePackageConfigHelpers)
+install(TARGETS hopsim RUNTIME DESTINATION bin)
+install(PROGRAMS ${CMAKE_BINARY_DIR}/install/hopsim-cc DESTINATION bin)
+install(FILES sim/api/include/e_lib.h sim/api/include/stdcl.h sim/api/include/coreid16.h
+  DESTINATION include/hopsim/device-api)
+install(FILES sim/api/include/hopsim/ocl_kernel.h DESTINATION include/hopsim)
+install(DIRECTORY sim/runtime/include/hopsim/runtime DESTINATION include/hopsim)
+install(DIRECTORY sim/common/include/hopsim/common DESTINATION include/hopsim)
+install(DIRECTORY models/epiphany/include/hopsim/epiphany DESTINATION include/hopsim)
+install(DIRECTORY topologies/include/hopsim/topo DESTINATION include/hopsim)
+install(DIRECTORY presets/ DESTINATION share/hopsim/presets FILES_MATCHING PATTERN "*.json")
+install(DIRECTORY ${CMAKE_BINARY_DIR}/kernels/epiphany/ DESTINATION lib/hopsim/kernels
+  FILES_MATCHING PATTERN "*.hopsim.so")
+install(DIRECTORY kernels/epiphany/ DESTINATION share/hopsim/kernels/epiphany
+  FILES_MATCHING PATTERN "*.json" PATTERN "*.cl" PATTERN "*.cpp" PATTERN "*.h")
+configure_file(cmake/hopsimConfig.cmake.in ${CMAKE_BINARY_DIR}/install/hopsimConfig.cmake @ONLY)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/hopsimConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/install/hopsimConfig.cmake ${CMAKE_BINARY_DIR}/install/hopsimConfigVersion.cmake
+  cmake/HopsimKernel.cmake DESTINATION lib/cmake/hopsim)

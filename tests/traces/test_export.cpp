@@ -1,0 +1,141 @@
+// Perfetto and CSV exports.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "helpers.hpp"
+
+using namespace trace_test;
+using nlohmann::json;
+
+namespace {
+
+json perfetto_of(const fs::path& path) {
+    std::ostringstream out;
+    export_perfetto(TraceReader(path), out);
+    return json::parse(out.str());
+}
+
+std::vector<json> events(const json& doc, std::string_view ph) {
+    std::vector<json> out;
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.at("ph") == ph) out.push_back(e);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("perfetto export parses and has X and M events", "[export]") {
+    TempDir dir;
+    const auto path = dir / "p.trace";
+    write_small_trace(path, Detail::hops);
+    const json doc = perfetto_of(path);
+    const auto x = events(doc, "X");
+    CHECK(x.size() == 4 + 3);  // PE states + hops
+    std::size_t pe_slices = 0;
+    std::size_t hop_slices = 0;
+    for (const auto& e : x) {
+        if (e.at("pid") == kPePid) ++pe_slices;
+        if (e.at("pid") == kLinkPid) {
+            ++hop_slices;
+            CHECK(e.at("tid").get<std::int64_t>() >= kLinkTidBase);
+            CHECK(e.at("args").contains("txn"));
+        }
+    }
+    CHECK(pe_slices == 4);
+    CHECK(hop_slices == 3);
+    std::map<std::int64_t, std::string> thread_names;
+    for (const auto& e : events(doc, "M")) {
+        if (e.at("name") == "thread_name") thread_names[e.at("tid")] = e.at("args").at("name");
+    }
+    CHECK(thread_names.at(0) == "core 0");
+    CHECK(thread_names.at(3) == "core 3");
+    CHECK(thread_names.at(kLinkTidBase + 10) == "0->1, east (cmesh)");
+    CHECK(thread_names.at(kLinkTidBase + 11) == "1->3 (cmesh)");
+    CHECK(doc.at("otherData").at("machine") == "e16g301");
+}
+
+TEST_CASE("perfetto export converts cycles with clock_hz", "[export]") {
+    TempDir dir;
+    const auto path = dir / "clk.trace";
+    Meta meta = sample_meta();
+    meta.clock_hz = 500e6;  // 2 ns per cycle
+    write_small_trace(path, Detail::hops, meta);
+    bool seen = false;
+    for (const auto& e : events(perfetto_of(path), "X")) {
+        if (e.at("name") == "dma") {  // hop of txn 2: cycles 31.5 to 39.5
+            CHECK(e.at("ts").get<double>() == Approx(0.063));
+            CHECK(e.at("dur").get<double>() == Approx(0.016));
+            seen = true;
+        }
+    }
+    CHECK(seen);
+}
+
+TEST_CASE("perfetto export takes one microsecond per cycle without a clock", "[export]") {
+    TempDir dir;
+    const auto path = dir / "noclk.trace";
+    Meta meta = sample_meta();
+    meta.clock_hz = 0;
+    write_small_trace(path, Detail::hops, meta);
+    bool seen = false;
+    for (const auto& e : events(perfetto_of(path), "X")) {
+        if (e.at("pid") == kPePid && e.at("tid") == 3 && e.at("name") == "barrier") {
+            CHECK(e.at("ts").get<double>() == Approx(25.5));
+            CHECK(e.at("dur").get<double>() == Approx(34.5));
+            seen = true;
+        }
+    }
+    CHECK(seen);
+}
+
+TEST_CASE("csv export of links has a header and quoted fields", "[export]") {
+    TempDir dir;
+    const auto path = dir / "l.trace";
+    write_small_trace(path, Detail::counters);
+    std::ostringstream out;
+    export_csv(TraceReader(path), "links", out);
+    CHECK(out.str() ==
+          "id,net,src,dst,name\n"
+          "10,cmesh,0,1,\"0->1, east\"\n"
+          "11,cmesh,1,3,1->3\n");
+}
+
+TEST_CASE("csv export covers every table", "[export]") {
+    TempDir dir;
+    const auto path = dir / "all.trace";
+    write_small_trace(path, Detail::hops);
+    const TraceReader r(path);
+    const std::map<std::string, std::string> headers{
+        {"meta", "key,value"},
+        {"nodes", "id,name,kind,coords"},
+        {"links", "id,net,src,dst,name"},
+        {"transactions", "id,src,dst,bytes,inject,arrive,kind"},
+        {"hops", "txn,link,enter,leave"},
+        {"link_counters", "link,bucket,bytes,packets,busy,stall"},
+        {"pe_states", "pe,state,start,end"},
+    };
+    for (const auto& [table, header] : headers) {
+        std::ostringstream out;
+        export_csv(r, table, out);
+        const std::string text = out.str();
+        CHECK(text.substr(0, text.find('\n')) == header);
+    }
+    std::ostringstream nodes;
+    export_csv(r, "nodes", nodes);
+    CHECK_THAT(nodes.str(), Catch::Contains("2,core 2,core,\"[1,0]\"\n"));
+    std::ostringstream hops;
+    export_csv(r, "hops", hops);
+    CHECK_THAT(hops.str(), Catch::EndsWith("1,11,13,14.5\n2,10,31.5,39.5\n"));
+}
+
+TEST_CASE("csv export rejects unknown tables", "[export]") {
+    TempDir dir;
+    const auto path = dir / "u.trace";
+    write_small_trace(path, Detail::counters);
+    std::ostringstream out;
+    CHECK_THROWS_WITH(export_csv(TraceReader(path), "sqlite_master", out),
+                      Catch::Contains("unknown table 'sqlite_master'") && Catch::Contains("link_counters"));
+}

@@ -1,0 +1,289 @@
+// TraceWriter -> TraceReader round trips.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <thread>
+
+#include "helpers.hpp"
+
+using namespace trace_test;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void check_common_tables(const TraceReader& r) {
+    REQUIRE(r.nodes().size() == 4);
+    CHECK(r.nodes()[3] == Node{3, "core 3", "core", "[1,1]"});
+    REQUIRE(r.links().size() == 2);
+    CHECK(r.links()[0] == Link{10, "cmesh", 0, 1, "0->1, east"});
+    CHECK(r.links()[1] == Link{11, "cmesh", 1, 3, "1->3"});
+    const auto totals = r.link_totals();
+    REQUIRE(totals.size() == 2);
+    CHECK(totals[0] == LinkTotals{10, 88, 3, 11.5, 2});
+    CHECK(totals[1] == LinkTotals{11, 8, 1, 1.5, 0.5});
+    const auto buckets = r.link_counters(10);
+    REQUIRE(buckets.size() == 2);
+    CHECK(buckets[0] == LinkCounter{10, 0, 72, 2, 9.5, 2});
+    CHECK(buckets[1] == LinkCounter{10, 1, 16, 1, 2, 0});
+    CHECK(r.complete());
+    CHECK(r.meta().at("machine") == "e16g301");
+    CHECK(r.meta().at("seed") == "42");
+    CHECK(r.clock_hz() == 600e6);
+    CHECK(r.bucket_cycles() == 100);
+}
+
+}  // namespace
+
+TEST_CASE("round trip at detail hops keeps every table", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "run.trace";
+    write_small_trace(path, Detail::hops);
+    const TraceReader r(path);
+    CHECK(r.detail() == Detail::hops);
+    check_common_tables(r);
+    REQUIRE(r.transaction_count() == 2);
+    const auto txns = r.transactions(1, 10);
+    REQUIRE(txns.size() == 2);
+    CHECK(txns[0] == Transaction{1, 0, 3, 8, 10.0, 25.5, "write"});
+    CHECK(txns[1] == Transaction{2, 0, 1, 64, 30.0, 50.0, "dma"});
+    REQUIRE(r.hop_count() == 3);
+    const auto hops = r.hops(-kInf, kInf);
+    REQUIRE(hops.size() == 3);
+    CHECK(hops[0] == Hop{1, 10, 11.5, 13.0});
+    CHECK(hops[1] == Hop{1, 11, 13.0, 14.5});
+    CHECK(hops[2] == Hop{2, 10, 31.5, 39.5});
+    CHECK(r.hops(10, -kInf, kInf).size() == 2);
+    CHECK(r.pes() == std::vector<std::int64_t>{0, 3});
+    const auto states = r.pe_states(-kInf, kInf);
+    REQUIRE(states.size() == 4);
+    CHECK(states[0] == PeStateSpan{0, PeState::compute, 0, 10});
+    CHECK(states[3] == PeStateSpan{3, PeState::barrier, 25.5, 60});
+}
+
+TEST_CASE("round trip at detail transactions writes no hops", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "run.trace";
+    write_small_trace(path, Detail::transactions);
+    const TraceReader r(path);
+    CHECK(r.detail() == Detail::transactions);
+    check_common_tables(r);
+    CHECK(r.transaction_count() == 2);
+    CHECK(r.hop_count() == 0);
+    CHECK(r.hops(-kInf, kInf).empty());
+    CHECK(r.pe_states(-kInf, kInf).size() == 4);
+}
+
+TEST_CASE("round trip at detail counters writes no transactions hops or states", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "run.trace";
+    write_small_trace(path, Detail::counters);
+    const TraceReader r(path);
+    CHECK(r.detail() == Detail::counters);
+    check_common_tables(r);
+    CHECK(r.transaction_count() == 0);
+    CHECK(r.hop_count() == 0);
+    CHECK(r.pes().empty());
+    CHECK(r.pe_states(-kInf, kInf).empty());
+}
+
+TEST_CASE("calls below the detail level are no-ops", "[writer]") {
+    TempDir dir;
+    TraceWriter w(dir / "c.trace", sample_meta(), Detail::counters, quiet());
+    CHECK_FALSE(w.records_transactions());
+    CHECK_FALSE(w.records_hops());
+    CHECK(w.add_transaction({0, 0, 1, 8, 0, 1, "write"}) == 0);
+    // Even invalid values are not looked at when the level is off.
+    CHECK_NOTHROW(w.add_hop({0, 1, 5, 1}));
+    CHECK_NOTHROW(w.add_pe_state(0, PeState::compute, 5, 1));
+    w.finish();
+}
+
+TEST_CASE("meta records the run and its completeness", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "m.trace";
+    Meta meta = sample_meta();
+    meta.extra["host"] = "ci-runner";
+    write_small_trace(path, Detail::hops, meta);
+    const TraceReader r(path);
+    const auto& m = r.meta();
+    CHECK(m.at("schema_version") == std::to_string(kSchemaVersion));
+    CHECK(m.at("hopsim_version") == "0.1.0");
+    CHECK(m.at("git_revision") == "abc1234");
+    CHECK(m.at("scenario") == meta.scenario);
+    CHECK(m.at("mode") == "sim");
+    CHECK(m.at("detail") == "hops");
+    CHECK(m.at("complete") == "1");
+    CHECK(m.at("host") == "ci-runner");
+    CHECK(m.at("created").size() == 20);  // 2024-01-02T03:04:05Z
+    CHECK(m.count("incomplete_reason") == 0);
+    CHECK_FALSE(fs::exists(dir / "m.trace.partial"));
+}
+
+TEST_CASE("mark_incomplete records the reason", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "dl.trace";
+    std::vector<std::string> notices;
+    {
+        TraceWriter w(path, sample_meta(), Detail::hops, quiet(&notices));
+        w.add_node({0, "core 0", "core", "[0,0]"});
+        w.mark_incomplete("deadlock at cycle 900");
+        CHECK(w.finish() == path);
+    }
+    const TraceReader r(path);
+    CHECK_FALSE(r.complete());
+    CHECK(r.meta().at("incomplete_reason") == "deadlock at cycle 900");
+    REQUIRE(notices.size() == 1);
+    CHECK_THAT(notices[0], Catch::Contains("incomplete") && Catch::Contains("deadlock"));
+}
+
+TEST_CASE("200000 hops in batches are all read back and windows are exact", "[writer][reader][volume]") {
+    TempDir dir;
+    const auto path = dir / "big.trace";
+    constexpr int kHops = 200000;
+    std::vector<Hop> all;
+    all.reserve(kHops);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> jitter(0.0, 3.0);
+    std::uniform_int_distribution<int> length(0, 12);
+    {
+        TraceWriter w(path, sample_meta(), Detail::hops, quiet(nullptr, 20000));
+        for (int i = 0; i < kHops; ++i) {
+            const double enter = i * 0.5 + jitter(rng);  // roughly in time order, as a simulator emits
+            const Hop h{i / 4 + 1, i % 48, enter, enter + length(rng) * 0.5};
+            w.add_hop(h);
+            all.push_back(h);
+        }
+        w.finish();
+    }
+    const TraceReader r(path);
+    REQUIRE(r.hop_count() == kHops);
+    auto everything = r.hops(-kInf, kInf);
+    REQUIRE(everything.size() == static_cast<std::size_t>(kHops));
+    auto key = [](const Hop& h) { return std::tuple(h.enter, h.leave, h.link, h.txn); };
+    auto by_key = [&](const Hop& a, const Hop& b) { return key(a) < key(b); };
+    std::sort(everything.begin(), everything.end(), by_key);
+    std::vector<Hop> expected_all = all;
+    std::sort(expected_all.begin(), expected_all.end(), by_key);
+    CHECK(everything == expected_all);
+
+    const auto overlaps = [](const Hop& h, double t0, double t1) {
+        return h.enter < t1 && (h.leave > t0 || h.enter >= t0);
+    };
+    for (const auto& [t0, t1] : {std::pair{1000.0, 1010.0}, std::pair{50000.0, 50000.5}, std::pair{99990.0, 2e5}}) {
+        std::vector<Hop> expected;
+        std::copy_if(all.begin(), all.end(), std::back_inserter(expected),
+                     [&](const Hop& h) { return overlaps(h, t0, t1); });
+        auto got = r.hops(t0, t1);
+        CHECK(std::is_sorted(got.begin(), got.end(), [](const Hop& a, const Hop& b) { return a.enter < b.enter; }));
+        std::sort(got.begin(), got.end(), by_key);
+        std::sort(expected.begin(), expected.end(), by_key);
+        REQUIRE_FALSE(expected.empty());
+        CHECK(got == expected);
+
+        std::vector<Hop> expected_link;
+        std::copy_if(expected.begin(), expected.end(), std::back_inserter(expected_link),
+                     [](const Hop& h) { return h.link == 5; });
+        auto got_link = r.hops(5, t0, t1);
+        std::sort(got_link.begin(), got_link.end(), by_key);
+        CHECK(got_link == expected_link);
+    }
+}
+
+TEST_CASE("concurrent producers lose no rows", "[writer]") {
+    TempDir dir;
+    const auto path = dir / "mt.trace";
+    constexpr int kThreads = 4;
+    constexpr int kEach = 10000;
+    {
+        TraceWriter w(path, sample_meta(), Detail::hops, quiet(nullptr, 1000));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t) {
+            threads.emplace_back([&w, t] {
+                for (int i = 0; i < kEach; ++i) {
+                    const auto id = w.add_transaction({0, t, t + 1, 8, double(i), double(i) + 4, "write"});
+                    w.add_hop({id, t, double(i), double(i) + 1});
+                    w.add_link_sample(t, i, 8, 1, 0);
+                }
+            });
+        }
+        for (auto& th : threads) th.join();
+        w.finish();
+    }
+    const TraceReader r(path);
+    CHECK(r.transaction_count() == kThreads * kEach);
+    CHECK(r.hop_count() == kThreads * kEach);
+    const auto txns = r.transactions(1, kThreads * kEach + 10);
+    REQUIRE(txns.size() == static_cast<std::size_t>(kThreads * kEach));
+    CHECK(txns.back().id == kThreads * kEach);  // ids are dense
+    std::int64_t packets = 0;
+    for (const auto& t : r.link_totals()) packets += t.packets;
+    CHECK(packets == kThreads * kEach);
+}
+
+TEST_CASE("pe state window includes the state in progress", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "pe.trace";
+    {
+        TraceWriter w(path, sample_meta(), Detail::transactions, quiet());
+        w.add_pe_state(1, PeState::compute, 0, 1000);
+        w.add_pe_state(1, PeState::barrier, 1000, 1200);
+        w.add_pe_state(1, PeState::compute, 1200, 5000);
+        w.add_pe_state(2, PeState::polling, 0, 100);
+        w.add_pe_state(2, PeState::waiting, 3000, 3000);  // an instant
+        w.finish();
+    }
+    const TraceReader r(path);
+    const auto win = r.pe_states(1100, 3000.5);
+    REQUIRE(win.size() == 3);
+    CHECK(win[0] == PeStateSpan{1, PeState::barrier, 1000, 1200});
+    CHECK(win[1] == PeStateSpan{1, PeState::compute, 1200, 5000});
+    CHECK(win[2] == PeStateSpan{2, PeState::waiting, 3000, 3000});
+    CHECK(r.pe_states(100, 200).size() == 1);  // PE 2's polling ended at 100: half-open
+}
+
+TEST_CASE("transactions page by id", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "tx.trace";
+    {
+        TraceWriter w(path, sample_meta(), Detail::transactions, quiet(nullptr, 7));
+        for (int i = 0; i < 25; ++i) CHECK(w.add_transaction({0, 0, 1, i, double(i), double(i) + 1, "read"}) == i + 1);
+        w.finish();
+    }
+    const TraceReader r(path);
+    const auto page = r.transactions(11, 5);
+    REQUIRE(page.size() == 5);
+    CHECK(page.front().id == 11);
+    CHECK(page.back().bytes == 14);
+    CHECK(r.transactions(24, 100).size() == 2);
+}
+
+TEST_CASE("writer rejects invalid records and meta", "[writer]") {
+    TempDir dir;
+    SECTION("bad meta") {
+        Meta bad = sample_meta();
+        bad.scenario = "{not json";
+        CHECK_THROWS_AS(TraceWriter(dir / "a.trace", bad, Detail::hops, quiet()), TraceError);
+        bad = sample_meta();
+        bad.bucket_cycles = 0;
+        CHECK_THROWS_AS(TraceWriter(dir / "a.trace", bad, Detail::hops, quiet()), TraceError);
+        bad = sample_meta();
+        bad.extra["complete"] = "1";
+        CHECK_THROWS_WITH(TraceWriter(dir / "a.trace", bad, Detail::hops, quiet()), Catch::Contains("reserved"));
+        CHECK_FALSE(fs::exists(dir / "a.trace.partial"));
+    }
+    SECTION("bad records") {
+        TraceWriter w(dir / "b.trace", sample_meta(), Detail::hops, quiet());
+        w.add_node({1, "n", "core", "[0,1]"});
+        CHECK_THROWS_WITH(w.add_node({1, "again", "core", "[0,2]"}), Catch::Contains("duplicate node id 1"));
+        CHECK_THROWS_WITH(w.add_node({2, "n2", "core", "0,2"}), Catch::Contains("JSON array"));
+        w.add_link({5, "cmesh", 1, 2, "l"});
+        CHECK_THROWS_WITH(w.add_link({5, "cmesh", 1, 2, "l"}), Catch::Contains("duplicate link id 5"));
+        CHECK_THROWS_AS(w.add_hop({1, 5, 10, 9}), TraceError);
+        CHECK_THROWS_AS(w.add_transaction({0, 1, 2, 8, 10, 9, "write"}), TraceError);
+        CHECK_THROWS_AS(w.add_pe_state(1, PeState::compute, 3, 2), TraceError);
+        w.finish();
+        CHECK_THROWS_WITH(w.add_hop({1, 5, 1, 2}), Catch::Contains("closed"));
+    }
+}

@@ -1,0 +1,116 @@
+// Plain records stored in a trace: what the writer takes and the reader returns.
+// Times are device cycles (double: models work in half cycles and fractions).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hopsim::traces {
+
+/// How much a TraceWriter records; each level includes the ones before it.
+enum class Detail {
+    counters,      ///< nodes, links and per-bucket link counters only
+    transactions,  ///< plus one row per transaction and the PE state timeline
+    hops,          ///< plus one row per link traversal of every transaction
+};
+
+/// "counters", "transactions" or "hops".
+std::string_view to_string(Detail d) noexcept;
+/// Inverse of to_string; nullopt for anything else.
+std::optional<Detail> parse_detail(std::string_view s) noexcept;
+
+/// What a processing element is doing; a PE is in one state at a time.
+enum class PeState { compute, waiting, barrier, polling };
+
+/// "compute", "waiting", "barrier" or "polling".
+std::string_view to_string(PeState s) noexcept;
+/// Inverse of to_string; nullopt for anything else.
+std::optional<PeState> parse_pe_state(std::string_view s) noexcept;
+
+/// Run description written to the meta table at creation.
+struct Meta {
+    std::string hopsim_version;  ///< e.g. "0.1.0"
+    std::string git_revision;    ///< short hash or "unknown"
+    std::string scenario;        ///< the scenario as JSON text; empty means "{}"
+    std::string machine;         ///< preset name, e.g. "e16g301"
+    std::string mode;            ///< "sim" or "native"
+    std::uint64_t seed = 0;      ///< scenario seed
+    double clock_hz = 0;         ///< device clock; 0 = unknown (exporters take 1 cycle = 1 us)
+    double bucket_cycles = 10000;  ///< width of a link counter bucket in cycles (> 0)
+    std::map<std::string, std::string> extra;  ///< further keys; must not reuse the reserved ones
+};
+
+/// A router, core, host or card. Ids are the simulator's own.
+struct Node {
+    std::int64_t id = 0;   ///< unique node id
+    std::string name;      ///< display name, e.g. "core (32,8)"
+    std::string kind;      ///< e.g. "core", "router", "host"
+    std::string coords;    ///< JSON array: "[0,3]" (mesh row/col), "[a,b,c,d,e]" (torus), or a label path
+    bool operator==(const Node&) const = default;
+};
+
+/// A directed link of one network between two nodes.
+struct Link {
+    std::int64_t id = 0;   ///< unique link id, referenced by hops and counters
+    std::string net;       ///< network, e.g. "cmesh", "rmesh", "xmesh", "pcie"
+    std::int64_t src = 0;  ///< source node id
+    std::int64_t dst = 0;  ///< destination node id
+    std::string name;      ///< display name
+    bool operator==(const Link&) const = default;
+};
+
+/// One message between nodes (a write, a read request, a DMA burst).
+struct Transaction {
+    std::int64_t id = 0;   ///< assigned by TraceWriter::add_transaction; ignored on input
+    std::int64_t src = 0;  ///< source node id
+    std::int64_t dst = 0;  ///< destination node id
+    std::int64_t bytes = 0;
+    double inject = 0;     ///< cycle it entered the network
+    double arrive = 0;     ///< cycle it was delivered (>= inject)
+    std::string kind;      ///< e.g. "write", "read", "dma"
+    bool operator==(const Transaction&) const = default;
+};
+
+/// One link traversal of a transaction, occupying the link over [enter, leave).
+struct Hop {
+    std::int64_t txn = 0;   ///< transaction id (0 when transactions are not recorded)
+    std::int64_t link = 0;  ///< link id
+    double enter = 0;
+    double leave = 0;       ///< >= enter
+    bool operator==(const Hop&) const = default;
+};
+
+/// A PE's state over [start, end).
+struct PeStateSpan {
+    std::int64_t pe = 0;  ///< PE (node) id
+    PeState state = PeState::compute;
+    double start = 0;
+    double end = 0;       ///< >= start
+    bool operator==(const PeStateSpan&) const = default;
+};
+
+/// Counters of one link in one time bucket [bucket*bucket_cycles, (bucket+1)*bucket_cycles).
+struct LinkCounter {
+    std::int64_t link = 0;
+    std::int64_t bucket = 0;
+    std::int64_t bytes = 0;
+    std::int64_t packets = 0;  ///< number of samples added
+    double busy = 0;           ///< cycles the link was transferring
+    double stall = 0;          ///< cycles senders waited for the link
+    bool operator==(const LinkCounter&) const = default;
+};
+
+/// Counters of one link summed over the whole run.
+struct LinkTotals {
+    std::int64_t link = 0;
+    std::int64_t bytes = 0;
+    std::int64_t packets = 0;
+    double busy = 0;
+    double stall = 0;
+    bool operator==(const LinkTotals&) const = default;
+};
+
+}  // namespace hopsim::traces

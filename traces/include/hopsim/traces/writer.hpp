@@ -1,0 +1,139 @@
+// TraceWriter: records a run into a trace database from the simulator's hot
+// path. Calls only append to an in-memory batch under a mutex; a background
+// thread writes full batches in one SQLite transaction each.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "hopsim/traces/db.hpp"
+#include "hopsim/traces/records.hpp"
+
+namespace hopsim::traces {
+
+/// Tuning of a TraceWriter; the defaults suit a simulator run.
+struct WriterOptions {
+    std::size_t batch_rows = 20000;      ///< rows per background transaction
+    std::size_t max_queued_batches = 8;  ///< producers block beyond this (bounds memory)
+    /// Where notices go (incomplete trace kept aside, errors in the destructor); default stderr.
+    std::function<void(std::string_view)> notice;
+};
+
+/// Writes one trace file. Thread-safe: any thread may call the add_* functions.
+class TraceWriter {
+public:
+    /// Creates `path + ".partial"`, writes the schema and `meta`, and starts the writer thread.
+    /// Throws TraceError if `path` exists and is not a hopsim trace (it is left untouched),
+    /// or if meta is invalid (scenario not JSON, bucket_cycles <= 0, reserved extra key).
+    TraceWriter(std::filesystem::path path, Meta meta, Detail detail, WriterOptions options = {});
+    /// Without finish(): flushes, marks the trace incomplete and places it (see finish()); never throws.
+    ~TraceWriter();
+    TraceWriter(const TraceWriter&) = delete;
+    TraceWriter& operator=(const TraceWriter&) = delete;
+
+    /// The level chosen at construction.
+    Detail detail() const noexcept { return detail_; }
+    /// Whether add_transaction and add_pe_state record anything.
+    bool records_transactions() const noexcept { return want_transactions_; }
+    /// Whether add_hop records anything.
+    bool records_hops() const noexcept { return want_hops_; }
+    /// The destination given at construction.
+    const std::filesystem::path& path() const noexcept { return path_; }
+
+    /// Declares a node (every level). Throws TraceError on a duplicate id or coords that are not a JSON array.
+    void add_node(const Node& node);
+    /// Declares a link (every level). Throws TraceError on a duplicate id.
+    void add_link(const Link& link);
+    /// Records a transaction and returns its id (1, 2, ...) for add_hop; 0 below Detail::transactions.
+    std::int64_t add_transaction(Transaction txn);
+    /// Records one link traversal; no-op below Detail::hops. Throws TraceError if leave < enter.
+    void add_hop(const Hop& hop);
+    /// Adds one packet's use of `link` to the counter bucket holding `time` (every level).
+    void add_link_sample(std::int64_t link, double time, std::int64_t bytes, double busy, double stall);
+    /// Records that `pe` was in `state` over [start, end); no-op below Detail::transactions.
+    /// A PE's spans must not overlap (window queries rely on it).
+    void add_pe_state(std::int64_t pe, PeState state, double start, double end);
+
+    /// Records that the run did not finish properly; finish() then writes complete=0 with the reason.
+    void mark_incomplete(std::string reason);
+    /// Flushes, writes counters and meta (complete=1 unless marked incomplete), closes and
+    /// renames to the destination. Returns where the trace is. Rethrows a background write error.
+    std::filesystem::path finish();
+    /// mark_incomplete(reason), then the same as finish().
+    std::filesystem::path abort(std::string reason);
+    /// Where the trace ended up once closed (empty before).
+    const std::filesystem::path& final_path() const noexcept { return final_path_; }
+
+private:
+    struct LinkSample {
+        std::int64_t link;
+        double time;
+        std::int64_t bytes;
+        double busy;
+        double stall;
+    };
+    struct Batch {
+        std::vector<Node> nodes;
+        std::vector<Link> links;
+        std::vector<Transaction> transactions;
+        std::vector<Hop> hops;
+        std::vector<LinkSample> samples;
+        std::vector<PeStateSpan> pe_states;
+        std::size_t rows = 0;
+        void clear() noexcept;
+    };
+
+    struct Statements;  // the writer thread's prepared inserts
+
+    static std::filesystem::path prepare_partial(const std::filesystem::path& path, const Meta& meta);
+    void check_open_locked() const;
+    void push_done_locked(std::unique_lock<std::mutex>& lock);
+    void run_writer() noexcept;
+    void write_batch(Batch& batch, Statements& st);
+    std::filesystem::path close(bool complete_requested);
+    std::filesystem::path place_output(bool complete);
+    void say(std::string_view message) const;
+
+    const std::filesystem::path path_;
+    const std::filesystem::path partial_;
+    const Detail detail_;
+    const bool want_transactions_;
+    const bool want_hops_;
+    const double bucket_cycles_;
+    WriterOptions options_;
+
+    sql::Db db_;  // used by the constructor, then only by the writer thread, then by close()
+
+    // Guarded by mutex_.
+    mutable std::mutex mutex_;
+    std::condition_variable work_cv_;   // writer thread: a batch is queued or stop_
+    std::condition_variable space_cv_;  // producers: the queue has room or the writer failed
+    Batch current_;
+    std::deque<Batch> queue_;
+    std::vector<Batch> spare_;  // cleared batches kept for their capacity
+    std::set<std::int64_t> node_ids_;
+    std::set<std::int64_t> link_ids_;
+    std::int64_t next_txn_id_ = 1;
+    bool stop_ = false;
+    bool closed_ = false;
+    std::exception_ptr error_;  // first background failure
+    std::string error_message_;
+    std::string incomplete_reason_;
+
+    double max_hop_cycles_ = 0;  // writer thread only
+    std::filesystem::path final_path_;
+    std::thread thread_;  // last: starts after everything above exists
+};
+
+}  // namespace hopsim::traces

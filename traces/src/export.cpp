@@ -1,0 +1,141 @@
+#include "hopsim/traces/export.hpp"
+
+#include <limits>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "hopsim/traces/error.hpp"
+#include "hopsim/traces/schema.hpp"
+
+namespace hopsim::traces {
+
+namespace {
+
+// Names come from the simulator; replace bad UTF-8 rather than fail the export.
+std::string json_string(std::string_view s) {
+    return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Streams the event array: traces can be far larger than memory wants to hold as one json value.
+class EventStream {
+public:
+    explicit EventStream(std::ostream& out) : out_(out) {}
+    void emit(const std::string& event) {
+        out_ << (first_ ? "\n" : ",\n") << event;
+        first_ = false;
+    }
+
+private:
+    std::ostream& out_;
+    bool first_ = true;
+};
+
+std::string metadata(int pid, std::int64_t tid, std::string_view what, std::string_view args) {
+    return fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{{}}}}})", pid, tid, what, args);
+}
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+}  // namespace
+
+void export_perfetto(const TraceReader& trace, std::ostream& out) {
+    const double us_per_cycle = trace.clock_hz() > 0 ? 1e6 / trace.clock_hz() : 1.0;
+    constexpr double lo = std::numeric_limits<double>::lowest();
+    constexpr double hi = std::numeric_limits<double>::max();
+
+    std::map<std::int64_t, std::string> node_names;
+    for (const Node& n : trace.nodes()) node_names[n.id] = n.name;
+    std::map<std::int64_t, std::string> link_names;
+    for (const Link& l : trace.links()) link_names[l.id] = l.name.empty() ? l.net : fmt::format("{} ({})", l.name, l.net);
+
+    out << R"({"traceEvents":[)";
+    EventStream ev(out);
+    ev.emit(metadata(kPePid, 0, "process_name", R"("name":"PEs")"));
+    ev.emit(metadata(kLinkPid, kLinkTidBase, "process_name", R"("name":"links")"));
+
+    std::set<std::int64_t> pes;
+    trace.for_each_pe_state(lo, hi, [&](const PeStateSpan& s) {
+        pes.insert(s.pe);
+        ev.emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"pe","name":"{}","ts":{},"dur":{}}})", kPePid,
+                            s.pe, to_string(s.state), s.start * us_per_cycle, (s.end - s.start) * us_per_cycle));
+    });
+    for (const std::int64_t pe : pes) {
+        const auto it = node_names.find(pe);
+        const std::string name = it != node_names.end() && !it->second.empty() ? it->second : fmt::format("pe {}", pe);
+        ev.emit(metadata(kPePid, pe, "thread_name", "\"name\":" + json_string(name)));
+        ev.emit(metadata(kPePid, pe, "thread_sort_index", fmt::format(R"("sort_index":{})", pe)));
+    }
+
+    // Hops joined with their transaction's kind so slices are named (and coloured) by kind.
+    std::set<std::int64_t> links;
+    sql::Stmt st(trace.db(), schema::kHopsWindowWithKind);
+    st.bind(1, lo).bind(2, lo).bind(3, hi);
+    while (st.step()) {
+        const std::int64_t txn = st.int64(0);
+        const std::int64_t link = st.int64(1);
+        const double enter = st.real(2);
+        const double leave = st.real(3);
+        const std::string kind = st.text(4);
+        links.insert(link);
+        ev.emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"hop","name":{},"ts":{},"dur":{},"args":{{"txn":{}}}}})",
+                            kLinkPid, kLinkTidBase + link, json_string(kind.empty() ? "hop" : kind),
+                            enter * us_per_cycle, (leave - enter) * us_per_cycle, txn));
+    }
+    for (const std::int64_t link : links) {
+        const auto it = link_names.find(link);
+        const std::string name = it != link_names.end() && !it->second.empty() ? it->second : fmt::format("link {}", link);
+        ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_name", "\"name\":" + json_string(name)));
+        ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_sort_index", fmt::format(R"("sort_index":{})", link)));
+    }
+
+    out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{";
+    bool first = true;
+    for (const auto& [key, value] : trace.meta()) {
+        out << (first ? "" : ",") << json_string(key) << ':' << json_string(value);
+        first = false;
+    }
+    out << "}}\n";
+    if (!out) throw TraceError(fmt::format("{}: writing the Perfetto export failed", trace.path().string()));
+}
+
+void export_csv(const TraceReader& trace, std::string_view table, std::ostream& out) {
+    const schema::Table* t = schema::find_table(table);
+    if (!t) {
+        std::string known;
+        for (const schema::Table& k : schema::tables()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+        throw TraceError(fmt::format("{}: unknown table '{}' (tables: {})", trace.path().string(), table, known));
+    }
+    sql::Stmt st(trace.db(), fmt::format("SELECT {} FROM {} ORDER BY {}", t->columns, t->name, t->order_by));
+    const int n = st.column_count();
+    for (int c = 0; c < n; ++c) out << (c ? "," : "") << csv_field(st.column_name(c));
+    out << '\n';
+    while (st.step()) {
+        for (int c = 0; c < n; ++c) {
+            if (c) out << ',';
+            switch (st.column_type(c)) {
+                case SQLITE_INTEGER: out << st.int64(c); break;
+                case SQLITE_FLOAT: out << fmt::format("{}", st.real(c)); break;
+                case SQLITE_NULL: break;
+                default: out << csv_field(st.text(c)); break;
+            }
+        }
+        out << '\n';
+    }
+    if (!out) throw TraceError(fmt::format("{}: writing the CSV export failed", trace.path().string()));
+}
+
+}  // namespace hopsim::traces

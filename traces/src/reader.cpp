@@ -1,0 +1,276 @@
+#include "hopsim/traces/reader.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "hopsim/traces/error.hpp"
+#include "hopsim/traces/schema.hpp"
+
+namespace hopsim::traces {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kLowest = std::numeric_limits<double>::lowest();
+constexpr double kHighest = std::numeric_limits<double>::max();
+
+[[noreturn]] void not_a_trace(const fs::path& path, std::string_view why) {
+    throw TraceError(fmt::format("{}: not a hopsim trace ({})", path.string(), why), TraceError::Reason::not_a_trace);
+}
+
+std::uint32_t be32(const unsigned char* p) {
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+// SQLite only notices a cut-off file when a query reaches a missing page, which may be
+// never for small queries; the header states the size, so check it up front.
+void check_sqlite_header(const fs::path& path) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw TraceError(fmt::format("cannot open trace {}: {}", path.string(), ec.message()));
+    if (size == 0) not_a_trace(path, "empty file");
+    std::array<unsigned char, 100> h{};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw TraceError(fmt::format("cannot open trace {}: {}", path.string(), std::strerror(errno)));
+    in.read(reinterpret_cast<char*>(h.data()), h.size());
+    static constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with the NUL
+    if (in.gcount() < static_cast<std::streamsize>(h.size()) || std::memcmp(h.data(), kMagic, sizeof kMagic) != 0) {
+        not_a_trace(path, "not an SQLite database");
+    }
+    std::uint32_t page_size = (std::uint32_t{h[16]} << 8) | h[17];
+    if (page_size == 1) page_size = 65536;
+    if (page_size < 512 || (page_size & (page_size - 1)) != 0) not_a_trace(path, "corrupt SQLite header");
+    const std::uint32_t pages = be32(&h[28]);
+    const bool pages_valid = be32(&h[24]) == be32(&h[92]);  // the in-header size is trusted only then
+    if (size % page_size != 0) {
+        not_a_trace(path, fmt::format("truncated or corrupt: {} bytes is not a whole number of {}-byte pages",
+                                      size, page_size));
+    }
+    if (pages_valid && std::uint64_t{pages} * page_size > size) {
+        not_a_trace(path, fmt::format("truncated: the header promises {} bytes, the file has {}",
+                                      std::uint64_t{pages} * page_size, size));
+    }
+}
+
+std::optional<double> to_double(std::string_view s) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+std::optional<long long> to_int(std::string_view s) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+// Infinite bounds become the largest finite ones so SQLite compares them plainly.
+double clamp_time(const fs::path& path, double t) {
+    if (std::isnan(t)) throw TraceError(fmt::format("{}: window bound is NaN", path.string()));
+    if (t < kLowest) return kLowest;
+    if (t > kHighest) return kHighest;
+    return t;
+}
+
+Hop hop_row(const sql::Stmt& st) { return {st.int64(0), st.int64(1), st.real(2), st.real(3)}; }
+
+PeStateSpan pe_row(const fs::path& path, const sql::Stmt& st) {
+    const std::string name = st.text(1);
+    const auto state = parse_pe_state(name);
+    if (!state) throw TraceError(fmt::format("{}: unknown PE state '{}'", path.string(), name));
+    return {st.int64(0), *state, st.real(2), st.real(3)};
+}
+
+}  // namespace
+
+TraceFileState probe_trace(const fs::path& path, std::string* why) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (!fs::exists(status)) return TraceFileState::missing;
+    if (!fs::is_regular_file(status)) {
+        if (why) *why = "not a regular file";
+        return TraceFileState::not_a_trace;
+    }
+    try {
+        const TraceReader reader(path);
+        return reader.complete() ? TraceFileState::complete : TraceFileState::incomplete;
+    } catch (const TraceError& e) {
+        if (e.reason() == TraceError::Reason::newer_schema) return TraceFileState::complete;
+        if (why) *why = e.what();
+        return TraceFileState::not_a_trace;
+    }
+}
+
+TraceReader::TraceReader(const fs::path& path)
+    : db_((check_sqlite_header(path), path), sql::OpenMode::read_only) {
+    try {
+        sql::Stmt has_meta(db_, schema::kHasMetaTable);
+        if (!has_meta.step()) not_a_trace(path, "no meta table");
+        sql::Stmt st(db_, schema::kSelectMeta);
+        while (st.step()) meta_[st.text(0)] = st.text(1);
+    } catch (const TraceError& e) {
+        if (e.reason() == TraceError::Reason::not_a_trace) throw;
+        // "file is not a database", "database disk image is malformed", ...
+        not_a_trace(path, sqlite3_errmsg(db_.get()));
+    }
+
+    const auto version_text = meta_value(meta_key::schema_version);
+    if (!version_text) not_a_trace(path, "meta has no schema_version");
+    const auto version = to_int(*version_text);
+    if (!version || *version < 1) not_a_trace(path, fmt::format("bad schema_version '{}'", *version_text));
+    if (*version > kSchemaVersion) {
+        throw TraceError(fmt::format("{}: trace schema version {} is newer than version {}, the newest this "
+                                     "hopsim reads; use a newer hopsim",
+                                     path.string(), *version, kSchemaVersion),
+                         TraceError::Reason::newer_schema);
+    }
+    schema_version_ = static_cast<int>(*version);
+
+    sql::Stmt tables(db_, schema::kCountKnownTables);
+    if (!tables.step() || tables.int64(0) != schema::kTableCount) not_a_trace(path, "trace tables missing");
+
+    complete_ = meta_value(meta_key::complete) == "1";
+    if (const auto d = meta_value(meta_key::detail)) {
+        const auto parsed = parse_detail(*d);
+        if (!parsed) throw TraceError(fmt::format("{}: unknown detail level '{}'", path.string(), *d));
+        detail_ = *parsed;
+    }
+    if (const auto c = meta_value(meta_key::clock_hz)) clock_hz_ = to_double(*c).value_or(0);
+    if (const auto b = meta_value(meta_key::bucket_cycles)) bucket_cycles_ = to_double(*b).value_or(0);
+    if (const auto m = meta_value(meta_key::max_hop_cycles)) max_hop_cycles_ = to_double(*m).value_or(-1);
+}
+
+std::optional<std::string> TraceReader::meta_value(std::string_view key) const {
+    const auto it = meta_.find(std::string(key));
+    if (it == meta_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::vector<Node> TraceReader::nodes() const {
+    std::vector<Node> out;
+    sql::Stmt st(db_, schema::kSelectNodes);
+    while (st.step()) out.push_back({st.int64(0), st.text(1), st.text(2), st.text(3)});
+    return out;
+}
+
+std::vector<Link> TraceReader::links() const {
+    std::vector<Link> out;
+    sql::Stmt st(db_, schema::kSelectLinks);
+    while (st.step()) out.push_back({st.int64(0), st.text(1), st.int64(2), st.int64(3), st.text(4)});
+    return out;
+}
+
+std::vector<LinkTotals> TraceReader::link_totals() const {
+    std::vector<LinkTotals> out;
+    sql::Stmt st(db_, schema::kLinkTotals);
+    while (st.step()) out.push_back({st.int64(0), st.int64(1), st.int64(2), st.real(3), st.real(4)});
+    return out;
+}
+
+std::vector<LinkCounter> TraceReader::link_counters(std::int64_t link) const {
+    std::vector<LinkCounter> out;
+    sql::Stmt st(db_, schema::kLinkCounters);
+    st.bind(1, link);
+    while (st.step()) {
+        out.push_back({st.int64(0), st.int64(1), st.int64(2), st.int64(3), st.real(4), st.real(5)});
+    }
+    return out;
+}
+
+std::int64_t TraceReader::transaction_count() const {
+    sql::Stmt st(db_, schema::kCountTransactions);
+    return st.step() ? st.int64(0) : 0;
+}
+
+std::vector<Transaction> TraceReader::transactions(std::int64_t first_id, std::size_t max_count) const {
+    std::vector<Transaction> out;
+    sql::Stmt st(db_, schema::kSelectTransactions);
+    const auto limit = std::min<std::size_t>(max_count, std::numeric_limits<std::int64_t>::max());
+    st.bind(1, first_id).bind(2, static_cast<std::int64_t>(limit));
+    while (st.step()) {
+        out.push_back({st.int64(0), st.int64(1), st.int64(2), st.int64(3), st.real(4), st.real(5), st.text(6)});
+    }
+    return out;
+}
+
+std::int64_t TraceReader::hop_count() const {
+    sql::Stmt st(db_, schema::kCountHops);
+    return st.step() ? st.int64(0) : 0;
+}
+
+double TraceReader::hop_lookback() const noexcept { return max_hop_cycles_ >= 0 ? max_hop_cycles_ : kHighest; }
+
+void TraceReader::for_each_hop(double t0, double t1, const std::function<void(const Hop&)>& fn) const {
+    t0 = clamp_time(path(), t0);
+    t1 = clamp_time(path(), t1);
+    sql::Stmt st(db_, schema::kHopsWindow);
+    st.bind(1, clamp_time(path(), t0 - hop_lookback())).bind(2, t0).bind(3, t1);
+    while (st.step()) fn(hop_row(st));
+}
+
+std::vector<Hop> TraceReader::hops(double t0, double t1) const {
+    std::vector<Hop> out;
+    for_each_hop(t0, t1, [&](const Hop& h) { out.push_back(h); });
+    return out;
+}
+
+std::vector<Hop> TraceReader::hops(std::int64_t link, double t0, double t1) const {
+    t0 = clamp_time(path(), t0);
+    t1 = clamp_time(path(), t1);
+    std::vector<Hop> out;
+    sql::Stmt st(db_, schema::kHopsWindowLink);
+    st.bind(1, clamp_time(path(), t0 - hop_lookback())).bind(2, t0).bind(3, t1).bind(4, link);
+    while (st.step()) out.push_back(hop_row(st));
+    return out;
+}
+
+std::vector<std::int64_t> TraceReader::pes() const {
+    std::vector<std::int64_t> out;
+    sql::Stmt st(db_, schema::kNextPe);
+    std::int64_t after = std::numeric_limits<std::int64_t>::min();
+    for (;;) {
+        st.bind(1, after);
+        if (!st.step() || st.column_type(0) == SQLITE_NULL) break;
+        after = st.int64(0);
+        out.push_back(after);
+        st.reset();
+    }
+    return out;
+}
+
+void TraceReader::for_each_pe_state(double t0, double t1,
+                                    const std::function<void(const PeStateSpan&)>& fn) const {
+    t0 = clamp_time(path(), t0);
+    t1 = clamp_time(path(), t1);
+    sql::Stmt at(db_, schema::kPeStateAt);
+    sql::Stmt from(db_, schema::kPeStatesFrom);
+    for (const std::int64_t pe : pes()) {
+        at.bind(1, pe).bind(2, t0);
+        if (at.step()) {
+            const PeStateSpan s = pe_row(path(), at);
+            if (s.end > t0 && s.start < t1) fn(s);
+        }
+        at.reset();
+        from.bind(1, pe).bind(2, t0).bind(3, t1);
+        while (from.step()) fn(pe_row(path(), from));
+        from.reset();
+    }
+}
+
+std::vector<PeStateSpan> TraceReader::pe_states(double t0, double t1) const {
+    std::vector<PeStateSpan> out;
+    for_each_pe_state(t0, t1, [&](const PeStateSpan& s) { out.push_back(s); });
+    return out;
+}
+
+}  // namespace hopsim::traces
