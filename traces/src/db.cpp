@@ -15,8 +15,11 @@ std::string errmsg(sqlite3* db) {
 }  // namespace
 
 Db::Db(const std::filesystem::path& path, OpenMode mode) : path_(path) {
-    const int flags = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
-                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    // NOMUTEX: a connection is used by one thread at a time (the writer hands its
+    // connection to its background thread and back), so SQLite's own locking is waste.
+    const int flags = (mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
+                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                      SQLITE_OPEN_NOMUTEX;
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
     db_.reset(raw);  // sqlite hands out a handle even on failure; it must be closed
@@ -100,7 +103,7 @@ bool Stmt::step() {
 
 void Stmt::run() {
     const bool row = step();
-    reset();
+    sqlite3_reset(stmt_.get());  // bindings kept: callers rebind every parameter anyway
     if (row) fail("statement returned rows where none were expected");
 }
 

@@ -297,7 +297,7 @@ std::vector<ResultRow> import_ham_offload(const fs::path& path, std::string syst
                 throw ImportError(path, line, fmt::format("{} '{}' is not a number", header[i], cols[i]));
             }
             const std::string& metric = header[i];
-            std::string unit = "ns";
+            const char* unit = "ns";
             if (metric == "variance") unit = "ns^2";
             if (metric == "count" || metric.starts_with("relative_")) unit = "1";
             if (metric == "data_size") unit = "bytes";

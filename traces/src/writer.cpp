@@ -284,7 +284,8 @@ void TraceWriter::run_writer() noexcept {
             write_batch(batch, st);
             batch.clear();
             lock.lock();
-            if (spare_.size() < 2) spare_.push_back(std::move(batch));
+            // Enough spares that a steady run reuses capacity instead of allocating.
+            if (spare_.size() < options_.max_queued_batches + 1) spare_.push_back(std::move(batch));
         }
     } catch (const std::exception& e) {
         if (!lock.owns_lock()) lock.lock();
@@ -367,6 +368,7 @@ fs::path TraceWriter::close(bool complete_requested) {
             put.bind(1, meta_key::complete).bind(2, complete ? "1" : "0").run();
             if (!complete) put.bind(1, meta_key::incomplete_reason).bind(2, reason).run();
             put.bind(1, meta_key::max_hop_cycles).bind(2, num(max_hop_cycles_)).run();
+            db_.exec(schema::kCreateIndexes);
             tx.commit();
         }  // statements finalized before close
         db_.close();

@@ -20,9 +20,13 @@ std::int64_t host_ns() {
       .count();
 }
 
-std::uint32_t load_value(const volatile void* addr, unsigned size) {
-  if (size == 1) return *static_cast<const volatile std::uint8_t*>(addr);
-  return *static_cast<const volatile std::uint32_t*>(addr);
+std::uint64_t load_value(const volatile void* addr, unsigned size) {
+  switch (size) {
+    case 1: return *static_cast<const volatile std::uint8_t*>(addr);
+    case 2: return *static_cast<const volatile std::uint16_t*>(addr);
+    case 4: return *static_cast<const volatile std::uint32_t*>(addr);
+    default: return *static_cast<const volatile std::uint64_t*>(addr);
+  }
 }
 }  // namespace
 
@@ -221,14 +225,32 @@ void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
   leave(pe);
 }
 
-void SimDevice::raw_access(std::uint64_t addr, unsigned size, bool write) {
+void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
   Pe& pe = me();
+  const bool write = kind == RawKind::store || kind == RawKind::volatile_store;
   const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
   if (loc.kind == epiphany::Location::Kind::core && loc.core == current_core()) {
     // Local: one cycle, and a load waits for a write still in flight to it.
     charge(pe, p_.local_access);
     if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
+    if (kind == RawKind::volatile_load && size <= 8) {
+      // A second volatile load of an unchanged word, nothing in between: a
+      // polling loop. Sleep until another core changes the word instead of
+      // spinning through simulated time.
+      const auto* p = reinterpret_cast<const volatile void*>(addr);
+      const std::uint64_t v = load_value(p, size);
+      if (pe.poll_addr == addr && pe.poll_value == v) {
+        block_until(pe, loc, addr, size, v, false, WaitKind::poll);
+        pe.poll_addr = 0;
+      } else {
+        pe.poll_addr = addr;
+        pe.poll_value = v;
+      }
+    } else {
+      pe.poll_addr = 0;
+    }
   } else {
+    pe.poll_addr = 0;
     charge(pe, p_.raw_access);
     if (write) {
       post_write(pe, loc, addr, size, 8);
@@ -259,12 +281,9 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
   leave(pe);
 }
 
-void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) {
-  Pe& pe = me();
-  enter(pe);
-  const std::uint32_t self = current_core();
-  const auto a = reinterpret_cast<std::uint64_t>(addr);
-  const auto loc = locate_or_throw(a, size, "polled");
+void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size,
+                            std::uint64_t value, bool equal, WaitKind kind) {
+  const auto* addr = reinterpret_cast<const volatile void*>(a);
   const double t0 = pe.local;
   auto holds = [&] { return (load_value(addr, size) == value) == equal; };
   while (!holds()) {
@@ -280,9 +299,16 @@ void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32
   }
   // The value is visible: the loop exits one poll after the write that set it arrived.
   pe.local = std::max(pe.local, arrival_of(loc, size)) + p_.poll_cycles;
-  auto& c = counters_[self];
+  auto& c = counters_[current_core()];
   c.waiting += pe.local - t0;
   if (kind == WaitKind::barrier) c.barrier += pe.local - t0;
+}
+
+void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) {
+  Pe& pe = me();
+  enter(pe);
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  block_until(pe, locate_or_throw(a, size, "polled"), a, size, value, equal, kind);
   leave(pe);
 }
 

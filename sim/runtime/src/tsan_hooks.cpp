@@ -16,10 +16,11 @@ void link_raw_hooks() {}  // referenced by the devices so this object is always 
 }  // namespace hopsim::runtime
 
 namespace {
-inline void raw(const volatile void* a, unsigned size, bool write) {
+using hopsim::runtime::RawKind;
+inline void raw(const volatile void* a, unsigned size, RawKind kind) {
   const auto addr = reinterpret_cast<std::uintptr_t>(a);
   if (addr >> 32) return;
-  if (Device* d = Device::current_or_null()) d->raw_access(addr, size, write);
+  if (Device* d = Device::current_or_null()) d->raw_access(addr, size, kind);
 }
 inline void raw_atomic(const volatile void* a, unsigned size) {
   const auto addr = reinterpret_cast<std::uintptr_t>(a);
@@ -36,17 +37,17 @@ HOPSIM_EXPORT void __tsan_func_exit() {}
 HOPSIM_EXPORT void __tsan_vptr_update(void**, void*) {}
 HOPSIM_EXPORT void __tsan_vptr_read(void**) {}
 
-#define HOPSIM_RW(N)                                                                   \
-  HOPSIM_EXPORT void __tsan_read##N(void* a) { raw(a, N, false); }                      \
-  HOPSIM_EXPORT void __tsan_write##N(void* a) { raw(a, N, true); }                      \
-  HOPSIM_EXPORT void __tsan_unaligned_read##N(void* a) { raw(a, N, false); }            \
-  HOPSIM_EXPORT void __tsan_unaligned_write##N(void* a) { raw(a, N, true); }            \
-  HOPSIM_EXPORT void __tsan_volatile_read##N(void* a) { raw(a, N, false); }             \
-  HOPSIM_EXPORT void __tsan_volatile_write##N(void* a) { raw(a, N, true); }             \
-  HOPSIM_EXPORT void __tsan_unaligned_volatile_read##N(void* a) { raw(a, N, false); }   \
-  HOPSIM_EXPORT void __tsan_unaligned_volatile_write##N(void* a) { raw(a, N, true); }   \
-  HOPSIM_EXPORT void __tsan_read##N##_pc(void* a, void*) { raw(a, N, false); }          \
-  HOPSIM_EXPORT void __tsan_write##N##_pc(void* a, void*) { raw(a, N, true); }
+#define HOPSIM_RW(N)                                                                                  \
+  HOPSIM_EXPORT void __tsan_read##N(void* a) { raw(a, N, RawKind::load); }                             \
+  HOPSIM_EXPORT void __tsan_write##N(void* a) { raw(a, N, RawKind::store); }                           \
+  HOPSIM_EXPORT void __tsan_unaligned_read##N(void* a) { raw(a, N, RawKind::load); }                   \
+  HOPSIM_EXPORT void __tsan_unaligned_write##N(void* a) { raw(a, N, RawKind::store); }                 \
+  HOPSIM_EXPORT void __tsan_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); }           \
+  HOPSIM_EXPORT void __tsan_volatile_write##N(void* a) { raw(a, N, RawKind::volatile_store); }         \
+  HOPSIM_EXPORT void __tsan_unaligned_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); } \
+  HOPSIM_EXPORT void __tsan_unaligned_volatile_write##N(void* a) { raw(a, N, RawKind::volatile_store); } \
+  HOPSIM_EXPORT void __tsan_read##N##_pc(void* a, void*) { raw(a, N, RawKind::load); }                 \
+  HOPSIM_EXPORT void __tsan_write##N##_pc(void* a, void*) { raw(a, N, RawKind::store); }
 HOPSIM_RW(1)
 HOPSIM_RW(2)
 HOPSIM_RW(4)
@@ -55,10 +56,10 @@ HOPSIM_RW(16)
 #undef HOPSIM_RW
 
 HOPSIM_EXPORT void __tsan_read_range(void* a, unsigned long n) {
-  if (n) raw(a, static_cast<unsigned>(n), false);
+  if (n) raw(a, static_cast<unsigned>(n), RawKind::load);
 }
 HOPSIM_EXPORT void __tsan_write_range(void* a, unsigned long n) {
-  if (n) raw(a, static_cast<unsigned>(n), true);
+  if (n) raw(a, static_cast<unsigned>(n), RawKind::store);
 }
 
 // Atomics: the memory order argument is ignored (every operation is

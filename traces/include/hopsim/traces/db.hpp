@@ -78,7 +78,7 @@ public:
 
     /// Advances; true when a row is available, false when done.
     bool step();
-    /// Steps a statement that must not return rows, then resets it for reuse.
+    /// Steps a statement that must not return rows, then resets it for reuse (bindings stay).
     void run();
     /// Makes the statement ready to run again, clearing its bindings.
     void reset() noexcept;

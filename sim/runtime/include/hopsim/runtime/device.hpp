@@ -20,6 +20,7 @@ namespace hopsim::runtime {
 void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
 
 enum class WaitKind { barrier, poll, mutex };
+enum class RawKind { load, store, volatile_load, volatile_store };
 
 struct CoreCounters {
   double compute = 0;   // cycles charged as computation
@@ -77,7 +78,9 @@ class Device {
   // that is about to happen. Throws KernelError if it is outside every
   // memory; simulated, times it (remote store: cMesh write; remote load:
   // blocking round trip; local load: waits for in-flight writes).
-  virtual void raw_access(std::uint64_t addr, unsigned size, bool write) = 0;
+  // A second volatile load of an unchanged local word is taken as a polling
+  // loop: the core sleeps until another core changes the word.
+  virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind) = 0;
   // An atomic read-modify-write at `addr` about to happen (a TESTSET-like round trip when remote).
   virtual void raw_atomic(std::uint64_t addr, unsigned size) = 0;
 

@@ -25,8 +25,8 @@ class NativeDevice final : public Device {
   double now_cycles() override;
   void wait_until(double) override {}
   // Natively a raw access only has to be valid: one table look-up.
-  void raw_access(std::uint64_t addr, unsigned size, bool write) override {
-    locate_or_throw(addr, size, write ? "stored" : "loaded");
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override {
+    locate_or_throw(addr, size, kind == RawKind::store || kind == RawKind::volatile_store ? "stored" : "loaded");
   }
   void raw_atomic(std::uint64_t addr, unsigned size) override { locate_or_throw(addr, size, "atomically accessed"); }
   void launch(const std::function<void()>& kernel) override;

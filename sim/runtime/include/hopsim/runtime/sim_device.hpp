@@ -37,7 +37,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void compute(double cycles) override;
   double now_cycles() override;
   void wait_until(double cycle) override;
-  void raw_access(std::uint64_t addr, unsigned size, bool write) override;
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override;
   void raw_atomic(std::uint64_t addr, unsigned size) override;
   void launch(const std::function<void()>& kernel) override;
   double host_seconds() override;
@@ -56,9 +56,11 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
     bool launched = false;
     bool blocked = false;  // waiting for a write to [watch_lo, watch_hi)
     std::uint64_t watch_lo = 0, watch_hi = 0;
-    std::uint32_t watch_value = 0;
+    std::uint64_t watch_value = 0;
     bool watch_equal = true;
     std::int64_t resumed_ns = 0;  // measured compute: host time at last return to kernel code
+    std::uint64_t poll_addr = 0;  // last raw volatile local load, to recognise polling loops
+    std::uint64_t poll_value = 0;
   };
 
   void run_core(std::uint32_t core) override;
@@ -70,6 +72,9 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
   // Times a blocking read of n bytes from `loc`; syncs to global time first.
   void timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n);
+  // Blocks until the `size`-byte value at `a` equals (or differs from) `value`.
+  void block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
+                   bool equal, WaitKind kind);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
   void note_arrival(const epiphany::Location& loc, std::size_t n, double arrival);

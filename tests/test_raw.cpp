@@ -1,0 +1,158 @@
+// Raw-pointer kernels (hopsim-cc, __tsan_* hooks): remote stores and loads,
+// causal polling, per-core globals, atomics, bad addresses; both devices.
+#include <cstring>
+
+#include <catch2/catch.hpp>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/preset.hpp"
+#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/runtime/native_device.hpp"
+#include "hopsim/runtime/sim_device.hpp"
+
+using namespace hopsim;
+using namespace hopsim::runtime;
+using Catch::Matchers::Contains;
+
+// The calling core's clock in half cycles (the model's resolution), for kernels.
+extern "C" __attribute__((visibility("default"))) unsigned long long test_now_cycles(void) {
+  return static_cast<unsigned long long>(Device::current().now_cycles() * 2.0 + 0.25);
+}
+
+namespace {
+epiphany::Params e16() {
+  const auto preset = load_preset("e16g301");
+  return epiphany::params_from(ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine"));
+}
+
+const KernelPackage& raw_tests() { return load_kernel_library(HOPSIM_RAW_TESTS_LIB, 16, "test"); }
+
+// Launches kernel `name` of the raw-tests library on every core; `out` is in external memory.
+void launch(Device& d, const std::string& name, int* out) {
+  const auto& pkg = raw_tests();
+  d.launch([&] {
+    auto fn = reinterpret_cast<void (*)(int*)>(pkg.resolve(name, Device::current_core()));
+    fn(out);
+  });
+}
+
+template <class F>
+void native(F body) {
+  const auto p = e16();
+  MemoryWindows w{epiphany::AddressMap(p)};
+  NativeDevice d(p, w);
+  DeviceScope s(d);
+  body(d, reinterpret_cast<int*>(w.emem()));
+}
+
+template <class F>
+void simulated(F body) {
+  const auto p = e16();
+  MemoryWindows w{epiphany::AddressMap(p)};
+  SimDevice d(p, w, ComputeModel::annotated, 1.0);
+  DeviceScope s(d);
+  d.run([&] { body(d, reinterpret_cast<int*>(w.emem())); });
+}
+
+int word_at(std::uint32_t coreid, std::uint32_t offset) {
+  return *reinterpret_cast<int*>(static_cast<std::uintptr_t>((coreid << 20) + offset));
+}
+std::uint32_t coreid_of_gid(unsigned gid) { return ((32 + gid / 4) << 6) | (8 + gid % 4); }
+}  // namespace
+
+TEST_CASE("a raw remote store reaches the right core and offset (native)") {
+  native([](Device& d, int* out) {
+    launch(d, "k_remote_store", out);
+    for (unsigned g = 0; g < 16; ++g) CHECK(word_at(coreid_of_gid((g + 1) % 16), 0x1000 + 4 * g) == int(g) + 1000);
+  });
+}
+
+TEST_CASE("a raw remote store reaches the right core and offset and is timed (simulated)") {
+  simulated([](SimDevice& d, int* out) {
+    launch(d, "k_remote_store", out);
+    for (unsigned g = 0; g < 16; ++g) CHECK(word_at(coreid_of_gid((g + 1) % 16), 0x1000 + 4 * g) == int(g) + 1000);
+    // One timed remote write per core, plus the barrier's flag writes.
+    for (const auto& c : d.counters()) CHECK(c.writes >= 1);
+    std::uint64_t packets = 0;
+    for (std::size_t l = 0; l < d.chip().mesh().topology().num_links(); ++l)
+      packets += d.chip().mesh().stats(epiphany::Net::cmesh, l).packets;
+    CHECK(packets > 0);
+  });
+}
+
+TEST_CASE("a raw remote load stalls the reader for the rMesh/cMesh round trip") {
+  simulated([](SimDevice& d, int* out) {
+    launch(d, "k_remote_load", out);
+    CHECK(out[0] == 4242);
+    const auto p = e16();
+    // The access's annotated cost, then request and answer over one hop each: 11.5 + 1.5 x 2 routers.
+    CHECK(out[1] == int(p.raw_access + 2 * (p.write_overhead + 2 * p.hop_latency)));
+  });
+}
+
+TEST_CASE("a consumer polling a flag sees the producer's store no earlier than its simulated arrival") {
+  simulated([](SimDevice& d, int* out) {
+    launch(d, "k_flag", out);
+    const auto* t = reinterpret_cast<const long long*>(out + 8);
+    const double stored = double(t[0]) / 2, seen = double(t[1]) / 2;
+    const auto p = e16();
+    const double arrival = stored + p.raw_access + p.write_overhead + 2 * p.hop_latency;  // neighbours
+    INFO("store at " << stored << ", arrival " << arrival << ", seen at " << seen);
+    CHECK(seen >= arrival);
+    // The poller slept until the write arrived instead of spinning through time.
+    CHECK(seen <= arrival + p.poll_cycles + 4 * p.local_access);
+  });
+}
+
+TEST_CASE("kernel globals are per core (native)") {
+  native([](Device& d, int* out) {
+    launch(d, "k_globals", out);
+    for (unsigned g = 0; g < 16; ++g) CHECK(out[16 + g] == 1000 + int(g));
+  });
+}
+
+TEST_CASE("kernel globals are per core (simulated)") {
+  simulated([](SimDevice& d, int* out) {
+    launch(d, "k_globals", out);
+    launch(d, "k_globals", out);  // a second launch sees each core's count go on
+    for (unsigned g = 0; g < 16; ++g) CHECK(out[16 + g] == 2000 + int(g));
+  });
+}
+
+TEST_CASE("raw atomics on another core's memory are atomic (native)") {
+  native([](Device& d, int* out) {
+    launch(d, "k_atomics", out);
+    CHECK(word_at(0x808, 0x4000) == 160);
+  });
+}
+
+TEST_CASE("raw atomics on another core's memory are atomic and timed (simulated)") {
+  simulated([](SimDevice& d, int* out) {
+    launch(d, "k_atomics", out);
+    CHECK(word_at(0x808, 0x4000) == 160);
+    CHECK(d.last_launch().cycles > 10 * 2 * 14.5);
+  });
+}
+
+TEST_CASE("a raw store outside every window is reported with core, address and size (native)") {
+  CHECK_THROWS_WITH(native([](Device& d, int* out) { launch(d, "k_store_outside", out); }),
+                    Contains("core 5") && Contains("stored 4 bytes at 0x84a08000") && Contains("outside"));
+}
+
+TEST_CASE("a raw store outside every window is reported with core, address and size (simulated)") {
+  CHECK_THROWS_WITH(simulated([](SimDevice& d, int* out) { launch(d, "k_store_outside", out); }),
+                    Contains("core 5") && Contains("stored 4 bytes at 0x84a08000"));
+}
+
+TEST_CASE("a raw load from a core that does not exist is reported, not a segfault") {
+  CHECK_THROWS_WITH(native([](Device& d, int* out) { launch(d, "k_load_nowhere", out); }),
+                    Contains("core 3") && Contains("loaded 2 bytes at 0xa2800010"));
+}
+
+TEST_CASE("a kernel library names its package and is refused if it is not one") {
+  const auto& pkg = raw_tests();
+  CHECK(pkg.name == "raw-tests");
+  CHECK(pkg.resolve("k_globals", 0) != pkg.resolve("k_globals", 1));  // a private copy per core
+  CHECK_THROWS_WITH(load_kernel_library("/etc/hostname", 16, "kernel.library"), Contains("kernel.library"));
+  CHECK_THROWS_WITH(load_kernel_library("/nonexistent.so", 16, "kernel.library"), Contains("does not exist"));
+}
