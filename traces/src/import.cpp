@@ -139,6 +139,25 @@ std::vector<std::string> split(std::string_view s, char sep) {
     }
 }
 
+// hpcc's spellings of the units it prints, canonicalised; "" when unknown.
+std::string_view ring_unit(bool bandwidth, std::string_view lowered) {
+    struct Spelling {
+        bool bandwidth;
+        std::string_view text;
+        std::string_view unit;
+    };
+    static constexpr std::array<Spelling, 12> kSpellings{{
+        {true, "mb/s", "MB/s"},   {true, "mbytes/s", "MB/s"}, {true, "mbyte/s", "MB/s"},
+        {true, "gb/s", "GB/s"},   {true, "gbytes/s", "GB/s"}, {true, "gbyte/s", "GB/s"},
+        {false, "usec", "us"},    {false, "usecs", "us"},     {false, "us", "us"},
+        {false, "msec", "ms"},    {false, "msecs", "ms"},     {false, "ms", "ms"},
+    }};
+    for (const Spelling& s : kSpellings) {
+        if (s.bandwidth == bandwidth && s.text == lowered) return s.unit;
+    }
+    return {};
+}
+
 }  // namespace
 
 bool is_known_unit(std::string_view unit) noexcept {
@@ -233,18 +252,13 @@ std::vector<ResultRow> import_hpcc_ring(const fs::path& path, std::string system
         const std::string raw_unit = space == std::string::npos ? "" : std::string(trim(rest.substr(space)));
         const auto value = parse_number(number);
         if (!value) throw ImportError(path, line, fmt::format("'{}' is not a number", number));
-        const std::string u = lower(raw_unit);
-        std::string unit;
-        if (bandwidth && (u == "mb/s" || u == "mbytes/s" || u == "mbyte/s")) unit = "MB/s";
-        if (bandwidth && (u == "gb/s" || u == "gbytes/s" || u == "gbyte/s")) unit = "GB/s";
-        if (!bandwidth && (u == "usec" || u == "usecs" || u == "us")) unit = "us";
-        if (!bandwidth && (u == "msec" || u == "msecs" || u == "ms")) unit = "ms";
+        const std::string_view unit = ring_unit(bandwidth, lower(raw_unit));
         if (unit.empty()) {
             throw ImportError(path, line, fmt::format("unknown {} unit '{}'", bandwidth ? "bandwidth" : "latency",
                                                       raw_unit));
         }
         rows.push_back({system, natural ? "hpcc-ring-natural" : "hpcc-ring-random", config,
-                        bandwidth ? "bandwidth" : "latency", *value, unit, path.string()});
+                        bandwidth ? "bandwidth" : "latency", *value, std::string(unit), path.string()});
     }
     require_rows(path, rows, "ring bandwidth or latency lines");
     return rows;
