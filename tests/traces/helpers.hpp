@@ -70,7 +70,9 @@ inline void write_small_trace(const fs::path& path, Detail detail, Meta meta = s
     for (int r = 0; r < 2; ++r) {
         for (int c = 0; c < 2; ++c) {
             const int id = r * 2 + c;
-            w.add_node({id, "core " + std::to_string(id), "core", "[" + std::to_string(r) + "," + std::to_string(c) + "]"});
+            std::string coords = "[";  // appended piecewise: GCC 12 -Wrestrict misfires on a + chain
+            coords.append(std::to_string(r)).append(",").append(std::to_string(c)).append("]");
+            w.add_node({id, "core " + std::to_string(id), "core", coords});
         }
     }
     w.add_link({10, "cmesh", 0, 1, "0->1, east"});

@@ -28,6 +28,10 @@ std::vector<std::string> preset_dirs() {
       start = colon + 1;
     }
   }
+  // An installed hopsim finds its presets next to itself (PREFIX/bin/hopsim -> PREFIX/share/hopsim/presets).
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share" / "hopsim" / "presets").string());
 #ifdef HOPSIM_INSTALLED_PRESET_DIR
   dirs.emplace_back(HOPSIM_INSTALLED_PRESET_DIR);
 #endif

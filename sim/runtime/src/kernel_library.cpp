@@ -72,6 +72,10 @@ std::vector<std::string> kernel_dirs() {
       start = colon + 1;
     }
   }
+  // An installed hopsim finds its kernels next to itself (PREFIX/bin/hopsim -> PREFIX/lib/hopsim/kernels).
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "lib" / "hopsim" / "kernels").string());
 #ifdef HOPSIM_INSTALLED_KERNEL_DIR
   dirs.emplace_back(HOPSIM_INSTALLED_KERNEL_DIR);
 #endif
