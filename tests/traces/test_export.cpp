@@ -139,3 +139,18 @@ TEST_CASE("csv export rejects unknown tables", "[export]") {
     CHECK_THROWS_WITH(export_csv(TraceReader(path), "sqlite_master", out),
                       Catch::Contains("unknown table 'sqlite_master'") && Catch::Contains("link_counters"));
 }
+
+TEST_CASE("perfetto export of a counters trace has counter tracks", "[export]") {
+    TempDir dir;
+    const auto path = dir / "cnt.trace";
+    Meta meta = sample_meta();
+    meta.clock_hz = 1e6;  // 1 us per cycle, buckets of 100 cycles
+    write_small_trace(path, Detail::counters, meta);
+    const json doc = perfetto_of(path);
+    CHECK(events(doc, "X").empty());
+    const auto c = events(doc, "C");
+    REQUIRE(c.size() == 3);  // link 10: buckets 0 and 1; link 11: bucket 0
+    CHECK(c[0].at("name") == "0->1, east (cmesh)");
+    CHECK(c[0].at("args").at("bytes") == 72);
+    CHECK(c[1].at("ts").get<double>() == Approx(100));
+}

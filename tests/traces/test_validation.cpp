@@ -1,9 +1,11 @@
 // Bad files, newer schemas, interrupted runs and what they leave behind.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <thread>
 
 #include "helpers.hpp"
 
@@ -193,4 +195,31 @@ TEST_CASE("writer refuses to overwrite a file that is not a trace", "[writer][va
                       Catch::Contains("notes.txt") && Catch::Contains("not a hopsim trace"));
     CHECK(read_bytes(path) == "my precious notes\n");
     CHECK_FALSE(fs::exists(dir / "notes.txt.partial"));
+}
+
+TEST_CASE("a background write failure surfaces and leaves an incomplete trace", "[writer][validation]") {
+    TempDir dir;
+    const auto path = dir / "locked.trace";
+    TraceWriter w(path, sample_meta(), Detail::hops, quiet(nullptr, 10));
+    // Another connection holding the partial file's write lock makes the writer thread's
+    // next transaction fail once SQLite's busy timeout runs out.
+    sql::Db other(dir / "locked.trace.partial", sql::OpenMode::create);
+    other.exec("BEGIN EXCLUSIVE");
+    bool threw = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (int i = 0; !threw && std::chrono::steady_clock::now() < deadline; ++i) {
+        try {
+            w.add_hop({i, 1, double(i), double(i) + 1});
+            if (i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        } catch (const TraceError& e) {
+            CHECK_THAT(e.what(), Catch::Contains("writing failed") && Catch::Contains("locked"));
+            threw = true;
+        }
+    }
+    CHECK(threw);
+    other.exec("ROLLBACK");
+    CHECK_THROWS_AS(w.finish(), TraceError);
+    const TraceReader r(w.final_path());
+    CHECK_FALSE(r.complete());
+    CHECK_THAT(r.meta().at("incomplete_reason"), Catch::Contains("writing failed"));
 }

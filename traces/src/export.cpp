@@ -102,6 +102,16 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
         ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_sort_index", fmt::format(R"("sort_index":{})", link)));
     }
 
+    // Link counters as counter tracks: the only timeline a Detail::counters trace has.
+    const double bucket_us = trace.bucket_cycles() * us_per_cycle;
+    for (const Link& l : trace.links()) {
+        const std::string name = json_string(link_names[l.id]);
+        for (const LinkCounter& c : trace.link_counters(l.id)) {
+            ev.emit(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"bytes":{},"busy":{},"stall":{}}}}})",
+                                kLinkPid, name, static_cast<double>(c.bucket) * bucket_us, c.bytes, c.busy, c.stall));
+        }
+    }
+
     out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{";
     bool first = true;
     for (const auto& [key, value] : trace.meta()) {

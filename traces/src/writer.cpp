@@ -42,14 +42,13 @@ void remove_quietly(const fs::path& p) noexcept {
 
 struct TraceWriter::Statements {
     explicit Statements(const sql::Db& db)
-        : meta(db, schema::kPutMeta),
-          node(db, schema::kInsertNode),
+        : node(db, schema::kInsertNode),
           link(db, schema::kInsertLink),
           transaction(db, schema::kInsertTransaction),
           hop(db, schema::kInsertHop),
           counter(db, schema::kAddCounter),
           pe_state(db, schema::kInsertPeState) {}
-    sql::Stmt meta, node, link, transaction, hop, counter, pe_state;
+    sql::Stmt node, link, transaction, hop, counter, pe_state;
 };
 
 void TraceWriter::Batch::clear() noexcept {
@@ -312,14 +311,9 @@ void TraceWriter::write_batch(Batch& b, Statements& st) {
         st.transaction.bind(1, t.id).bind(2, t.src).bind(3, t.dst).bind(4, t.bytes);
         st.transaction.bind(5, t.inject).bind(6, t.arrive).bind(7, t.kind).run();
     }
-    const double max_before = max_hop_cycles_;
     for (const Hop& h : b.hops) {
         st.hop.bind(1, h.txn).bind(2, h.link).bind(3, h.enter).bind(4, h.leave).run();
         max_hop_cycles_ = std::max(max_hop_cycles_, h.leave - h.enter);
-    }
-    if (!b.hops.empty() && (max_hop_cycles_ > max_before || max_before == 0)) {
-        // Kept current per batch so even a killed run's file answers window queries quickly.
-        st.meta.bind(1, meta_key::max_hop_cycles).bind(2, num(max_hop_cycles_)).run();
     }
     if (!b.samples.empty()) {
         // Sum within the batch first: one upsert per touched bucket instead of per sample.

@@ -10,6 +10,8 @@ thread_local std::uint32_t t_core = 0;
 Device* g_device = nullptr;
 }  // namespace
 
+const epiphany::AddressMap* g_native_map = nullptr;
+
 Device::Device(const epiphany::Params& p, MemoryWindows& windows)
     : p_(p), windows_(windows), counters_(p.num_cores()) {
   link_raw_hooks();
@@ -39,7 +41,13 @@ void* Device::stack_lo(std::uint32_t core) const {
   return windows_.core(core) + (p_.local_mem - p_.stack_size);
 }
 
-DeviceScope::DeviceScope(Device& d) : prev_(g_device) { g_device = &d; }
-DeviceScope::~DeviceScope() { g_device = prev_; }
+DeviceScope::DeviceScope(Device& d) : prev_(g_device) {
+  g_device = &d;
+  g_native_map = d.mode() == Mode::native ? &d.map() : nullptr;
+}
+DeviceScope::~DeviceScope() {
+  g_device = prev_;
+  g_native_map = prev_ && prev_->mode() == Mode::native ? &prev_->map() : nullptr;
+}
 
 }  // namespace hopsim::runtime

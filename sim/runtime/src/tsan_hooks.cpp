@@ -20,6 +20,11 @@ using hopsim::runtime::RawKind;
 inline void raw(const volatile void* a, unsigned size, RawKind kind) {
   const auto addr = reinterpret_cast<std::uintptr_t>(a);
   if (addr >> 32) return;
+  // Native runs only validate: an inline look-up, no virtual call.
+  if (const auto* map = hopsim::runtime::g_native_map) [[likely]] {
+    if (map->locate(addr, size).kind != hopsim::epiphany::Location::Kind::none) [[likely]]
+      return;
+  }
   if (Device* d = Device::current_or_null()) d->raw_access(addr, size, kind);
 }
 inline void raw_atomic(const volatile void* a, unsigned size) {

@@ -17,7 +17,8 @@ inline constexpr std::int64_t kLinkTidBase = 1 << 20;
 
 /// Writes Chrome trace-event JSON ({"traceEvents":[...]}) that Perfetto and chrome://tracing
 /// open: one "X" event per PE state and per hop, "M" process_name/thread_name events naming
-/// each track. ts/dur are microseconds from cycles and meta clock_hz (1 cycle = 1 us if absent).
+/// each track, and one "C" counter track per declared link (bytes, busy, stall per bucket).
+/// ts/dur are microseconds from cycles and meta clock_hz (1 cycle = 1 us if absent).
 void export_perfetto(const TraceReader& trace, std::ostream& out);
 
 /// Writes table `table` (meta, nodes, links, transactions, hops, link_counters, pe_states)

@@ -67,7 +67,7 @@ struct Transaction {
     std::int64_t id = 0;   ///< assigned by TraceWriter::add_transaction; ignored on input
     std::int64_t src = 0;  ///< source node id
     std::int64_t dst = 0;  ///< destination node id
-    std::int64_t bytes = 0;
+    std::int64_t bytes = 0;  ///< payload size
     double inject = 0;     ///< cycle it entered the network
     double arrive = 0;     ///< cycle it was delivered (>= inject)
     std::string kind;      ///< e.g. "write", "read", "dma"
@@ -78,25 +78,25 @@ struct Transaction {
 struct Hop {
     std::int64_t txn = 0;   ///< transaction id (0 when transactions are not recorded)
     std::int64_t link = 0;  ///< link id
-    double enter = 0;
-    double leave = 0;       ///< >= enter
+    double enter = 0;       ///< cycle the head entered the link
+    double leave = 0;       ///< cycle the link was free again (>= enter)
     bool operator==(const Hop&) const = default;
 };
 
 /// A PE's state over [start, end).
 struct PeStateSpan {
     std::int64_t pe = 0;  ///< PE (node) id
-    PeState state = PeState::compute;
-    double start = 0;
-    double end = 0;       ///< >= start
+    PeState state = PeState::compute;  ///< what it was doing
+    double start = 0;     ///< first cycle in the state
+    double end = 0;       ///< first cycle after it (>= start)
     bool operator==(const PeStateSpan&) const = default;
 };
 
 /// Counters of one link in one time bucket [bucket*bucket_cycles, (bucket+1)*bucket_cycles).
 struct LinkCounter {
-    std::int64_t link = 0;
-    std::int64_t bucket = 0;
-    std::int64_t bytes = 0;
+    std::int64_t link = 0;     ///< link id
+    std::int64_t bucket = 0;   ///< floor(sample time / bucket_cycles)
+    std::int64_t bytes = 0;    ///< bytes carried
     std::int64_t packets = 0;  ///< number of samples added
     double busy = 0;           ///< cycles the link was transferring
     double stall = 0;          ///< cycles senders waited for the link
@@ -105,11 +105,11 @@ struct LinkCounter {
 
 /// Counters of one link summed over the whole run.
 struct LinkTotals {
-    std::int64_t link = 0;
-    std::int64_t bytes = 0;
-    std::int64_t packets = 0;
-    double busy = 0;
-    double stall = 0;
+    std::int64_t link = 0;     ///< link id
+    std::int64_t bytes = 0;    ///< bytes carried
+    std::int64_t packets = 0;  ///< samples added
+    double busy = 0;           ///< cycles transferring
+    double stall = 0;          ///< cycles senders waited
     bool operator==(const LinkTotals&) const = default;
 };
 

@@ -25,7 +25,7 @@ inline constexpr std::string_view created = "created";    // ISO 8601 UTC
 inline constexpr std::string_view bucket_cycles = "bucket_cycles";
 inline constexpr std::string_view clock_hz = "clock_hz";  // absent when unknown
 inline constexpr std::string_view incomplete_reason = "incomplete_reason";
-inline constexpr std::string_view max_hop_cycles = "max_hop_cycles";  // bounds window queries
+inline constexpr std::string_view max_hop_cycles = "max_hop_cycles";  // longest hop: bounds window scans
 /// All of the above: Meta::extra may not use them.
 std::span<const std::string_view> reserved() noexcept;
 }  // namespace meta_key

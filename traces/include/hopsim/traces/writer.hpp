@@ -1,6 +1,7 @@
 // TraceWriter: records a run into a trace database from the simulator's hot
 // path. Calls only append to an in-memory batch under a mutex; a background
-// thread writes full batches in one SQLite transaction each.
+// thread writes full batches in one SQLite transaction each, and indexes are
+// built once when the writer closes (cheaper than maintaining them per row).
 #pragma once
 
 #include <condition_variable>
@@ -67,8 +68,10 @@ public:
 
     /// Records that the run did not finish properly; finish() then writes complete=0 with the reason.
     void mark_incomplete(std::string reason);
-    /// Flushes, writes counters and meta (complete=1 unless marked incomplete), closes and
-    /// renames to the destination. Returns where the trace is. Rethrows a background write error.
+    /// Flushes, writes counters and meta (complete=1 unless marked incomplete), builds the
+    /// indexes, closes and renames to the destination. Returns where the trace is (path, or
+    /// path + ".incomplete" when incomplete and path holds a complete trace). Rethrows a
+    /// background write error after placing the file. Later calls return the same path.
     std::filesystem::path finish();
     /// mark_incomplete(reason), then the same as finish().
     std::filesystem::path abort(std::string reason);

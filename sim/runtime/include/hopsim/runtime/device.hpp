@@ -18,6 +18,9 @@
 namespace hopsim::runtime {
 
 void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
+// While a native device is running: its address map, so the hooks can
+// validate raw accesses inline (simulated runs leave it null).
+extern const epiphany::AddressMap* g_native_map;
 
 enum class WaitKind { barrier, poll, mutex };
 enum class RawKind { load, store, volatile_load, volatile_store };
