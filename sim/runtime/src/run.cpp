@@ -272,8 +272,8 @@ void print_report(const RunReport& r, std::ostream& out) {
     if (!nrecs.empty()) nat_mean /= static_cast<double>(nrecs.size());
     std::string line = fmt::format("  {:<21}", method);
     if (!by_method_sim.empty()) {
-      line += fmt::format(" sim {:>10.1f} us/launch ({:.0f} cycles/repeat)", sim_mean * 1e6,
-                          sim_mean * p.clock_hz / repeat);
+      line += fmt::format(" sim {:>10.1f} us/launch", sim_mean * 1e6);
+      if (r.kernel_args.contains("repeat")) line += fmt::format(" ({:.0f} cycles/repeat)", sim_mean * p.clock_hz / repeat);
     }
     if (!nrecs.empty()) line += fmt::format("  native {:>10.1f} us/launch", nat_mean * 1e6);
     out << line << "\n";
