@@ -126,7 +126,10 @@ void export_csv(const TraceReader& trace, std::string_view table, std::ostream& 
     const schema::Table* t = schema::find_table(table);
     if (!t) {
         std::string known;
-        for (const schema::Table& k : schema::tables()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+        for (const schema::Table& k : schema::tables()) {
+            if (!known.empty()) known += ", ";
+            known.append(k.name.data(), k.name.size());
+        }
         throw TraceError(fmt::format("{}: unknown table '{}' (tables: {})", trace.path().string(), table, known));
     }
     sql::Stmt st(trace.db(), fmt::format("SELECT {} FROM {} ORDER BY {}", t->columns, t->name, t->order_by));
