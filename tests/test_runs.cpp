@@ -1,6 +1,7 @@
 // Whole runs of the passing experiment: data checks, native vs simulated,
 // and the acceptance comparison with the published device figures.
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/scenario.hpp"
 #include "hopsim/runtime/run.hpp"
+#include "hopsim/traces/reader.hpp"
 
 using namespace hopsim;
 using namespace hopsim::runtime;
@@ -113,4 +115,42 @@ TEST_CASE("measured compute charges host time and still checks the data") {
   double compute = 0;
   for (const auto& c : r.sim->cores) compute += c.compute;
   CHECK(compute > 0);
+}
+
+TEST_CASE("a simulated run's trace holds every packet with its route and matches the link counters") {
+  std::filesystem::create_directories("test-out/trace");
+  auto sc = passing("sim", {{"repeat", 3}, {"n_max", 2}, {"methods", {"unicast", "broadcast"}}}, tmpdir("trace"));
+  sc.outputs.trace = "test-out/trace/run.db";
+  sc.outputs.trace_detail = "hops";
+  std::filesystem::remove(sc.outputs.trace);
+  const auto r = run_scenario(sc);
+  REQUIRE(r.sim->trace == sc.outputs.trace);
+  hopsim::traces::TraceReader t(sc.outputs.trace);
+  CHECK(t.complete());
+  CHECK(t.nodes().size() == 17);  // 16 cores and external memory
+  // Hops per link equal the link's packet counter, and the run's own counters.
+  std::map<std::int64_t, std::int64_t> hops;
+  t.for_each_hop(-1e300, 1e300, [&](const hopsim::traces::Hop& h) { ++hops[h.link]; });
+  std::int64_t total = 0;
+  for (const auto& lt : t.link_totals()) {
+    CHECK(hops[lt.link] == lt.packets);
+    total += lt.packets;
+  }
+  std::int64_t run_packets = 0;
+  for (const auto& l : r.sim->links) run_packets += l["packets"].get<std::int64_t>();
+  CHECK(total == run_packets);
+  CHECK(t.hop_count() == total);
+  // Every remote write is a transaction whose hops start at its source's injection port.
+  CHECK(t.transaction_count() > 0);
+}
+
+TEST_CASE("a failed simulated run leaves a readable trace marked incomplete") {
+  std::filesystem::create_directories("test-out/trace-fail");
+  auto sc = passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"writeOutside"}}}, tmpdir("trace-fail"));
+  sc.outputs.trace = "test-out/trace-fail/run.db";
+  std::filesystem::remove(sc.outputs.trace);
+  CHECK_THROWS_AS(run_scenario(sc), KernelError);
+  hopsim::traces::TraceReader t(sc.outputs.trace);
+  CHECK_FALSE(t.complete());
+  CHECK(t.links().size() > 0);
 }

@@ -1,6 +1,10 @@
 // hopsim: run kernels of message-passing accelerators natively and on
 // cycle-approximate SystemC models, side by side.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,14 +19,22 @@
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/run.hpp"
+#include "hopsim/runtime/device.hpp"
+#include "hopsim/traces/error.hpp"
+#include "hopsim/traces/export.hpp"
+#include "hopsim/traces/reader.hpp"
 #include "passing.h"
 
 namespace {
 
 int cmd_run(const std::string& path, const std::optional<std::string>& mode, const std::vector<std::string>& sets,
-            const std::optional<std::string>& out_dir, const std::optional<std::string>& level) {
+            const std::optional<std::string>& out_dir, const std::optional<std::string>& level,
+            const std::optional<std::string>& trace, const std::optional<std::string>& detail) {
   auto overrides = sets;
   if (out_dir) overrides.push_back("outputs.dir=\"" + *out_dir + "\"");
+  if (trace) overrides.push_back("outputs.trace=\"" + *trace + "\"");
+  if (detail) overrides.push_back("outputs.trace_detail=\"" + *detail + "\"");
+  hopsim::runtime::catch_interrupts();
   const auto sc = hopsim::load_scenario(path, overrides, mode);
   hopsim::log::set_level(level ? *level : sc.log_level);
   const auto report = hopsim::runtime::run_scenario(sc);
@@ -30,6 +42,77 @@ int cmd_run(const std::string& path, const std::optional<std::string>& mode, con
   hopsim::runtime::write_outputs(report);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
   return hopsim::runtime::exit_code(report);
+}
+
+int cmd_trace_stats(const std::string& file, int top) {
+  hopsim::traces::TraceReader r(file);
+  const auto links = r.links();
+  std::map<std::int64_t, const hopsim::traces::Link*> by_id;
+  for (const auto& l : links) by_id[l.id] = &l;
+  auto totals = r.link_totals();
+  std::sort(totals.begin(), totals.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+  std::int64_t bytes = 0, packets = 0;
+  for (const auto& t : totals) {
+    bytes += t.bytes;
+    packets += t.packets;
+  }
+  const auto meta = r.meta();
+  auto get = [&](const char* k) { const auto it = meta.find(k); return it == meta.end() ? std::string("?") : it->second; };
+  std::cout << fmt::format("trace {}: machine {}, mode {}, detail {}, {}\n", file, get("machine"), get("mode"),
+                           get("detail"), r.complete() ? "complete" : "INCOMPLETE");
+  std::cout << fmt::format("{} nodes, {} links, {} transactions, {} hops; {} packets, {} bytes over all links\n",
+                           r.nodes().size(), links.size(), r.transaction_count(), r.hop_count(), packets, bytes);
+  std::cout << fmt::format("\nhottest links (by bytes):\n{:<8} {:<22} {:>12} {:>10} {:>12} {:>12}\n", "net", "link",
+                           "bytes", "packets", "busy cyc", "stall cyc");
+  for (std::size_t i = 0; i < totals.size() && static_cast<int>(i) < top; ++i) {
+    const auto& t = totals[i];
+    const auto* l = by_id.count(t.link) ? by_id[t.link] : nullptr;
+    std::cout << fmt::format("{:<8} {:<22} {:>12} {:>10} {:>12.0f} {:>12.0f}\n", l ? l->net : "?", l ? l->name : "?",
+                             t.bytes, t.packets, t.busy, t.stall);
+  }
+  std::map<std::int64_t, std::map<std::string, double>> per_pe;
+  r.for_each_pe_state(-1e300, 1e300, [&](const hopsim::traces::PeStateSpan& s) {
+    per_pe[s.pe][std::string(hopsim::traces::to_string(s.state))] += s.end - s.start;
+  });
+  if (!per_pe.empty()) {
+    std::cout << "\nper PE (cycles waiting):\n";
+    for (const auto& [pe, states] : per_pe) {
+      std::string line = fmt::format("  PE {:>3}:", pe);
+      for (const auto& [state, cycles] : states) line += fmt::format(" {} {:.0f}", state, cycles);
+      std::cout << line << "\n";
+    }
+  }
+  return r.complete() ? 0 : 3;
+}
+
+int cmd_trace_export(const std::string& file, const std::optional<std::string>& perfetto,
+                     const std::optional<std::string>& csv, const std::optional<std::string>& out) {
+  hopsim::traces::TraceReader r(file);
+  if (!perfetto && !csv) throw hopsim::ConfigError("trace export: give --perfetto OUT.json or --csv TABLE");
+  if (perfetto) {
+    const std::string tmp = *perfetto + ".partial";
+    {
+      std::ofstream os(tmp);
+      if (!os) throw hopsim::Error("cannot write " + tmp);
+      hopsim::traces::export_perfetto(r, os);
+    }
+    std::filesystem::rename(tmp, *perfetto);
+    std::cout << "wrote " << *perfetto << "\n";
+  }
+  if (csv) {
+    if (out) {
+      const std::string tmp = *out + ".partial";
+      {
+        std::ofstream os(tmp);
+        if (!os) throw hopsim::Error("cannot write " + tmp);
+        hopsim::traces::export_csv(r, *csv, os);
+      }
+      std::filesystem::rename(tmp, *out);
+    } else {
+      hopsim::traces::export_csv(r, *csv, std::cout);
+    }
+  }
+  return 0;
 }
 
 void list_machines() {
@@ -73,6 +156,24 @@ int main(int argc, char** argv) {
   run->add_option("--set", sets, "override a scenario key, e.g. --set kernel.args.repeat=1000");
   run->add_option("--out", out_dir, "output folder (overrides outputs.dir)");
   run->add_option("--log-level", level, "trace, debug, info, warn, error, critical or off");
+  std::optional<std::string> trace_file, trace_detail;
+  run->add_option("--trace", trace_file, "write an SQLite trace of the simulated run (outputs.trace)");
+  run->add_option("--trace-detail", trace_detail, "counters, transactions (default) or hops")
+      ->check(CLI::IsMember({"counters", "transactions", "hops"}));
+
+  auto* trace = app.add_subcommand("trace", "inspect or export a trace database");
+  trace->require_subcommand(1);
+  std::string trace_in;
+  int top = 10;
+  auto* stats = trace->add_subcommand("stats", "hottest links, per-PE breakdown, totals");
+  stats->add_option("file", trace_in, "trace database")->required();
+  stats->add_option("--top", top, "links to list")->check(CLI::PositiveNumber);
+  std::optional<std::string> perfetto, csv_table, csv_out;
+  auto* exp = trace->add_subcommand("export", "export to Chrome/Perfetto trace-event JSON or CSV");
+  exp->add_option("file", trace_in, "trace database")->required();
+  exp->add_option("--perfetto", perfetto, "write trace-event JSON here (open in ui.perfetto.dev)");
+  exp->add_option("--csv", csv_table, "table to write as CSV (nodes, links, transactions, hops, link_counters, pe_states, meta)");
+  exp->add_option("--output", csv_out, "CSV file (default: standard output)");
 
   auto* list = app.add_subcommand("list", "list machines, kernels or a machine's parameters");
   std::string what;
@@ -86,7 +187,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level);
+    if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level, trace_file, trace_detail);
+    if (stats->parsed()) return cmd_trace_stats(trace_in, top);
+    if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
     if (what == "machines") list_machines();
     if (what == "kernels") list_kernels();
     if (what == "params") list_params(preset.empty() ? "e16g301" : preset);
@@ -100,6 +203,9 @@ int main(int argc, char** argv) {
   } catch (const hopsim::DeadlockError& e) {
     std::cerr << "\nhopsim: " << e.what() << "\n";
     return 6;
+  } catch (const hopsim::traces::TraceError& e) {
+    std::cerr << "hopsim: trace error: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "\nhopsim: error: " << e.what() << "\n";
     return 1;

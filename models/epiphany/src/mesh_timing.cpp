@@ -123,6 +123,11 @@ std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, st
   st.packets += 1;
   st.busy_ticks += dur;
   st.stall_ticks += s - t;
+  if (trace_) [[unlikely]] {
+    const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + link);
+    trace_->add_link_sample(id, to_cycles(s), bytes, to_cycles(dur), to_cycles(s - t));
+    pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + dur)});
+  }
   return s;
 }
 
@@ -138,6 +143,11 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   ist.packets += 1;
   ist.busy_ticks += ser_;
   ist.stall_ticks += s - t;
+  if (trace_) [[unlikely]] {
+    const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + mesh_links_ + src);
+    trace_->add_link_sample(id, to_cycles(s), bytes, to_cycles(ser_), to_cycles(s - t));
+    pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + ser_)});
+  }
   if (inject_start) *inject_start = s;
   std::uint64_t tt = s + hop_;  // the source router
   for (auto l : route(src, dst_router)) {
@@ -164,6 +174,8 @@ WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_route
     const std::uint32_t chunk = std::min<std::uint32_t>(left, chunk_max);
     std::uint64_t inj = 0;
     const std::uint64_t arr = send(net, src, dst_router, eject_core, to_elink, chunk, issue + overhead_, &inj);
+    if (trace_) [[unlikely]]
+      trace_packet(net, src, to_elink ? n_ : eject_core, chunk, issue, arr, to_elink ? "emem-write" : "write");
     arrival = std::max(arrival, arr);
     std::uint64_t next = issue + issue_;
     // The core issues again once its mesh interface accepted the packet ...
@@ -197,8 +209,11 @@ double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t byte
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
     const std::uint64_t req = send(Net::rmesh, src, dst, dst, false, 8, issue + overhead_, nullptr);
+    if (trace_) [[unlikely]] trace_packet(Net::rmesh, src, dst, 8, issue, req, "read-request");
     const std::uint64_t data = std::max(req, ready);
-    done = std::max(done, send(Net::cmesh, dst, src, src, false, chunk, data + overhead_, nullptr));
+    const std::uint64_t back = send(Net::cmesh, dst, src, src, false, chunk, data + overhead_, nullptr);
+    if (trace_) [[unlikely]] trace_packet(Net::cmesh, dst, src, chunk, data, back, "read-data");
+    done = std::max(done, back);
     issue += issue_;
     left -= chunk;
   } while (left > 0);
@@ -212,13 +227,57 @@ double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
     const std::uint64_t req = send(Net::xmesh, src, edge, 0, true, 8, issue + overhead_, nullptr);
+    if (trace_) [[unlikely]] trace_packet(Net::xmesh, src, n_, 8, issue, req, "emem-read-request");
     // The answer crosses the eLink back and enters the mesh at the edge router.
     const std::uint64_t back = req + to_ticks(p_.elink_latency + chunk / p_.elink_width);
-    done = std::max(done, send(Net::xmesh, edge, src, src, false, chunk, back, nullptr));
+    const std::uint64_t got = send(Net::xmesh, edge, src, src, false, chunk, back, nullptr);
+    if (trace_) [[unlikely]] trace_packet(Net::xmesh, n_, src, chunk, back, got, "emem-read-data");
+    done = std::max(done, got);
     issue += issue_;
     left -= chunk;
   } while (left > 0);
   return to_cycles(done);
+}
+
+void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
+                              std::uint64_t arrive, const char* kind) {
+  const std::int64_t txn =
+      trace_->add_transaction(traces::Transaction{0, src, dst, bytes, to_cycles(inject), to_cycles(arrive), kind});
+  for (auto& h : pending_) {
+    h.txn = txn;
+    trace_->add_hop(h);
+  }
+  pending_.clear();
+}
+
+void MeshTiming::set_trace(traces::TraceWriter* w) {
+  trace_ = w;
+  pending_.clear();
+  if (!w) return;
+  for (std::uint32_t i = 0; i < n_; ++i) {
+    const int row = static_cast<int>(i / p_.cols), col = static_cast<int>(i % p_.cols);
+    // The original kernels' names: coreXY with X the column and Y the row.
+    w->add_node(traces::Node{i, fmt::format("core{}{} (coreid 0x{:03x})", col, row,
+                                          ((p_.first_row + row) << 6) | (p_.first_col + col)),
+                             "core", fmt::format("[{},{}]", row, col)});
+  }
+  w->add_node(traces::Node{n_, "external memory", "emem", "[\"elink\"]"});
+  for (int k = 0; k < kNets; ++k) {
+    for (std::size_t l = 0; l < links_per_net(); ++l) {
+      std::int64_t src = 0, dst = 0;
+      if (l < mesh_links_) {
+        src = mesh_.link_source(static_cast<topo::LinkId>(l));
+        dst = mesh_.link_target(static_cast<topo::LinkId>(l));
+      } else if (l < mesh_links_ + 2 * n_) {
+        src = dst = static_cast<std::int64_t>((l - mesh_links_) % n_);
+      } else {
+        src = 0;
+        dst = n_;
+      }
+      w->add_link(traces::Link{static_cast<std::int64_t>(static_cast<std::size_t>(k) * links_per_net() + l),
+                               net_name(static_cast<Net>(k)), src, dst, link_name(l)});
+    }
+  }
 }
 
 double MeshTiming::zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const {

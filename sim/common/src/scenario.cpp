@@ -77,10 +77,16 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
   sc.outputs.dir = "out/" + sc.kernel;
   if (doc.contains("outputs")) {
     const auto& o = doc["outputs"];
-    require_known_keys(o, "outputs", {"dir", "json", "csv"});
+    require_known_keys(o, "outputs", {"dir", "json", "csv", "trace", "trace_detail"});
     sc.outputs.dir = get_string(o, "dir", "outputs", sc.outputs.dir);
     sc.outputs.json = get_bool(o, "json", "outputs", true);
     sc.outputs.csv = get_bool(o, "csv", "outputs", true);
+    sc.outputs.trace = get_string(o, "trace", "outputs", "");
+    sc.outputs.trace_detail = get_string(o, "trace_detail", "outputs", "transactions");
+    if (sc.outputs.trace_detail != "counters" && sc.outputs.trace_detail != "transactions" &&
+        sc.outputs.trace_detail != "hops")
+      throw ConfigError(fmt::format("outputs.trace_detail: unknown detail '{}' (expected counters, transactions or hops)",
+                                    sc.outputs.trace_detail));
     if (sc.outputs.dir.empty()) throw ConfigError("outputs.dir: must not be empty");
   }
   if (doc.contains("log")) {

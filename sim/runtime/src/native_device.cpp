@@ -126,6 +126,10 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
       done_cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return running_.load() == 0; });
     }
     if (running_.load() == 0) break;
+    if (interrupted() && !abort_.load()) {
+      abort_reason_ = "interrupted (Ctrl-C)";
+      abort_.store(true, std::memory_order_release);
+    }
     const auto p = progress_.load();
     if (p != last_progress || waiting_.load() < running_.load()) {
       last_progress = p;

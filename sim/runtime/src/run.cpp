@@ -14,6 +14,7 @@
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/native_device.hpp"
 #include "hopsim/runtime/sim_device.hpp"
+#include "hopsim/traces/writer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,10 +58,27 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
   } else {
     SimDevice dev(p, windows, sc.compute, sc.measured_speed_factor);
     DeviceScope scope(dev);
+    std::unique_ptr<traces::TraceWriter> trace;
+    if (!sc.outputs.trace.empty()) {
+      traces::Meta meta;
+      meta.hopsim_version = version();
+      meta.git_revision = git_revision();
+      meta.scenario = sc.resolved.dump();
+      meta.machine = sc.machine_preset;
+      meta.mode = "sim";
+      meta.seed = sc.seed;
+      meta.clock_hz = p.clock_hz;
+      meta.bucket_cycles = 1000;
+      meta.extra["kernel"] = pkg.name;
+      trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta,
+                                                    *traces::parse_detail(sc.outputs.trace_detail));
+      dev.set_trace(trace.get());
+    }
     HostContext host(pkg, args, dev, dir, mode);
     HostScope hs(host);
     dev.run([&] { pkg.host_main(host); });
     host.commit_files();
+    if (trace) res.trace = trace->finish().string();
     collect(dev, host);
     auto& mesh = dev.chip().mesh();
     for (int k = 0; k < epiphany::kNets; ++k) {
@@ -177,6 +195,7 @@ nlohmann::json mode_json(const ModeResult& m) {
                           {"read_bytes", c.read_bytes}});
   }
   j["links"] = m.links;
+  if (!m.trace.empty()) j["trace"] = m.trace;
   return j;
 }
 
@@ -283,6 +302,7 @@ void print_report(const RunReport& r, std::ostream& out) {
                        r.sim->remote_writes, r.sim->device_seconds, r.sim->wall_seconds,
                        r.sim->remote_writes / std::max(1e-9, r.sim->wall_seconds));
   if (r.native) out << fmt::format("native: {:.2f} s host\n", r.native->wall_seconds);
+  if (r.sim && !r.sim->trace.empty()) out << fmt::format("trace: {}\n", r.sim->trace);
   if (r.compared) {
     out << (r.data_diffs.empty() ? "data: native and simulated runs produced identical data\n"
                                  : fmt::format("data: DIFFER between native and simulated runs for {} launches (first: {})\n",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 namespace hopsim::runtime {
 namespace {
 bool g_elaborated = false;
+volatile std::sig_atomic_t g_interrupted = 0;
 
 std::int64_t host_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -38,6 +40,12 @@ SimDevice::SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeM
 
 SimDevice::~SimDevice() = default;
 
+bool interrupted() { return g_interrupted != 0; }
+void catch_interrupts() {
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  std::signal(SIGTERM, [](int) { g_interrupted = 1; });
+}
+
 void SimDevice::run(const std::function<void()>& host) {
   if (g_elaborated) {
     throw Error("SystemC elaborates once per process: run one simulated scenario per hopsim process");
@@ -46,6 +54,7 @@ void SimDevice::run(const std::function<void()>& host) {
   route_sc_reports_to_spdlog();
   host_ = host;
   chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
+  chip_->mesh().set_trace(trace_);
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -96,6 +105,7 @@ void SimDevice::run_core(std::uint32_t core) {
           sc_core::wait(chip_->written(core));
           pe.local = std::max(pe.local, chip_->now());
         }
+        if (interrupted()) throw Error("interrupted (Ctrl-C)");
         chip_->mesh().set_horizon(chip_->now());
       }
     } catch (...) {
@@ -302,6 +312,9 @@ void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t
   auto& c = counters_[current_core()];
   c.waiting += pe.local - t0;
   if (kind == WaitKind::barrier) c.barrier += pe.local - t0;
+  if (trace_ && pe.local > t0)
+    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
+                         t0, pe.local);
 }
 
 void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) {

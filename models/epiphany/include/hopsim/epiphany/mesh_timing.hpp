@@ -17,6 +17,7 @@
 
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/topo/topology.hpp"
+#include "hopsim/traces/writer.hpp"
 
 namespace hopsim::epiphany {
 
@@ -128,6 +129,12 @@ class MeshTiming {
   // Uncontended one-way latency of a single write between two cores (the formula the model obeys).
   double zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const;
 
+  // Records every packet from now on into `w` (null: stop): its nodes and
+  // links first, then per packet a transaction, its hops and link samples,
+  // as far as the writer's detail level asks. Node ids are core indices;
+  // external memory is node num_cores(); link ids are net * links_per_net() + link.
+  void set_trace(traces::TraceWriter* w);
+
  private:
   // Times inside are integer ticks (half cycles).
   std::uint64_t send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
@@ -154,6 +161,11 @@ class MeshTiming {
   // A core's injection port serves only that core, in its own time order:
   // a scalar "free from" per core and network is enough.
   std::vector<std::uint64_t> inject_free_[kNets];
+  // Tracing: the hops of the packet being sent, recorded once it arrived.
+  traces::TraceWriter* trace_ = nullptr;
+  std::vector<traces::Hop> pending_;
+  void trace_packet(Net net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
+                    std::uint64_t arrive, const char* kind);
   std::uint64_t horizon_ = 0;  // ticks
   std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a mesh link
   std::uint64_t hop_;          // ticks per router

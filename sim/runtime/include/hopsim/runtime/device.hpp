@@ -18,6 +18,10 @@
 namespace hopsim::runtime {
 
 void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
+// Ctrl-C and SIGTERM set a flag the devices check, so a run stops cleanly
+// (traces marked incomplete, earlier results kept) instead of dying.
+void catch_interrupts();
+bool interrupted();
 // While a native device is running: its address map, so the hooks can
 // validate raw accesses inline (simulated runs leave it null).
 extern const epiphany::AddressMap* g_native_map;

@@ -24,6 +24,7 @@ struct ModeResult {
   double wall_seconds = 0;    // host seconds the whole mode took
   double device_seconds = 0;  // sum of launch durations (simulated or wall)
   std::uint64_t remote_writes = 0;
+  std::string trace;  // the trace file written, if one was asked for
 };
 
 struct RunReport {

@@ -16,6 +16,7 @@
 #include "hopsim/epiphany/chip.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/pe_context.hpp"
+#include "hopsim/traces/writer.hpp"
 
 namespace hopsim::runtime {
 
@@ -44,6 +45,8 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   Mode mode() const override { return Mode::sim; }
 
   epiphany::Chip& chip() { return *chip_; }
+  // Records the run into `w` (set before run()): mesh packets and PE waits.
+  void set_trace(traces::TraceWriter* w) { trace_ = w; }
   // Host seconds spent inside the simulation (for slowdown reports).
   double host_wall_seconds() const { return wall_seconds_; }
 
@@ -95,6 +98,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   std::exception_ptr error_;
   double wall_seconds_ = 0;
   double now_ = 0;  // global time (cycles) cached while a fiber runs
+  traces::TraceWriter* trace_ = nullptr;
 };
 
 }  // namespace hopsim::runtime
