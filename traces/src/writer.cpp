@@ -230,13 +230,14 @@ void TraceWriter::add_hop(const Hop& hop) {
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
-void TraceWriter::add_link_sample(std::int64_t link, double time, std::int64_t bytes, double busy, double stall) {
+void TraceWriter::add_link_sample(std::int64_t link, double time, std::int64_t bytes, double busy, double stall,
+                                  std::int64_t packets) {
     if (!std::isfinite(time)) {
         throw TraceError(fmt::format("trace {}: link {} sample at non-finite time", path_.string(), link));
     }
     std::unique_lock lock(mutex_);
     check_open_locked();
-    current_.samples.push_back({link, time, bytes, busy, stall});
+    current_.samples.push_back({link, time, bytes, busy, stall, packets});
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
@@ -322,7 +323,7 @@ void TraceWriter::write_batch(Batch& b, Statements& st) {
             const auto bucket = static_cast<std::int64_t>(std::floor(s.time / bucket_cycles_));
             LinkCounter& c = sums[{s.link, bucket}];
             c.bytes += s.bytes;
-            c.packets += 1;
+            c.packets += s.packets;
             c.busy += s.busy;
             c.stall += s.stall;
         }

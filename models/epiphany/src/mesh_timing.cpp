@@ -125,8 +125,8 @@ std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, st
   st.stall_ticks += s - t;
   if (trace_) [[unlikely]] {
     const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + link);
-    trace_->add_link_sample(id, to_cycles(s), bytes, to_cycles(dur), to_cycles(s - t));
-    pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + dur)});
+    sample(id, s, bytes, dur, s - t);
+    if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + dur)});
   }
   return s;
 }
@@ -145,8 +145,8 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   ist.stall_ticks += s - t;
   if (trace_) [[unlikely]] {
     const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + mesh_links_ + src);
-    trace_->add_link_sample(id, to_cycles(s), bytes, to_cycles(ser_), to_cycles(s - t));
-    pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + ser_)});
+    sample(id, s, bytes, ser_, s - t);
+    if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + ser_)});
   }
   if (inject_start) *inject_start = s;
   std::uint64_t tt = s + hop_;  // the source router
@@ -241,6 +241,7 @@ double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
 
 void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
                               std::uint64_t arrive, const char* kind) {
+  if (!trace_txns_) return;
   const std::int64_t txn =
       trace_->add_transaction(traces::Transaction{0, src, dst, bytes, to_cycles(inject), to_cycles(arrive), kind});
   for (auto& h : pending_) {
@@ -250,10 +251,38 @@ void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::ui
   pending_.clear();
 }
 
-void MeshTiming::set_trace(traces::TraceWriter* w) {
+void MeshTiming::sample(std::int64_t id, std::uint64_t start, std::uint32_t bytes, std::uint64_t dur,
+                        std::uint64_t stall) {
+  const auto b = static_cast<std::int64_t>(std::floor(to_cycles(start) / bucket_cycles_));
+  auto& a = buckets_[static_cast<std::size_t>(id)];
+  if (a.bucket != b) {
+    flush(id);
+    a.bucket = b;
+  }
+  a.bytes += bytes;
+  a.packets += 1;
+  a.busy += dur;
+  a.stall += stall;
+}
+
+void MeshTiming::flush(std::int64_t id) {
+  auto& a = buckets_[static_cast<std::size_t>(id)];
+  if (a.packets)
+    trace_->add_link_sample(id, static_cast<double>(a.bucket) * bucket_cycles_, a.bytes, to_cycles(a.busy),
+                            to_cycles(a.stall), a.packets);
+  a = Bucket{};
+}
+
+void MeshTiming::set_trace(traces::TraceWriter* w, double bucket_cycles) {
+  if (trace_)
+    for (std::size_t i = 0; i < buckets_.size(); ++i) flush(static_cast<std::int64_t>(i));
   trace_ = w;
   pending_.clear();
   if (!w) return;
+  bucket_cycles_ = bucket_cycles;
+  trace_txns_ = w->records_transactions();
+  trace_hops_ = w->records_hops();
+  buckets_.assign(static_cast<std::size_t>(kNets) * links_per_net(), Bucket{});
   for (std::uint32_t i = 0; i < n_; ++i) {
     const int row = static_cast<int>(i / p_.cols), col = static_cast<int>(i % p_.cols);
     // The original kernels' names: coreXY with X the column and Y the row.

@@ -68,7 +68,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
       meta.mode = "sim";
       meta.seed = sc.seed;
       meta.clock_hz = p.clock_hz;
-      meta.bucket_cycles = 1000;
+      meta.bucket_cycles = 10000;
       meta.extra["kernel"] = pkg.name;
       trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta,
                                                     *traces::parse_detail(sc.outputs.trace_detail));
@@ -78,7 +78,10 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     HostScope hs(host);
     dev.run([&] { pkg.host_main(host); });
     host.commit_files();
-    if (trace) res.trace = trace->finish().string();
+    if (trace) {
+      dev.chip().mesh().set_trace(nullptr);  // hands over the last counter buckets
+      res.trace = trace->finish().string();
+    }
     collect(dev, host);
     auto& mesh = dev.chip().mesh();
     for (int k = 0; k < epiphany::kNets; ++k) {

@@ -54,7 +54,7 @@ void SimDevice::run(const std::function<void()>& host) {
   route_sc_reports_to_spdlog();
   host_ = host;
   chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
-  chip_->mesh().set_trace(trace_);
+  if (trace_) chip_->mesh().set_trace(trace_, 10000);
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -61,7 +61,8 @@ public:
     /// Records one link traversal; no-op below Detail::hops. Throws TraceError if leave < enter.
     void add_hop(const Hop& hop);
     /// Adds one packet's use of `link` to the counter bucket holding `time` (every level).
-    void add_link_sample(std::int64_t link, double time, std::int64_t bytes, double busy, double stall);
+    void add_link_sample(std::int64_t link, double time, std::int64_t bytes, double busy, double stall,
+                         std::int64_t packets = 1);
     /// Records that `pe` was in `state` over [start, end); no-op below Detail::transactions.
     /// A PE's spans must not overlap (window queries rely on it).
     void add_pe_state(std::int64_t pe, PeState state, double start, double end);
@@ -85,6 +86,7 @@ private:
         std::int64_t bytes;
         double busy;
         double stall;
+        std::int64_t packets;
     };
     struct Batch {
         std::vector<Node> nodes;

@@ -133,7 +133,9 @@ class MeshTiming {
   // links first, then per packet a transaction, its hops and link samples,
   // as far as the writer's detail level asks. Node ids are core indices;
   // external memory is node num_cores(); link ids are net * links_per_net() + link.
-  void set_trace(traces::TraceWriter* w);
+  // Link counters are summed per `bucket_cycles` here and handed over one
+  // row per link and bucket; set_trace(nullptr) flushes the last ones.
+  void set_trace(traces::TraceWriter* w, double bucket_cycles = 10000);
 
  private:
   // Times inside are integer ticks (half cycles).
@@ -164,6 +166,16 @@ class MeshTiming {
   // Tracing: the hops of the packet being sent, recorded once it arrived.
   traces::TraceWriter* trace_ = nullptr;
   std::vector<traces::Hop> pending_;
+  struct Bucket {
+    std::int64_t bucket = -1;
+    std::int64_t bytes = 0, packets = 0;
+    std::uint64_t busy = 0, stall = 0;  // ticks
+  };
+  std::vector<Bucket> buckets_;  // per traced link id
+  double bucket_cycles_ = 10000;
+  bool trace_txns_ = false, trace_hops_ = false;
+  void sample(std::int64_t id, std::uint64_t start, std::uint32_t bytes, std::uint64_t dur, std::uint64_t stall);
+  void flush(std::int64_t id);
   void trace_packet(Net net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
                     std::uint64_t arrive, const char* kind);
   std::uint64_t horizon_ = 0;  // ticks
