@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/log.hpp"
 #include "hopsim/runtime/device.hpp"
+#include "barrier.hpp"
 
 using hopsim::KernelError;
 using hopsim::runtime::Device;
@@ -92,6 +94,26 @@ e_objtype_t objtype_of(const void* remote) {
 }
 
 }  // namespace
+
+namespace hopsim::api {
+void flipflop_barrier(volatile char* mine, unsigned self, unsigned n,
+                      const std::function<std::uint64_t(unsigned)>& target) {
+  auto& d = Device::current();
+  const char one = 1;
+  if (self == 0) {
+    // Core 0 waits for every flag, clears it, then releases everyone.
+    for (unsigned i = 1; i < n; ++i) {
+      d.wait_value(&mine[i], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+      mine[i] = 0;
+    }
+    for (unsigned i = 1; i < n; ++i) d.write(target(i), &one, 1, 8);
+  } else {
+    d.write(target(0), &one, 1, 8);
+    d.wait_value(&mine[0], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+    mine[0] = 0;
+  }
+}
+}  // namespace hopsim::api
 
 extern "C" {
 
@@ -173,22 +195,9 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
 }
 
 void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
-  auto& d = Device::current();
   const auto& g = me().group;
-  const unsigned n = g.group_rows * g.group_cols;
-  const unsigned self = g.core_row * g.group_cols + g.core_col;
-  const char one = 1;
-  if (self == 0) {
-    for (unsigned i = 1; i < n; ++i) {
-      d.wait_value(&bar_array[i], 1, 1, true, hopsim::runtime::WaitKind::barrier);
-      bar_array[i] = 0;
-    }
-    for (unsigned i = 1; i < n; ++i) d.write(reinterpret_cast<std::uint64_t>(tgt_bar_array[i]), &one, 1, 8);
-  } else {
-    d.write(reinterpret_cast<std::uint64_t>(tgt_bar_array[0]), &one, 1, 8);
-    d.wait_value(&bar_array[0], 1, 1, true, hopsim::runtime::WaitKind::barrier);
-    bar_array[0] = 0;
-  }
+  hopsim::api::flipflop_barrier(bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
+                                [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
 }
 
 void e_mutex_init(unsigned row, unsigned col, e_mutex_t* mutex, e_mutexattr_t*) {

@@ -11,6 +11,7 @@
 #include "hopsim/ocl_kernel.h"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/host.hpp"
+#include "barrier.hpp"
 
 using hopsim::runtime::Device;
 
@@ -114,23 +115,13 @@ unsigned int get_global_size(unsigned int dim) { return dim == 0 ? Device::curre
 // software cost (barrier_overhead, calibrated).
 void barrier(int) {
   auto& d = Device::current();
-  const std::uint32_t n = d.params().num_cores();
   const std::uint32_t self = Device::current_core();
   auto flags = [&](std::uint32_t core) { return d.windows().core(core) + hopsim::runtime::kRuntimeAreaOffset; };
-  volatile char* mine = reinterpret_cast<volatile char*>(flags(self));
-  const char one = 1;
   d.compute(d.params().barrier_overhead);
-  if (self == 0) {
-    for (std::uint32_t i = 1; i < n; ++i) {
-      d.wait_value(&mine[i], 1, 1, true, hopsim::runtime::WaitKind::barrier);
-      mine[i] = 0;
-    }
-    for (std::uint32_t i = 1; i < n; ++i) d.write(reinterpret_cast<std::uint64_t>(flags(i)), &one, 1, 8);
-  } else {
-    d.write(reinterpret_cast<std::uint64_t>(flags(0) + self), &one, 1, 8);
-    d.wait_value(&mine[0], 1, 1, true, hopsim::runtime::WaitKind::barrier);
-    mine[0] = 0;
-  }
+  hopsim::api::flipflop_barrier(reinterpret_cast<volatile char*>(flags(self)), self, d.params().num_cores(),
+                                [&](unsigned i) {
+                                  return reinterpret_cast<std::uint64_t>(i == 0 ? flags(0) + self : flags(i));
+                                });
 }
 
 }  // extern "C"

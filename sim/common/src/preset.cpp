@@ -15,12 +15,13 @@ namespace fs = std::filesystem;
 
 namespace hopsim {
 
-std::vector<std::string> preset_dirs() {
+std::vector<std::string> search_dirs(const char* env, const std::string& installed,
+                                     const std::vector<std::string>& fallbacks) {
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv("HOPSIM_PRESET_PATH")) {
-    std::string s = env;
+  if (const char* value = std::getenv(env)) {
+    const std::string s = value;
     std::size_t start = 0;
-    while (start <= s.size()) {
+    for (;;) {
       const auto colon = s.find(':', start);
       const auto part = s.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
       if (!part.empty()) dirs.push_back(part);
@@ -28,15 +29,17 @@ std::vector<std::string> preset_dirs() {
       start = colon + 1;
     }
   }
-  // An installed hopsim finds its presets next to itself (PREFIX/bin/hopsim -> PREFIX/share/hopsim/presets).
+  // An installed hopsim finds its data next to itself.
   std::error_code ec;
   const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share" / "hopsim" / "presets").string());
-#ifdef HOPSIM_INSTALLED_PRESET_DIR
-  dirs.emplace_back(HOPSIM_INSTALLED_PRESET_DIR);
-#endif
-  dirs.emplace_back(HOPSIM_SOURCE_PRESET_DIR);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / installed).string());
+  dirs.insert(dirs.end(), fallbacks.begin(), fallbacks.end());
   return dirs;
+}
+
+std::vector<std::string> preset_dirs() {
+  return search_dirs("HOPSIM_PRESET_PATH", "share/hopsim/presets",
+                     {HOPSIM_INSTALLED_PRESET_DIR, HOPSIM_SOURCE_PRESET_DIR});
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/common/preset.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 
 namespace fs = std::filesystem;
@@ -60,29 +61,7 @@ std::map<std::string, std::unique_ptr<LoadedLibrary>>& loaded() {
 }  // namespace
 
 std::vector<std::string> kernel_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("HOPSIM_KERNEL_PATH")) {
-    std::string s = env;
-    std::size_t start = 0;
-    for (;;) {
-      const auto colon = s.find(':', start);
-      const auto part = s.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      if (!part.empty()) dirs.push_back(part);
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-  }
-  // An installed hopsim finds its kernels next to itself (PREFIX/bin/hopsim -> PREFIX/lib/hopsim/kernels).
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back((exe.parent_path().parent_path() / "lib" / "hopsim" / "kernels").string());
-#ifdef HOPSIM_INSTALLED_KERNEL_DIR
-  dirs.emplace_back(HOPSIM_INSTALLED_KERNEL_DIR);
-#endif
-#ifdef HOPSIM_BUILD_KERNEL_DIR
-  dirs.emplace_back(HOPSIM_BUILD_KERNEL_DIR);
-#endif
-  return dirs;
+  return search_dirs("HOPSIM_KERNEL_PATH", "lib/hopsim/kernels", {HOPSIM_INSTALLED_KERNEL_DIR, HOPSIM_BUILD_KERNEL_DIR});
 }
 
 std::string find_kernel_library(const std::string& name) {

@@ -31,6 +31,12 @@ struct Preset {
   nlohmann::json params;  // name -> {"value": ..., "source": "..."}
 };
 
+// Folders to search for data files: those of the colon-separated
+// environment variable `env` (if set), then PREFIX/`installed` for the
+// prefix this executable runs from (PREFIX/bin/hopsim), then `fallbacks`.
+std::vector<std::string> search_dirs(const char* env, const std::string& installed,
+                                     const std::vector<std::string>& fallbacks);
+
 // Directories searched for presets, in order: $HOPSIM_PRESET_PATH (colon
 // separated), the installed share folder, the source tree's presets/.
 std::vector<std::string> preset_dirs();
