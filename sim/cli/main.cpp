@@ -21,7 +21,9 @@
 #include "hopsim/runtime/run.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/traces/error.hpp"
+#include "hopsim/runtime/validate.hpp"
 #include "hopsim/traces/export.hpp"
+#include "hopsim/traces/import.hpp"
 #include "hopsim/traces/reader.hpp"
 #include "passing.h"
 
@@ -115,6 +117,36 @@ int cmd_trace_export(const std::string& file, const std::optional<std::string>& 
   return 0;
 }
 
+int cmd_validate(const std::string& result, const std::string& reference, double tolerance) {
+  const auto sim = hopsim::runtime::load_result_metrics(result);
+  std::vector<hopsim::traces::ResultRow> ref;
+  try {
+    ref = hopsim::traces::import_reference_csv(reference);
+  } catch (const hopsim::traces::ImportError& e) {
+    throw hopsim::ConfigError(e.what());
+  }
+  const auto v = hopsim::runtime::validate(sim, ref, tolerance);
+  std::cout << fmt::format("validate {} against {} (tolerance {}%)\n", result, reference, tolerance);
+  std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14} {:>14} {:>9}\n", "system", "experiment", "configuration",
+                           "metric", "hopsim", "reference", "error");
+  std::size_t beyond = 0;
+  for (const auto& r : v.rows) {
+    beyond += r.within ? 0 : 1;
+    std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14.10g} {:>14.10g} {:>+8.2f}% {}\n", r.sim.system,
+                             r.sim.experiment, r.sim.configuration, r.sim.metric, r.sim.value, r.ref.value, r.error_pct,
+                             r.within ? "ok" : "BEYOND TOLERANCE");
+  }
+  for (const auto& p : v.predictions)
+    std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14.10g} {:>14} {:>9} prediction\n", p.system, p.experiment,
+                             p.configuration, p.metric, p.value, "-", "-");
+  std::cout << fmt::format("{} rows matched: {} within {}%, {} beyond; {} predictions without a reference; {} reference "
+                           "rows without a simulated figure\n",
+                           v.rows.size(), v.rows.size() - beyond, tolerance, beyond, v.predictions.size(),
+                           v.unmatched_refs);
+  if (v.rows.empty()) throw hopsim::ConfigError(result + ": no simulated figure matches a row of " + reference);
+  return beyond ? 3 : 0;
+}
+
 void list_machines() {
   for (const auto& p : hopsim::list_presets()) {
     std::cout << fmt::format("{:<12} {:<10} {}\n", p.name, p.family, p.description);
@@ -161,6 +193,14 @@ int main(int argc, char** argv) {
   run->add_option("--trace-detail", trace_detail, "counters, transactions (default) or hops")
       ->check(CLI::IsMember({"counters", "transactions", "hops"}));
 
+  auto* val = app.add_subcommand("validate", "compare a run's figures with published device measurements");
+  std::string val_result, val_reference;
+  double tolerance = 25;
+  val->add_option("result", val_result, "results.json of a simulated run")->required();
+  val->add_option("--against", val_reference, "reference CSV (system,experiment,configuration,metric,value,unit,source)")
+      ->required();
+  val->add_option("--tolerance", tolerance, "allowed error in percent (default 25)")->check(CLI::NonNegativeNumber);
+
   auto* trace = app.add_subcommand("trace", "inspect or export a trace database");
   trace->require_subcommand(1);
   std::string trace_in;
@@ -189,6 +229,7 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level, trace_file, trace_detail);
     if (stats->parsed()) return cmd_trace_stats(trace_in, top);
+    if (val->parsed()) return cmd_validate(val_result, val_reference, tolerance);
     if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
     if (what == "machines") list_machines();
     if (what == "kernels") list_kernels();

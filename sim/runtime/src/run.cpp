@@ -141,6 +141,7 @@ RunReport run_scenario(const Scenario& sc) {
   if (sc.mode == Mode::sim || sc.mode == Mode::both)
     r.sim = run_mode(Mode::sim, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir);
 
+  if (r.sim && pkg.metrics) r.sim->metrics = pkg.metrics(r.sim->records, r.kernel_args, sc.machine_preset);
   for (const auto* m : {&r.native, &r.sim}) {
     if (!*m) continue;
     for (const auto& rec : (*m)->records)
@@ -199,6 +200,14 @@ nlohmann::json mode_json(const ModeResult& m) {
   }
   j["links"] = m.links;
   if (!m.trace.empty()) j["trace"] = m.trace;
+  j["metrics"] = nlohmann::json::array();
+  for (const auto& x : m.metrics)
+    j["metrics"].push_back({{"system", x.system},
+                            {"experiment", x.experiment},
+                            {"configuration", x.configuration},
+                            {"metric", x.metric},
+                            {"value", x.value},
+                            {"unit", x.unit}});
   return j;
 }
 

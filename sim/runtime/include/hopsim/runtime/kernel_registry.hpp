@@ -29,6 +29,16 @@ struct ArgDecl {
   bool allow_empty = false;          // arrays: whether [] is allowed
 };
 
+struct LaunchRecord;
+
+// A figure comparable with a published measurement (the columns of the
+// reference CSV: system, experiment, configuration, metric, value, unit).
+struct Metric {
+  std::string system, experiment, configuration, metric;
+  double value = 0;
+  std::string unit;
+};
+
 struct KernelPackage {
   std::string name;
   std::string family;  // machine family it runs on ("epiphany")
@@ -41,6 +51,10 @@ struct KernelPackage {
   // Empty for built-in packages: every core calls symbols[].fn.
   std::function<KernelFn(const std::string& name, std::uint32_t core)> resolve;
   std::string library;  // the shared object it came from, if any
+  // Derives published-style figures from a simulated run's launches (may be empty).
+  std::function<std::vector<Metric>(const std::vector<LaunchRecord>&, const nlohmann::json& args,
+                                    const std::string& machine)>
+      metrics;
 };
 
 // The entry point a kernel library (built with hopsim-cc) exports; it fills

@@ -25,6 +25,7 @@ struct ModeResult {
   double device_seconds = 0;  // sum of launch durations (simulated or wall)
   std::uint64_t remote_writes = 0;
   std::string trace;  // the trace file written, if one was asked for
+  std::vector<Metric> metrics;  // figures comparable with published measurements
 };
 
 struct RunReport {
