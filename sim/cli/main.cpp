@@ -158,6 +158,17 @@ void list_kernels() {
     std::cout << fmt::format("{:<12} {:<10} {}\n", k->name, k->family, k->description);
     for (const auto& a : k->args) std::cout << fmt::format("    {:<14} default {:<40} {}\n", a.name, a.default_value.dump(), a.help);
   }
+  // Kernel libraries run by name (loaded only when a run asks for them).
+  std::map<std::string, std::string> libs;
+  for (const auto& d : hopsim::runtime::kernel_dirs()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
+      const auto f = e.path().filename().string();
+      const std::string suffix = ".hopsim.so";
+      if (f.size() > suffix.size() && f.ends_with(suffix)) libs.emplace(f.substr(0, f.size() - suffix.size()), e.path().string());
+    }
+  }
+  for (const auto& [name, path] : libs) std::cout << fmt::format("{:<12} {:<10} kernel library {}\n", name, "library", path);
 }
 
 void list_params(const std::string& preset_name) {
