@@ -55,9 +55,7 @@ void SimDevice::run(const std::function<void()>& host) {
   host_ = host;
   chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
   if (trace_) chip_->mesh().set_trace(trace_, 10000);
-  const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
-  wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (error_) std::rethrow_exception(error_);
   if (!host_done_) throw DeadlockError("deadlock in simulation: every core is blocked\n" + describe_blocked());
 }

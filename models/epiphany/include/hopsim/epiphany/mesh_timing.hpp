@@ -5,11 +5,11 @@
 // clocking: a write costs a few calendar look-ups, so tens of millions of
 // remote writes per host second are reachable.
 //
-// Time is in device cycles (double). Requests may arrive out of time order
-// (cores run ahead of global time by up to a quantum); each link keeps a
-// calendar of busy intervals and a request takes the first gap at or after
-// its arrival. Intervals that end before the horizon (global time, which no
-// later request can precede) are dropped.
+// Time is in device cycles at the interface and in half-cycle ticks inside.
+// Requests may arrive out of time order (cores run ahead of global time by
+// up to a quantum); each link keeps a calendar of busy ticks and a request
+// takes the first free slot at or after its arrival. Ticks before the
+// horizon (global time, which no later request can precede) are recycled.
 #include <cstdint>
 #include <span>
 #include <string>

@@ -47,8 +47,6 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   epiphany::Chip& chip() { return *chip_; }
   // Records the run into `w` (set before run()): mesh packets and PE waits.
   void set_trace(traces::TraceWriter* w) { trace_ = w; }
-  // Host seconds spent inside the simulation (for slowdown reports).
-  double host_wall_seconds() const { return wall_seconds_; }
 
  private:
   enum class Req { none, sync, wait_write };
@@ -96,7 +94,6 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   std::uint32_t running_ = 0;
   bool host_done_ = false;
   std::exception_ptr error_;
-  double wall_seconds_ = 0;
   double now_ = 0;  // global time (cycles) cached while a fiber runs
   traces::TraceWriter* trace_ = nullptr;
 };

@@ -1,1 +1,0 @@
-// (reserved for host-side helpers shared by host programs)
