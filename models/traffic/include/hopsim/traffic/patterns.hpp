@@ -1,0 +1,39 @@
+#pragma once
+// Textbook synthetic traffic patterns on a rows x cols 2-D mesh
+// (Dally & Towles ch. 3). Node id = row * cols + col; x = col, y = row.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+
+namespace hopsim::traffic {
+
+enum class Pattern { uniform, transpose, bit_complement, bit_reverse, shuffle, tornado, neighbor, hotspot };
+
+// Deterministic generator used for injection and destinations.
+using Rng = std::mt19937_64;
+
+// "uniform", "transpose", "bit_complement" (or "bit-complement"), ...; throws std::invalid_argument naming the value.
+Pattern parse_pattern(std::string_view name);
+// The canonical name ("bit_complement" ...), accepted back by parse_pattern.
+const char* to_string(Pattern p);
+
+// Hot-spot parameters (only read by Pattern::hotspot).
+struct HotspotSpec {
+  double fraction = 0.1;     // probability a packet goes to `node`
+  std::uint32_t node = 0;    // the hot node
+};
+
+// Destination of a packet from `src`:
+//   uniform: any node (the source included), uniformly;
+//   transpose: (r, c) -> (c, r), square meshes only;
+//   bit_complement / bit_reverse / shuffle (rotate left by one): on the log2(N)
+//   bits of the id, N = rows * cols a power of two;
+//   tornado: (x + ceil(k/2) - 1) mod k in each dimension;
+//   neighbor: (x + 1) mod cols, same row;
+//   hotspot: hot.node with probability hot.fraction, else uniform.
+// Throws std::invalid_argument for a pattern the mesh shape does not allow,
+// src out of range, or a bad hotspot spec.
+std::uint32_t destination(Pattern p, std::uint32_t src, int rows, int cols, Rng& rng, const HotspotSpec& hot = {});
+
+}  // namespace hopsim::traffic
