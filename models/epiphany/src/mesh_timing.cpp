@@ -123,11 +123,6 @@ std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, st
   st.packets += 1;
   st.busy_ticks += dur;
   st.stall_ticks += s - t;
-  if (trace_) [[unlikely]] {
-    const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + link);
-    sample(id, s, bytes, dur, s - t);
-    if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + dur)});
-  }
   return s;
 }
 
@@ -143,23 +138,29 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   ist.packets += 1;
   ist.busy_ticks += ser_;
   ist.stall_ticks += s - t;
-  if (trace_) [[unlikely]] {
-    const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + mesh_links_ + src);
-    sample(id, s, bytes, ser_, s - t);
-    if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(s), to_cycles(s + ser_)});
-  }
+  if (trace_) [[unlikely]]
+    trace_use(net, mesh_links_ + src, s, t, ser_, bytes);
   if (inject_start) *inject_start = s;
   std::uint64_t tt = s + hop_;  // the source router
   for (auto l : route(src, dst_router)) {
     s = reserve(net, l, tt, ser_, bytes);
+    if (trace_) [[unlikely]]
+      trace_use(net, l, s, tt, ser_, bytes);
     tt = s + hop_;
   }
   if (to_elink) {
     const std::uint64_t dur = std::max<std::uint64_t>(1, to_ticks(bytes / p_.elink_width));
-    s = reserve(net, mesh_links_ + 2 * n_, tt, dur, bytes);
+    const std::size_t elink = mesh_links_ + 2 * n_;
+    s = reserve(net, elink, tt, dur, bytes);
+    if (trace_) [[unlikely]]
+      trace_use(net, elink, s, tt, dur, bytes);
     return s + dur + to_ticks(p_.elink_latency);
   }
-  return reserve(net, mesh_links_ + n_ + eject_core, tt, ser_, bytes);
+  const std::size_t eject = mesh_links_ + n_ + eject_core;
+  s = reserve(net, eject, tt, ser_, bytes);
+  if (trace_) [[unlikely]]
+    trace_use(net, eject, s, tt, ser_, bytes);
+  return s;
 }
 
 WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
@@ -249,6 +250,13 @@ void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::ui
     trace_->add_hop(h);
   }
   pending_.clear();
+}
+
+void MeshTiming::trace_use(Net net, std::size_t link, std::uint64_t start, std::uint64_t requested,
+                           std::uint64_t dur, std::uint32_t bytes) {
+  const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + link);
+  sample(id, start, bytes, dur, start - requested);
+  if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(start), to_cycles(start + dur)});
 }
 
 void MeshTiming::sample(std::int64_t id, std::uint64_t start, std::uint32_t bytes, std::uint64_t dur,

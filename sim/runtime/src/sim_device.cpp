@@ -176,7 +176,8 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
   if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
-void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk) {
+[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n,
+                                                         unsigned chunk) {
   const std::uint32_t self = current_core();
   auto& c = counters_[self];
   c.writes += 1;

@@ -174,6 +174,9 @@ class MeshTiming {
   std::vector<Bucket> buckets_;  // per traced link id
   double bucket_cycles_ = 10000;
   bool trace_txns_ = false, trace_hops_ = false;
+  // Out of line and cold, so the untraced hot path stays small enough to inline.
+  [[gnu::noinline, gnu::cold]] void trace_use(Net net, std::size_t link, std::uint64_t start, std::uint64_t requested,
+                                              std::uint64_t dur, std::uint32_t bytes);
   void sample(std::int64_t id, std::uint64_t start, std::uint32_t bytes, std::uint64_t dur, std::uint64_t stall);
   void flush(std::int64_t id);
   void trace_packet(Net net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
