@@ -188,6 +188,44 @@ int cmd_curve(const std::string& preset_name, const std::vector<std::string>& se
   return 0;
 }
 
+// Quotes a CSV field when it needs it (RFC 4180).
+std::string csv_field(const std::string& f) {
+  if (f.find_first_of(",\"\n") == std::string::npos) return f;
+  std::string q = "\"";
+  for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+int cmd_import(const std::string& file, const std::string& format, const std::string& system,
+               const std::string& output) {
+  std::vector<hopsim::traces::ResultRow> rows;
+  try {
+    if (format == "reference") rows = hopsim::traces::import_reference_csv(file);
+    if (format == "passing") rows = hopsim::traces::import_passing_csv(file, system.empty() ? "epiphany-e16g301" : system);
+    if (format == "hpcc") rows = hopsim::traces::import_hpcc_ring(file, system);
+    if (format == "ham") rows = hopsim::traces::import_ham_offload(file, system);
+  } catch (const hopsim::traces::ImportError& e) {
+    throw hopsim::ConfigError(e.what());
+  }
+  std::string csv = "system,experiment,configuration,metric,value,unit,source\n";
+  for (const auto& r : rows)
+    csv += fmt::format("{},{},{},{},{},{},{}\n", csv_field(r.system), csv_field(r.experiment),
+                       csv_field(r.configuration), csv_field(r.metric), r.value, csv_field(r.unit),
+                       csv_field(r.source));
+  if (output.empty()) {
+    std::cout << csv;
+  } else {
+    {
+      std::ofstream os(output + ".partial");
+      if (!os) throw hopsim::Error("cannot write " + output);
+      os << csv;
+    }
+    std::filesystem::rename(output + ".partial", output);
+    std::cout << fmt::format("{} rows from {} written to {}\n", rows.size(), file, output);
+  }
+  return 0;
+}
+
 void list_machines() {
   for (const auto& p : hopsim::list_presets()) {
     std::cout << fmt::format("{:<12} {:<10} {}\n", p.name, p.family, p.description);
@@ -268,6 +306,17 @@ int main(int argc, char** argv) {
       ->required();
   val->add_option("--tolerance", tolerance, "allowed error in percent (default 25)")->check(CLI::NonNegativeNumber);
 
+  auto* imp = app.add_subcommand("import", "convert real-device results into the reference CSV format");
+  std::string imp_file, imp_format, imp_system, imp_output;
+  imp->add_option("file", imp_file, "results file")->required();
+  imp->add_option("--format", imp_format,
+                  "reference (system,...,source CSV), passing (n,method,ticks), hpcc (ring bandwidth output) or ham "
+                  "(benchmark_ham_offload output)")
+      ->required()
+      ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham"}));
+  imp->add_option("--system", imp_system, "system name for the rows (e.g. epiphany-e16g301)");
+  imp->add_option("--output", imp_output, "CSV file (default: standard output)");
+
   auto* trace = app.add_subcommand("trace", "inspect or export a trace database");
   trace->require_subcommand(1);
   std::string trace_in;
@@ -297,6 +346,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level, trace_file, trace_detail);
     if (stats->parsed()) return cmd_trace_stats(trace_in, top);
     if (val->parsed()) return cmd_validate(val_result, val_reference, tolerance);
+    if (imp->parsed()) return cmd_import(imp_file, imp_format, imp_system, imp_output);
     if (curve->parsed())
       return cmd_curve(curve_preset, curve_sets, curve_pattern, curve_step, curve_max, curve_rows, curve_cols, curve_csv);
     if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
