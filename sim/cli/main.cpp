@@ -28,6 +28,7 @@
 #include "hopsim/traces/import.hpp"
 #include "hopsim/traces/reader.hpp"
 #include "passing.h"
+#include "commands.hpp"
 
 namespace {
 
@@ -337,12 +338,17 @@ int main(int argc, char** argv) {
   list->add_option("what", what, "machines, kernels or params")->required()->check(CLI::IsMember({"machines", "kernels", "params"}));
   list->add_option("preset", preset, "machine preset (for params)");
 
+  hopsim::cli::Commands commands{app, {}};
+  // Further subcommands register here (see commands.hpp).
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   try {
+    for (auto& [sub, action] : commands.actions)
+      if (sub->parsed()) return action();
     if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level, trace_file, trace_detail);
     if (stats->parsed()) return cmd_trace_stats(trace_in, top);
     if (val->parsed()) return cmd_validate(val_result, val_reference, tolerance);
