@@ -25,4 +25,7 @@ struct Commands {
   void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
 };
 
+// hopsim compare (cmd_compare.cpp)
+void add_compare_commands(Commands& c);
+
 }  // namespace hopsim::cli
