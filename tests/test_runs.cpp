@@ -154,3 +154,63 @@ TEST_CASE("a failed simulated run leaves a readable trace marked incomplete") {
   CHECK_FALSE(t.complete());
   CHECK(t.links().size() > 0);
 }
+
+TEST_CASE("a native run's trace holds its remote writes, its waits and its launches") {
+  std::filesystem::create_directories("test-out/trace-native");
+  auto sc = passing("native", {{"repeat", 2}, {"n_max", 2}, {"methods", {"unicast", "broadcast"}}},
+                    tmpdir("trace-native"));
+  sc.outputs.trace = "test-out/trace-native/run.db";
+  std::filesystem::remove(sc.outputs.trace);
+  const auto r = run_scenario(sc);
+  REQUIRE(r.native);
+  REQUIRE(r.native->trace == sc.outputs.trace);
+  hopsim::traces::TraceReader t(sc.outputs.trace);
+  CHECK(t.complete());
+  CHECK(t.meta().at("mode") == "native");
+  CHECK(t.nodes().size() == 17);
+  // One transaction per remote write the device counted, with its bytes.
+  std::uint64_t writes = 0, bytes = 0;
+  for (const auto& c : r.native->cores) writes += c.writes, bytes += c.write_bytes;
+  REQUIRE(t.transaction_count() == static_cast<std::int64_t>(writes));
+  std::int64_t traced_bytes = 0;
+  for (const auto& x : t.transactions(0, writes + 1)) {
+    traced_bytes += x.bytes;
+    CHECK(x.arrive == x.inject);
+    CHECK(x.src >= 0);
+    CHECK(x.src < 16);
+  }
+  CHECK(traced_bytes == static_cast<std::int64_t>(bytes));
+  // The barriers of every launch: each core waited at some point.
+  CHECK(t.pes().size() == 16);
+  const auto launches = t.launches();
+  REQUIRE(launches.size() == r.native->records.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    CHECK(launches[i].mode == "native");
+    CHECK(launches[i].method == r.native->records[i].method);
+    CHECK(launches[i].seconds == r.native->records[i].seconds);
+    CHECK(launches[i].check_ok);
+  }
+}
+
+TEST_CASE("a trace of a run in both modes holds the launches of both, moving the same bytes") {
+  std::filesystem::create_directories("test-out/trace-both");
+  auto sc = passing("both", {{"repeat", 2}, {"n_max", 2}, {"methods", {"multicast"}}}, tmpdir("trace-both"));
+  sc.outputs.trace = "test-out/trace-both/run.db";
+  std::filesystem::remove(sc.outputs.trace);
+  const auto r = run_scenario(sc);
+  hopsim::traces::TraceReader t(sc.outputs.trace);
+  CHECK(t.meta().at("mode") == "sim");
+  CHECK(t.meta().at("launch_modes") == "native,sim");
+  std::map<std::string, std::vector<hopsim::traces::Launch>> by_mode;
+  for (const auto& l : t.launches()) by_mode[l.mode].push_back(l);
+  REQUIRE(by_mode["native"].size() == 2);
+  REQUIRE(by_mode["sim"].size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(by_mode["native"][i].n == by_mode["sim"][i].n);
+    CHECK(by_mode["native"][i].bytes > 0);
+    CHECK(by_mode["native"][i].bytes == by_mode["sim"][i].bytes);
+    CHECK(by_mode["sim"][i].cycles == r.sim->records[i].cycles);
+  }
+  // The detail (transactions) is the simulated run's: every one has a network latency.
+  for (const auto& x : t.transactions(0, 50)) CHECK(x.arrive > x.inject);
+}

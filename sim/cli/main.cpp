@@ -67,6 +67,8 @@ int cmd_trace_stats(const std::string& file, int top) {
                            get("detail"), r.complete() ? "complete" : "INCOMPLETE");
   std::cout << fmt::format("{} nodes, {} links, {} transactions, {} hops; {} packets, {} bytes over all links\n",
                            r.nodes().size(), links.size(), r.transaction_count(), r.hop_count(), packets, bytes);
+  if (bytes == 0 && get("mode") == "native")
+    std::cout << "(a native trace: transactions, PE states and launches; links are not observed natively)\n";
   std::cout << fmt::format("\nhottest links (by bytes):\n{:<8} {:<22} {:>12} {:>10} {:>12} {:>12}\n", "net", "link",
                            "bytes", "packets", "busy cyc", "stall cyc");
   for (std::size_t i = 0; i < totals.size() && static_cast<int>(i) < top; ++i) {

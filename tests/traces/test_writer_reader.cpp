@@ -287,3 +287,35 @@ TEST_CASE("writer rejects invalid records and meta", "[writer]") {
         CHECK_THROWS_WITH(w.add_hop({1, 5, 1, 2}), Catch::Contains("closed"));
     }
 }
+
+TEST_CASE("launches of both modes round trip at every detail level", "[writer][reader]") {
+    for (const Detail d : {Detail::counters, Detail::transactions, Detail::hops}) {
+        TempDir dir;
+        const auto path = dir / "run.trace";
+        {
+            TraceWriter w(path, sample_meta(), d, quiet());
+            w.add_launch({"native", "unicast", 3, 2.5e-3, 1.5e6, 4096, true});
+            w.add_launch({"sim", "unicast", 3, 1.0e-5, 6000, 4096, false});
+            CHECK_THROWS_AS(w.add_launch({"sim", "bad", 1, -1, 0, 0, true}), TraceError);
+            w.finish();
+        }
+        const TraceReader r(path);
+        const auto l = r.launches();
+        REQUIRE(l.size() == 2);
+        CHECK(l[0] == Launch{"native", "unicast", 3, 2.5e-3, 1.5e6, 4096, true});
+        CHECK(l[1] == Launch{"sim", "unicast", 3, 1.0e-5, 6000, 4096, false});
+    }
+}
+
+TEST_CASE("a trace written before the launches table reads as having none", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "old.trace";
+    write_small_trace(path, Detail::transactions);
+    {
+        hopsim::traces::sql::Db db(path, hopsim::traces::sql::OpenMode::create);
+        db.exec("DROP TABLE launches");
+    }
+    const TraceReader r(path);
+    CHECK(r.launches().empty());
+    CHECK(r.transaction_count() == 2);
+}

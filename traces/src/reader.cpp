@@ -273,4 +273,23 @@ std::vector<PeStateSpan> TraceReader::pe_states(double t0, double t1) const {
     return out;
 }
 
+std::vector<Launch> TraceReader::launches() const {
+    std::vector<Launch> out;
+    sql::Stmt has(db_, schema::kHasLaunchesTable);
+    if (!has.step()) return out;
+    sql::Stmt st(db_, schema::kSelectLaunches);
+    while (st.step()) {
+        Launch l;
+        l.mode = st.text(0);
+        l.method = st.text(1);
+        l.n = st.int64(2);
+        l.seconds = st.real(3);
+        l.cycles = st.real(4);
+        l.bytes = st.int64(5);
+        l.check_ok = st.int64(6) != 0;
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
 }  // namespace hopsim::traces

@@ -24,7 +24,7 @@ std::span<const std::string_view> reserved() noexcept {
 namespace schema {
 
 std::span<const Table> tables() noexcept {
-    static constexpr std::array<Table, 7> all{{
+    static constexpr std::array<Table, 8> all{{
         {"meta", "key, value", "key"},
         {"nodes", "id, name, kind, coords", "id"},
         {"links", "id, net, src, dst, name", "id"},
@@ -32,6 +32,7 @@ std::span<const Table> tables() noexcept {
         {"hops", "txn, link, enter, leave", "rowid"},
         {"link_counters", "link, bucket, bytes, packets, busy, stall", "link, bucket"},
         {"pe_states", "pe, state, start, \"end\"", "pe, start"},
+        {"launches", "mode, method, n, seconds, cycles, bytes, check_ok", "rowid"},
     }};
     return all;
 }

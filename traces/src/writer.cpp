@@ -47,8 +47,9 @@ struct TraceWriter::Statements {
           transaction(db, schema::kInsertTransaction),
           hop(db, schema::kInsertHop),
           counter(db, schema::kAddCounter),
-          pe_state(db, schema::kInsertPeState) {}
-    sql::Stmt node, link, transaction, hop, counter, pe_state;
+          pe_state(db, schema::kInsertPeState),
+          launch(db, schema::kInsertLaunch) {}
+    sql::Stmt node, link, transaction, hop, counter, pe_state, launch;
 };
 
 void TraceWriter::Batch::clear() noexcept {
@@ -58,6 +59,7 @@ void TraceWriter::Batch::clear() noexcept {
     hops.clear();
     samples.clear();
     pe_states.clear();
+    launches.clear();
     rows = 0;
 }
 
@@ -253,6 +255,17 @@ void TraceWriter::add_pe_state(std::int64_t pe, PeState state, double start, dou
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
+void TraceWriter::add_launch(const Launch& launch) {
+    if (!(launch.seconds >= 0)) {
+        throw TraceError(fmt::format("trace {}: launch {} n={} lasts {} s", path_.string(), launch.method, launch.n,
+                                     launch.seconds));
+    }
+    std::unique_lock lock(mutex_);
+    check_open_locked();
+    current_.launches.push_back(launch);
+    if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
+}
+
 void TraceWriter::mark_incomplete(std::string reason) {
     std::lock_guard lock(mutex_);
     incomplete_reason_ = reason.empty() ? std::string("marked incomplete") : std::move(reason);
@@ -334,6 +347,10 @@ void TraceWriter::write_batch(Batch& b, Statements& st) {
     }
     for (const PeStateSpan& p : b.pe_states) {
         st.pe_state.bind(1, p.pe).bind(2, to_string(p.state)).bind(3, p.start).bind(4, p.end).run();
+    }
+    for (const Launch& l : b.launches) {
+        st.launch.bind(1, l.mode).bind(2, l.method).bind(3, l.n).bind(4, l.seconds).bind(5, l.cycles);
+        st.launch.bind(6, l.bytes).bind(7, static_cast<std::int64_t>(l.check_ok ? 1 : 0)).run();
     }
     tx.commit();
 }

@@ -291,6 +291,11 @@ void MeshTiming::set_trace(traces::TraceWriter* w, double bucket_cycles) {
   trace_txns_ = w->records_transactions();
   trace_hops_ = w->records_hops();
   buckets_.assign(static_cast<std::size_t>(kNets) * links_per_net(), Bucket{});
+  declare_topology(*w);
+}
+
+void MeshTiming::declare_topology(traces::TraceWriter& tw) const {
+  auto* w = &tw;
   for (std::uint32_t i = 0; i < n_; ++i) {
     const int row = static_cast<int>(i / p_.cols), col = static_cast<int>(i % p_.cols);
     // The original kernels' names: coreXY with X the column and Y the row.

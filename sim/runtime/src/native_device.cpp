@@ -24,9 +24,14 @@ double NativeDevice::host_seconds() {
 double NativeDevice::now_cycles() { return host_seconds() * p_.clock_hz; }
 
 void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned) {
-  locate_or_throw(dst, n, "wrote");
+  const auto loc = locate_or_throw(dst, n, "wrote");
   std::memcpy(reinterpret_cast<void*>(dst), src, n);
   std::atomic_thread_fence(std::memory_order_release);
+  if (trace_) [[unlikely]] {
+    const double t = now_cycles();
+    const std::int64_t to = loc.kind == epiphany::Location::Kind::core ? loc.core : p_.num_cores();
+    trace_->add_transaction({0, current_core(), to, static_cast<std::int64_t>(n), t, t, "write"});
+  }
   auto& c = counters_[current_core()];
   c.writes += 1;
   c.write_bytes += n;
@@ -63,9 +68,13 @@ void NativeDevice::wait_value(const volatile void* addr, unsigned size, std::uin
   }
   waiting_.fetch_sub(1);
   auto& c = counters_[current_core()];
-  const double w = now_cycles() - t0;
+  const double t1 = now_cycles();
+  const double w = t1 - t0;
   c.waiting += w;
   if (kind == WaitKind::barrier) c.barrier += w;
+  if (trace_) [[unlikely]]
+    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
+                         t0, t1);
 }
 
 std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {

@@ -33,8 +33,28 @@ epiphany::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved) 
 
 namespace {
 
+// The run's trace (outputs.trace): the simulated run's detail when the
+// scenario simulates, else what the native run observes; launches of every
+// mode either way, so one file holds native and simulated timings.
+std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::Params& p, const std::string& kernel) {
+  if (sc.outputs.trace.empty()) return nullptr;
+  traces::Meta meta;
+  meta.hopsim_version = version();
+  meta.git_revision = git_revision();
+  meta.scenario = sc.resolved.dump();
+  meta.machine = sc.machine_preset;
+  meta.mode = sc.mode == Mode::native ? "native" : "sim";
+  meta.seed = sc.seed;
+  meta.clock_hz = p.clock_hz;
+  meta.bucket_cycles = 10000;
+  meta.extra["kernel"] = kernel;
+  meta.extra["launch_modes"] = sc.mode == Mode::both ? "native,sim" : to_string(sc.mode);
+  return std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));
+}
+
 ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, const KernelPackage& pkg,
-                    const nlohmann::json& args, MemoryWindows& windows, const std::string& dir) {
+                    const nlohmann::json& args, MemoryWindows& windows, const std::string& dir,
+                    traces::TraceWriter* trace) {
   windows.clear();
   auto log = log::get("run");
   log->info("{}: {} on {} ({}x{} cores)", to_string(mode), pkg.name, sc.machine_preset, p.rows, p.cols);
@@ -50,6 +70,11 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
   if (mode == Mode::native) {
     NativeDevice dev(p, windows);
     DeviceScope scope(dev);
+    // Native detail only when no simulated run fills the trace.
+    if (trace && sc.mode == Mode::native) {
+      epiphany::MeshTiming(p).declare_topology(*trace);
+      dev.set_trace(trace);
+    }
     HostContext host(pkg, args, dev, dir, mode);
     HostScope hs(host);
     pkg.host_main(host);
@@ -58,30 +83,12 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
   } else {
     SimDevice dev(p, windows, sc.compute, sc.measured_speed_factor);
     DeviceScope scope(dev);
-    std::unique_ptr<traces::TraceWriter> trace;
-    if (!sc.outputs.trace.empty()) {
-      traces::Meta meta;
-      meta.hopsim_version = version();
-      meta.git_revision = git_revision();
-      meta.scenario = sc.resolved.dump();
-      meta.machine = sc.machine_preset;
-      meta.mode = "sim";
-      meta.seed = sc.seed;
-      meta.clock_hz = p.clock_hz;
-      meta.bucket_cycles = 10000;
-      meta.extra["kernel"] = pkg.name;
-      trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta,
-                                                    *traces::parse_detail(sc.outputs.trace_detail));
-      dev.set_trace(trace.get());
-    }
+    if (trace) dev.set_trace(trace);
     HostContext host(pkg, args, dev, dir, mode);
     HostScope hs(host);
     dev.run([&] { pkg.host_main(host); });
     host.commit_files();
-    if (trace) {
-      dev.chip().mesh().set_trace(nullptr);  // hands over the last counter buckets
-      res.trace = trace->finish().string();
-    }
+    if (trace) dev.chip().mesh().set_trace(nullptr);  // hands over the last counter buckets
     collect(dev, host);
     auto& mesh = dev.chip().mesh();
     for (int k = 0; k < epiphany::kNets; ++k) {
@@ -136,10 +143,24 @@ RunReport run_scenario(const Scenario& sc) {
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
 
   MemoryWindows windows{epiphany::AddressMap(r.params)};
-  if (sc.mode == Mode::native || sc.mode == Mode::both)
-    r.native = run_mode(Mode::native, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir);
-  if (sc.mode == Mode::sim || sc.mode == Mode::both)
-    r.sim = run_mode(Mode::sim, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir);
+  // Destroyed without finish() when a mode throws: the trace is then kept,
+  // marked incomplete.
+  const auto trace = open_trace(sc, r.params, pkg.name);
+  auto record_launches = [&](const ModeResult& m) {
+    if (!trace) return;
+    for (const auto& rec : m.records)
+      trace->add_launch({to_string(m.mode), rec.method, rec.n, rec.seconds, rec.cycles,
+                         static_cast<std::int64_t>(rec.bytes), rec.mismatch_count == 0 || rec.known_faulty});
+  };
+  if (sc.mode == Mode::native || sc.mode == Mode::both) {
+    r.native = run_mode(Mode::native, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir, trace.get());
+    record_launches(*r.native);
+  }
+  if (sc.mode == Mode::sim || sc.mode == Mode::both) {
+    r.sim = run_mode(Mode::sim, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir, trace.get());
+    record_launches(*r.sim);
+  }
+  if (trace) (r.sim ? *r.sim : *r.native).trace = trace->finish().string();
 
   if (r.sim && pkg.metrics) r.sim->metrics = pkg.metrics(r.sim->records, r.kernel_args, sc.machine_preset);
   for (const auto* m : {&r.native, &r.sim}) {
@@ -315,7 +336,8 @@ void print_report(const RunReport& r, std::ostream& out) {
                        r.sim->remote_writes, r.sim->device_seconds, r.sim->wall_seconds,
                        r.sim->remote_writes / std::max(1e-9, r.sim->wall_seconds));
   if (r.native) out << fmt::format("native: {:.2f} s host\n", r.native->wall_seconds);
-  if (r.sim && !r.sim->trace.empty()) out << fmt::format("trace: {}\n", r.sim->trace);
+  for (const auto* m : {&r.native, &r.sim})
+    if (*m && !(*m)->trace.empty()) out << fmt::format("trace: {}\n", (*m)->trace);
   if (r.compared) {
     out << (r.data_diffs.empty() ? "data: native and simulated runs produced identical data\n"
                                  : fmt::format("data: DIFFER between native and simulated runs for {} launches (first: {})\n",

@@ -78,6 +78,9 @@ public:
     /// Streams states overlapping [t0, t1), by PE then start.
     void for_each_pe_state(double t0, double t1, const std::function<void(const PeStateSpan&)>& fn) const;
 
+    /// Launches of both modes in the order they were recorded (empty for traces without them).
+    std::vector<Launch> launches() const;
+
     /// The connection, for exporters and ad-hoc queries.
     const sql::Db& db() const noexcept { return db_; }
 

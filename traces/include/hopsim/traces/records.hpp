@@ -92,6 +92,20 @@ struct PeStateSpan {
     bool operator==(const PeStateSpan&) const = default;
 };
 
+/// One launch of a kernel as the host program timed it, in either mode. A
+/// trace of a `--mode both` run holds the simulated run's detail and the
+/// launches of both modes, so native and simulated timings sit side by side.
+struct Launch {
+    std::string mode;      ///< "native" or "sim"
+    std::string method;    ///< the host program's name for what it launched, e.g. "unicast"
+    std::int64_t n = 0;    ///< problem size of the launch
+    double seconds = 0;    ///< launch duration (simulated or wall)
+    double cycles = 0;     ///< device cycles (simulated; wall time x clock natively)
+    std::int64_t bytes = 0;  ///< bytes the PEs wrote to other PEs during the launch
+    bool check_ok = true;  ///< the launch's data check passed (known faults excused)
+    bool operator==(const Launch&) const = default;
+};
+
 /// Counters of one link in one time bucket [bucket*bucket_cycles, (bucket+1)*bucket_cycles).
 struct LinkCounter {
     std::int64_t link = 0;     ///< link id

@@ -55,6 +55,8 @@ CREATE TABLE hops(txn INTEGER, link INTEGER, enter REAL, leave REAL);
 CREATE TABLE link_counters(link INTEGER, bucket INTEGER, bytes INTEGER, packets INTEGER,
                            busy REAL, stall REAL, PRIMARY KEY(link, bucket));
 CREATE TABLE pe_states(pe INTEGER, state TEXT, start REAL, "end" REAL);
+CREATE TABLE launches(mode TEXT, method TEXT, n INTEGER, seconds REAL, cycles REAL, bytes INTEGER,
+                      check_ok INTEGER);
 )sql";
 
 // Built when the writer closes: appending to bare tables runs about 3x faster than
@@ -71,6 +73,9 @@ inline constexpr std::string_view kCountKnownTables =
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
     "('meta','nodes','links','transactions','hops','link_counters','pe_states')";
 inline constexpr int kTableCount = 7;
+// launches came later than the other tables: files without it read as having no launches.
+inline constexpr std::string_view kHasLaunchesTable =
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'launches'";
 inline constexpr std::string_view kHasMetaTable =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'";
 
@@ -85,6 +90,10 @@ inline constexpr std::string_view kAddCounter =
     "INSERT INTO link_counters(link, bucket, bytes, packets, busy, stall) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
     "ON CONFLICT(link, bucket) DO UPDATE SET bytes = bytes + excluded.bytes, "
     "packets = packets + excluded.packets, busy = busy + excluded.busy, stall = stall + excluded.stall";
+inline constexpr std::string_view kInsertLaunch =
+    "INSERT INTO launches(mode, method, n, seconds, cycles, bytes, check_ok) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+inline constexpr std::string_view kSelectLaunches =
+    "SELECT mode, method, n, seconds, cycles, bytes, check_ok FROM launches ORDER BY rowid";
 inline constexpr std::string_view kInsertPeState =
     "INSERT INTO pe_states(pe, state, start, \"end\") VALUES(?1, ?2, ?3, ?4)";
 

@@ -66,6 +66,8 @@ public:
     /// Records that `pe` was in `state` over [start, end); no-op below Detail::transactions.
     /// A PE's spans must not overlap (window queries rely on it).
     void add_pe_state(std::int64_t pe, PeState state, double start, double end);
+    /// Records a launch of either mode (every level). Throws TraceError on a negative duration.
+    void add_launch(const Launch& launch);
 
     /// Records that the run did not finish properly; finish() then writes complete=0 with the reason.
     void mark_incomplete(std::string reason);
@@ -95,6 +97,7 @@ private:
         std::vector<Hop> hops;
         std::vector<LinkSample> samples;
         std::vector<PeStateSpan> pe_states;
+        std::vector<Launch> launches;
         std::size_t rows = 0;
         void clear() noexcept;
     };

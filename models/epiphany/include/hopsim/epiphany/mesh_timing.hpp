@@ -136,6 +136,10 @@ class MeshTiming {
   // Link counters are summed per `bucket_cycles` here and handed over one
   // row per link and bucket; set_trace(nullptr) flushes the last ones.
   void set_trace(traces::TraceWriter* w, double bucket_cycles = 10000);
+  // Declares the trace's nodes (cores named core<col><row> with their coreid
+  // and [row,col] coordinates, external memory) and every link of the three
+  // networks; set_trace does it, native runs call it on their own.
+  void declare_topology(traces::TraceWriter& w) const;
 
  private:
   // Times inside are integer ticks (half cycles).

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hopsim/runtime/device.hpp"
+#include "hopsim/traces/writer.hpp"
 
 namespace hopsim::runtime {
 
@@ -35,6 +36,12 @@ class NativeDevice final : public Device {
 
   // Seconds with every running core waiting and no write before a deadlock is declared.
   void set_deadlock_timeout(double seconds) { deadlock_timeout_ = seconds; }
+  // Records what a native run can observe: each remote write as a
+  // transaction (delivered when stored, so inject == arrive) and each wait
+  // as a barrier or polling span of its core; times are wall-clock cycles
+  // (host seconds since the device was made x clock). The nodes and links
+  // are declared by the caller. Null stops recording.
+  void set_trace(traces::TraceWriter* w) { trace_ = w && w->records_transactions() ? w : nullptr; }
 
  private:
   std::chrono::steady_clock::time_point epoch_;
@@ -47,6 +54,7 @@ class NativeDevice final : public Device {
   std::mutex done_mutex_;
   std::condition_variable done_cv_;
   double deadlock_timeout_ = 3.0;
+  traces::TraceWriter* trace_ = nullptr;
 };
 
 }  // namespace hopsim::runtime
