@@ -25,4 +25,7 @@ struct Commands {
   void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
 };
 
+// hopsim host ...: intra-node copy paths (cmd_host.cpp).
+void add_host_commands(Commands& cmds);
+
 }  // namespace hopsim::cli

@@ -340,6 +340,7 @@ int main(int argc, char** argv) {
 
   hopsim::cli::Commands commands{app, {}};
   // Further subcommands register here (see commands.hpp).
+  hopsim::cli::add_host_commands(commands);
 
   try {
     app.parse(argc, argv);

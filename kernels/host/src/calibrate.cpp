@@ -29,20 +29,27 @@ double now() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Seconds per call of f: repeats for `budget` seconds, best of 3 rounds.
+// Seconds per call of f: the fastest of many short batches within `budget`
+// seconds, so that time slices lost to other processes on a shared machine
+// do not count (the model adds contention itself).
 double per_call(double budget, const std::function<void()>& f) {
-  double best = 1e300;
-  for (int round = 0; round < 3; ++round) {
-    f();
-    long n = 0;
+  f();
+  // Calls per batch: enough for about budget/30 seconds.
+  long per = 1;
+  for (;;) {
     const double t0 = now();
-    double t = t0;
-    while (t - t0 < budget / 3) {
-      for (int i = 0; i < 4; ++i) f();
-      n += 4;
-      t = now();
-    }
-    best = std::min(best, (t - t0) / static_cast<double>(n));
+    for (long i = 0; i < per; ++i) f();
+    if (now() - t0 >= budget / 30 || per > (1L << 24)) break;
+    per *= 2;
+  }
+  double best = 1e300;
+  const double start = now();
+  int batches = 0;
+  while (batches < 5 || now() - start < budget) {
+    const double t0 = now();
+    for (long i = 0; i < per; ++i) f();
+    best = std::min(best, (now() - t0) / static_cast<double>(per));
+    if (++batches > 1000) break;
   }
   return best;
 }
@@ -122,6 +129,13 @@ struct alignas(64) Line {
 
 }  // namespace
 
+double memcpy_bandwidth(std::size_t size, double seconds) {
+  std::vector<std::byte> a(size), b(size);
+  fill_pattern(a, 0, 1);
+  volatile std::uint64_t sink = 0;
+  return static_cast<double>(size) / per_call(seconds, [&] { std::memcpy(b.data(), a.data(), size); sink = sink + static_cast<std::uint64_t>(b[size / 2]); });
+}
+
 Calibration calibrate(const CalibrateOptions& o) {
   Calibration c;
   const auto cpus = allowed_cpus();
@@ -158,6 +172,27 @@ Calibration calibrate(const CalibrateOptions& o) {
   }
   c.syscall = per_call(B, [] { ::syscall(SYS_getppid); });
 
+  // Background load: one spinning process per core measures the share of
+  // its core it gets (CPU time over wall time); with L other runnable
+  // processes spread over C cores the share is C / (C + L).
+  {
+    const double wall = std::max(0.1, 5 * B);
+    const auto shares = in_processes(c.cores, [&](int) {
+      timespec a{}, b{};
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+      const double t0 = now();
+      while (now() - t0 < wall) {
+      }
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+      const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+      return cpu / (now() - t0);
+    });
+    double share = 0;
+    for (double v : shares) share += v / static_cast<double>(shares.size());
+    share = std::clamp(share, 0.02, 1.0);
+    c.background_load = c.cores * (1.0 / share - 1.0);
+  }
+
   // Ping-pong on one shared line: on two cores (latency), and on one core
   // with yields (the cost of handing the core to another process).
   auto pingpong = [&](int cpu0, int cpu1, bool yield, int rounds) {
@@ -175,13 +210,19 @@ Calibration calibrate(const CalibrateOptions& o) {
       ::_exit(0);
     }
     if (cpu0 >= 0) pin(cpu0);
-    const double t0 = now();
+    // The fastest batch of 50 round trips: preemption by other work is not the cost we want.
+    double t0 = now(), best = 1e300;
     for (int i = 0; i < rounds; ++i) {
       line->v.store(2 * i + 1, std::memory_order_release);
       while (line->v.load(std::memory_order_acquire) != static_cast<std::uint64_t>(2 * i + 2))
         if (yield) ::sched_yield();
+      if ((i + 1) % 50 == 0) {
+        const double t1 = now();
+        best = std::min(best, (t1 - t0) / 100.0);
+        t0 = t1;
+      }
     }
-    *t = (now() - t0) / (2.0 * rounds);
+    *t = best;
     ::waitpid(p, nullptr, 0);
     const double r = *t;
     ::munmap(line, sizeof(Line));

@@ -28,8 +28,11 @@ struct Calibration {
   double cma_per_page = 0;          // slope of CMA time over 4 KiB pages (sizes >= 64 KiB), s
   double remap_call = 0;            // mmap(MAP_POPULATE)+munmap of a shared range: fixed part, s
   double remap_per_page = 0;        // ... per 4 KiB page, s
+  double background_load = 0;       // other runnable processes: from the CPU share spinning processes get
 };
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
+// One process's memcpy bandwidth (B/s) for `size`-byte copies, best of 3 rounds of `seconds` in all.
+[[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
 
 }  // namespace hopsim::host
