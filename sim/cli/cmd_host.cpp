@@ -48,7 +48,7 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
   s->add_option("--procs", a.procs, "ring sizes (processes), e.g. 2,4,8")->delimiter(',')->capture_default_str();
   s->add_option("--sizes", a.sizes, "message sizes, e.g. 4KiB,64KiB,1MiB")->delimiter(',')->capture_default_str();
   s->add_option("--transport", a.transports, "double-copy, cma, zero-copy (comma list)")->delimiter(',')->capture_default_str();
-  s->add_option("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
+  s->add_flag("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
   if (native) {
     s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
     s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();

@@ -273,6 +273,8 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
       throw ConfigError(fmt::format("host model: profile '{}' says CMA is not available on its machine", p.name));
     if (c.slots < 1 || c.chunk < 64 || c.iters < 1) throw ConfigError("host model: slots, chunk and iters must be positive");
   }
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    throw Error("host model: SystemC elaborates once per process; simulate_ring can run only once (pass all cells at once)");
   std::vector<std::unique_ptr<Ring>> rings;
   for (std::size_t i = 0; i < cells.size(); ++i)
     rings.push_back(std::make_unique<Ring>(fmt::format("ring{}", i).c_str(), p, cells[i]));

@@ -27,7 +27,7 @@ constexpr Field kFields[] = {
     {"memcpy_bw", "B/s", true, false},         {"memcpy_bw_all", "B/s", true, false},
     {"read_bw", "B/s", true, false},           {"cma_bw", "B/s", true, true},
     {"c2c_latency", "s", false, false},        {"syscall", "s", false, false},
-    {"switch_cost", "s", false, false},        {"cma_call", "s", false, true},
+    {"switch_cost", "s", false, true},        {"cma_call", "s", false, true},
     {"cma_per_page", "s", false, true},        {"remap_call", "s", false, true},
     {"remap_per_page", "s", false, false},     {"background_load", "count", false, true},
 };
