@@ -1,19 +1,19 @@
 // hopsim host: the host's intra-node copy paths. calibrate measures this
 // machine into a profile; ring runs the hpcc-style ring natively; simulate
 // runs it on the host model; predict does both and reports the error per cell.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
-#include <algorithm>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "hopsim/common/error.hpp"
@@ -47,15 +47,18 @@ struct RingArgs {
 void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
   s->add_option("--procs", a.procs, "ring sizes (processes), e.g. 2,4,8")->delimiter(',')->capture_default_str();
   s->add_option("--sizes", a.sizes, "message sizes, e.g. 4KiB,64KiB,1MiB")->delimiter(',')->capture_default_str();
-  s->add_option("--transport", a.transports, "double-copy, cma, zero-copy (comma list)")->delimiter(',')->capture_default_str();
+  s->add_option("--transport", a.transports, "double-copy, cma, zero-copy (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
   s->add_flag("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
   if (native) {
     s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
     s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
     s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
     s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
-    s->add_flag("--deny-cma", a.deny_cma,
-                "test aid: every rank makes itself inaccessible to CMA, so the kernel refuses it and the fallback runs");
+    s->add_flag(
+        "--deny-cma", a.deny_cma,
+        "test aid: every rank makes itself inaccessible to CMA, so the kernel refuses it and the fallback runs");
   }
   s->add_option("--csv", a.csv, "also write the table as CSV to this file");
 }
@@ -64,7 +67,8 @@ std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v) {
   std::vector<std::size_t> out;
   for (const auto& s : v) {
     const double b = parse_quantity(std::string_view(s), Dim::bytes, "--sizes");
-    if (b < 8 || b != std::floor(b)) throw ConfigError(fmt::format("--sizes: '{}' is not a whole number of bytes >= 8", s));
+    if (b < 8 || b != std::floor(b))
+      throw ConfigError(fmt::format("--sizes: '{}' is not a whole number of bytes >= 8", s));
     out.push_back(static_cast<std::size_t>(b));
   }
   return out;
@@ -78,9 +82,12 @@ std::vector<Kind> parse_kinds(const std::vector<std::string>& v) {
 
 hh::CopyPath to_path(Kind k) {
   switch (k) {
-    case Kind::double_copy: return hh::CopyPath::double_copy;
-    case Kind::cma: return hh::CopyPath::cma;
-    case Kind::zero_copy: return hh::CopyPath::zero_copy;
+    case Kind::double_copy:
+      return hh::CopyPath::double_copy;
+    case Kind::cma:
+      return hh::CopyPath::cma;
+    case Kind::zero_copy:
+      return hh::CopyPath::zero_copy;
   }
   return hh::CopyPath::double_copy;
 }
@@ -122,7 +129,8 @@ std::vector<hh::RingCell> run_native(const RingArgs& a) {
 }
 
 std::string used_text(const hh::RingCell& c) {
-  return c.fallback.empty() ? std::string(transport::kind_name(c.used)) : fmt::format("{} (fallback)", transport::kind_name(c.used));
+  return c.fallback.empty() ? std::string(transport::kind_name(c.used))
+                            : fmt::format("{} (fallback)", transport::kind_name(c.used));
 }
 
 int cmd_calibrate(const std::string& out, bool quick) {
@@ -156,7 +164,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"memcpy_bw", m + "one process, memcpy of size bytes between two buffers, best of 3"},
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
       {"read_bw", m + "the ring's checksum pass over size bytes"},
-      {"cma_bw", c.cma_ok ? m + "process_vm_readv of size bytes from a child process" : "CMA refused here: " + c.cma_note},
+      {"cma_bw",
+       c.cma_ok ? m + "process_vm_readv of size bytes from a child process" : "CMA refused here: " + c.cma_note},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
@@ -164,17 +173,20 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
       {"remap_per_page", m + "same, per 4 KiB page"},
-      {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = CPU time / wall time"},
+      {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
+                              "CPU time / wall time"},
       {"cma_ok", c.cma_ok ? m + "process_vm_readv from a child succeeded" : "CMA refused here: " + c.cma_note},
   };
-  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12}\n", "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s");
+  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12}\n", "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s",
+                           "CMA MB/s");
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
-    std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6,
-                             c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
+    std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]),
+                             c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
-      "cores {}  background load {:.2f}  c2c latency {:.0f} ns  syscall {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
-      c.cores, c.background_load, c.c2c_latency * 1e9, c.syscall * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9,
-      c.remap_call * 1e9, c.remap_per_page * 1e9);
+      "cores {}  background load {:.2f}  c2c latency {:.0f} ns  syscall {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} "
+      "ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
+      c.cores, c.background_load, c.c2c_latency * 1e9, c.syscall * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
+      c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
@@ -187,20 +199,25 @@ int cmd_ring(const RingArgs& a) {
   if (a.profile) prof = hh::load_profile(*a.profile);
   std::map<std::size_t, double> mbw;
   for (const auto& c : cells)
-    if (!mbw.count(c.size)) mbw[c.size] = prof ? prof->at(prof->memcpy_bw, static_cast<double>(c.size)) : hh::memcpy_bandwidth(c.size, 0.02);
-  std::cout << fmt::format("hpcc-style ring, native: bandwidth = bytes received per process per second (fastest of {} repetitions)\n", a.reps);
-  std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10} {:>9} {:>7}\n", "procs", "size", "order", "transport", "used",
-                           "MB/s", "/memcpy", "iters");
+    if (!mbw.count(c.size))
+      mbw[c.size] = prof ? prof->at(prof->memcpy_bw, static_cast<double>(c.size)) : hh::memcpy_bandwidth(c.size, 0.02);
+  std::cout << fmt::format(
+      "hpcc-style ring, native: bandwidth = bytes received per process per second (fastest of {} repetitions)\n",
+      a.reps);
+  std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10} {:>9} {:>7}\n", "procs", "size", "order",
+                           "transport", "used", "MB/s", "/memcpy", "iters");
   std::ofstream csv;
   if (a.csv) {
     csv.open(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_checked,fallback\n";
+    csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
+           "checked,fallback\n";
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
-    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, size_text(c.size), c.order,
-                             transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac, c.iters);
+    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, size_text(c.size),
+                             c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
+                             c.iters);
     if (csv)
       csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\"\n", c.procs, c.size, c.order,
                          transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6, frac,
@@ -235,7 +252,8 @@ int cmd_simulate(const RingArgs& a) {
     for (Kind k : parse_kinds(a.transports))
       for (auto s : parse_sizes(a.sizes)) keys.emplace_back(n, k, s);
   const auto res = simulate(p, keys, a.remap);
-  std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n", p.name, p.cores);
+  std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
+                           p.name, p.cores);
   std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9}\n", "procs", "size", "transport", "MB/s", "/memcpy");
   std::ofstream csv;
   if (a.csv) {
@@ -246,8 +264,10 @@ int cmd_simulate(const RingArgs& a) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto& [n, k, s] = keys[i];
     const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(s));
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f}\n", n, size_text(s), transport::kind_name(k), res[i].bandwidth / 1e6, frac);
-    if (csv) csv << fmt::format("{},{},{},{:.1f},{:.3f}\n", n, s, transport::kind_name(k), res[i].bandwidth / 1e6, frac);
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f}\n", n, size_text(s), transport::kind_name(k),
+                             res[i].bandwidth / 1e6, frac);
+    if (csv)
+      csv << fmt::format("{},{},{},{:.1f},{:.3f}\n", n, s, transport::kind_name(k), res[i].bandwidth / 1e6, frac);
   }
   return 0;
 }
@@ -261,8 +281,8 @@ int cmd_predict(RingArgs a, bool check, double max_error) {
   for (const auto& c : native) keys.emplace_back(c.procs, c.used, c.size);
   const auto sim = simulate(p, keys, a.remap);
   std::cout << fmt::format("native ring vs host model '{}' (the profile is the model's only input)\n", p.name);
-  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>14} {:>8} {:>9}\n", "procs", "size", "transport", "native MB/s",
-                           "predicted MB/s", "error", "/memcpy");
+  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>14} {:>8} {:>9}\n", "procs", "size", "transport",
+                           "native MB/s", "predicted MB/s", "error", "/memcpy");
   std::ofstream csv;
   if (a.csv) {
     csv.open(*a.csv);
@@ -278,17 +298,20 @@ int cmd_predict(RingArgs a, bool check, double max_error) {
     worst = std::max(worst, std::abs(err));
     sum += std::abs(err);
     within += std::abs(err) <= max_error;
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12.0f} {:>14.0f} {:>+7.1f}% {:>9.2f}{}\n", c.procs, size_text(c.size),
-                             used_text(c), c.bandwidth / 1e6, sim[i].bandwidth / 1e6, 100 * err, frac,
-                             std::abs(err) > max_error ? "  *" : "");
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12.0f} {:>14.0f} {:>+7.1f}% {:>9.2f}{}\n", c.procs,
+                             size_text(c.size), used_text(c), c.bandwidth / 1e6, sim[i].bandwidth / 1e6, 100 * err,
+                             frac, std::abs(err) > max_error ? "  *" : "");
     if (csv)
-      csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.4f},{:.3f}\n", c.procs, c.size, transport::kind_name(c.requested),
-                         transport::kind_name(c.used), c.bandwidth / 1e6, sim[i].bandwidth / 1e6, err, frac);
+      csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.4f},{:.3f}\n", c.procs, c.size,
+                         transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
+                         sim[i].bandwidth / 1e6, err, frac);
   }
-  std::cout << fmt::format("{} of {} cells within {:.0f}% (* marks the others); mean |error| {:.1f}%, worst {:.1f}%\n", within,
-                           native.size(), 100 * max_error, 100 * sum / static_cast<double>(native.size()), 100 * worst);
+  std::cout << fmt::format("{} of {} cells within {:.0f}% (* marks the others); mean |error| {:.1f}%, worst {:.1f}%\n",
+                           within, native.size(), 100 * max_error, 100 * sum / static_cast<double>(native.size()),
+                           100 * worst);
   if (check && within != static_cast<int>(native.size())) {
-    std::cerr << fmt::format("hopsim host predict: {} cell(s) off by more than {:.0f}%\n", native.size() - within, 100 * max_error);
+    std::cerr << fmt::format("hopsim host predict: {} cell(s) off by more than {:.0f}%\n", native.size() - within,
+                             100 * max_error);
     return 3;
   }
   return 0;
@@ -307,7 +330,8 @@ int checked(const std::function<int()>& f) {
 }  // namespace
 
 void add_host_commands(Commands& cmds) {
-  auto* host = cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
+  auto* host =
+      cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
   host->require_subcommand(1);
 
   auto* cal = host->add_subcommand("calibrate", "measure this machine's copy costs and write a machine profile (JSON)");
@@ -318,9 +342,11 @@ void add_host_commands(Commands& cmds) {
   cmds.on(cal, [out, quick] { return cmd_calibrate(*out, *quick); });
 
   auto ring_args = std::make_shared<RingArgs>();
-  auto* ring = host->add_subcommand("ring", "hpcc-style ring bandwidth, native: N processes over the chosen transports");
+  auto* ring =
+      host->add_subcommand("ring", "hpcc-style ring bandwidth, native: N processes over the chosen transports");
   add_ring_options(ring, *ring_args, true);
-  ring->add_option("--profile", ring_args->profile, "profile whose memcpy bandwidth the table is divided by (default: measured now)");
+  ring->add_option("--profile", ring_args->profile,
+                   "profile whose memcpy bandwidth the table is divided by (default: measured now)");
   cmds.on(ring, [ring_args] { return checked([&] { return cmd_ring(*ring_args); }); });
 
   auto sim_args = std::make_shared<RingArgs>();
@@ -332,12 +358,15 @@ void add_host_commands(Commands& cmds) {
   auto pred_args = std::make_shared<RingArgs>();
   auto check = std::make_shared<bool>(false);
   auto max_error = std::make_shared<double>(0.25);
-  auto* pred = host->add_subcommand("predict", "native ring and its prediction by the host model, with the error per cell");
+  auto* pred =
+      host->add_subcommand("predict", "native ring and its prediction by the host model, with the error per cell");
   add_ring_options(pred, *pred_args, true);
   pred->add_option("--profile", pred_args->profile, "profile written by hopsim host calibrate")->required();
   pred->add_option("--max-error", *max_error, "relative error a cell may have")->capture_default_str();
   pred->add_flag("--check", *check, "exit 3 when a cell is off by more than --max-error");
-  cmds.on(pred, [pred_args, check, max_error] { return checked([&] { return cmd_predict(*pred_args, *check, *max_error); }); });
+  cmds.on(pred, [pred_args, check, max_error] {
+    return checked([&] { return cmd_predict(*pred_args, *check, *max_error); });
+  });
 }
 
 }  // namespace hopsim::cli

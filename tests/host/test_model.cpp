@@ -26,8 +26,9 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall",
-                        "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "background_load", "cma_ok"})
+  for (const char* k :
+       {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall", "switch_cost",
+        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "background_load", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -126,7 +127,8 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.l3_size: unknown parameter"));
   bad = j;
   bad["params"]["c2c_latency"]["unit"] = "ns";
-  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("c2c_latency.unit: 'ns' but this parameter is in s"));
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("c2c_latency.unit: 'ns' but this parameter is in s"));
   bad = j;
   bad["params"].erase("syscall");
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.syscall: missing parameter"));

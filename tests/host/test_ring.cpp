@@ -1,8 +1,7 @@
 // The ring benchmark: every message is checksummed by its receiver, and
 // damage in transit is caught on each transport.
-#include <set>
-
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
@@ -82,8 +81,9 @@ TEST_CASE("a corrupted message is caught by the receiver's checksum", "[host][ri
       (void)hh::run_ring(o);
       FAIL("the damaged message must be caught");
     } catch (const hopsim::DataMismatchError& e) {
-      CHECK_THAT(e.what(), Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over " +
-                                             std::string(hopsim::transport::kind_name(k))));
+      CHECK_THAT(e.what(),
+                 Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over " +
+                                   std::string(hopsim::transport::kind_name(k))));
     }
   }
 }

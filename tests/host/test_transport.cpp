@@ -4,10 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
@@ -132,7 +131,8 @@ TEST_CASE("CMA resumes a partial transfer and names the bytes moved when it cann
     (void)ht::cma_write(::getpid(), {&l, 1}, r);
     FAIL("a write into a hole must fail");
   } catch (const hopsim::KernelError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("EFAULT") && Catch::Contains(std::to_string(pg) + " of " + std::to_string(3 * pg)));
+    CHECK_THAT(e.what(),
+               Catch::Contains("EFAULT") && Catch::Contains(std::to_string(pg) + " of " + std::to_string(3 * pg)));
   }
   CHECK(ht::cma_last_calls() == 2);  // the first call moved one page, the retry faulted
   CHECK(m[0] == 'x');

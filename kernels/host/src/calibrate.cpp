@@ -1,5 +1,6 @@
 #include "hopsim/host_kernels/calibrate.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -13,8 +14,6 @@
 #include <cstring>
 #include <functional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
@@ -133,7 +132,10 @@ double memcpy_bandwidth(std::size_t size, double seconds) {
   std::vector<std::byte> a(size), b(size);
   fill_pattern(a, 0, 1);
   volatile std::uint64_t sink = 0;
-  return static_cast<double>(size) / per_call(seconds, [&] { std::memcpy(b.data(), a.data(), size); sink = sink + static_cast<std::uint64_t>(b[size / 2]); });
+  return static_cast<double>(size) / per_call(seconds, [&] {
+           std::memcpy(b.data(), a.data(), size);
+           sink = sink + static_cast<std::uint64_t>(b[size / 2]);
+         });
 }
 
 Calibration calibrate(const CalibrateOptions& o) {
@@ -150,7 +152,10 @@ Calibration calibrate(const CalibrateOptions& o) {
     fill_pattern(b, 1, 1);
     volatile std::uint64_t sink = 0;
     for (auto s : o.sizes) {
-      c.memcpy_bw.push_back(static_cast<double>(s) / per_call(B, [&] { std::memcpy(b.data(), a.data(), s); sink = sink + static_cast<std::uint64_t>(b[s / 2]); }));
+      c.memcpy_bw.push_back(static_cast<double>(s) / per_call(B, [&] {
+                              std::memcpy(b.data(), a.data(), s);
+                              sink = sink + static_cast<std::uint64_t>(b[s / 2]);
+                            }));
       c.read_bw.push_back(static_cast<double>(s) / per_call(B, [&] { sink = sink + checksum({a.data(), s}); }));
     }
   }
@@ -240,13 +245,15 @@ Calibration calibrate(const CalibrateOptions& o) {
       best = std::min(best, cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, 20000) : pingpong(-1, -1, true, 20000));
     c.c2c_latency = best;
     best = 1e300;
-    for (int k = 0; k < 3; ++k) best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true, 5000));
+    for (int k = 0; k < 3; ++k)
+      best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true, 5000));
     c.switch_cost = best;
   }
 
   // CMA from a child that holds the buffer.
   {
-    auto* buf = static_cast<std::byte*>(::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* buf =
+        static_cast<std::byte*>(::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     fill_pattern({buf, maxs}, 2, 1);
     auto* done = shared_map<Line>();
     std::fflush(nullptr);

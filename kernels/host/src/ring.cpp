@@ -1,13 +1,12 @@
 #include "hopsim/host_kernels/ring.hpp"
 
+#include <fmt/format.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
 
@@ -29,7 +28,9 @@ std::uint64_t splitmix(std::uint64_t x) {
 }
 
 // Word 0 of every message carries its sender and sequence number.
-std::uint64_t stamp_of(int src, std::uint64_t seq) { return splitmix(seq * 1315423911ull + static_cast<std::uint64_t>(src)); }
+std::uint64_t stamp_of(int src, std::uint64_t seq) {
+  return splitmix(seq * 1315423911ull + static_cast<std::uint64_t>(src));
+}
 }  // namespace
 
 std::uint64_t checksum(std::span<const std::byte> data) {
@@ -77,8 +78,8 @@ void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int
 
 std::vector<RingCell> run_ring(const RingOptions& o) {
   if (o.procs < 2)
-    throw ConfigError(fmt::format("ring: a ring of {} process{} has no neighbour to send to (at least 2 processes)", o.procs,
-                                  o.procs == 1 ? "" : "es"));
+    throw ConfigError(fmt::format("ring: a ring of {} process{} has no neighbour to send to (at least 2 processes)",
+                                  o.procs, o.procs == 1 ? "" : "es"));
   if (o.procs > transport::Node::kMaxProcs)
     throw ConfigError(fmt::format("ring: {} processes (at most {})", o.procs, transport::Node::kMaxProcs));
   if (o.sizes.empty()) throw ConfigError("ring: no message sizes given");
@@ -142,9 +143,10 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
         }
         const std::uint64_t c = checksum(got);
         if (c != expected)
-          throw DataMismatchError(fmt::format(
-              "checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum {:#018x}, expected {:#018x}",
-              me, seq, size, L, transport::kind_name(r.kind()), c, expected));
+          throw DataMismatchError(
+              fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
+                          "{:#018x}, expected {:#018x}",
+                          me, seq, size, L, transport::kind_name(r.kind()), c, expected));
         ++checked;
         ++seq;
       };

@@ -1,12 +1,12 @@
 #include "hopsim/host/model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <list>
 #include <memory>
-
-#include <fmt/format.h>
 #include <systemc>
 
 #include "hopsim/common/error.hpp"
@@ -15,17 +15,20 @@ namespace hopsim::host {
 
 std::string_view path_name(CopyPath p) {
   switch (p) {
-    case CopyPath::double_copy: return "double-copy";
-    case CopyPath::cma: return "cma";
-    case CopyPath::zero_copy: return "zero-copy";
+    case CopyPath::double_copy:
+      return "double-copy";
+    case CopyPath::cma:
+      return "cma";
+    case CopyPath::zero_copy:
+      return "zero-copy";
   }
   return "?";
 }
 
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_SEC;
+using sc_core::sc_time;
 
 double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
 
@@ -33,7 +36,8 @@ double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
 class Machine : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Machine);
-  Machine(sc_core::sc_module_name n, int cores, double background) : sc_module(n), cores_(cores), background_(background) {
+  Machine(sc_core::sc_module_name n, int cores, double background)
+      : sc_module(n), cores_(cores), background_(background) {
     SC_METHOD(on_wake);
     sensitive << wake_;
     dont_initialize();
@@ -181,9 +185,7 @@ class Ring : public sc_core::sc_module {
   void copy(double bytes, double ws) {
     machine_.run(bytes / p_.at(p_.memcpy_bw, ws / 2), 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws / 2));
   }
-  void read(double bytes) {
-    machine_.run(bytes / p_.at(p_.read_bw, bytes), bytes, 2 * p_.at(p_.memcpy_bw_all, bytes));
-  }
+  void read(double bytes) { machine_.run(bytes / p_.at(p_.read_bw, bytes), bytes, 2 * p_.at(p_.memcpy_bw_all, bytes)); }
   void cpu(double seconds) { machine_.run(seconds, 0, 1); }
   // Waits until pred() holds, paying a process switch if this process had
   // to give up its core (more processes than cores).
@@ -196,8 +198,8 @@ class Ring : public sc_core::sc_module {
 
   void rank(int r) {
     const int n = c_.procs;
-    Channel& out = *chan_[r];                  // r -> r+1
-    Channel& in = *chan_[(r + n - 1) % n];     // r-1 -> r
+    Channel& out = *chan_[r];               // r -> r+1
+    Channel& in = *chan_[(r + n - 1) % n];  // r-1 -> r
     const double S = static_cast<double>(c_.size);
     const std::uint64_t K = static_cast<std::uint64_t>(c_.slots);
     const double C = static_cast<double>(c_.chunk);
@@ -227,7 +229,8 @@ class Ring : public sc_core::sc_module {
             progress = true;
           }
           if (!progress)
-            wait_for(both, [&] { return (s < chunks && sent - out.tail.get() < K) || (g < chunks && in.head.get() > got); });
+            wait_for(both,
+                     [&] { return (s < chunks && sent - out.tail.get() < K) || (g < chunks && in.head.get() > got); });
         }
         read(S);
       } else if (c_.path == CopyPath::cma) {
@@ -268,13 +271,16 @@ class Ring : public sc_core::sc_module {
 
 std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell>& cells) {
   for (const auto& c : cells) {
-    if (c.procs < 2) throw ConfigError(fmt::format("host model: a ring of {} process has no neighbour (at least 2)", c.procs));
+    if (c.procs < 2)
+      throw ConfigError(fmt::format("host model: a ring of {} process has no neighbour (at least 2)", c.procs));
     if (c.path == CopyPath::cma && !p.cma_ok)
       throw ConfigError(fmt::format("host model: profile '{}' says CMA is not available on its machine", p.name));
-    if (c.slots < 1 || c.chunk < 64 || c.iters < 1) throw ConfigError("host model: slots, chunk and iters must be positive");
+    if (c.slots < 1 || c.chunk < 64 || c.iters < 1)
+      throw ConfigError("host model: slots, chunk and iters must be positive");
   }
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
-    throw Error("host model: SystemC elaborates once per process; simulate_ring can run only once (pass all cells at once)");
+    throw Error(
+        "host model: SystemC elaborates once per process; simulate_ring can run only once (pass all cells at once)");
   std::vector<std::unique_ptr<Ring>> rings;
   for (std::size_t i = 0; i < cells.size(); ++i)
     rings.push_back(std::make_unique<Ring>(fmt::format("ring{}", i).c_str(), p, cells[i]));

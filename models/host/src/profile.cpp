@@ -1,11 +1,11 @@
 #include "hopsim/host/profile.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/preset.hpp"
@@ -23,13 +23,13 @@ struct Field {
 
 // The parameters, their units and whether they are tables over `sizes`.
 constexpr Field kFields[] = {
-    {"cores", "count", false, false},          {"sizes", "B", true, false},
-    {"memcpy_bw", "B/s", true, false},         {"memcpy_bw_all", "B/s", true, false},
-    {"read_bw", "B/s", true, false},           {"cma_bw", "B/s", true, true},
-    {"c2c_latency", "s", false, false},        {"syscall", "s", false, false},
-    {"switch_cost", "s", false, true},        {"cma_call", "s", false, true},
-    {"cma_per_page", "s", false, true},        {"remap_call", "s", false, true},
-    {"remap_per_page", "s", false, false},     {"background_load", "count", false, true},
+    {"cores", "count", false, false},      {"sizes", "B", true, false},
+    {"memcpy_bw", "B/s", true, false},     {"memcpy_bw_all", "B/s", true, false},
+    {"read_bw", "B/s", true, false},       {"cma_bw", "B/s", true, true},
+    {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
+    {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
+    {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
+    {"remap_per_page", "s", false, false}, {"background_load", "count", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -79,7 +79,8 @@ nlohmann::json Profile::to_json() const {
     const auto s = sources.find(f.name);
     params[f.name] = {{"value", v}, {"unit", f.unit}, {"source", s == sources.end() ? "" : s->second}};
   }
-  params["cma_ok"] = {{"value", cma_ok}, {"unit", "bool"}, {"source", sources.count("cma_ok") ? sources.at("cma_ok") : ""}};
+  params["cma_ok"] = {
+      {"value", cma_ok}, {"unit", "bool"}, {"source", sources.count("cma_ok") ? sources.at("cma_ok") : ""}};
   return {{"name", name}, {"family", "host"}, {"description", description}, {"params", params}};
 }
 
@@ -89,13 +90,15 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   p.name = get_string(j, "name", origin, "");
   p.description = get_string(j, "description", origin, "");
   if (get_string(j, "family", origin, "host") != "host")
-    throw ConfigError(fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, j["family"].dump()));
+    throw ConfigError(
+        fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, j["family"].dump()));
   if (!j.contains("params")) throw ConfigError(fmt::format("{}: missing key 'params'", origin));
   const auto& ps = j["params"];
   const std::string base = join_path(origin, "params");
   if (!ps.is_object()) throw ConfigError(fmt::format("{}: expected an object", base));
   for (const auto& [k, v] : ps.items()) {
-    const bool known = k == "cma_ok" || std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return k == f.name; });
+    const bool known = k == "cma_ok" ||
+                       std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return k == f.name; });
     if (!known) {
       std::string names;
       for (const auto& f : kFields) names += std::string(names.empty() ? "" : ", ") + f.name;
@@ -118,7 +121,8 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
     const std::string key = join_path(join_path(base, f.name), "value");
     const auto& v = entry(f.name, f.unit);
     if (std::string_view(f.name) == "cores") {
-      if (!v.is_number_integer() || v.get<int>() < 1) throw ConfigError(fmt::format("{}: expected a whole number >= 1", key));
+      if (!v.is_number_integer() || v.get<int>() < 1)
+        throw ConfigError(fmt::format("{}: expected a whole number >= 1", key));
       p.cores = v.get<int>();
     } else if (f.table) {
       if (!v.is_array() || v.empty()) throw ConfigError(fmt::format("{}: expected a non-empty array of numbers", key));
@@ -138,7 +142,8 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   }
   if (ps.contains("cma_ok")) {
     const auto& v = entry("cma_ok", "bool");
-    if (!v.is_boolean()) throw ConfigError(fmt::format("{}: expected true or false", join_path(join_path(base, "cma_ok"), "value")));
+    if (!v.is_boolean())
+      throw ConfigError(fmt::format("{}: expected true or false", join_path(join_path(base, "cma_ok"), "value")));
     p.cma_ok = v.get<bool>();
   }
   for (std::size_t i = 1; i < p.sizes.size(); ++i)

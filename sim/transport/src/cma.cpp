@@ -1,5 +1,6 @@
 #include "hopsim/transport/cma.hpp"
 
+#include <fmt/format.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -11,8 +12,6 @@
 #include <cstring>
 #include <fstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace hopsim::transport {
 namespace {
@@ -94,12 +93,17 @@ std::size_t transfer(bool write, pid_t pid, std::span<const iovec> local, std::s
             what, pid, yama_rule(scope)));
       }
       if (e == ESRCH)
-        throw KernelError(fmt::format("CMA: {} to pid {} failed with ESRCH: no such process (it has exited)", what, pid));
+        throw KernelError(
+            fmt::format("CMA: {} to pid {} failed with ESRCH: no such process (it has exited)", what, pid));
       throw KernelError(fmt::format("CMA: {} to pid {} failed with {} ({}) after {} of {} bytes", what, pid,
-                                    e == EFAULT ? "EFAULT" : e == EINVAL ? "EINVAL" : e == ENOMEM ? "ENOMEM" : "errno",
+                                    e == EFAULT   ? "EFAULT"
+                                    : e == EINVAL ? "EINVAL"
+                                    : e == ENOMEM ? "ENOMEM"
+                                                  : "errno",
                                     std::strerror(e), moved, want));
     }
-    if (n == 0) throw KernelError(fmt::format("CMA: {} to pid {} made no progress after {} of {} bytes", what, pid, moved, want));
+    if (n == 0)
+      throw KernelError(fmt::format("CMA: {} to pid {} made no progress after {} of {} bytes", what, pid, moved, want));
     // A partial transfer stops at an iovec boundary of either list; resume there.
     moved += static_cast<std::size_t>(n);
     l.advance(static_cast<std::size_t>(n));
@@ -119,12 +123,18 @@ int yama_ptrace_scope() {
 
 std::string yama_rule(int scope) {
   switch (scope) {
-    case -1: return "Yama is not active in this kernel (plain ptrace rules: same uid and dumpable, or CAP_SYS_PTRACE)";
-    case 0: return "Yama ptrace_scope=0 (any same-uid process may attach; the target may be non-dumpable or of another uid)";
-    case 1: return "Yama ptrace_scope=1 (only descendants, unless the target names its peer with prctl(PR_SET_PTRACER))";
-    case 2: return "Yama ptrace_scope=2 (admin only: CMA needs CAP_SYS_PTRACE)";
-    case 3: return "Yama ptrace_scope=3 (no attach at all: CMA is impossible until reboot)";
-    default: return fmt::format("Yama ptrace_scope={} (unknown value)", scope);
+    case -1:
+      return "Yama is not active in this kernel (plain ptrace rules: same uid and dumpable, or CAP_SYS_PTRACE)";
+    case 0:
+      return "Yama ptrace_scope=0 (any same-uid process may attach; the target may be non-dumpable or of another uid)";
+    case 1:
+      return "Yama ptrace_scope=1 (only descendants, unless the target names its peer with prctl(PR_SET_PTRACER))";
+    case 2:
+      return "Yama ptrace_scope=2 (admin only: CMA needs CAP_SYS_PTRACE)";
+    case 3:
+      return "Yama ptrace_scope=3 (no attach at all: CMA is impossible until reboot)";
+    default:
+      return fmt::format("Yama ptrace_scope={} (unknown value)", scope);
   }
 }
 

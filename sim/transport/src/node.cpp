@@ -1,5 +1,6 @@
 #include "hopsim/transport/node.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -14,8 +15,6 @@
 #include <cstring>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/transport/cma.hpp"
@@ -86,9 +85,12 @@ struct Node::Local {
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::double_copy: return "double-copy";
-    case Kind::cma: return "cma";
-    case Kind::zero_copy: return "zero-copy";
+    case Kind::double_copy:
+      return "double-copy";
+    case Kind::cma:
+      return "cma";
+    case Kind::zero_copy:
+      return "zero-copy";
   }
   return "?";
 }
@@ -129,21 +131,25 @@ Node::Node(const Options& o) : opt_(o) {
   if (o.chunk < 64) throw ConfigError(fmt::format("transport: chunk of {} bytes is too small (at least 64)", o.chunk));
   sh_bytes_ = round_up(sizeof(Shared), page_size());
   void* m = ::mmap(nullptr, sh_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw Error(fmt::format("transport: cannot map {} bytes of shared memory: {}", sh_bytes_, std::strerror(errno)));
+  if (m == MAP_FAILED)
+    throw Error(fmt::format("transport: cannot map {} bytes of shared memory: {}", sh_bytes_, std::strerror(errno)));
   sh_ = new (m) Shared();
   // Bounce buffers for the pairs actually used are touched lazily; the rest
   // stays virtual. Needed for double copy and as CMA's fallback.
   if (o.kind != Kind::zero_copy) {
     bounce_bytes_ = static_cast<std::size_t>(o.procs) * o.procs * o.slots * o.chunk;
     m = ::mmap(nullptr, bounce_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) throw Error(fmt::format("transport: cannot map {} bytes of bounce buffers: {}", bounce_bytes_, std::strerror(errno)));
+    if (m == MAP_FAILED)
+      throw Error(
+          fmt::format("transport: cannot map {} bytes of bounce buffers: {}", bounce_bytes_, std::strerror(errno)));
     bounce_ = static_cast<std::byte*>(m);
   } else {
     pool_buf_ = round_up(std::max<std::size_t>(o.max_message, 1), page_size());
     pool_bytes_ = pool_buf_ * 2 * static_cast<std::size_t>(o.procs);
     pool_fd_ = ::memfd_create("hopsim-zero-copy-pool", MFD_CLOEXEC);
     if (pool_fd_ < 0 || ::ftruncate(pool_fd_, static_cast<off_t>(pool_bytes_)) != 0)
-      throw Error(fmt::format("transport: cannot create the {}-byte zero-copy pool: {}", pool_bytes_, std::strerror(errno)));
+      throw Error(
+          fmt::format("transport: cannot create the {}-byte zero-copy pool: {}", pool_bytes_, std::strerror(errno)));
     m = ::mmap(nullptr, pool_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, pool_fd_, 0);
     if (m == MAP_FAILED) throw Error(fmt::format("transport: cannot map the zero-copy pool: {}", std::strerror(errno)));
     pool_ = static_cast<std::byte*>(m);
@@ -208,11 +214,16 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
     if (status[r] == kExitOk || status[r] == kExitAborted) continue;
     const std::string msg = fmt::format("rank {}: {}", r, sh_->rank[r].error);
     switch (status[r]) {
-      case kExitConfig: throw ConfigError(msg);
-      case kExitData: throw DataMismatchError(msg);
-      case kExitKernel: throw KernelError(msg);
-      case kExitDeadlock: throw DeadlockError(msg);
-      default: throw Error(msg);
+      case kExitConfig:
+        throw ConfigError(msg);
+      case kExitData:
+        throw DataMismatchError(msg);
+      case kExitKernel:
+        throw KernelError(msg);
+      case kExitDeadlock:
+        throw DeadlockError(msg);
+      default:
+        throw Error(msg);
     }
   }
   for (int r = 0; r < n; ++r)
@@ -311,10 +322,13 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
   auto& L = *N.local_;
   const int n = size();
   if ((dst < -1 || dst >= n) || (src < -1 || src >= n))
-    throw ConfigError(fmt::format("transport: rank {} addressed peer {} of a {}-process node", id_, dst < -1 || dst >= n ? dst : src, n));
-  if (L.kind == Kind::zero_copy) throw ConfigError("transport: sendrecv copies; zero copy uses acquire() and sendrecv_view()");
+    throw ConfigError(fmt::format("transport: rank {} addressed peer {} of a {}-process node", id_,
+                                  dst < -1 || dst >= n ? dst : src, n));
+  if (L.kind == Kind::zero_copy)
+    throw ConfigError("transport: sendrecv copies; zero copy uses acquire() and sendrecv_view()");
   if (dst >= 0 && out.size() > N.opt_.max_message)
-    throw ConfigError(fmt::format("transport: message of {} bytes exceeds max_message {}", out.size(), N.opt_.max_message));
+    throw ConfigError(
+        fmt::format("transport: message of {} bytes exceeds max_message {}", out.size(), N.opt_.max_message));
 
   if (L.kind == Kind::cma) {
     // Post my receive buffer, write to my destination once it posted, then
@@ -331,15 +345,16 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
       const std::uint64_t seq = ++L.sent[dst];
       wait_until(sh->abort, [&] { return c.tail.v.load(std::memory_order_acquire) >= seq; });
       if (c.len != out.size())
-        throw KernelError(fmt::format("transport: rank {} sends {} bytes but rank {} posted {}", id_, out.size(), dst, c.len));
-      if (!out.empty())
-        cma_write(sh->rank[dst].pid, out.data(), reinterpret_cast<void*>(c.addr), out.size());
+        throw KernelError(
+            fmt::format("transport: rank {} sends {} bytes but rank {} posted {}", id_, out.size(), dst, c.len));
+      if (!out.empty()) cma_write(sh->rank[dst].pid, out.data(), reinterpret_cast<void*>(c.addr), out.size());
       c.head.v.store(seq, std::memory_order_release);
     }
     if (src >= 0) {
       Channel& c = sh->chan[src][id_];
       wait_until(sh->abort, [&] { return c.head.v.load(std::memory_order_acquire) >= rseq; });
-      if (static_cast<int>(L.recv_total++) == N.opt_.corrupt_message && N.opt_.corrupt_rank == id_) flip_bit(in.data(), in.size());
+      if (static_cast<int>(L.recv_total++) == N.opt_.corrupt_message && N.opt_.corrupt_rank == id_)
+        flip_bit(in.data(), in.size());
     }
     return;
   }
@@ -376,7 +391,8 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
       const std::uint64_t t = c.tail.v.load(std::memory_order_relaxed);
       if (c.head.v.load(std::memory_order_acquire) > t) {
         if (c.slot_msg[t % S] != in.size())
-          throw KernelError(fmt::format("transport: rank {} expects {} bytes but rank {} sends {}", id_, in.size(), src, c.slot_msg[t % S]));
+          throw KernelError(fmt::format("transport: rank {} expects {} bytes but rank {} sends {}", id_, in.size(), src,
+                                        c.slot_msg[t % S]));
         const std::size_t off = got * C;
         const std::size_t len = c.slot_len[t % S];
         if (len) std::memcpy(in.data() + off, slot_data(src, id_, t), len);
@@ -388,7 +404,8 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
     if (!progress) {
       wait_until(sh->abort, [&] {
         const bool can_send = sent < out_chunks && sh->chan[id_][dst].head.v.load(std::memory_order_relaxed) -
-                                                           sh->chan[id_][dst].tail.v.load(std::memory_order_acquire) < S;
+                                                           sh->chan[id_][dst].tail.v.load(std::memory_order_acquire) <
+                                                       S;
         const bool can_recv = got < in_chunks && sh->chan[src][id_].head.v.load(std::memory_order_acquire) >
                                                      sh->chan[src][id_].tail.v.load(std::memory_order_relaxed);
         return can_send || can_recv;
@@ -397,7 +414,8 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
   }
   if (src >= 0) {
     ++L.received[src];
-    if (static_cast<int>(L.recv_total++) == N.opt_.corrupt_message && N.opt_.corrupt_rank == id_) flip_bit(in.data(), in.size());
+    if (static_cast<int>(L.recv_total++) == N.opt_.corrupt_message && N.opt_.corrupt_rank == id_)
+      flip_bit(in.data(), in.size());
   }
   if (dst >= 0) ++L.sent[dst];
 }
@@ -461,7 +479,8 @@ std::span<const std::byte> Rank::sendrecv_view(int dst, std::span<const std::byt
     // the same page-table and TLB work.
     const std::size_t ml = round_up(len, page_size());
     void* m = ::mmap(nullptr, ml, PROT_READ, MAP_SHARED | MAP_POPULATE, N.pool_fd_, static_cast<off_t>(off));
-    if (m == MAP_FAILED) throw KernelError(fmt::format("transport: remapping {} pool bytes failed: {}", ml, std::strerror(errno)));
+    if (m == MAP_FAILED)
+      throw KernelError(fmt::format("transport: remapping {} pool bytes failed: {}", ml, std::strerror(errno)));
     v.map = m;
     v.map_len = ml;
     data = static_cast<std::byte*>(m);

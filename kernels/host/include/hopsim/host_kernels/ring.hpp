@@ -40,8 +40,8 @@ struct RingCell {
   transport::Kind used = transport::Kind::double_copy;
   std::string fallback;  // why `used` differs, else empty
   int iters = 0;
-  double seconds = 0;    // fastest repetition, slowest rank
-  double bandwidth = 0;  // bytes received per process per second
+  double seconds = 0;                  // fastest repetition, slowest rank
+  double bandwidth = 0;                // bytes received per process per second
   std::uint64_t messages_checked = 0;  // checksummed messages over all ranks and repetitions
 };
 

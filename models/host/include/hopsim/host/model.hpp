@@ -11,10 +11,9 @@
 // then ask for exceeds the memory system's capacity (all cores copying at
 // once, from the profile) every memory-bound operation is slowed by the
 // same factor. Other work measured on the machine at calibration
-// (background_load runnable processes) competes for the cores as well. Processes that wait for a flag consume nothing; a flag
-// becomes visible to its reader one cache-line transfer (c2c_latency) after
-// it was written, and a process that waited pays a process switch when
-// there are more runnable processes (ours and the background) than cores.
+// (background_load runnable processes) competes for the cores as well. Processes that wait for a flag consume nothing;
+// a flag becomes visible to its reader one cache-line transfer (c2c_latency) after it was written, and a process that
+// waited pays a process switch when there are more runnable processes (ours and the background) than cores.
 #include <cstddef>
 #include <string_view>
 #include <vector>

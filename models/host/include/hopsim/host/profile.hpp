@@ -4,10 +4,9 @@
 // described machine (presets/host-*.json). Every parameter carries its unit
 // and its source; tables are indexed by message/working-set size.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hopsim::host {
 
