@@ -242,11 +242,13 @@ Calibration calibrate(const CalibrateOptions& o) {
   {
     double best = 1e300;
     for (int k = 0; k < 3; ++k)
-      best = std::min(best, cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, 20000) : pingpong(-1, -1, true, 20000));
+      best = std::min(best, cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, o.pingpong_rounds)
+                                            : pingpong(-1, -1, true, o.pingpong_rounds));
     c.c2c_latency = best;
     best = 1e300;
     for (int k = 0; k < 3; ++k)
-      best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true, 5000));
+      best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true,
+                                     std::max(100, o.pingpong_rounds / 4)));
     c.switch_cost = best;
   }
 

@@ -8,7 +8,8 @@
 namespace hopsim::host {
 
 struct CalibrateOptions {
-  double seconds_per_point = 0.03;  // measuring time per table point (best of 3)
+  double seconds_per_point = 0.03;  // measuring time per table point
+  int pingpong_rounds = 20000;      // round trips per cache-line ping-pong (the hand-over test does a quarter)
   std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
 };
 
