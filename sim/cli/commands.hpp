@@ -28,4 +28,7 @@ struct Commands {
 // hopsim compare (cmd_compare.cpp)
 void add_compare_commands(Commands& c);
 
+// hopsim host ...: intra-node copy paths (cmd_host.cpp).
+void add_host_commands(Commands& cmds);
+
 }  // namespace hopsim::cli

@@ -344,6 +344,8 @@ int main(int argc, char** argv) {
   // Further subcommands register here (see commands.hpp).
   hopsim::cli::add_compare_commands(commands);
 
+  hopsim::cli::add_host_commands(commands);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

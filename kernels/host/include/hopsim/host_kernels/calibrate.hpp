@@ -1,0 +1,39 @@
+#pragma once
+// Microbenchmarks of this machine's intra-node copy costs: what the host
+// model needs to predict the ring benchmark (hopsim host calibrate).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hopsim::host {
+
+struct CalibrateOptions {
+  double seconds_per_point = 0.03;  // measuring time per table point
+  int pingpong_rounds = 20000;      // round trips per cache-line ping-pong (the hand-over test does a quarter)
+  std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
+};
+
+struct Calibration {
+  int cores = 1;                      // CPUs this process may run on
+  std::vector<std::size_t> sizes;     // table sizes, bytes
+  std::vector<double> memcpy_bw;      // one process copying `size` bytes between two buffers, bytes/s
+  std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
+  std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
+  double c2c_latency = 0;             // one-way cache-line hand-over between two processes on two cores, s
+  double syscall = 0;                 // a trivial system call (getppid), s
+  double switch_cost = 0;             // hand-over between two processes sharing one core (sched_yield), s
+  bool cma_ok = false;
+  std::string cma_note;        // why CMA could not be measured, if so
+  double cma_call = 0;         // process_vm_readv of 8 bytes, s
+  std::vector<double> cma_bw;  // process_vm_readv of `size` bytes from another process, bytes/s
+  double cma_per_page = 0;     // slope of CMA time over 4 KiB pages (sizes >= 64 KiB), s
+  double remap_call = 0;       // mmap(MAP_POPULATE)+munmap of a shared range: fixed part, s
+  double remap_per_page = 0;   // ... per 4 KiB page, s
+  double background_load = 0;  // other runnable processes: from the CPU share spinning processes get
+};
+
+[[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
+// One process's memcpy bandwidth (B/s) for `size`-byte copies, best of 3 rounds of `seconds` in all.
+[[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
+
+}  // namespace hopsim::host

@@ -1,0 +1,319 @@
+#include "hopsim/host_kernels/calibrate.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/cma.hpp"
+
+namespace hopsim::host {
+namespace {
+
+double now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Seconds per call of f: the fastest of many short batches within `budget`
+// seconds, so that time slices lost to other processes on a shared machine
+// do not count (the model adds contention itself).
+double per_call(double budget, const std::function<void()>& f) {
+  f();
+  // Calls per batch: enough for about budget/30 seconds.
+  long per = 1;
+  for (;;) {
+    const double t0 = now();
+    for (long i = 0; i < per; ++i) f();
+    if (now() - t0 >= budget / 30 || per > (1L << 24)) break;
+    per *= 2;
+  }
+  double best = 1e300;
+  const double start = now();
+  int batches = 0;
+  while (batches < 5 || now() - start < budget) {
+    const double t0 = now();
+    for (long i = 0; i < per; ++i) f();
+    best = std::min(best, (now() - t0) / static_cast<double>(per));
+    if (++batches > 1000) break;
+  }
+  return best;
+}
+
+template <class T>
+T* shared_map(std::size_t n = 1) {
+  void* m = ::mmap(nullptr, sizeof(T) * n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map shared memory: {}", std::strerror(errno)));
+  return static_cast<T*>(m);
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ::sched_setaffinity(0, sizeof set, &set);
+}
+
+// Runs f(i) in `n` forked processes; each returns a double through shared memory.
+std::vector<double> in_processes(int n, const std::function<double(int)>& f) {
+  auto* out = shared_map<double>(static_cast<std::size_t>(n));
+  std::fflush(nullptr);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    const pid_t p = ::fork();
+    if (p < 0) throw Error(fmt::format("calibrate: fork failed: {}", std::strerror(errno)));
+    if (p == 0) {
+      int code = 0;
+      try {
+        out[i] = f(i);
+      } catch (...) {
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    pids.push_back(p);
+  }
+  bool ok = true;
+  for (pid_t p : pids) {
+    int st = 0;
+    ::waitpid(p, &st, 0);
+    ok = ok && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  }
+  std::vector<double> v(out, out + n);
+  ::munmap(out, sizeof(double) * n);
+  if (!ok) throw Error("calibrate: a measuring process failed");
+  return v;
+}
+
+// Least-squares line t = a + b x.
+std::pair<double, double> fit(const std::vector<double>& x, const std::vector<double>& t) {
+  const double n = static_cast<double>(x.size());
+  double sx = 0, st = 0, sxx = 0, sxt = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    st += t[i];
+    sxx += x[i] * x[i];
+    sxt += x[i] * t[i];
+  }
+  const double b = (n * sxt - sx * st) / (n * sxx - sx * sx);
+  return {(st - b * sx) / n, b};
+}
+
+struct alignas(64) Line {
+  std::atomic<std::uint64_t> v{0};
+};
+
+}  // namespace
+
+double memcpy_bandwidth(std::size_t size, double seconds) {
+  std::vector<std::byte> a(size), b(size);
+  fill_pattern(a, 0, 1);
+  volatile std::uint64_t sink = 0;
+  return static_cast<double>(size) / per_call(seconds, [&] {
+           std::memcpy(b.data(), a.data(), size);
+           sink = sink + static_cast<std::uint64_t>(b[size / 2]);
+         });
+}
+
+Calibration calibrate(const CalibrateOptions& o) {
+  Calibration c;
+  const auto cpus = allowed_cpus();
+  c.cores = std::max<int>(1, static_cast<int>(cpus.size()));
+  c.sizes = o.sizes;
+  const double B = o.seconds_per_point;
+  const std::size_t maxs = *std::max_element(o.sizes.begin(), o.sizes.end());
+
+  {
+    std::vector<std::byte> a(maxs), b(maxs);
+    fill_pattern(a, 0, 1);
+    fill_pattern(b, 1, 1);
+    volatile std::uint64_t sink = 0;
+    for (auto s : o.sizes) {
+      c.memcpy_bw.push_back(static_cast<double>(s) / per_call(B, [&] {
+                              std::memcpy(b.data(), a.data(), s);
+                              sink = sink + static_cast<std::uint64_t>(b[s / 2]);
+                            }));
+      c.read_bw.push_back(static_cast<double>(s) / per_call(B, [&] { sink = sink + checksum({a.data(), s}); }));
+    }
+  }
+  // All cores copying at once: the memory system's shared limit.
+  for (auto s : o.sizes) {
+    auto* go = shared_map<Line>();
+    const auto each = in_processes(c.cores, [&](int i) {
+      if (cpus.size() > 1) pin(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+      std::vector<std::byte> a(s), b(s);
+      fill_pattern(a, i, 1);
+      go->v.fetch_add(1);
+      while (go->v.load() < static_cast<std::uint64_t>(c.cores)) ::sched_yield();
+      return static_cast<double>(s) / per_call(B, [&] { std::memcpy(b.data(), a.data(), s); });
+    });
+    ::munmap(go, sizeof(Line));
+    double sum = 0;
+    for (double v : each) sum += v;
+    c.memcpy_bw_all.push_back(sum);
+  }
+  c.syscall = per_call(B, [] { ::syscall(SYS_getppid); });
+
+  // Background load: one spinning process per core measures the share of
+  // its core it gets (CPU time over wall time); with L other runnable
+  // processes spread over C cores the share is C / (C + L).
+  {
+    const double wall = std::max(0.1, 5 * B);
+    const auto shares = in_processes(c.cores, [&](int) {
+      timespec a{}, b{};
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+      const double t0 = now();
+      while (now() - t0 < wall) {
+      }
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+      const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+      return cpu / (now() - t0);
+    });
+    double share = 0;
+    for (double v : shares) share += v / static_cast<double>(shares.size());
+    share = std::clamp(share, 0.02, 1.0);
+    c.background_load = c.cores * (1.0 / share - 1.0);
+  }
+
+  // Ping-pong on one shared line: on two cores (latency), and on one core
+  // with yields (the cost of handing the core to another process).
+  auto pingpong = [&](int cpu0, int cpu1, bool yield, int rounds) {
+    auto* line = shared_map<Line>();
+    auto* t = shared_map<double>();
+    std::fflush(nullptr);
+    const pid_t p = ::fork();
+    if (p == 0) {
+      if (cpu1 >= 0) pin(cpu1);
+      for (int i = 0; i < rounds; ++i) {
+        while (line->v.load(std::memory_order_acquire) != static_cast<std::uint64_t>(2 * i + 1))
+          if (yield) ::sched_yield();
+        line->v.store(2 * i + 2, std::memory_order_release);
+      }
+      ::_exit(0);
+    }
+    if (cpu0 >= 0) pin(cpu0);
+    // The fastest batch of 50 round trips: preemption by other work is not the cost we want.
+    double t0 = now(), best = 1e300;
+    for (int i = 0; i < rounds; ++i) {
+      line->v.store(2 * i + 1, std::memory_order_release);
+      while (line->v.load(std::memory_order_acquire) != static_cast<std::uint64_t>(2 * i + 2))
+        if (yield) ::sched_yield();
+      if ((i + 1) % 50 == 0) {
+        const double t1 = now();
+        best = std::min(best, (t1 - t0) / 100.0);
+        t0 = t1;
+      }
+    }
+    *t = best;
+    ::waitpid(p, nullptr, 0);
+    const double r = *t;
+    ::munmap(line, sizeof(Line));
+    ::munmap(t, sizeof(double));
+    // Restore this process's CPU set.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : cpus) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);
+    return r;
+  };
+  {
+    double best = 1e300;
+    for (int k = 0; k < 3; ++k)
+      best = std::min(best, cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, o.pingpong_rounds)
+                                            : pingpong(-1, -1, true, o.pingpong_rounds));
+    c.c2c_latency = best;
+    best = 1e300;
+    for (int k = 0; k < 3; ++k)
+      best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true,
+                                     std::max(100, o.pingpong_rounds / 4)));
+    c.switch_cost = best;
+  }
+
+  // CMA from a child that holds the buffer.
+  {
+    auto* buf =
+        static_cast<std::byte*>(::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    fill_pattern({buf, maxs}, 2, 1);
+    auto* done = shared_map<Line>();
+    std::fflush(nullptr);
+    const pid_t p = ::fork();
+    if (p == 0) {
+      transport::allow_ptracer(::getppid());
+      while (done->v.load() == 0) ::usleep(1000);
+      ::_exit(0);
+    }
+    std::vector<std::byte> local(maxs);
+    try {
+      c.cma_call = per_call(B, [&] { transport::cma_read(p, local.data(), buf, 8); });
+      std::vector<double> pages, times;
+      for (auto s : o.sizes) {
+        const double t = per_call(B, [&] { transport::cma_read(p, local.data(), buf, s); });
+        c.cma_bw.push_back(static_cast<double>(s) / t);
+        if (s >= 65536) {
+          pages.push_back(static_cast<double>(s) / 4096.0);
+          times.push_back(t);
+        }
+      }
+      if (pages.size() >= 2) c.cma_per_page = fit(pages, times).second;
+      c.cma_ok = true;
+    } catch (const Error& e) {
+      c.cma_ok = false;
+      c.cma_note = e.what();
+      c.cma_bw.assign(o.sizes.size(), 0.0);
+    }
+    done->v.store(1);
+    ::waitpid(p, nullptr, 0);
+    ::munmap(done, sizeof(Line));
+    ::munmap(buf, maxs);
+  }
+
+  // Page remap: map a range of a shared memory file with its page-table
+  // entries filled, then unmap it.
+  {
+    const std::size_t pg = 4096, maxpages = 1024;
+    const int fd = ::memfd_create("hopsim-calibrate", MFD_CLOEXEC);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(maxpages * pg)) != 0)
+      throw Error(fmt::format("calibrate: memfd failed: {}", std::strerror(errno)));
+    void* warm = ::mmap(nullptr, maxpages * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    std::memset(warm, 1, maxpages * pg);  // allocate the file's pages once
+    std::vector<double> x, t;
+    for (std::size_t n : {1, 16, 64, 256, 1024}) {
+      x.push_back(static_cast<double>(n));
+      t.push_back(per_call(B, [&] {
+        void* m = ::mmap(nullptr, n * pg, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+        if (m != MAP_FAILED) ::munmap(m, n * pg);
+      }));
+    }
+    const auto [a, b] = fit(x, t);
+    c.remap_call = std::max(0.0, a);
+    c.remap_per_page = b;
+    ::munmap(warm, maxpages * pg);
+    ::close(fd);
+  }
+  return c;
+}
+
+}  // namespace hopsim::host

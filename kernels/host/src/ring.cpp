@@ -1,0 +1,198 @@
+#include "hopsim/host_kernels/ring.hpp"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "hopsim/common/error.hpp"
+
+namespace hopsim::host {
+namespace {
+constexpr std::uint64_t kMix = 0x9E3779B97F4A7C15ull;
+
+double now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += kMix;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Word 0 of every message carries its sender and sequence number.
+std::uint64_t stamp_of(int src, std::uint64_t seq) {
+  return splitmix(seq * 1315423911ull + static_cast<std::uint64_t>(src));
+}
+}  // namespace
+
+std::uint64_t checksum(std::span<const std::byte> data) {
+  const std::size_t words = data.size() / 8;
+  const auto* p = data.data();
+  std::uint64_t s = 0;
+  for (std::size_t i = 0; i < words; ++i) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i * 8, 8);
+    s += w ^ (i * kMix);
+  }
+  std::uint64_t tail = 0;
+  if (const std::size_t t = data.size() % 8) std::memcpy(&tail, p + words * 8, t);
+  return s + (tail ^ (words * kMix));
+}
+
+void fill_pattern(std::span<std::byte> data, int src, std::uint64_t seed) {
+  std::uint64_t x = seed * 7919 + static_cast<std::uint64_t>(src);
+  for (std::size_t i = 0; i + 8 <= data.size(); i += 8) {
+    x = splitmix(x);
+    std::memcpy(data.data() + i, &x, 8);
+  }
+  for (std::size_t i = data.size() / 8 * 8; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 31 + src);
+}
+
+int ring_iters(const RingOptions& o, std::size_t size) {
+  const auto it = static_cast<long long>(o.bytes_per_rep / std::max<std::size_t>(size, 1));
+  return static_cast<int>(std::clamp<long long>(it, o.min_iters, std::max(o.min_iters, o.max_iters)));
+}
+
+void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int>& left, std::vector<int>& right) {
+  std::vector<int> order(procs);
+  std::iota(order.begin(), order.end(), 0);
+  if (random) {
+    std::mt19937_64 rng(seed);
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+  left.assign(procs, 0);
+  right.assign(procs, 0);
+  for (int p = 0; p < procs; ++p) {
+    right[order[p]] = order[(p + 1) % procs];
+    left[order[p]] = order[(p + procs - 1) % procs];
+  }
+}
+
+std::vector<RingCell> run_ring(const RingOptions& o) {
+  if (o.procs < 2)
+    throw ConfigError(fmt::format("ring: a ring of {} process{} has no neighbour to send to (at least 2 processes)",
+                                  o.procs, o.procs == 1 ? "" : "es"));
+  if (o.procs > transport::Node::kMaxProcs)
+    throw ConfigError(fmt::format("ring: {} processes (at most {})", o.procs, transport::Node::kMaxProcs));
+  if (o.sizes.empty()) throw ConfigError("ring: no message sizes given");
+  for (auto s : o.sizes)
+    if (s < 8) throw ConfigError(fmt::format("ring: message size {} bytes is below the minimum of 8", s));
+  if (o.reps < 1) throw ConfigError("ring: at least one repetition");
+  if (o.sizes.size() * static_cast<std::size_t>(o.reps) * 2 > 4096 / sizeof(double))
+    throw ConfigError("ring: too many sizes x repetitions for one launch (at most 256)");
+
+  transport::Options to;
+  to.procs = o.procs;
+  to.kind = o.kind;
+  to.max_message = *std::max_element(o.sizes.begin(), o.sizes.end());
+  to.chunk = o.chunk;
+  to.slots = o.slots;
+  to.remap = o.remap;
+  to.deny_cma = o.deny_cma;
+  to.corrupt_rank = o.corrupt_rank;
+  to.corrupt_message = o.corrupt_message;
+  transport::Node node(to);
+
+  std::vector<int> left, right;
+  ring_neighbours(o.procs, o.random_order, o.seed, left, right);
+  const std::uint64_t seed = o.seed;
+  const std::size_t nsizes = o.sizes.size();
+
+  const auto rep = node.run([&](transport::Rank& r) {
+    const int me = r.id(), L = left[me], R = right[me];
+    const std::size_t maxs = to.max_message;
+    auto* results = reinterpret_cast<double*>(r.scratch().data());
+    const bool zc = r.kind() == transport::Kind::zero_copy;
+    std::vector<std::byte> sendbuf(zc ? 0 : maxs), recvbuf(zc ? 0 : maxs), expect(maxs);
+    std::uint64_t checked = 0;
+    for (std::size_t si = 0; si < nsizes; ++si) {
+      const std::size_t size = o.sizes[si];
+      // The checksum of L's pattern without word 0, which carries the stamp.
+      fill_pattern({expect.data(), size}, L, seed);
+      std::uint64_t w0;
+      std::memcpy(&w0, expect.data(), 8);
+      const std::uint64_t base = checksum({expect.data(), size}) - w0;
+      if (!zc) fill_pattern({sendbuf.data(), size}, me, seed);
+      int filled = 0;  // zero copy: the two pool buffers get the pattern once per size
+      const int iters = ring_iters(o, size);
+      std::uint64_t seq = 0;
+      auto one = [&] {
+        const std::uint64_t st = stamp_of(me, seq);
+        const std::uint64_t expected = base + stamp_of(L, seq);
+        std::span<const std::byte> got;
+        if (zc) {
+          auto buf = r.acquire(size);
+          if (filled < 2) {
+            fill_pattern(buf, me, seed);
+            ++filled;
+          }
+          std::memcpy(buf.data(), &st, 8);
+          got = r.sendrecv_view(R, buf, L, size);
+        } else {
+          std::memcpy(sendbuf.data(), &st, 8);
+          r.sendrecv(R, {sendbuf.data(), size}, L, {recvbuf.data(), size});
+          got = {recvbuf.data(), size};
+        }
+        const std::uint64_t c = checksum(got);
+        if (c != expected)
+          throw DataMismatchError(
+              fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
+                          "{:#018x}, expected {:#018x}",
+                          me, seq, size, L, transport::kind_name(r.kind()), c, expected));
+        ++checked;
+        ++seq;
+      };
+      one();  // warm-up: first touch of buffers and channels
+      for (int rp = 0; rp < o.reps; ++rp) {
+        r.barrier();
+        const double t0 = now();
+        for (int k = 0; k < iters; ++k) one();
+        results[si * o.reps + rp] = now() - t0;
+      }
+      r.barrier();
+      results[nsizes * o.reps + si] = static_cast<double>(checked);
+      checked = 0;
+    }
+  });
+
+  std::vector<RingCell> cells;
+  for (std::size_t si = 0; si < nsizes; ++si) {
+    RingCell c;
+    c.procs = o.procs;
+    c.size = o.sizes[si];
+    c.order = o.random_order ? "random" : "natural";
+    c.requested = rep.requested;
+    c.used = rep.used;
+    c.fallback = rep.fallback;
+    c.iters = ring_iters(o, c.size);
+    double best = 1e300;
+    for (int rp = 0; rp < o.reps; ++rp) {
+      double slowest = 0;
+      for (int rk = 0; rk < o.procs; ++rk) {
+        double t;
+        std::memcpy(&t, node.scratch(rk).data() + (si * o.reps + rp) * sizeof(double), sizeof t);
+        slowest = std::max(slowest, t);
+      }
+      best = std::min(best, slowest);
+    }
+    c.seconds = best;
+    c.bandwidth = static_cast<double>(c.size) * c.iters / best;
+    for (int rk = 0; rk < o.procs; ++rk) {
+      double n;
+      std::memcpy(&n, node.scratch(rk).data() + (nsizes * o.reps + si) * sizeof(double), sizeof n);
+      c.messages_checked += static_cast<std::uint64_t>(n);
+    }
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+}  // namespace hopsim::host

@@ -1,0 +1,47 @@
+#pragma once
+// A host machine profile: the parameters of the host model, written by
+// `hopsim host calibrate` for this machine or kept as a preset for a
+// described machine (presets/host-*.json). Every parameter carries its unit
+// and its source; tables are indexed by message/working-set size.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace hopsim::host {
+
+struct Profile {
+  std::string name;
+  std::string description;
+  int cores = 1;
+  std::vector<double> sizes;          // bytes, ascending
+  std::vector<double> memcpy_bw;      // B/s, one process copying `size` bytes
+  std::vector<double> memcpy_bw_all;  // B/s, all cores copying at once (sum)
+  std::vector<double> read_bw;        // B/s, checksum pass over `size` bytes
+  std::vector<double> cma_bw;         // B/s, process_vm_readv of `size` bytes (0: CMA unavailable)
+  double c2c_latency = 0;             // s
+  double syscall = 0;                 // s
+  double switch_cost = 0;             // s
+  double cma_call = 0;                // s
+  double cma_per_page = 0;            // s
+  double remap_call = 0;              // s
+  double remap_per_page = 0;          // s
+  double background_load = 0;         // other runnable processes competing for the cores (measured)
+  bool cma_ok = true;
+  std::map<std::string, std::string> sources;  // parameter -> where its value came from
+
+  // Log-log interpolation of a table at `size`, clamped at the ends.
+  [[nodiscard]] double at(const std::vector<double>& table, double size) const;
+
+  [[nodiscard]] nlohmann::json to_json() const;
+  // Strict reading: unknown keys, wrong units, missing parameters, unequal
+  // table lengths and non-positive values each throw ConfigError naming the
+  // file and key.
+  static Profile from_json(const nlohmann::json& j, const std::string& origin);
+};
+
+// Reads a profile from a file path, or from a preset name (presets/<name>.json).
+[[nodiscard]] Profile load_profile(const std::string& path_or_preset);
+void save_profile(const Profile& p, const std::string& path);
+
+}  // namespace hopsim::host

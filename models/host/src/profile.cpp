@@ -1,0 +1,176 @@
+#include "hopsim/host/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/preset.hpp"
+#include "hopsim/common/strict_json.hpp"
+
+namespace hopsim::host {
+namespace {
+
+struct Field {
+  const char* name;
+  const char* unit;
+  bool table;
+  bool optional_zero;  // may be 0 (e.g. CMA unavailable)
+};
+
+// The parameters, their units and whether they are tables over `sizes`.
+constexpr Field kFields[] = {
+    {"cores", "count", false, false},      {"sizes", "B", true, false},
+    {"memcpy_bw", "B/s", true, false},     {"memcpy_bw_all", "B/s", true, false},
+    {"read_bw", "B/s", true, false},       {"cma_bw", "B/s", true, true},
+    {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
+    {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
+    {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
+    {"remap_per_page", "s", false, false}, {"background_load", "count", false, true},
+};
+
+std::vector<double>* table_of(Profile& p, std::string_view n) {
+  if (n == "sizes") return &p.sizes;
+  if (n == "memcpy_bw") return &p.memcpy_bw;
+  if (n == "memcpy_bw_all") return &p.memcpy_bw_all;
+  if (n == "read_bw") return &p.read_bw;
+  if (n == "cma_bw") return &p.cma_bw;
+  return nullptr;
+}
+double* scalar_of(Profile& p, std::string_view n) {
+  if (n == "c2c_latency") return &p.c2c_latency;
+  if (n == "syscall") return &p.syscall;
+  if (n == "switch_cost") return &p.switch_cost;
+  if (n == "cma_call") return &p.cma_call;
+  if (n == "cma_per_page") return &p.cma_per_page;
+  if (n == "remap_call") return &p.remap_call;
+  if (n == "remap_per_page") return &p.remap_per_page;
+  if (n == "background_load") return &p.background_load;
+  return nullptr;
+}
+
+}  // namespace
+
+double Profile::at(const std::vector<double>& t, double size) const {
+  if (t.empty()) return 0;
+  if (size <= sizes.front()) return t.front();
+  if (size >= sizes.back()) return t.back();
+  const auto it = std::upper_bound(sizes.begin(), sizes.end(), size);
+  const std::size_t i = static_cast<std::size_t>(it - sizes.begin());
+  const double x0 = std::log(sizes[i - 1]), x1 = std::log(sizes[i]), x = std::log(size);
+  if (t[i - 1] <= 0 || t[i] <= 0) return std::max(0.0, t[i - 1] + (t[i] - t[i - 1]) * (x - x0) / (x1 - x0));
+  return std::exp(std::log(t[i - 1]) + (std::log(t[i]) - std::log(t[i - 1])) * (x - x0) / (x1 - x0));
+}
+
+nlohmann::json Profile::to_json() const {
+  nlohmann::json params = nlohmann::json::object();
+  Profile& self = const_cast<Profile&>(*this);
+  for (const auto& f : kFields) {
+    nlohmann::json v;
+    if (std::string_view(f.name) == "cores")
+      v = cores;
+    else if (auto* t = table_of(self, f.name))
+      v = *t;
+    else
+      v = *scalar_of(self, f.name);
+    const auto s = sources.find(f.name);
+    params[f.name] = {{"value", v}, {"unit", f.unit}, {"source", s == sources.end() ? "" : s->second}};
+  }
+  params["cma_ok"] = {
+      {"value", cma_ok}, {"unit", "bool"}, {"source", sources.count("cma_ok") ? sources.at("cma_ok") : ""}};
+  return {{"name", name}, {"family", "host"}, {"description", description}, {"params", params}};
+}
+
+Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
+  require_known_keys(j, origin, {"name", "family", "description", "params"});
+  Profile p;
+  p.name = get_string(j, "name", origin, "");
+  p.description = get_string(j, "description", origin, "");
+  if (get_string(j, "family", origin, "host") != "host")
+    throw ConfigError(
+        fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, j["family"].dump()));
+  if (!j.contains("params")) throw ConfigError(fmt::format("{}: missing key 'params'", origin));
+  const auto& ps = j["params"];
+  const std::string base = join_path(origin, "params");
+  if (!ps.is_object()) throw ConfigError(fmt::format("{}: expected an object", base));
+  for (const auto& [k, v] : ps.items()) {
+    const bool known = k == "cma_ok" ||
+                       std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return k == f.name; });
+    if (!known) {
+      std::string names;
+      for (const auto& f : kFields) names += std::string(names.empty() ? "" : ", ") + f.name;
+      throw ConfigError(fmt::format("{}: unknown parameter (known: {}, cma_ok)", join_path(base, k), names));
+    }
+  }
+  auto entry = [&](const std::string& name, const char* unit) -> const nlohmann::json& {
+    const std::string key = join_path(base, name);
+    if (!ps.contains(name)) throw ConfigError(fmt::format("{}: missing parameter", key));
+    const auto& e = ps[name];
+    require_known_keys(e, key, {"value", "unit", "source"});
+    if (!e.contains("value")) throw ConfigError(fmt::format("{}: missing 'value'", key));
+    const std::string u = get_string(e, "unit", key, unit);
+    if (u != unit) throw ConfigError(fmt::format("{}.unit: '{}' but this parameter is in {}", key, u, unit));
+    p.sources[name] = get_string(e, "source", key, "");
+    if (p.sources[name].empty()) throw ConfigError(fmt::format("{}.source: every parameter needs a source", key));
+    return e["value"];
+  };
+  for (const auto& f : kFields) {
+    const std::string key = join_path(join_path(base, f.name), "value");
+    const auto& v = entry(f.name, f.unit);
+    if (std::string_view(f.name) == "cores") {
+      if (!v.is_number_integer() || v.get<int>() < 1)
+        throw ConfigError(fmt::format("{}: expected a whole number >= 1", key));
+      p.cores = v.get<int>();
+    } else if (f.table) {
+      if (!v.is_array() || v.empty()) throw ConfigError(fmt::format("{}: expected a non-empty array of numbers", key));
+      auto* t = table_of(p, f.name);
+      for (const auto& x : v) {
+        if (!x.is_number()) throw ConfigError(fmt::format("{}: {} is not a number", key, x.dump()));
+        const double d = x.get<double>();
+        if (d < 0 || (d == 0 && !f.optional_zero)) throw ConfigError(fmt::format("{}: {} must be positive", key, d));
+        t->push_back(d);
+      }
+    } else {
+      if (!v.is_number()) throw ConfigError(fmt::format("{}: expected a number", key));
+      const double d = v.get<double>();
+      if (d < 0 || (d == 0 && !f.optional_zero)) throw ConfigError(fmt::format("{}: {} must be positive", key, d));
+      *scalar_of(p, f.name) = d;
+    }
+  }
+  if (ps.contains("cma_ok")) {
+    const auto& v = entry("cma_ok", "bool");
+    if (!v.is_boolean())
+      throw ConfigError(fmt::format("{}: expected true or false", join_path(join_path(base, "cma_ok"), "value")));
+    p.cma_ok = v.get<bool>();
+  }
+  for (std::size_t i = 1; i < p.sizes.size(); ++i)
+    if (p.sizes[i] <= p.sizes[i - 1]) throw ConfigError(fmt::format("{}.sizes: sizes must be ascending", base));
+  for (const auto& f : kFields) {
+    if (!f.table) continue;
+    const auto* t = table_of(p, f.name);
+    if (t->size() != p.sizes.size())
+      throw ConfigError(fmt::format("{}.{}: {} entries but 'sizes' has {}", base, f.name, t->size(), p.sizes.size()));
+  }
+  return p;
+}
+
+Profile load_profile(const std::string& path_or_preset) {
+  std::string path = path_or_preset;
+  if (!std::filesystem::exists(path) && path.find('/') == std::string::npos && !path.ends_with(".json")) {
+    const auto preset = load_preset(path_or_preset, "--profile");
+    path = preset.file;
+  }
+  return Profile::from_json(read_json_file(path), path);
+}
+
+void save_profile(const Profile& p, const std::string& path) {
+  std::ofstream f(path);
+  if (!f) throw ConfigError(fmt::format("cannot write profile '{}'", path));
+  f << p.to_json().dump(2) << "\n";
+  if (!f) throw Error(fmt::format("writing profile '{}' failed", path));
+}
+
+}  // namespace hopsim::host

@@ -1,0 +1,375 @@
+// hopsim host: the host's intra-node copy paths. calibrate measures this
+// machine into a profile; ring runs the hpcc-style ring natively; simulate
+// runs it on the host model; predict does both and reports the error per cell.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "commands.hpp"
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/units.hpp"
+#include "hopsim/host/model.hpp"
+#include "hopsim/host/profile.hpp"
+#include "hopsim/host_kernels/calibrate.hpp"
+#include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/cma.hpp"
+
+namespace hopsim::cli {
+namespace {
+
+namespace hh = hopsim::host;
+using transport::Kind;
+
+struct RingArgs {
+  std::vector<int> procs{2, 4, 8};
+  std::vector<std::string> sizes{"4KiB", "64KiB", "1MiB", "4MiB"};
+  std::vector<std::string> transports{"double-copy", "cma", "zero-copy"};
+  std::string order = "natural";
+  std::uint64_t seed = 1;
+  int reps = 3;
+  std::string bytes = "16MiB";
+  bool remap = false;
+  bool deny_cma = false;
+  std::optional<std::string> profile;
+  std::optional<std::string> csv;
+};
+
+void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
+  s->add_option("--procs", a.procs, "ring sizes (processes), e.g. 2,4,8")->delimiter(',')->capture_default_str();
+  s->add_option("--sizes", a.sizes, "message sizes, e.g. 4KiB,64KiB,1MiB")->delimiter(',')->capture_default_str();
+  s->add_option("--transport", a.transports, "double-copy, cma, zero-copy (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  s->add_flag("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
+  if (native) {
+    s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
+    s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
+    s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
+    s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
+    s->add_flag(
+        "--deny-cma", a.deny_cma,
+        "test aid: every rank makes itself inaccessible to CMA, so the kernel refuses it and the fallback runs");
+  }
+  s->add_option("--csv", a.csv, "also write the table as CSV to this file");
+}
+
+std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v) {
+  std::vector<std::size_t> out;
+  for (const auto& s : v) {
+    const double b = parse_quantity(std::string_view(s), Dim::bytes, "--sizes");
+    if (b < 8 || b != std::floor(b))
+      throw ConfigError(fmt::format("--sizes: '{}' is not a whole number of bytes >= 8", s));
+    out.push_back(static_cast<std::size_t>(b));
+  }
+  return out;
+}
+
+std::vector<Kind> parse_kinds(const std::vector<std::string>& v) {
+  std::vector<Kind> out;
+  for (const auto& s : v) out.push_back(transport::parse_kind(s, "--transport"));
+  return out;
+}
+
+hh::CopyPath to_path(Kind k) {
+  switch (k) {
+    case Kind::double_copy:
+      return hh::CopyPath::double_copy;
+    case Kind::cma:
+      return hh::CopyPath::cma;
+    case Kind::zero_copy:
+      return hh::CopyPath::zero_copy;
+  }
+  return hh::CopyPath::double_copy;
+}
+
+std::string size_text(std::size_t s) {
+  if (s >= (1u << 20) && s % (1u << 20) == 0) return fmt::format("{} MiB", s >> 20);
+  if (s >= 1024 && s % 1024 == 0) return fmt::format("{} KiB", s >> 10);
+  return fmt::format("{} B", s);
+}
+
+// Native cells for every procs x transport x order, in that order.
+std::vector<hh::RingCell> run_native(const RingArgs& a) {
+  const auto sizes = parse_sizes(a.sizes);
+  const auto kinds = parse_kinds(a.transports);
+  if (a.order != "natural" && a.order != "random" && a.order != "both")
+    throw ConfigError(fmt::format("--order: '{}' (expected natural, random or both)", a.order));
+  const double bytes = parse_quantity(std::string_view(a.bytes), Dim::bytes, "--bytes");
+  std::vector<hh::RingCell> cells;
+  for (int p : a.procs)
+    for (Kind k : kinds)
+      for (bool random : {false, true}) {
+        if ((random && a.order == "natural") || (!random && a.order == "random")) continue;
+        hh::RingOptions o;
+        o.procs = p;
+        o.kind = k;
+        o.random_order = random;
+        o.seed = a.seed;
+        o.sizes = sizes;
+        o.reps = a.reps;
+        o.bytes_per_rep = static_cast<std::size_t>(bytes);
+        o.remap = a.remap;
+        o.deny_cma = a.deny_cma;
+        const auto got = hh::run_ring(o);
+        if (!got.empty() && !got.front().fallback.empty())
+          std::cerr << "hopsim host ring: " << got.front().fallback << "\n";
+        cells.insert(cells.end(), got.begin(), got.end());
+      }
+  return cells;
+}
+
+std::string used_text(const hh::RingCell& c) {
+  return c.fallback.empty() ? std::string(transport::kind_name(c.used))
+                            : fmt::format("{} (fallback)", transport::kind_name(c.used));
+}
+
+int cmd_calibrate(const std::string& out, bool quick) {
+  hh::CalibrateOptions o;
+  if (quick) {
+    o.seconds_per_point = 0.006;
+    o.pingpong_rounds = 2000;
+  }
+  std::cout << fmt::format("Calibrating this machine ({} s per point, fastest batch counts)...\n", o.seconds_per_point);
+  const auto c = hh::calibrate(o);
+  hh::Profile p;
+  p.name = "this-machine";
+  p.description = fmt::format("calibrated by hopsim host calibrate on {} CPUs (Yama: {})", c.cores,
+                              transport::yama_rule(transport::yama_ptrace_scope()));
+  p.cores = c.cores;
+  for (auto s : c.sizes) p.sizes.push_back(static_cast<double>(s));
+  p.memcpy_bw = c.memcpy_bw;
+  p.memcpy_bw_all = c.memcpy_bw_all;
+  p.read_bw = c.read_bw;
+  p.cma_bw = c.cma_bw;
+  p.c2c_latency = c.c2c_latency;
+  p.syscall = c.syscall;
+  p.switch_cost = c.switch_cost;
+  p.cma_call = c.cma_call;
+  p.cma_per_page = c.cma_per_page;
+  p.remap_call = c.remap_call;
+  p.remap_per_page = c.remap_per_page;
+  p.cma_ok = c.cma_ok;
+  p.background_load = c.background_load;
+  const std::string m = "calibrated: hopsim host calibrate, ";
+  p.sources = {
+      {"cores", m + "CPUs in this process's affinity mask"},
+      {"sizes", m + "table sizes"},
+      {"memcpy_bw", m + "one process, memcpy of size bytes between two buffers, best of 3"},
+      {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
+      {"read_bw", m + "the ring's checksum pass over size bytes"},
+      {"cma_bw",
+       c.cma_ok ? m + "process_vm_readv of size bytes from a child process" : "CMA refused here: " + c.cma_note},
+      {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
+      {"syscall", m + "syscall(SYS_getppid)"},
+      {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
+      {"cma_call", m + "process_vm_readv of 8 bytes"},
+      {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
+      {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
+      {"remap_per_page", m + "same, per 4 KiB page"},
+      {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
+                              "CPU time / wall time"},
+      {"cma_ok", c.cma_ok ? m + "process_vm_readv from a child succeeded" : "CMA refused here: " + c.cma_note},
+  };
+  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12}\n", "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s",
+                           "CMA MB/s");
+  for (std::size_t i = 0; i < c.sizes.size(); ++i)
+    std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]),
+                             c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
+  std::cout << fmt::format(
+      "cores {}  background load {:.2f}  c2c latency {:.0f} ns  syscall {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} "
+      "ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
+      c.cores, c.background_load, c.c2c_latency * 1e9, c.syscall * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
+      c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
+  if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
+  hh::save_profile(p, out);
+  std::cout << "profile written to " << out << "\n";
+  return 0;
+}
+
+int cmd_ring(const RingArgs& a) {
+  const auto cells = run_native(a);
+  std::optional<hh::Profile> prof;
+  if (a.profile) prof = hh::load_profile(*a.profile);
+  std::map<std::size_t, double> mbw;
+  for (const auto& c : cells)
+    if (!mbw.count(c.size))
+      mbw[c.size] = prof ? prof->at(prof->memcpy_bw, static_cast<double>(c.size)) : hh::memcpy_bandwidth(c.size, 0.02);
+  std::cout << fmt::format(
+      "hpcc-style ring, native: bandwidth = bytes received per process per second (fastest of {} repetitions)\n",
+      a.reps);
+  std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10} {:>9} {:>7}\n", "procs", "size", "order",
+                           "transport", "used", "MB/s", "/memcpy", "iters");
+  std::ofstream csv;
+  if (a.csv) {
+    csv.open(*a.csv);
+    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
+    csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
+           "checked,fallback\n";
+  }
+  for (const auto& c : cells) {
+    const double frac = c.bandwidth / mbw[c.size];
+    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, size_text(c.size),
+                             c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
+                             c.iters);
+    if (csv)
+      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\"\n", c.procs, c.size, c.order,
+                         transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6, frac,
+                         mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback);
+  }
+  std::cout << "every message checksummed by its receiver: all matched\n";
+  if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
+  return 0;
+}
+
+// Simulated cells for procs x transports x sizes.
+std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<std::tuple<int, Kind, std::size_t>>& keys,
+                                    bool remap) {
+  std::vector<hh::SimCell> cells;
+  for (const auto& [procs, k, size] : keys) {
+    hh::SimCell c;
+    c.procs = procs;
+    c.size = size;
+    c.path = to_path(k);
+    c.remap = remap;
+    c.iters = static_cast<int>(std::clamp<std::size_t>((8u << 20) / size, 8, 64));
+    cells.push_back(c);
+  }
+  return hh::simulate_ring(p, cells);
+}
+
+int cmd_simulate(const RingArgs& a) {
+  if (!a.profile) throw ConfigError("--profile: required (a profile file or a host preset such as host-smp32)");
+  const auto p = hh::load_profile(*a.profile);
+  std::vector<std::tuple<int, Kind, std::size_t>> keys;
+  for (int n : a.procs)
+    for (Kind k : parse_kinds(a.transports))
+      for (auto s : parse_sizes(a.sizes)) keys.emplace_back(n, k, s);
+  const auto res = simulate(p, keys, a.remap);
+  std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
+                           p.name, p.cores);
+  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9}\n", "procs", "size", "transport", "MB/s", "/memcpy");
+  std::ofstream csv;
+  if (a.csv) {
+    csv.open(*a.csv);
+    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
+    csv << "procs,size,transport,predicted_MBps,fraction_of_memcpy\n";
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto& [n, k, s] = keys[i];
+    const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(s));
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f}\n", n, size_text(s), transport::kind_name(k),
+                             res[i].bandwidth / 1e6, frac);
+    if (csv)
+      csv << fmt::format("{},{},{},{:.1f},{:.3f}\n", n, s, transport::kind_name(k), res[i].bandwidth / 1e6, frac);
+  }
+  return 0;
+}
+
+int cmd_predict(RingArgs a, bool check, double max_error) {
+  if (!a.profile) throw ConfigError("--profile: required (written by hopsim host calibrate)");
+  const auto p = hh::load_profile(*a.profile);
+  a.order = "natural";
+  const auto native = run_native(a);
+  std::vector<std::tuple<int, Kind, std::size_t>> keys;
+  for (const auto& c : native) keys.emplace_back(c.procs, c.used, c.size);
+  const auto sim = simulate(p, keys, a.remap);
+  std::cout << fmt::format("native ring vs host model '{}' (the profile is the model's only input)\n", p.name);
+  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>14} {:>8} {:>9}\n", "procs", "size", "transport",
+                           "native MB/s", "predicted MB/s", "error", "/memcpy");
+  std::ofstream csv;
+  if (a.csv) {
+    csv.open(*a.csv);
+    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
+    csv << "procs,size,transport,used,native_MBps,predicted_MBps,error,native_fraction_of_memcpy\n";
+  }
+  double worst = 0, sum = 0;
+  int within = 0;
+  for (std::size_t i = 0; i < native.size(); ++i) {
+    const auto& c = native[i];
+    const double err = (sim[i].bandwidth - c.bandwidth) / c.bandwidth;
+    const double frac = c.bandwidth / p.at(p.memcpy_bw, static_cast<double>(c.size));
+    worst = std::max(worst, std::abs(err));
+    sum += std::abs(err);
+    within += std::abs(err) <= max_error;
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12.0f} {:>14.0f} {:>+7.1f}% {:>9.2f}{}\n", c.procs,
+                             size_text(c.size), used_text(c), c.bandwidth / 1e6, sim[i].bandwidth / 1e6, 100 * err,
+                             frac, std::abs(err) > max_error ? "  *" : "");
+    if (csv)
+      csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.4f},{:.3f}\n", c.procs, c.size,
+                         transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
+                         sim[i].bandwidth / 1e6, err, frac);
+  }
+  std::cout << fmt::format("{} of {} cells within {:.0f}% (* marks the others); mean |error| {:.1f}%, worst {:.1f}%\n",
+                           within, native.size(), 100 * max_error, 100 * sum / static_cast<double>(native.size()),
+                           100 * worst);
+  if (check && within != static_cast<int>(native.size())) {
+    std::cerr << fmt::format("hopsim host predict: {} cell(s) off by more than {:.0f}%\n", native.size() - within,
+                             100 * max_error);
+    return 3;
+  }
+  return 0;
+}
+
+// Runs an action, turning a failed data check into exit status 3.
+int checked(const std::function<int()>& f) {
+  try {
+    return f();
+  } catch (const DataMismatchError& e) {
+    std::cerr << "hopsim: data check failed: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace
+
+void add_host_commands(Commands& cmds) {
+  auto* host =
+      cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
+  host->require_subcommand(1);
+
+  auto* cal = host->add_subcommand("calibrate", "measure this machine's copy costs and write a machine profile (JSON)");
+  auto out = std::make_shared<std::string>("host-profile.json");
+  auto quick = std::make_shared<bool>(false);
+  cal->add_option("--out", *out, "profile file to write")->capture_default_str();
+  cal->add_flag("--quick", *quick, "shorter measurements (noisier)");
+  cmds.on(cal, [out, quick] { return cmd_calibrate(*out, *quick); });
+
+  auto ring_args = std::make_shared<RingArgs>();
+  auto* ring =
+      host->add_subcommand("ring", "hpcc-style ring bandwidth, native: N processes over the chosen transports");
+  add_ring_options(ring, *ring_args, true);
+  ring->add_option("--profile", ring_args->profile,
+                   "profile whose memcpy bandwidth the table is divided by (default: measured now)");
+  cmds.on(ring, [ring_args] { return checked([&] { return cmd_ring(*ring_args); }); });
+
+  auto sim_args = std::make_shared<RingArgs>();
+  auto* sim = host->add_subcommand("simulate", "the ring on the host model of a profile or preset (e.g. host-smp32)");
+  add_ring_options(sim, *sim_args, false);
+  sim->add_option("--profile", sim_args->profile, "profile file or host preset name")->required();
+  cmds.on(sim, [sim_args] { return cmd_simulate(*sim_args); });
+
+  auto pred_args = std::make_shared<RingArgs>();
+  auto check = std::make_shared<bool>(false);
+  auto max_error = std::make_shared<double>(0.25);
+  auto* pred =
+      host->add_subcommand("predict", "native ring and its prediction by the host model, with the error per cell");
+  add_ring_options(pred, *pred_args, true);
+  pred->add_option("--profile", pred_args->profile, "profile written by hopsim host calibrate")->required();
+  pred->add_option("--max-error", *max_error, "relative error a cell may have")->capture_default_str();
+  pred->add_flag("--check", *check, "exit 3 when a cell is off by more than --max-error");
+  cmds.on(pred, [pred_args, check, max_error] {
+    return checked([&] { return cmd_predict(*pred_args, *check, *max_error); });
+  });
+}
+
+}  // namespace hopsim::cli

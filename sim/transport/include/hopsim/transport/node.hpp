@@ -1,0 +1,132 @@
+#pragma once
+// Intra-node message passing between forked processes over one of three
+// copy paths:
+//   double_copy  sender copies into a shared-memory bounce buffer, receiver
+//                copies out (two copies, pipelined in chunks);
+//   cma          receiver posts its buffer's address, sender writes it with
+//                process_vm_writev (one copy, by the kernel);
+//   zero_copy    sender fills a buffer of a shared pool and sends a small
+//                control message; receiver reads in place (no copy), with
+//                an optional remap of the pages into its address space, the
+//                cost real page flipping pays.
+// CMA is probed between every pair when the node starts; if the kernel
+// refuses it, the node falls back to double copy and says why (RunReport).
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hopsim::transport {
+
+enum class Kind { double_copy, cma, zero_copy };
+
+[[nodiscard]] std::string_view kind_name(Kind k);  // "double-copy", "cma", "zero-copy"
+// Parses a kind name; throws ConfigError naming `key` and the valid names.
+[[nodiscard]] Kind parse_kind(std::string_view name, std::string_view key);
+
+struct Options {
+  int procs = 2;
+  Kind kind = Kind::double_copy;
+  std::size_t max_message = 1 << 20;  // largest message any rank sends
+  std::size_t chunk = 64 * 1024;      // bounce-buffer slot (double copy)
+  int slots = 4;                      // slots per channel (double copy)
+  bool remap = false;                 // zero copy: map the pages per message
+  // Test aid: every rank makes itself inaccessible to CMA (non-dumpable,
+  // CAP_SYS_PTRACE dropped) so the kernel really refuses and the fallback runs.
+  bool deny_cma = false;
+  // Test aid: flip one bit in the `corrupt_message`-th message (0-based)
+  // received by rank `corrupt_rank`, after it landed; -1 disables.
+  int corrupt_rank = -1;
+  int corrupt_message = 0;
+};
+
+struct RunReport {
+  Kind requested = Kind::double_copy;
+  Kind used = Kind::double_copy;
+  std::string fallback;  // why `used` differs from `requested`; empty if it does not
+};
+
+class Node;
+
+// A process's handle on the node, valid inside Node::run's body.
+class Rank {
+ public:
+  [[nodiscard]] int id() const { return id_; }
+  [[nodiscard]] int size() const;
+  [[nodiscard]] Kind kind() const;  // the transport in use (after any fallback)
+
+  // Sends `out` to `dst` while receiving `in` from `src` (either may be -1
+  // for none); returns when both are complete. Message sizes must match on
+  // both ends. Copying transports only (double copy, CMA).
+  void sendrecv(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in);
+  void send(int dst, std::span<const std::byte> out) { sendrecv(dst, out, -1, {}); }
+  void recv(int src, std::span<std::byte> in) { sendrecv(-1, {}, src, in); }
+
+  // Zero copy: a buffer of this rank's slice of the shared pool (waits until
+  // the receiver released the last message sent from it). At most
+  // Options::max_message bytes. Buffers alternate, two per rank.
+  std::span<std::byte> acquire(std::size_t bytes);
+  // Zero copy: hands `out` (from acquire) to `dst` and returns a view of the
+  // message from `src` (`expect` bytes), in place in src's pool slice. The
+  // view stays valid until the next sendrecv_view from the same `src` or release_views().
+  std::span<const std::byte> sendrecv_view(int dst, std::span<const std::byte> out, int src, std::size_t expect);
+  void release_views();
+
+  void barrier();
+  // 4 KiB of this rank's memory that the launcher can read after the run.
+  [[nodiscard]] std::span<std::byte> scratch();
+
+ private:
+  friend class Node;
+  Rank(Node& n, int id) : node_(n), id_(id) {}
+  Node& node_;
+  int id_;
+};
+
+class Node {
+ public:
+  // Maps the shared segments (before any fork). Throws ConfigError for
+  // impossible options (fewer than 1 or more than kMaxProcs processes, ...).
+  explicit Node(const Options& o);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  static constexpr int kMaxProcs = 64;
+
+  // Forks Options::procs processes; each runs body(rank) and exits. Waits
+  // for all. If a rank throws, the others are stopped and the first error is
+  // rethrown here with its type (KernelError, DataMismatchError, ...) and
+  // message prefixed by the rank. Can be called more than once.
+  RunReport run(const std::function<void(Rank&)>& body);
+
+  [[nodiscard]] const Options& options() const { return opt_; }
+  // Rank r's scratch area as left by the last run.
+  [[nodiscard]] std::span<const std::byte> scratch(int r) const;
+
+  struct Shared;  // implementation detail (shared-memory layout)
+
+ private:
+  friend class Rank;
+  void child(int id, const std::function<void(Rank&)>& body);
+  Options opt_;
+  Shared* sh_ = nullptr;
+  std::size_t sh_bytes_ = 0;
+  std::byte* bounce_ = nullptr;
+  std::size_t bounce_bytes_ = 0;
+  int pool_fd_ = -1;
+  std::byte* pool_ = nullptr;
+  std::size_t pool_bytes_ = 0;
+  std::size_t pool_buf_ = 0;  // bytes per pool buffer (page multiple)
+  pid_t launcher_ = 0;
+  // Per-process state of the running rank (valid in the child only).
+  struct Local;
+  std::unique_ptr<Local> local_;
+};
+
+}  // namespace hopsim::transport

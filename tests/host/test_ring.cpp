@@ -1,0 +1,98 @@
+// The ring benchmark: every message is checksummed by its receiver, and
+// damage in transit is caught on each transport.
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/host_kernels/ring.hpp"
+
+using hopsim::transport::Kind;
+namespace hh = hopsim::host;
+
+namespace {
+hh::RingOptions small(Kind k, int procs) {
+  hh::RingOptions o;
+  o.procs = procs;
+  o.kind = k;
+  o.sizes = {8, 1000, 100 * 1024};
+  o.bytes_per_rep = 256 * 1024;
+  o.reps = 1;
+  o.max_iters = 20;
+  o.chunk = 16 * 1024;  // several chunks per message
+  return o;
+}
+}  // namespace
+
+TEST_CASE("checksum sees a flipped bit anywhere and a swapped word", "[host][ring]") {
+  std::vector<std::byte> d(4099);
+  hh::fill_pattern(d, 3, 1);
+  const auto c = hh::checksum(d);
+  for (std::size_t i : {std::size_t{0}, std::size_t{7}, std::size_t{2048}, std::size_t{4098}}) {
+    d[i] ^= std::byte{1};
+    CHECK(hh::checksum(d) != c);
+    d[i] ^= std::byte{1};
+  }
+  std::swap_ranges(d.begin(), d.begin() + 8, d.begin() + 8);
+  CHECK(hh::checksum(d) != c);
+}
+
+TEST_CASE("ring neighbours form one cycle in natural and random order", "[host][ring]") {
+  for (bool random : {false, true}) {
+    std::vector<int> left, right;
+    hh::ring_neighbours(8, random, 42, left, right);
+    std::set<int> seen;
+    int r = 0;
+    for (int i = 0; i < 8; ++i) {
+      seen.insert(r);
+      CHECK(left[right[r]] == r);
+      r = right[r];
+    }
+    CHECK(r == 0);
+    CHECK(seen.size() == 8);
+    if (!random) CHECK(right[3] == 4);
+  }
+}
+
+TEST_CASE("ring runs over every transport with every message checked", "[host][ring]") {
+  for (Kind k : {Kind::double_copy, Kind::cma, Kind::zero_copy}) {
+    for (bool random : {false, true}) {
+      auto o = small(k, 3);
+      o.random_order = random;
+      o.remap = k == Kind::zero_copy && random;
+      const auto cells = hh::run_ring(o);
+      REQUIRE(cells.size() == 3);
+      for (const auto& c : cells) {
+        INFO(hopsim::transport::kind_name(k) << " size " << c.size);
+        CHECK(c.bandwidth > 0);
+        CHECK(c.messages_checked == static_cast<std::uint64_t>(3 * (1 + c.iters)));
+        CHECK(c.order == (random ? "random" : "natural"));
+      }
+    }
+  }
+}
+
+TEST_CASE("a corrupted message is caught by the receiver's checksum", "[host][ring]") {
+  for (Kind k : {Kind::double_copy, Kind::cma, Kind::zero_copy}) {
+    auto o = small(k, 2);
+    o.corrupt_rank = 1;
+    o.corrupt_message = 2;
+    INFO(hopsim::transport::kind_name(k));
+    try {
+      (void)hh::run_ring(o);
+      FAIL("the damaged message must be caught");
+    } catch (const hopsim::DataMismatchError& e) {
+      CHECK_THAT(e.what(),
+                 Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over " +
+                                   std::string(hopsim::transport::kind_name(k))));
+    }
+  }
+}
+
+TEST_CASE("a ring of one process is rejected with a clear message", "[host][ring]") {
+  auto o = small(Kind::cma, 1);
+  CHECK_THROWS_MATCHES(hh::run_ring(o), hopsim::ConfigError,
+                       Catch::Message("ring: a ring of 1 process has no neighbour to send to (at least 2 processes)"));
+  o.procs = 2;
+  o.sizes = {4};
+  CHECK_THROWS_WITH(hh::run_ring(o), Catch::Contains("below the minimum of 8"));
+}

@@ -1,0 +1,169 @@
+// The intra-node transports between real processes: data arrives intact,
+// CMA's limits and errors are handled, a refusal falls back and says so.
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <vector>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/cma.hpp"
+#include "hopsim/transport/node.hpp"
+
+using hopsim::transport::Kind;
+namespace ht = hopsim::transport;
+
+namespace {
+// Rank 0 sends a 300 KiB pattern to rank 1, which checksums it and sends the
+// checksum back; rank 0 records what came back in its scratch.
+ht::RunReport two_process_exchange(Kind kind, bool deny_cma, std::uint64_t& echoed) {
+  ht::Options o;
+  o.procs = 2;
+  o.kind = kind;
+  o.max_message = 300 * 1024;
+  o.deny_cma = deny_cma;
+  ht::Node node(o);
+  const auto rep = node.run([&](ht::Rank& r) {
+    const std::size_t n = o.max_message;
+    if (r.kind() == Kind::zero_copy) {
+      if (r.id() == 0) {
+        auto buf = r.acquire(n);
+        hopsim::host::fill_pattern(buf, 0, 7);
+        r.sendrecv_view(1, buf, -1, 0);
+        const auto back = r.sendrecv_view(-1, {}, 1, 8);
+        std::memcpy(r.scratch().data(), back.data(), 8);
+      } else {
+        const auto got = r.sendrecv_view(-1, {}, 0, n);
+        const std::uint64_t c = hopsim::host::checksum(got);
+        auto buf = r.acquire(8);
+        std::memcpy(buf.data(), &c, 8);
+        r.sendrecv_view(0, buf, -1, 0);
+      }
+      r.barrier();
+      return;
+    }
+    std::vector<std::byte> data(n);
+    if (r.id() == 0) {
+      hopsim::host::fill_pattern(data, 0, 7);
+      r.send(1, data);
+      std::uint64_t back = 0;
+      r.recv(1, {reinterpret_cast<std::byte*>(&back), 8});
+      std::memcpy(r.scratch().data(), &back, 8);
+    } else {
+      r.recv(0, data);
+      const std::uint64_t c = hopsim::host::checksum(data);
+      r.send(0, {reinterpret_cast<const std::byte*>(&c), 8});
+    }
+  });
+  std::memcpy(&echoed, node.scratch(0).data(), 8);
+  return rep;
+}
+
+std::uint64_t expected_checksum() {
+  std::vector<std::byte> d(300 * 1024);
+  hopsim::host::fill_pattern(d, 0, 7);
+  return hopsim::host::checksum(d);
+}
+}  // namespace
+
+TEST_CASE("transport moves data between two processes (double copy)", "[host][transport]") {
+  std::uint64_t got = 0;
+  const auto rep = two_process_exchange(Kind::double_copy, false, got);
+  CHECK(rep.used == Kind::double_copy);
+  CHECK(got == expected_checksum());
+}
+
+TEST_CASE("transport moves data between two processes (cma)", "[host][transport]") {
+  std::uint64_t got = 0;
+  const auto rep = two_process_exchange(Kind::cma, false, got);
+  // This machine allows CMA between sibling processes (see docs/host-copy.md);
+  // if it did not, the fallback would be reported here.
+  INFO(rep.fallback);
+  CHECK(rep.used == Kind::cma);
+  CHECK(got == expected_checksum());
+}
+
+TEST_CASE("transport moves data between two processes (zero copy)", "[host][transport]") {
+  std::uint64_t got = 0;
+  const auto rep = two_process_exchange(Kind::zero_copy, false, got);
+  CHECK(rep.used == Kind::zero_copy);
+  CHECK(got == expected_checksum());
+}
+
+TEST_CASE("refused CMA falls back to double copy and says why", "[host][transport]") {
+  std::uint64_t got = 0;
+  // The ranks really become inaccessible (non-dumpable, no CAP_SYS_PTRACE):
+  // the kernel's probe answers EPERM and the node switches transports.
+  const auto rep = two_process_exchange(Kind::cma, true, got);
+  CHECK(rep.requested == Kind::cma);
+  CHECK(rep.used == Kind::double_copy);
+  CHECK_THAT(rep.fallback, Catch::Contains("CMA refused") && Catch::Contains("EPERM") &&
+                               Catch::Contains("falling back to double copy"));
+  CHECK(got == expected_checksum());
+}
+
+TEST_CASE("CMA splits iovec lists longer than IOV_MAX", "[host][cma]") {
+  constexpr int n = 2500;  // > IOV_MAX (1024): three system calls
+  std::vector<std::uint32_t> src(n), dst(n, 0);
+  for (int i = 0; i < n; ++i) src[i] = 0xA5000000u + i;
+  std::vector<iovec> l(n), r(n);
+  for (int i = 0; i < n; ++i) {
+    l[i] = {&src[i], 4};
+    r[i] = {&dst[n - 1 - i], 4};  // scattered in reverse order
+  }
+  CHECK(ht::cma_write(::getpid(), l, r) == n * 4u);
+  CHECK(ht::cma_last_calls() == 3);
+  for (int i = 0; i < n; ++i) REQUIRE(dst[n - 1 - i] == src[i]);
+}
+
+TEST_CASE("CMA resumes a partial transfer and names the bytes moved when it cannot finish", "[host][cma]") {
+  const std::size_t pg = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  auto* m = static_cast<char*>(::mmap(nullptr, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  REQUIRE(m != MAP_FAILED);
+  ::munmap(m + pg, pg);  // a hole: the second remote iovec cannot be written
+  std::vector<char> src(3 * pg, 'x');
+  iovec l{src.data(), 3 * pg};
+  iovec r[3] = {{m, pg}, {m + pg, pg}, {m + 2 * pg, pg}};
+  try {
+    (void)ht::cma_write(::getpid(), {&l, 1}, r);
+    FAIL("a write into a hole must fail");
+  } catch (const hopsim::KernelError& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("EFAULT") && Catch::Contains(std::to_string(pg) + " of " + std::to_string(3 * pg)));
+  }
+  CHECK(ht::cma_last_calls() == 2);  // the first call moved one page, the retry faulted
+  CHECK(m[0] == 'x');
+  ::munmap(m, pg);
+  ::munmap(m + 2 * pg, pg);
+}
+
+TEST_CASE("CMA to a process that is gone gives ESRCH as a clear error", "[host][cma]") {
+  const pid_t p = ::fork();
+  if (p == 0) ::_exit(0);
+  ::waitpid(p, nullptr, 0);
+  char a[8] = {}, b[8] = {};
+  CHECK_THROWS_WITH(ht::cma_write(p, a, b, 8), Catch::Contains("ESRCH") && Catch::Contains("no such process") &&
+                                                   Catch::Contains(std::to_string(p)));
+}
+
+TEST_CASE("Yama rules are described for every scope", "[host][cma]") {
+  CHECK_THAT(ht::yama_rule(-1), Catch::Contains("not active"));
+  CHECK_THAT(ht::yama_rule(1), Catch::Contains("PR_SET_PTRACER"));
+  CHECK_THAT(ht::yama_rule(3), Catch::Contains("impossible"));
+  const int s = ht::yama_ptrace_scope();
+  CHECK(s >= -1);
+  CHECK(s <= 3);
+}
+
+TEST_CASE("transport names are parsed and bad ones rejected", "[host][transport]") {
+  CHECK(ht::parse_kind("cma", "k") == Kind::cma);
+  CHECK(ht::parse_kind("zero-copy", "k") == Kind::zero_copy);
+  CHECK_THROWS_WITH(ht::parse_kind("xpmem", "--transport"),
+                    Catch::Contains("--transport") && Catch::Contains("unknown transport 'xpmem'"));
+  ht::Options o;
+  o.procs = 100;
+  CHECK_THROWS_AS(ht::Node(o), hopsim::ConfigError);
+}
