@@ -25,4 +25,8 @@ struct Commands {
   void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
 };
 
+// Blue Gene/Q: registers the bgq kernels and `hopsim run` for bgq presets,
+// adds `hopsim bgq ...` (cmd_bgq.cpp).
+void add_bgq_commands(Commands& c);
+
 }  // namespace hopsim::cli
