@@ -12,6 +12,7 @@
 #include "hopsim/bgq/kernel.h"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/common/error.hpp"
+#include "hopsim/traces/reader.hpp"
 #include "register.h"
 
 using namespace hopsim;
@@ -164,4 +165,29 @@ TEST_CASE("bgq scenarios reject unknown kernels, arguments and parameters", "[bg
   CHECK_THROWS_WITH(bgq::run(halo_scenario("sim", {{"iterations", 1}}, {{"torus_e", 3}})), Catch::Contains("torus_e"));
   CHECK_THROWS_WITH(bgq::run(halo_scenario("sim", {{"iterations", 1}}, {{"hop_latency", "3 GHz"}})),
                     Catch::Contains("hop_latency"));
+}
+
+TEST_CASE("a simulated bgq run writes a trace with torus coordinates, links, packets and hops", "[bgq][run]") {
+  register_test_kernels();
+  const auto file = std::filesystem::temp_directory_path() / "hopsim-test-bgq-trace.db";
+  std::filesystem::remove(file);
+  auto sc = halo_scenario("sim", {{"iterations", 1}, {"msg_size", 2048}, {"package", 1024}});
+  sc.outputs.trace = file.string();
+  sc.outputs.trace_detail = "hops";
+  const auto r = bgq::run(sc);
+  REQUIRE(r.modes.at(0).trace == file.string());
+  traces::TraceReader rd(file);
+  CHECK(rd.complete());
+  const auto nodes = rd.nodes();
+  REQUIRE(nodes.size() == 32);
+  CHECK(nodes[0].coords == "[0,0,0,0,0]");
+  CHECK(nodes[31].coords == "[1,1,1,1,1]");
+  CHECK(rd.links().size() == 32 * 10);
+  // 3 exchanges x 8 directions x 2 descriptors per rank.
+  CHECK(rd.transaction_count() == 32 * 3 * 8 * 2);
+  CHECK(rd.hop_count() == static_cast<std::int64_t>(r.modes.at(0).packet_hops));
+  std::int64_t bytes = 0;
+  for (const auto& t : rd.link_totals()) bytes += t.bytes;
+  CHECK(bytes > 0);
+  std::filesystem::remove(file);
 }

@@ -161,6 +161,7 @@ Sent Network::send(std::uint32_t src, std::uint32_t dst, std::uint32_t wire_byte
     const int dir = s > 0 ? 1 : -1;
     const auto link = link_index(cur, dim, dir);
     start = cal_[link].reserve(t, ser, horizon_);
+    if (obs_) [[unlikely]] obs_->hop(link, t, start, ser, wire_bytes);
     if (h == 0) first = start;
     link_bytes_[link] += wire_bytes;
     if (path) path->push_back(link);

@@ -12,6 +12,7 @@
 #include "hopsim/bgq/network.hpp"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/common/error.hpp"
+#include "hopsim/common/log.hpp"
 #include "hopsim/common/preset.hpp"
 
 namespace hopsim::bgq {
@@ -66,6 +67,7 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
     o.push_back("outputs.json=false");
     o.push_back("outputs.csv=false");
     const auto sc = load_scenario(path, o, std::string("sim"));
+    log::set_level(sc.log_level);
     if (!header) {
       out << fmt::format("package sweep of {} (simulated, {} iterations)\n", path, sc.kernel_args.value("iterations", 3));
       out << fmt::format("{:>8} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}\n", "package", "desc/node", "comm cyc",

@@ -20,6 +20,7 @@
 #include "hopsim/bgq/params.hpp"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/bgq/spi.h"
+#include "hopsim/traces/writer.hpp"
 
 namespace hopsim::bgq {
 
@@ -92,7 +93,8 @@ class Machine {
   std::vector<std::unique_ptr<RankState>> ranks_;
 };
 
-std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu);
+std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+                                          traces::TraceWriter* trace = nullptr);
 std::unique_ptr<Machine> make_native_machine(const Params& p, const nlohmann::json& args);
 
 }  // namespace hopsim::bgq

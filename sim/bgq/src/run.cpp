@@ -49,20 +49,42 @@ Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
 
 namespace {
 
-ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args) {
+ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args, const Scenario& sc) {
   ModeOutcome out;
   out.mode = mode;
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<MuTiming> mu;
+  std::unique_ptr<traces::TraceWriter> trace;
   std::unique_ptr<Machine> m;
   if (mode == Mode::sim) {
     mu = std::make_unique<MuTiming>(p);
-    m = make_sim_machine(p, args, *mu);
+    if (!sc.outputs.trace.empty()) {
+      traces::Meta meta;
+      meta.hopsim_version = version();
+      meta.git_revision = git_revision();
+      meta.scenario = sc.resolved.dump();
+      meta.machine = sc.machine_preset;
+      meta.mode = "sim";
+      meta.seed = sc.seed;
+      meta.clock_hz = p.clock_hz;
+      meta.bucket_cycles = 10000;
+      meta.extra["kernel"] = k.package.name;
+      meta.extra["family"] = "bgq";
+      meta.extra["torus"] = fmt::format("{}x{}x{}x{}x{}", p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4]);
+      const auto detail = traces::parse_detail(sc.outputs.trace_detail);
+      if (!detail) throw ConfigError(fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));
+      trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *detail);
+    }
+    m = make_sim_machine(p, args, *mu, trace.get());
   } else {
     m = make_native_machine(p, args);
   }
   log::get("bgq")->info("{}: {} on {} ranks", to_string(mode), k.package.name, m->size());
   m->run(k.entry);
+  if (trace) {
+    mu->network().set_observer(nullptr);
+    out.trace = trace->finish().string();
+  }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (int r = 0; r < m->size(); ++r) {
     auto& st = m->rank(r);
@@ -111,9 +133,9 @@ BgqReport run(const Scenario& sc) {
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
-  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args));
+  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc));
   if (sc.mode == Mode::sim || sc.mode == Mode::both) {
-    r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args));
+    r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args, sc));
     if (k->metrics) r.modes.back().metrics = k->metrics(mean_timings(r.modes.back()), r.args);
   }
   if (r.modes.size() == 2) {
@@ -170,6 +192,8 @@ void print(const BgqReport& r, std::ostream& out) {
       out << fmt::format("  CHECK FAILED {}: {} of {} wrong; e.g. {}\n", m->checks[i].what, m->checks[i].wrong,
                          m->checks[i].checked, m->checks[i].example);
   }
+  for (const auto& m : r.modes)
+    if (!m.trace.empty()) out << fmt::format("trace: {}\n", m.trace);
   if (r.compared)
     out << (r.differing_ranks.empty()
                 ? "data: native and simulated runs produced identical data on every rank\n"
@@ -207,6 +231,7 @@ void write_outputs(const BgqReport& r) {
     mj["packets"] = m.packets;
     mj["payload_bytes"] = m.bytes;
     if (m.mode == Mode::sim) mj["packet_hops"] = m.packet_hops;
+    if (!m.trace.empty()) mj["trace"] = m.trace;
     for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
     mj["metrics"] = nlohmann::json::array();
     for (const auto& x : m.metrics)

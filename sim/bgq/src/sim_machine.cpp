@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/traces/writer.hpp"
 #include "machine.hpp"
 
 namespace ctx = boost::context;
@@ -40,10 +41,52 @@ struct Pending {
   MUHWI_Descriptor_t desc;
 };
 
+// Records the run into a trace: nodes with torus coordinates, the 10 links
+// of each node, one transaction per descriptor with its packets' hops, and
+// link counters.
+class Tracer final : public NetObserver {
+ public:
+  Tracer(traces::TraceWriter& w, const Torus& t) : w_(w) {
+    static const char* dn = "ABCDE";
+    for (std::uint32_t n = 0; n < t.nodes(); ++n) {
+      const auto c = t.coords(n);
+      w_.add_node({n, fmt::format("node {} ({},{},{},{},{})", n, c[0], c[1], c[2], c[3], c[4]), "node",
+                   fmt::format("[{},{},{},{},{}]", c[0], c[1], c[2], c[3], c[4])});
+    }
+    for (std::uint32_t n = 0; n < t.nodes(); ++n)
+      for (int d = 0; d < kDims; ++d) {
+        if (t.dims()[static_cast<std::size_t>(d)] < 2) continue;
+        for (int dir : {+1, -1})
+          w_.add_link({link_index(n, d, dir), "torus", n, t.neighbour(n, d, dir),
+                       fmt::format("{}{} of node {}", dn[d], dir > 0 ? '+' : '-', n)});
+      }
+  }
+  void hop(std::uint32_t link, Tick requested, Tick start, Tick ser, std::uint32_t bytes) override {
+    w_.add_link_sample(link, to_cycles(start), bytes, to_cycles(ser), to_cycles(start - std::min(start, requested)));
+    if (w_.records_hops()) hops_.push_back({0, link, to_cycles(start), to_cycles(start + ser)});
+  }
+  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, Tick inject, Tick arrive, const char* kind) {
+    const auto id = w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), to_cycles(inject), to_cycles(arrive), kind});
+    for (auto& h : hops_) {
+      h.txn = id;
+      w_.add_hop(h);
+    }
+    hops_.clear();
+  }
+
+ private:
+  traces::TraceWriter& w_;
+  std::vector<traces::Hop> hops_;
+};
+
 class SimMachine final : public Machine {
  public:
-  SimMachine(const Params& p, const nlohmann::json& args, MuTiming& mu)
+  SimMachine(const Params& p, const nlohmann::json& args, MuTiming& mu, traces::TraceWriter* trace)
       : Machine(p, args), mu_(mu), n_(static_cast<std::uint32_t>(size())) {
+    if (trace) {
+      tracer_ = std::make_unique<Tracer>(*trace, mu.network().torus());
+      mu.network().set_observer(tracer_.get());
+    }
     clock_.assign(n_, 0);
     wait_.assign(n_, Wait::none);
     seen_.assign(n_, 0);
@@ -123,6 +166,9 @@ class SimMachine final : public Machine {
     const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, dynamic_routing(d));
     mu_busy_[r] = std::max(mu_busy_[r], res.engine_end);
     const Tick last = res.arrival;
+    if (tracer_)
+      tracer_->descriptor(r, dst, d.Message_Length, clk, last,
+                          packet_type(d) == MUHWI_PACKET_TYPE_PUT ? "direct put" : "memory fifo");
     std::uint32_t idx;
     if (!free_.empty()) {
       idx = free_.back();
@@ -291,6 +337,7 @@ class SimMachine final : public Machine {
   }
 
   MuTiming& mu_;
+  std::unique_ptr<Tracer> tracer_;
   std::uint32_t n_;
   std::vector<ctx::fiber> fibers_, sinks_;
   std::vector<std::exception_ptr> errors_;
@@ -308,8 +355,9 @@ class SimMachine final : public Machine {
 
 }  // namespace
 
-std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu) {
-  return std::make_unique<SimMachine>(p, args, mu);
+std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+                                          traces::TraceWriter* trace) {
+  return std::make_unique<SimMachine>(p, args, mu, trace);
 }
 
 }  // namespace hopsim::bgq

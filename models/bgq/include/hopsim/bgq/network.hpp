@@ -75,6 +75,14 @@ inline std::uint32_t link_index(std::uint32_t node, int dim, int dir) {
   return node * 2 * kDims + static_cast<std::uint32_t>(dim) * 2 + (dir > 0 ? 0u : 1u);
 }
 
+// Sees every link reservation (for traces); null when nobody listens.
+class NetObserver {
+ public:
+  virtual ~NetObserver() = default;
+  // A packet of `wire_bytes` asked for `link` at `requested` and got it over [start, start + ser).
+  virtual void hop(std::uint32_t link, Tick requested, Tick start, Tick ser, std::uint32_t wire_bytes) = 0;
+};
+
 struct Sent {
   Tick first_start;  // the packet's head entered its first link
   Tick arrival;      // its last byte is at the destination's MU
@@ -94,6 +102,7 @@ class Network {
   // null) receives the link indices in order.
   Sent send(std::uint32_t src, std::uint32_t dst, std::uint32_t wire_bytes, Tick t, bool dynamic,
             std::vector<std::uint32_t>* path = nullptr);
+  void set_observer(NetObserver* o) { obs_ = o; }
   // Lower bound on the tick of every later request.
   void set_horizon(Tick t) { if (t > horizon_) horizon_ = t; }
   Tick horizon() const { return horizon_; }
@@ -111,6 +120,7 @@ class Network {
   std::vector<Calendar> cal_;
   std::vector<std::uint64_t> link_bytes_;
   Tick horizon_ = 0;
+  NetObserver* obs_ = nullptr;
   Tick hop_;
   double ticks_per_byte_;
   std::uint64_t packets_ = 0, packet_hops_ = 0;

@@ -46,6 +46,7 @@ struct ModeOutcome {
   std::vector<std::uint64_t> digests;        // per rank
   std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
   std::vector<runtime::Metric> metrics;
+  std::string trace;  // the trace file of a simulated run, if one was asked for
 };
 
 struct BgqReport {
