@@ -25,3 +25,5 @@ cli_test(bgq_list_params HAS "mu_rx_bandwidth" "calibrated"
 add_test(NAME cli.bgq_validate COMMAND bash ${CLI_DIR}/bgq_validate.sh ${HOPSIM} ${CLI_BGQ_HALO} ${CLI_WORK}/bgq_validate
   ${CMAKE_SOURCE_DIR})
 set_tests_properties(cli.bgq_validate PROPERTIES TIMEOUT 120 LABELS cli)
+cli_test(bgq_trace HAS "trace: " "identical data" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=4096 --trace halo.db --out run)
