@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "hopsim/bgq/kernel.h"
+#include "mpi.h"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/common/error.hpp"
 #include "hopsim/traces/reader.hpp"
@@ -70,6 +71,63 @@ extern "C" void spin_forever_main() {
   while (never > 0) HOPSIM_SPIN_WAIT();
 }
 
+// Remote get: rank 0 asks rank 1's MU to direct-put rank 1's buffer into rank 0's.
+extern "C" void remote_get_main() {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  constexpr int N = 3000;
+  std::vector<unsigned char> buf(N);
+  auto* counter = static_cast<uint64_t*>(std::aligned_alloc(8, 8));
+  *counter = N;
+  for (int i = 0; i < N; ++i) buf[static_cast<size_t>(i)] = rank == 1 ? static_cast<unsigned char>(i * 11 + 3) : 0;
+  MUSPI_InjFifoSubGroup_t sg;
+  uint32_t ids[2] = {0, 1};
+  Kernel_AllocateInjFifos(0, &sg, 2, ids, nullptr);
+  MUSPI_BaseAddressTableSubGroup_t bat;
+  Kernel_AllocateBaseAddressTable(0, &bat, 2, ids, 0);
+  MUSPI_SetBaseAddress(&bat, 0, reinterpret_cast<uint64_t>(buf.data()));
+  MUSPI_SetBaseAddress(&bat, 1, MUSPI_GetAtomicAddress(reinterpret_cast<uint64_t>(counter), MUHWI_ATOMIC_OPCODE_STORE_ADD));
+  uint64_t theirs = 0, mine = reinterpret_cast<uint64_t>(buf.data());
+  const int peer = rank == 0 ? 1 : rank == 1 ? 0 : MPI_PROC_NULL;
+  MPI_Sendrecv(&mine, 1, MPI_UNSIGNED_LONG, peer, 0, &theirs, 1, MPI_UNSIGNED_LONG, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    Personality_t p;
+    Kernel_GetPersonality(&p, sizeof p);
+    // The descriptor rank 1's MU will run: put its buffer into rank 0's (BAT 0), counting on rank 0's counter (BAT 1).
+    static thread_local MUHWI_Descriptor_t put __attribute__((aligned(64)));
+    MUSPI_Pt2PtDirectPutDescriptorInfo_t pi;
+    std::memset(&pi, 0, sizeof pi);
+    pi.Base.Payload_Address = theirs;
+    pi.Base.Message_Length = N;
+    pi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP;
+    MUSPI_SetUpDestination(&pi.Base.Dest, p.Network_Config.Acoord, p.Network_Config.Bcoord, p.Network_Config.Ccoord,
+                           p.Network_Config.Dcoord, p.Network_Config.Ecoord);
+    pi.DirectPut.Rec_Payload_Base_Address_Id = 0;
+    pi.DirectPut.Rec_Counter_Base_Address_Id = 1;
+    MUSPI_CreatePt2PtDirectPutDescriptor(&put, &pi);
+    MUSPI_Pt2PtRemoteGetDescriptorInfo_t gi;
+    std::memset(&gi, 0, sizeof gi);
+    gi.Base.Payload_Address = reinterpret_cast<uint64_t>(&put);
+    gi.Base.Message_Length = sizeof put;
+    gi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP;
+    MUSPI_SetUpDestination(&gi.Base.Dest, 0, 0, 0, 0, 1);  // rank 1
+    gi.RemoteGet.Type = MUHWI_PACKET_TYPE_GET;
+    gi.RemoteGet.Rget_Inj_FIFO_Id = 1;
+    MUHWI_Descriptor_t get;
+    MUSPI_CreatePt2PtRemoteGetDescriptor(&get, &gi);
+    MUSPI_InjFifoInject(MUSPI_IdToInjFifo(0, &sg), &get);
+    volatile uint64_t& c = *counter;
+    while (c > 0) HOPSIM_SPIN_WAIT();
+    uint64_t wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += buf[static_cast<size_t>(i)] != static_cast<unsigned char>(i * 11 + 3);
+    hopsim_bgq_check("remote get", N, wrong, "");
+    hopsim_bgq_digest(buf.data(), N);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::free(counter);
+}
+
 void register_test_kernels() {
   static bool done = false;
   if (done) return;
@@ -81,6 +139,11 @@ void register_test_kernels() {
   bad.package.args = {{"what", 0, "0 zero length, 1 outside the torus, 2 unknown base address", 0, 2, {}, false}};
   bad.entry = &bad_descriptor_main;
   bgq::register_kernel(bad);
+  bgq::BgqKernel rget;
+  rget.package.name = "test-remote-get";
+  rget.package.description = "test";
+  rget.entry = &remote_get_main;
+  bgq::register_kernel(rget);
   bgq::BgqKernel spin;
   spin.package.name = "test-spin-forever";
   spin.package.description = "test";
@@ -190,4 +253,17 @@ TEST_CASE("a simulated bgq run writes a trace with torus coordinates, links, pac
   for (const auto& t : rd.link_totals()) bytes += t.bytes;
   CHECK(bytes > 0);
   std::filesystem::remove(file);
+}
+
+TEST_CASE("remote get: the destination's MU runs the carried descriptor, natively and simulated", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(scenario_for("test-remote-get", "both", nlohmann::json::object()));
+  REQUIRE(r.modes.size() == 2);
+  for (const auto& m : r.modes) {
+    CHECK(m.checked == 3000);
+    CHECK(m.wrong == 0);
+    CHECK(m.descriptors == 1);  // rank 0 injected one; rank 1's MU ran the other
+    CHECK(m.packets == 1 + 6);
+  }
+  CHECK(r.differing_ranks.empty());
 }

@@ -56,6 +56,9 @@ std::uint32_t check_descriptor(const MUHWI_Descriptor_t& d, const Torus& torus, 
   const auto type = packet_type(d);
   if (type == MUHWI_PACKET_TYPE_PACED_GET)
     throw KernelError(fmt::format("node {}: MU descriptor of packet type paced get, which hopsim does not model", src));
+  if (type == MUHWI_PACKET_TYPE_GET && d.Message_Length % MUHWI_DESCRIPTOR_SIZE_IN_BYTES != 0)
+    throw KernelError(fmt::format("node {}: remote-get descriptor of {} bytes: its payload must be whole 64-byte descriptors",
+                                  src, d.Message_Length));
   if (d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type != MUHWI_PT2PT_DATA_PACKET_TYPE)
     throw KernelError(fmt::format("node {}: MU descriptor is not point-to-point (Data_Packet_Type 0x{:02x}); build it with "
                                   "MUSPI_CreatePt2Pt*Descriptor",
@@ -137,6 +140,14 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
   p.payload.assign(b, b + bytes);
   f.used += need;
   f.packets.push_back(std::move(p));
+}
+
+std::uint32_t remote_get_fifo(const NodeMu& n, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d) {
+  const unsigned id = d.PacketHeader.messageUnitHeader.Packet_Types.Remote_Get.Rget_Inj_FIFO_Id;
+  if (id >= kInjFifos || !n.inj_allocated[id])
+    throw KernelError(fmt::format("remote get from node {} to node {}: injection FIFO {} is not allocated at the destination",
+                                  src_node, dst_node, id));
+  return id;
 }
 
 }  // namespace hopsim::bgq

@@ -205,6 +205,12 @@ int MUSPI_CreatePt2PtMemoryFIFODescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtMemo
   return 0;
 }
 
+int MUSPI_CreatePt2PtRemoteGetDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtRemoteGetDescriptorInfo_t* info) {
+  fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_GET);
+  d->PacketHeader.messageUnitHeader.Packet_Types.Remote_Get.Rget_Inj_FIFO_Id = info->RemoteGet.Rget_Inj_FIFO_Id;
+  return 0;
+}
+
 void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* d, uint64_t offset) { hopsim::bgq::set_put_offset(*d, offset); }
 
 void MUSPI_SetPayload(MUHWI_Descriptor_t* d, uint64_t pa, uint64_t bytes) {

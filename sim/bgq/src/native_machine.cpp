@@ -52,8 +52,12 @@ class NativeMachine final : public Machine {
   }
 
   void inject(std::uint32_t, const MUHWI_Descriptor_t& d) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    auto& st = self();
+    execute(static_cast<std::uint32_t>(current_rank()), d);
+  }
+
+  // Carries out descriptor `d` of node r's MU at once.
+  void execute(std::uint32_t r, const MUHWI_Descriptor_t& d) {
+    auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
     const auto pk = packetise(d.Message_Length);
     st.packets += pk.packets;
@@ -69,7 +73,18 @@ class NativeMachine final : public Machine {
       else if (type == MUHWI_PACKET_TYPE_FIFO)
         receive_memory_fifo(mu, dst, r, d, off, src + off, pay);
       else
-        throw KernelError(fmt::format("node {}: remote-get descriptors are not modelled yet", r));
+        remote_get(mu, dst, r, d, off, src + off, pay);
+    }
+  }
+
+  // The destination's MU runs the descriptors in the payload, now.
+  void remote_get(NodeMu& mu, std::uint32_t dst, std::uint32_t src, const MUHWI_Descriptor_t& d, std::uint64_t,
+                  const std::uint8_t* data, std::uint32_t bytes) {
+    remote_get_fifo(mu, dst, src, d);
+    for (std::uint32_t k = 0; k + sizeof(MUHWI_Descriptor_t) <= bytes; k += sizeof(MUHWI_Descriptor_t)) {
+      MUHWI_Descriptor_t inner;
+      std::memcpy(&inner, data + k, sizeof inner);
+      execute(dst, inner);
     }
   }
 

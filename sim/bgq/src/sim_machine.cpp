@@ -156,9 +156,13 @@ class SimMachine final : public Machine {
 
   void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
-    auto& st = self();
-    Tick& clk = clock_[r];
-    clk += inject_;
+    clock_[r] += inject_;
+    start(r, fifo, d, clock_[r]);
+  }
+
+  // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t.
+  void start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, Tick clk) {
+    auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
     const auto pk = packetise(d.Message_Length);
     st.packets += pk.packets;
@@ -168,7 +172,9 @@ class SimMachine final : public Machine {
     const Tick last = res.arrival;
     if (tracer_)
       tracer_->descriptor(r, dst, d.Message_Length, clk, last,
-                          packet_type(d) == MUHWI_PACKET_TYPE_PUT ? "direct put" : "memory fifo");
+                          packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
+                          : packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
+                                                                     : "remote get");
     std::uint32_t idx;
     if (!free_.empty()) {
       idx = free_.back();
@@ -326,8 +332,15 @@ class SimMachine final : public Machine {
         receive_direct_put(dst, p.dst, p.src, d, off, src + off, pay, false);
       else if (type == MUHWI_PACKET_TYPE_FIFO)
         receive_memory_fifo(dst, p.dst, p.src, d, off, src + off, pay);
-      else
-        throw KernelError(fmt::format("node {}: remote-get descriptors are not modelled yet", p.src));
+      else {
+        // The destination's MU injects the carried descriptors now (as they arrived).
+        const auto fifo = remote_get_fifo(dst, p.dst, p.src, d);
+        for (std::uint32_t k = 0; k + sizeof(MUHWI_Descriptor_t) <= pay; k += sizeof(MUHWI_Descriptor_t)) {
+          MUHWI_Descriptor_t inner;
+          std::memcpy(&inner, src + off + k, sizeof inner);
+          start(p.dst, fifo, inner, now_);
+        }
+      }
     }
     ++delivered_[p.dst];
     if (wait_[p.dst] == Wait::delivery) {

@@ -101,4 +101,8 @@ void receive_direct_put(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_n
 void receive_memory_fifo(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d,
                          std::uint64_t msg_offset, const void* data, std::uint32_t bytes);
 
+// The destination's injection FIFO a remote-get packet feeds; KernelError if
+// it is not allocated there.
+std::uint32_t remote_get_fifo(const NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d);
+
 }  // namespace hopsim::bgq

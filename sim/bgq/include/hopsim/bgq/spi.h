@@ -109,10 +109,19 @@ typedef struct {
   uint8_t SoftwareBytes[12]; /* SoftwareBytes[0]: the MUSPI_RegisterRecvFunction id */
 } MUSPI_MemoryFIFODescriptorInfoFields_t;
 typedef struct {
+  uint8_t Type;              /* MUHWI_PACKET_TYPE_GET */
+  uint16_t Rget_Inj_FIFO_Id; /* global id of the remote node's injection FIFO that runs the payload descriptors */
+} MUSPI_RemoteGetDescriptorInfoFields_t;
+typedef struct {
   MUSPI_BaseDescriptorInfoFields_t Base;
   MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
   MUSPI_DirectPutDescriptorInfoFields_t DirectPut;
 } MUSPI_Pt2PtDirectPutDescriptorInfo_t;
+typedef struct {
+  MUSPI_BaseDescriptorInfoFields_t Base;
+  MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
+  MUSPI_RemoteGetDescriptorInfoFields_t RemoteGet;
+} MUSPI_Pt2PtRemoteGetDescriptorInfo_t;
 typedef struct {
   MUSPI_BaseDescriptorInfoFields_t Base;
   MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
@@ -122,6 +131,9 @@ typedef struct {
 int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e);
 int MUSPI_CreatePt2PtDirectPutDescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtDirectPutDescriptorInfo_t* info);
 int MUSPI_CreatePt2PtMemoryFIFODescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtMemoryFIFODescriptorInfo_t* info);
+/* Remote get: the payload (Base.Payload_Address, a multiple of 64 bytes) is a list of descriptors that the
+ * destination's MU injects into its injection FIFO RemoteGet.Rget_Inj_FIFO_Id when the packet arrives. */
+int MUSPI_CreatePt2PtRemoteGetDescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtRemoteGetDescriptorInfo_t* info);
 void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* desc, uint64_t offset);
 void MUSPI_SetPayload(MUHWI_Descriptor_t* desc, uint64_t pa, uint64_t bytes);
 
