@@ -35,6 +35,7 @@ build: configure
 
 demo: build
 	$(BUILD)/sim/cli/hopsim run kernels/epiphany/passing.json --mode both
+	$(BUILD)/sim/cli/hopsim run kernels/bgq/halo.json --mode both
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)

@@ -16,6 +16,7 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/kernels/epiphany/ DESTINATION lib/hopsim/k
   FILES_MATCHING PATTERN "*.hopsim.so")
 install(DIRECTORY kernels/epiphany/ DESTINATION share/hopsim/kernels/epiphany
   FILES_MATCHING PATTERN "*.json" PATTERN "*.cl" PATTERN "*.cpp" PATTERN "*.h")
+install(DIRECTORY kernels/bgq/ DESTINATION share/hopsim/kernels/bgq FILES_MATCHING PATTERN "*.json" PATTERN "*.cpp")
 configure_file(cmake/hopsimConfig.cmake.in ${CMAKE_BINARY_DIR}/install/hopsimConfig.cmake @ONLY)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/hopsimConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)

@@ -31,4 +31,8 @@ void add_compare_commands(Commands& c);
 // hopsim host ...: intra-node copy paths (cmd_host.cpp).
 void add_host_commands(Commands& cmds);
 
+// Blue Gene/Q: registers the bgq kernels and `hopsim run` for bgq presets,
+// adds `hopsim bgq ...` (cmd_bgq.cpp).
+void add_bgq_commands(Commands& c);
+
 }  // namespace hopsim::cli

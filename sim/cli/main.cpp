@@ -16,10 +16,12 @@
 #include "hopsim/common/log.hpp"
 #include "hopsim/common/preset.hpp"
 #include "hopsim/common/scenario.hpp"
+#include "hopsim/bgq/params.hpp"
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/run.hpp"
 #include "hopsim/runtime/device.hpp"
+#include "hopsim/runtime/family.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/common/strict_json.hpp"
 #include "hopsim/runtime/validate.hpp"
@@ -42,6 +44,9 @@ int cmd_run(const std::string& path, const std::optional<std::string>& mode, con
   hopsim::runtime::catch_interrupts();
   const auto sc = hopsim::load_scenario(path, overrides, mode);
   hopsim::log::set_level(level ? *level : sc.log_level);
+  // Families with their own runner (bgq, ...) run here; epiphany below.
+  if (const auto* family = hopsim::runtime::family_runner(hopsim::load_preset(sc.machine_preset).family))
+    return (*family)(sc);
   const auto report = hopsim::runtime::run_scenario(sc);
   hopsim::runtime::print_report(report, std::cout);
   hopsim::runtime::write_outputs(report);
@@ -255,10 +260,11 @@ void list_kernels() {
 
 void list_params(const std::string& preset_name) {
   const auto preset = hopsim::load_preset(preset_name, "preset");
-  const auto set = hopsim::ParamSet::resolve(hopsim::epiphany::param_decls(), preset, nullptr, "machine");
+  const auto& decls = preset.family == "bgq" ? hopsim::bgq::param_decls() : hopsim::epiphany::param_decls();
+  const auto set = hopsim::ParamSet::resolve(decls, preset, nullptr, "machine");
   const auto j = set.to_json();
-  for (const auto& d : hopsim::epiphany::param_decls()) {
-    std::cout << fmt::format("{:<17} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
+  for (const auto& d : decls) {
+    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
                              j[d.name]["source"].get<std::string>());
   }
 }
@@ -345,6 +351,8 @@ int main(int argc, char** argv) {
   hopsim::cli::add_compare_commands(commands);
 
   hopsim::cli::add_host_commands(commands);
+
+  hopsim::cli::add_bgq_commands(commands);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,70 @@
+#pragma once
+// Running BG/Q kernels: the kernel registry of the BG/Q family and the
+// `hopsim run` of a scenario whose machine is a bgq preset.
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hopsim/bgq/params.hpp"
+#include "hopsim/common/scenario.hpp"
+#include "hopsim/runtime/kernel_registry.hpp"
+
+namespace hopsim::bgq {
+
+struct Timing {
+  std::string what;
+  int iter;
+  double cycles;
+};
+struct Check {
+  std::string what;
+  std::uint64_t checked, wrong;
+  std::string example;
+};
+
+struct BgqKernel {
+  runtime::KernelPackage package;  // name, family "bgq", description, args
+  void (*entry)() = nullptr;       // every rank runs it
+  // Published-style figures from the simulated run's timings (rank-mean per timing).
+  std::function<std::vector<runtime::Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
+};
+
+// Registers a BG/Q kernel (also in the runtime registry, for `hopsim list kernels`).
+void register_kernel(BgqKernel k);
+const BgqKernel* find_kernel(const std::string& name);
+
+struct ModeOutcome {
+  Mode mode;
+  double wall_seconds = 0;
+  std::vector<std::vector<Timing>> timings;  // per rank
+  std::vector<Check> checks;                 // all ranks, failures first
+  std::uint64_t checked = 0, wrong = 0;
+  std::vector<std::uint64_t> digests;        // per rank
+  std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
+  std::vector<runtime::Metric> metrics;
+  std::string trace;  // the trace file of a simulated run, if one was asked for
+};
+
+struct BgqReport {
+  Scenario scenario;
+  Params params;
+  nlohmann::json machine, args;
+  std::vector<ModeOutcome> modes;
+  bool compared = false;
+  std::vector<int> differing_ranks;
+};
+
+Params resolve_params(const Scenario& sc, nlohmann::json* resolved = nullptr);
+// Throws ConfigError / KernelError / DeadlockError.
+BgqReport run(const Scenario& sc);
+void print(const BgqReport& r, std::ostream& out);
+void write_outputs(const BgqReport& r);
+int exit_code(const BgqReport& r);
+// The `hopsim run` entry of the bgq family: run, print, write, exit code.
+int run_scenario_cli(const Scenario& sc);
+
+}  // namespace hopsim::bgq

@@ -1,0 +1,55 @@
+/* hopsim's MPI subset for Blue Gene/Q kernels: just what the BG/Q SPI
+ * programs use to set themselves up (MPI_Init, MPI_Comm_rank/size,
+ * MPI_Cart_create, MPI_Cart_shift, MPI_Cart_coords, MPI_Sendrecv,
+ * MPI_Barrier, MPI_Finalize), over hopsim's BG/Q machine. This is not Open
+ * MPI's mpi.h: kernels/bgq put this folder first on their include path. */
+#ifndef HOPSIM_BGQ_MPI_H
+#define HOPSIM_BGQ_MPI_H
+
+#include <stddef.h>
+
+#define HOPSIM_BGQ_MPI_SUBSET 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef struct {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+} MPI_Status;
+
+#define MPI_SUCCESS 0
+#define MPI_ERR_ARG 12
+#define MPI_COMM_WORLD 0
+#define MPI_COMM_NULL (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_STATUS_IGNORE ((MPI_Status*)0)
+#define MPI_BYTE 1
+#define MPI_CHAR 1
+#define MPI_INT 4
+#define MPI_UNSIGNED 4
+#define MPI_LONG 8
+#define MPI_UNSIGNED_LONG 8
+#define MPI_UNSIGNED_LONG_LONG 8
+#define MPI_DOUBLE 8
+
+int MPI_Init(int* argc, char*** argv);
+int MPI_Finalize(void);
+int MPI_Comm_rank(MPI_Comm comm, int* rank);
+int MPI_Comm_size(MPI_Comm comm, int* size);
+int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* cart);
+int MPI_Cart_shift(MPI_Comm cart, int direction, int disp, int* source, int* dest);
+int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int MPI_Barrier(MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,191 @@
+#include "hopsim/bgq/bench.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "hopsim/bgq/network.hpp"
+#include "hopsim/bgq/run.hpp"
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/log.hpp"
+#include "hopsim/common/preset.hpp"
+
+namespace hopsim::bgq {
+
+namespace {
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw ConfigError(fmt::format("--csv: cannot write {}", path));
+  f << text;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+std::array<int, kDims> parse_torus(const std::string& s) {
+  std::array<int, kDims> d{};
+  std::stringstream ss(s);
+  std::string part;
+  int i = 0;
+  while (std::getline(ss, part, 'x')) {
+    if (i >= kDims) break;
+    try {
+      std::size_t used = 0;
+      d[static_cast<std::size_t>(i)] = std::stoi(part, &used);
+      if (used != part.size()) throw std::invalid_argument(part);
+    } catch (const std::exception&) {
+      throw ConfigError(fmt::format("--tori: '{}' is not AxBxCxDxE (five positive integers)", s));
+    }
+    ++i;
+  }
+  if (i != kDims || std::getline(ss, part, 'x'))
+    throw ConfigError(fmt::format("--tori: '{}' is not AxBxCxDxE (five positive integers)", s));
+  for (int v : d)
+    if (v < 1 || v > 64) throw ConfigError(fmt::format("--tori: '{}': every extent must be 1..64", s));
+  if (d[4] > 2) throw ConfigError(fmt::format("--tori: '{}': E is 1 or 2 on a BG/Q", s));
+  return d;
+}
+}  // namespace
+
+int package_sweep(const std::string& path, const std::vector<long>& packages, const std::vector<std::string>& sets,
+                  const std::string& csv, std::ostream& out) {
+  if (packages.empty()) throw ConfigError("--packages: give at least one package size");
+  std::string table = "package,descriptors_per_node,comm_cycles,comp_cycles,no_overlap_cycles,overlap_cycles,comm_us,node_GBps\n";
+  bool header = false;
+  int code = 0;
+  for (long pkg : packages) {
+    auto o = sets;
+    o.push_back(fmt::format("kernel.args.package={}", pkg));
+    o.push_back("outputs.json=false");
+    o.push_back("outputs.csv=false");
+    const auto sc = load_scenario(path, o, std::string("sim"));
+    log::set_level(sc.log_level);
+    if (!header) {
+      out << fmt::format("package sweep of {} (simulated, {} iterations)\n", path, sc.kernel_args.value("iterations", 3));
+      out << fmt::format("{:>8} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}\n", "package", "desc/node", "comm cyc",
+                         "comp cyc", "no-overlap", "overlapped", "comm us", "GB/s/node");
+      header = true;
+    }
+    const auto r = run(sc);
+    code = std::max(code, exit_code(r));
+    std::map<std::string, double> t;
+    for (const auto& rank : r.modes.back().timings)
+      for (const auto& x : rank) t[x.what] += x.cycles / static_cast<double>(rank.size() / 4 * r.modes.back().timings.size());
+    const double comm = t["communication only"];
+    const double us = comm / r.params.clock_hz * 1e6;
+    const double bytes = static_cast<double>(r.modes.back().bytes) / r.params.num_nodes() /
+                         (3.0 * r.args["iterations"].get<double>());
+    const double gbps = bytes / (us * 1e-6) / 1e9;
+    const double desc = static_cast<double>(r.modes.back().descriptors) / r.params.num_nodes() /
+                        (3.0 * r.args["iterations"].get<double>());
+    out << fmt::format("{:>8} {:>10.0f} {:>12.0f} {:>12.0f} {:>12.0f} {:>12.0f} {:>10.2f} {:>10.2f}\n", pkg, desc, comm,
+                       t["computation only"], t["computation + communication without overlap"],
+                       t["computation + communication overlapped"], us, gbps);
+    table += fmt::format("{},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.3f},{:.3f}\n", pkg, desc, comm, t["computation only"],
+                         t["computation + communication without overlap"], t["computation + communication overlapped"], us,
+                         gbps);
+    if (r.modes.back().wrong) out << "  (data check FAILED in this run)\n";
+  }
+  if (!csv.empty()) {
+    write_file(csv, table);
+    out << "wrote " << csv << "\n";
+  }
+  return code;
+}
+
+int scale_benchmark(const std::string& machine, const std::vector<std::string>& tori, int iterations, std::uint64_t msg,
+                    std::uint64_t package, int neighbours, const std::string& csv, std::ostream& out) {
+  if (iterations < 1) throw ConfigError("--iterations: must be at least 1");
+  if (msg == 0 || package == 0 || msg % package != 0)
+    throw ConfigError(fmt::format("--msg {} / --package {}: the message must be a whole number of packages", msg, package));
+  std::vector<std::array<int, kDims>> dims;
+  for (const auto& t : tori) dims.push_back(parse_torus(t));
+  const Preset preset = load_preset(machine, "--machine");
+  if (preset.family != "bgq") throw ConfigError(fmt::format("--machine: {} is not a bgq preset", machine));
+  out << fmt::format("scale benchmark: {} neighbours x {} bytes in {}-byte descriptors, {} exchanges, dynamic routing, "
+                     "timing core only (no payload data)\n",
+                     neighbours, msg, package, iterations);
+  out << fmt::format("{:>16} {:>8} {:>12} {:>14} {:>10} {:>12} {:>14} {:>16} {:>10}\n", "torus", "nodes", "exchange us",
+                     "packets", "hops", "host s", "packets/s", "packet-hops/s", "peak MiB");
+  std::string table = "torus,nodes,exchange_us,packets,packet_hops,host_seconds,packets_per_s,packet_hops_per_s,peak_rss_mib\n";
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const auto& d = dims[k];
+    nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
+    const Params p = params_from(ParamSet::resolve(param_decls(), preset, o, "machine"));
+    const auto t0 = std::chrono::steady_clock::now();
+    MuTiming mu(p);
+    const Torus& torus = mu.network().torus();
+    const std::uint32_t n = torus.nodes();
+    // Neighbour list per node.
+    std::vector<std::uint32_t> nbr;
+    nbr.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(neighbours));
+    for (std::uint32_t v = 0; v < n; ++v) {
+      if (neighbours == 10) {
+        for (int dim = 0; dim < kDims; ++dim)
+          for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
+      } else {
+        // The halo kernel's grid {A*B, C, D, E}: t steps through (A, B) row-major.
+        auto c = torus.coords(v);
+        const int ab = d[1];
+        const int t = c[0] * ab + c[1], tn = d[0] * d[1];
+        for (int dir : {+1, -1}) {
+          const int u = ((t + dir) % tn + tn) % tn;
+          auto x = c;
+          x[0] = u / ab;
+          x[1] = u % ab;
+          nbr.push_back(torus.node_at(x));
+        }
+        for (int dim = 2; dim < kDims; ++dim)
+          for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
+      }
+    }
+    const Tick inject = to_ticks(p.inject_cycles);
+    const Tick barrier = to_ticks(p.gi_barrier_latency);
+    Tick start = 0;
+    double exchange_total = 0;
+    for (int it = 0; it < iterations; ++it) {
+      mu.set_horizon(start);
+      Tick end = start;
+      for (std::uint32_t v = 0; v < n; ++v) {
+        Tick clk = start;
+        for (int j = 0; j < neighbours; ++j) {
+          const std::uint32_t dst = nbr[static_cast<std::size_t>(v) * static_cast<std::size_t>(neighbours) +
+                                        static_cast<std::size_t>(j)];
+          for (std::uint64_t off = 0; off < msg; off += package) {
+            clk += inject;
+            const auto r = mu.inject(v, static_cast<std::uint32_t>(j), dst, package, clk, true);
+            end = std::max(end, r.arrival);
+          }
+        }
+      }
+      exchange_total += to_cycles(end - start);
+      start = end + barrier;
+    }
+    const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double ex_us = exchange_total / iterations / p.clock_hz * 1e6;
+    const auto pk = mu.network().packets(), hops = mu.network().packet_hops();
+    const double rss = peak_rss_mib();
+    const std::string name = fmt::format("{}x{}x{}x{}x{}", d[0], d[1], d[2], d[3], d[4]);
+    out << fmt::format("{:>16} {:>8} {:>12.2f} {:>14} {:>10} {:>12.2f} {:>14.3g} {:>16.3g} {:>10.0f}\n", name, n, ex_us,
+                       pk, hops, host, pk / host, hops / host, rss);
+    out.flush();
+    table += fmt::format("{},{},{:.3f},{},{},{:.3f},{:.4g},{:.4g},{:.0f}\n", name, n, ex_us, pk, hops, host, pk / host,
+                         hops / host, rss);
+  }
+  out << "peak MiB is the process's peak resident memory so far (getrusage), so it only grows down the table\n";
+  if (!csv.empty()) {
+    write_file(csv, table);
+    out << "wrote " << csv << "\n";
+  }
+  return 0;
+}
+
+}  // namespace hopsim::bgq

@@ -1,0 +1,451 @@
+#include "machine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "hopsim/bgq/kernel.h"
+#include "hopsim/common/error.hpp"
+#include "mpi.h"
+
+namespace hopsim::bgq {
+
+namespace {
+thread_local Machine* t_machine = nullptr;
+thread_local int t_rank = -1;
+}  // namespace
+
+Machine::Machine(const Params& p, const nlohmann::json& args) : p_(p), args_(args) {
+  torus_ = std::make_unique<Torus>(p.dims);
+  ranks_.reserve(torus_->nodes());
+  for (std::uint32_t r = 0; r < torus_->nodes(); ++r) {
+    ranks_.push_back(std::make_unique<RankState>());
+    ranks_.back()->rank = static_cast<int>(r);
+  }
+}
+
+Machine* Machine::current() {
+  if (!t_machine) throw KernelError("a BG/Q SPI or MPI function was called outside a hopsim BG/Q run");
+  return t_machine;
+}
+int Machine::current_rank() { return t_rank; }
+void Machine::set_current(Machine* m, int rank) {
+  t_machine = m;
+  t_rank = rank;
+}
+RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
+
+double Machine::compute_cycles(std::uint64_t elements, int threads) const {
+  const int max_threads = p_.cores * p_.threads_per_core;
+  if (threads < 1 || threads > max_threads)
+    throw KernelError(fmt::format("compute on {} threads: a BG/Q node has 1..{} hardware threads", threads, max_threads));
+  // Threads spread round-robin over the cores; the busiest core has k of them.
+  const int k = (threads + p_.cores - 1) / p_.cores;
+  const double core_rate = std::min(k / p_.element_cycles, p_.core_element_rate);  // elements per cycle per core
+  const double per_thread = std::ceil(static_cast<double>(elements) / threads);
+  const double core_time = per_thread * k / core_rate;
+  const double mem_time = static_cast<double>(elements) * 8.0 / p_.memory_bandwidth;
+  return std::max(core_time, mem_time) + (threads > 1 ? p_.omp_overhead : 0.0);
+}
+
+}  // namespace hopsim::bgq
+
+// ---------------------------------------------------------------- SPI ----
+
+using hopsim::KernelError;
+using hopsim::bgq::Machine;
+
+namespace {
+Machine& M() { return *Machine::current(); }
+hopsim::bgq::RankState& R() { return M().self(); }
+[[noreturn]] void fail(const std::string& what) {
+  throw KernelError(fmt::format("rank {}: {}", Machine::current_rank(), what));
+}
+void check_subgroup(uint32_t sg, const char* fn) {
+  if (sg >= hopsim::bgq::kSubgroups) fail(fmt::format("{}: subgroup {} does not exist (0..67)", fn, sg));
+}
+}  // namespace
+
+extern "C" {
+
+int Kernel_GetPersonality(Personality_t* p, size_t size) {
+  if (!p || size < sizeof(Personality_t)) return -1;
+  auto& m = M();
+  const auto c = m.torus().coords(static_cast<std::uint32_t>(Machine::current_rank()));
+  const auto& d = m.torus().dims();
+  p->Network_Config = {static_cast<uint32_t>(c[0]), static_cast<uint32_t>(c[1]), static_cast<uint32_t>(c[2]),
+                       static_cast<uint32_t>(c[3]), static_cast<uint32_t>(c[4]), static_cast<uint32_t>(d[0]),
+                       static_cast<uint32_t>(d[1]), static_cast<uint32_t>(d[2]), static_cast<uint32_t>(d[3]),
+                       static_cast<uint32_t>(d[4])};
+  p->Kernel_Config.FreqMHz = static_cast<uint32_t>(m.params().clock_hz / 1e6);
+  return 0;
+}
+
+int32_t Kernel_CreateMemoryRegion(Kernel_MemoryRegion_t* r, void* base, size_t size) {
+  if (!r || !base) return -1;
+  r->BaseVa = base;
+  r->BasePa = base;
+  r->Bytes = size;
+  return 0;
+}
+
+int32_t Kernel_AllocateInjFifos(uint32_t subgroup, MUSPI_InjFifoSubGroup_t* sg, uint32_t n, uint32_t* ids,
+                                Kernel_InjFifoAttributes_t*) {
+  check_subgroup(subgroup, "Kernel_AllocateInjFifos");
+  auto& st = R().mu;
+  sg->subgroup = subgroup;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ids[i] >= hopsim::bgq::kInjFifosPerSubgroup)
+      fail(fmt::format("Kernel_AllocateInjFifos: FIFO {} does not exist in a subgroup (0..7)", ids[i]));
+    const uint32_t g = subgroup * hopsim::bgq::kInjFifosPerSubgroup + ids[i];
+    if (st.inj_allocated[g]) return -1;  // the driver's EBUSY
+    st.inj_allocated[g] = 1;
+    sg->fifos[ids[i]] = {subgroup, g};
+  }
+  return 0;
+}
+
+int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t id, Kernel_MemoryRegion_t* region, uint64_t start,
+                           uint64_t sizeMinus1) {
+  if (id >= hopsim::bgq::kInjFifosPerSubgroup) fail(fmt::format("Kernel_InjFifoInit: FIFO {} (0..7)", id));
+  if (!R().mu.inj_allocated[sg->subgroup * hopsim::bgq::kInjFifosPerSubgroup + id])
+    fail(fmt::format("Kernel_InjFifoInit: FIFO {} of subgroup {} was not allocated", id, sg->subgroup));
+  if (!region || (reinterpret_cast<uint64_t>(region->BasePa) + start) % 64 != 0)
+    fail("Kernel_InjFifoInit: the FIFO memory must be 64-byte aligned");
+  if ((sizeMinus1 + 1) % 64 != 0 || sizeMinus1 + 1 < 64)
+    fail(fmt::format("Kernel_InjFifoInit: size {} is not a positive multiple of 64 bytes", sizeMinus1 + 1));
+  return 0;
+}
+
+int32_t Kernel_InjFifoActivate(MUSPI_InjFifoSubGroup_t*, uint32_t, uint32_t*, uint32_t) { return 0; }
+
+MUSPI_InjFifo_t* MUSPI_IdToInjFifo(uint32_t id, MUSPI_InjFifoSubGroup_t* sg) {
+  if (id >= hopsim::bgq::kInjFifosPerSubgroup) fail(fmt::format("MUSPI_IdToInjFifo: FIFO {} (0..7)", id));
+  return &sg->fifos[id];
+}
+
+uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc) {
+  if (!fifo || !desc) fail("MUSPI_InjFifoInject: null FIFO or descriptor");
+  auto& st = R();
+  if (fifo->fifo >= hopsim::bgq::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
+    fail("MUSPI_InjFifoInject: the FIFO was not allocated (Kernel_AllocateInjFifos)");
+  M().inject(fifo->fifo, *static_cast<const MUHWI_Descriptor_t*>(desc));
+  return st.descriptors++;
+}
+
+int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t n,
+                                        uint32_t* ids, uint32_t) {
+  check_subgroup(subgroup, "Kernel_AllocateBaseAddressTable");
+  sg->subgroup = subgroup;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ids[i] >= hopsim::bgq::kBatPerSubgroup)
+      fail(fmt::format("Kernel_AllocateBaseAddressTable: entry {} does not exist in a subgroup (0..7)", ids[i]));
+    R().mu.bat_allocated[subgroup * hopsim::bgq::kBatPerSubgroup + ids[i]] = 1;
+  }
+  return 0;
+}
+
+int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, uint64_t value) {
+  if (id >= hopsim::bgq::kBatPerSubgroup) fail(fmt::format("MUSPI_SetBaseAddress: entry {} (0..7)", id));
+  const uint32_t g = sg->subgroup * hopsim::bgq::kBatPerSubgroup + id;
+  auto& mu = R().mu;
+  if (!mu.bat_allocated[g]) fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
+  mu.bat[g] = value;
+  std::atomic_ref<std::uint8_t>(mu.bat_set[g]).store(1, std::memory_order_release);
+  return 0;
+}
+
+uint64_t MUSPI_GetAtomicAddress(uint64_t pa, uint64_t opcode) {
+  return (pa & MUHWI_ATOMIC_ADDRESS_MASK) | (opcode << MUHWI_ATOMIC_OPCODE_SHIFT);
+}
+
+int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e) {
+  *dest = hopsim::bgq::make_destination(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c),
+                                        static_cast<int>(d), static_cast<int>(e));
+  return 0;
+}
+
+namespace {
+void fill_base(MUHWI_Descriptor_t* d, const MUSPI_BaseDescriptorInfoFields_t& b,
+               const MUSPI_Pt2PtDescriptorInfoFields_t& p, uint8_t type) {
+  *d = MUHWI_Descriptor_t{};
+  d->Half_Word0 = static_cast<uint16_t>(b.Pre_Fetch_Only ? 1 : 0);
+  d->Pa_Payload = b.Payload_Address;
+  d->Message_Length = b.Message_Length;
+  d->Torus_FIFO_Map = b.Torus_FIFO_Map;
+  auto& h = d->PacketHeader.NetworkHeader.pt2pt;
+  h.Data_Packet_Type = MUHWI_PT2PT_DATA_PACKET_TYPE;
+  h.Hints = p.Hints_ABCD;
+  h.Byte2 = p.Misc1;
+  h.Byte3 = p.Misc2;
+  h.Destination = b.Dest;
+  h.Byte8 = static_cast<uint8_t>(type | 16);  // full packets: 17 chunks
+}
+}  // namespace
+
+int MUSPI_CreatePt2PtDirectPutDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtDirectPutDescriptorInfo_t* info) {
+  fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_PUT);
+  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
+  mh.Rec_Payload_Base_Address_Id = info->DirectPut.Rec_Payload_Base_Address_Id;
+  mh.Rec_Counter_Base_Address_Id = info->DirectPut.Rec_Counter_Base_Address_Id;
+  mh.Counter_Offset = info->DirectPut.Rec_Counter_Offset;
+  mh.Pacing = info->DirectPut.Pacing;
+  hopsim::bgq::set_put_offset(*d, info->DirectPut.Rec_Payload_Offset);
+  return 0;
+}
+
+int MUSPI_CreatePt2PtMemoryFIFODescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtMemoryFIFODescriptorInfo_t* info) {
+  fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_FIFO);
+  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
+  mh.Rec_FIFO_Id = info->MemFIFO.Rec_FIFO_Id;
+  mh.Interrupt = info->MemFIFO.Interrupt;
+  for (int i = 0; i < 12; ++i) mh.Unused2[i] = info->MemFIFO.SoftwareBytes[i];
+  return 0;
+}
+
+int MUSPI_CreatePt2PtRemoteGetDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtRemoteGetDescriptorInfo_t* info) {
+  fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_GET);
+  d->PacketHeader.messageUnitHeader.Packet_Types.Remote_Get.Rget_Inj_FIFO_Id = info->RemoteGet.Rget_Inj_FIFO_Id;
+  return 0;
+}
+
+void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* d, uint64_t offset) { hopsim::bgq::set_put_offset(*d, offset); }
+
+void MUSPI_SetPayload(MUHWI_Descriptor_t* d, uint64_t pa, uint64_t bytes) {
+  d->Pa_Payload = pa;
+  d->Message_Length = bytes;
+}
+
+int32_t Kernel_AllocateRecFifos(uint32_t subgroup, MUSPI_RecFifoSubGroup_t* sg, uint32_t n, uint32_t* ids,
+                                Kernel_RecFifoAttributes_t*) {
+  check_subgroup(subgroup, "Kernel_AllocateRecFifos");
+  sg->subgroup = subgroup;
+  auto& mu = R().mu;
+  std::lock_guard<std::mutex> lock(mu.rec_mutex);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ids[i] >= hopsim::bgq::kRecFifosPerSubgroup)
+      fail(fmt::format("Kernel_AllocateRecFifos: FIFO {} does not exist in a subgroup (0..3)", ids[i]));
+    const uint32_t g = subgroup * hopsim::bgq::kRecFifosPerSubgroup + ids[i];
+    if (mu.rec[g].allocated) return -1;
+    mu.rec[g].allocated = true;
+    sg->fifos[ids[i]] = {subgroup, g};
+  }
+  return 0;
+}
+
+int32_t Kernel_RecFifoInit(MUSPI_RecFifoSubGroup_t* sg, uint32_t id, Kernel_MemoryRegion_t* region, uint64_t start,
+                           uint64_t sizeMinus1) {
+  if (id >= hopsim::bgq::kRecFifosPerSubgroup) fail(fmt::format("Kernel_RecFifoInit: FIFO {} (0..3)", id));
+  auto& mu = R().mu;
+  std::lock_guard<std::mutex> lock(mu.rec_mutex);
+  auto& f = mu.rec[sg->subgroup * hopsim::bgq::kRecFifosPerSubgroup + id];
+  if (!f.allocated) fail(fmt::format("Kernel_RecFifoInit: FIFO {} of subgroup {} was not allocated", id, sg->subgroup));
+  if (!region || (reinterpret_cast<uint64_t>(region->BasePa) + start) % 32 != 0 || (sizeMinus1 + 1) % 32 != 0)
+    fail("Kernel_RecFifoInit: FIFO memory and size must be 32-byte aligned");
+  f.initialised = true;
+  f.capacity = sizeMinus1 + 1;
+  return 0;
+}
+
+int32_t Kernel_RecFifoEnable(uint32_t group, uint64_t bits) {
+  if (group >= 17) fail(fmt::format("Kernel_RecFifoEnable: group {} (0..16)", group));
+  auto& mu = R().mu;
+  std::lock_guard<std::mutex> lock(mu.rec_mutex);
+  for (int k = 0; k < 16; ++k) {
+    if (!(bits & (0x8000ull >> k))) continue;
+    auto& f = mu.rec[group * 16 + static_cast<uint32_t>(k)];
+    if (!f.initialised) fail(fmt::format("Kernel_RecFifoEnable: FIFO {} was not initialised", group * 16 + k));
+    f.enabled = true;
+  }
+  return 0;
+}
+
+MUSPI_RecFifo_t* MUSPI_IdToRecFifo(uint32_t id, MUSPI_RecFifoSubGroup_t* sg) {
+  if (id >= hopsim::bgq::kRecFifosPerSubgroup) fail(fmt::format("MUSPI_IdToRecFifo: FIFO {} (0..3)", id));
+  return &sg->fifos[id];
+}
+
+int32_t MUSPI_RegisterRecvFunction(MUSPI_RecvFunction_t fn, void* param, uint32_t id) {
+  if (id >= 256) fail(fmt::format("MUSPI_RegisterRecvFunction: id {} (0..255)", id));
+  R().recv_fn[id] = fn;
+  R().recv_param[id] = param;
+  return 0;
+}
+
+uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes) {
+  auto& m = M();
+  m.rec_sync();
+  auto& st = R();
+  uint32_t done = 0;
+  std::vector<std::uint8_t> buf;
+  while (done < bytes) {
+    hopsim::bgq::RecPacket p;
+    {
+      std::lock_guard<std::mutex> lock(st.mu.rec_mutex);
+      auto& f = st.mu.rec[fifo->fifo];
+      if (f.packets.empty()) break;
+      p = std::move(f.packets.front());
+      f.packets.pop_front();
+      f.used -= hopsim::bgq::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
+    }
+    const unsigned id = p.header.messageUnitHeader.Packet_Types.Memory_FIFO.Unused2[0];
+    if (!st.recv_fn[id])
+      fail(fmt::format("MUSPI_RecFifoPoll: a packet names receive function {}, which was not registered", id));
+    buf.resize(sizeof(MUHWI_PacketHeader_t) + p.payload.size());
+    std::memcpy(buf.data(), &p.header, sizeof(MUHWI_PacketHeader_t));
+    if (!p.payload.empty()) std::memcpy(buf.data() + sizeof(MUHWI_PacketHeader_t), p.payload.data(), p.payload.size());
+    st.recv_fn[id](st.recv_param[id], reinterpret_cast<MUHWI_PacketHeader_t*>(buf.data()),
+                   static_cast<uint32_t>(p.payload.size()));
+    done += hopsim::bgq::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
+  }
+  if (done == 0) m.spin();  // nothing there: this was one iteration of a polling loop
+  return done;
+}
+
+int32_t MUSPI_GIBarrierInit(MUSPI_GIBarrier_t* b, uint32_t classRoute) {
+  b->classRoute = classRoute;
+  b->generation = 0;
+  return 0;
+}
+
+int32_t MUSPI_GIBarrierEnter(MUSPI_GIBarrier_t*) {
+  M().gi_enter();
+  return 0;
+}
+
+int32_t MUSPI_GIBarrierPollWithTimeout(MUSPI_GIBarrier_t*, uint64_t) {
+  M().gi_wait();
+  return 0;
+}
+
+uint64_t GetTimeBase(void) { return M().timebase(); }
+
+// ------------------------------------------------------ kernel hooks ----
+
+long hopsim_bgq_arg(const char* name) {
+  const auto& a = M().args();
+  if (!a.contains(name) || !a[name].is_number_integer()) fail(fmt::format("hopsim_bgq_arg: the kernel has no integer argument '{}'", name));
+  return a[name].get<long>();
+}
+
+void hopsim_bgq_record(const char* what, int iter, uint64_t cycles) {
+  R().timings.push_back({what, iter, static_cast<double>(cycles)});
+}
+
+void hopsim_bgq_check(const char* what, uint64_t checked, uint64_t wrong, const char* example) {
+  R().checks.push_back({what, checked, wrong, example ? example : ""});
+}
+
+void hopsim_bgq_digest(const void* data, size_t bytes) {
+  auto& h = R().digest;
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+}
+
+void hopsim_bgq_compute(uint64_t elements, int threads) { M().compute(elements, threads); }
+
+void hopsim_bgq_spin(void) { M().spin(); }
+
+// ------------------------------------------------------- MPI subset ----
+
+namespace {
+const hopsim::bgq::CartComm* cart(MPI_Comm c) {
+  auto& st = R();
+  if (c <= 0 || static_cast<std::size_t>(c) > st.carts.size()) return nullptr;
+  return &st.carts[static_cast<std::size_t>(c - 1)];
+}
+void check_comm(MPI_Comm c, const char* fn) {
+  if (c != MPI_COMM_WORLD && !cart(c)) fail(fmt::format("{}: unknown communicator {}", fn, c));
+}
+}  // namespace
+
+int MPI_Init(int*, char***) { return MPI_SUCCESS; }
+int MPI_Finalize(void) { return MPI_SUCCESS; }
+
+int MPI_Comm_rank(MPI_Comm c, int* rank) {
+  check_comm(c, "MPI_Comm_rank");
+  *rank = Machine::current_rank();
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm c, int* size) {
+  check_comm(c, "MPI_Comm_size");
+  *size = M().size();
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int, MPI_Comm* out) {
+  check_comm(old, "MPI_Cart_create");
+  long prod = 1;
+  for (int i = 0; i < ndims; ++i) prod *= dims[i];
+  if (ndims < 1 || prod != M().size())
+    fail(fmt::format("MPI_Cart_create: a grid of {} ranks on {} ranks (hopsim's subset needs them equal)", prod, M().size()));
+  hopsim::bgq::CartComm cc;
+  cc.dims.assign(dims, dims + ndims);
+  cc.periods.assign(periods, periods + ndims);
+  auto& st = R();
+  st.carts.push_back(std::move(cc));
+  *out = static_cast<MPI_Comm>(st.carts.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
+  const auto* cc = cart(c);
+  if (!cc) fail(fmt::format("MPI_Cart_coords: {} is not a Cartesian communicator", c));
+  // Row-major: the last dimension varies fastest (MPI's order).
+  for (int i = static_cast<int>(cc->dims.size()) - 1; i >= 0; --i) {
+    if (i < maxdims) coords[i] = rank % cc->dims[static_cast<std::size_t>(i)];
+    rank /= cc->dims[static_cast<std::size_t>(i)];
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
+  const auto* cc = cart(c);
+  if (!cc) fail(fmt::format("MPI_Cart_shift: {} is not a Cartesian communicator", c));
+  const int nd = static_cast<int>(cc->dims.size());
+  if (direction < 0 || direction >= nd) fail(fmt::format("MPI_Cart_shift: direction {} of {} dims", direction, nd));
+  std::vector<int> co(static_cast<std::size_t>(nd));
+  MPI_Cart_coords(c, Machine::current_rank(), nd, co.data());
+  auto rank_at = [&](int delta) {
+    auto x = co;
+    const int ext = cc->dims[static_cast<std::size_t>(direction)];
+    int v = x[static_cast<std::size_t>(direction)] + delta;
+    if (v < 0 || v >= ext) {
+      if (!cc->periods[static_cast<std::size_t>(direction)]) return MPI_PROC_NULL;
+      v = ((v % ext) + ext) % ext;
+    }
+    x[static_cast<std::size_t>(direction)] = v;
+    int r = 0;
+    for (int i = 0; i < nd; ++i) r = r * cc->dims[static_cast<std::size_t>(i)] + x[static_cast<std::size_t>(i)];
+    return r;
+  };
+  *dest = rank_at(disp);
+  *source = rank_at(-disp);
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
+                 MPI_Datatype rtype, int source, int rtag, MPI_Comm c, MPI_Status* status) {
+  check_comm(c, "MPI_Sendrecv");
+  auto& m = M();
+  auto check_rank = [&](int r, const char* what) {
+    if (r != MPI_PROC_NULL && (r < 0 || r >= m.size())) fail(fmt::format("MPI_Sendrecv: {} rank {} of {}", what, r, m.size()));
+  };
+  check_rank(dest, "destination");
+  check_rank(source, "source");
+  if (dest != MPI_PROC_NULL) m.mpi_send(dest, stag, sbuf, static_cast<std::size_t>(scount) * static_cast<std::size_t>(stype));
+  if (source != MPI_PROC_NULL) m.mpi_recv(source, rtag, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(rtype));
+  if (status) *status = {source, rtag, MPI_SUCCESS};
+  return MPI_SUCCESS;
+}
+
+int MPI_Barrier(MPI_Comm c) {
+  check_comm(c, "MPI_Barrier");
+  M().mpi_barrier();
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,100 @@
+#pragma once
+// hopsim's BG/Q machine behind the SPI and the MPI subset: per-rank state
+// shared by both modes, and the two ways of running the ranks (SimMachine:
+// fibers on the timing model, in model-time order; NativeMachine: host
+// threads, the MU's work done at once with real copies and atomics).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hopsim/bgq/mu.hpp"
+#include "hopsim/bgq/network.hpp"
+#include "hopsim/bgq/params.hpp"
+#include "hopsim/bgq/run.hpp"
+#include "hopsim/bgq/spi.h"
+#include "hopsim/traces/writer.hpp"
+
+namespace hopsim::bgq {
+
+struct MpiMessage {
+  int src, tag;
+  std::vector<std::uint8_t> data;
+  Tick arrival = 0;
+};
+
+struct CartComm {
+  std::vector<int> dims, periods;
+};
+
+struct RankState {
+  int rank = 0;
+  NodeMu mu;
+  std::array<MUSPI_RecvFunction_t, 256> recv_fn{};
+  std::array<void*, 256> recv_param{};
+  std::vector<CartComm> carts;  // communicator id - 1
+  // Reporting.
+  std::vector<Timing> timings;
+  std::vector<Check> checks;
+  std::uint64_t digest = 1469598103934665603ull;
+  // Mailbox of the MPI subset.
+  std::mutex mail_mutex;
+  std::condition_variable mail_cv;
+  std::deque<MpiMessage> mail;
+  std::uint64_t gi_target = 0;  // generation the last GI barrier enter waits for
+  std::uint64_t mpi_target = 0;
+  std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
+};
+
+class Machine {
+ public:
+  Machine(const Params& p, const nlohmann::json& args);
+  virtual ~Machine() = default;
+  virtual Mode mode() const = 0;
+  // Runs `entry` on every rank; rethrows the first rank's error.
+  virtual void run(void (*entry)()) = 0;
+
+  // Operations of the calling rank.
+  virtual std::uint64_t timebase() = 0;
+  virtual void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) = 0;
+  virtual void spin() = 0;
+  virtual void compute(std::uint64_t elements, int threads) = 0;
+  virtual void gi_enter() = 0;
+  virtual void gi_wait() = 0;
+  virtual void rec_sync() = 0;  // before reading a reception FIFO
+  virtual void mpi_send(int dst, int tag, const void* data, std::size_t bytes) = 0;
+  virtual void mpi_recv(int src, int tag, void* data, std::size_t bytes) = 0;
+  virtual void mpi_barrier() = 0;
+
+  RankState& self();
+  RankState& rank(int r) { return *ranks_[static_cast<std::size_t>(r)]; }
+  int size() const { return static_cast<int>(ranks_.size()); }
+  const Torus& torus() const { return *torus_; }
+  const Params& params() const { return p_; }
+  const nlohmann::json& args() const { return args_; }
+  // Cycles the compute model charges for a loop (no MU interference).
+  double compute_cycles(std::uint64_t elements, int threads) const;
+
+  static Machine* current();
+  static int current_rank();
+
+ protected:
+  static void set_current(Machine* m, int rank);
+  Params p_;
+  nlohmann::json args_;
+  std::unique_ptr<Torus> torus_;
+  std::vector<std::unique_ptr<RankState>> ranks_;
+};
+
+std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+                                          traces::TraceWriter* trace = nullptr);
+std::unique_ptr<Machine> make_native_machine(const Params& p, const nlohmann::json& args);
+
+}  // namespace hopsim::bgq

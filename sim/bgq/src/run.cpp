@@ -1,0 +1,264 @@
+#include "hopsim/bgq/run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/log.hpp"
+#include "hopsim/common/preset.hpp"
+#include "machine.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hopsim::bgq {
+
+namespace {
+std::map<std::string, BgqKernel>& kernels() {
+  static std::map<std::string, BgqKernel> k;
+  return k;
+}
+}  // namespace
+
+void register_kernel(BgqKernel k) {
+  k.package.family = "bgq";
+  k.package.host_main = [name = k.package.name](runtime::HostContext&) {
+    throw ConfigError(fmt::format("kernel.name: {} runs on bgq machines", name));
+  };
+  runtime::register_package(k.package);
+  kernels()[k.package.name] = std::move(k);
+}
+
+const BgqKernel* find_kernel(const std::string& name) {
+  const auto it = kernels().find(name);
+  return it == kernels().end() ? nullptr : &it->second;
+}
+
+Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
+  const Preset preset = load_preset(sc.machine_preset);
+  if (preset.family != "bgq")
+    throw ConfigError(fmt::format("machine.preset: {} is a {} machine, not a bgq one", preset.name, preset.family));
+  const auto set = ParamSet::resolve(param_decls(), preset, sc.machine_params, "machine");
+  if (resolved) *resolved = {{"preset", preset.name}, {"description", preset.description}, {"params", set.to_json()}};
+  return params_from(set);
+}
+
+namespace {
+
+ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args, const Scenario& sc) {
+  ModeOutcome out;
+  out.mode = mode;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<MuTiming> mu;
+  std::unique_ptr<traces::TraceWriter> trace;
+  std::unique_ptr<Machine> m;
+  if (mode == Mode::sim) {
+    mu = std::make_unique<MuTiming>(p);
+    if (!sc.outputs.trace.empty()) {
+      traces::Meta meta;
+      meta.hopsim_version = version();
+      meta.git_revision = git_revision();
+      meta.scenario = sc.resolved.dump();
+      meta.machine = sc.machine_preset;
+      meta.mode = "sim";
+      meta.seed = sc.seed;
+      meta.clock_hz = p.clock_hz;
+      meta.bucket_cycles = 10000;
+      meta.extra["kernel"] = k.package.name;
+      meta.extra["family"] = "bgq";
+      meta.extra["torus"] = fmt::format("{}x{}x{}x{}x{}", p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4]);
+      const auto detail = traces::parse_detail(sc.outputs.trace_detail);
+      if (!detail) throw ConfigError(fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));
+      trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *detail);
+    }
+    m = make_sim_machine(p, args, *mu, trace.get());
+  } else {
+    m = make_native_machine(p, args);
+  }
+  log::get("bgq")->info("{}: {} on {} ranks", to_string(mode), k.package.name, m->size());
+  m->run(k.entry);
+  if (trace) {
+    mu->network().set_observer(nullptr);
+    out.trace = trace->finish().string();
+  }
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int r = 0; r < m->size(); ++r) {
+    auto& st = m->rank(r);
+    out.timings.push_back(st.timings);
+    out.digests.push_back(st.digest);
+    for (const auto& c : st.checks) {
+      out.checked += c.checked;
+      out.wrong += c.wrong;
+      if (c.wrong) out.checks.insert(out.checks.begin(), {fmt::format("rank {} {}", r, c.what), c.checked, c.wrong, c.example});
+    }
+    out.descriptors += st.descriptors;
+    out.packets += st.packets;
+    out.bytes += st.bytes;
+  }
+  if (mu) out.packet_hops = mu->network().packet_hops();
+  return out;
+}
+
+// Mean over ranks and iterations of each timing, in first-seen order.
+std::vector<Timing> mean_timings(const ModeOutcome& o) {
+  std::vector<Timing> order;
+  std::map<std::string, std::pair<double, int>> acc;
+  for (const auto& rank : o.timings)
+    for (const auto& t : rank) {
+      if (!acc.count(t.what)) order.push_back({t.what, 0, 0});
+      acc[t.what].first += t.cycles;
+      acc[t.what].second += 1;
+    }
+  for (auto& t : order) t.cycles = acc[t.what].first / acc[t.what].second;
+  return order;
+}
+
+}  // namespace
+
+BgqReport run(const Scenario& sc) {
+  BgqReport r;
+  r.scenario = sc;
+  r.params = resolve_params(sc, &r.machine);
+  const BgqKernel* k = find_kernel(sc.kernel);
+  if (!k) {
+    std::string names;
+    for (const auto& [n, _] : kernels()) names += (names.empty() ? "" : ", ") + n;
+    throw ConfigError(fmt::format("kernel.name: '{}' is not a bgq kernel (known: {})", sc.kernel, names));
+  }
+  r.args = runtime::resolve_args(k->package, sc.kernel_args);
+  std::error_code ec;
+  fs::create_directories(sc.outputs.dir, ec);
+  if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
+  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc));
+  if (sc.mode == Mode::sim || sc.mode == Mode::both) {
+    r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args, sc));
+    if (k->metrics) r.modes.back().metrics = k->metrics(mean_timings(r.modes.back()), r.args);
+  }
+  if (r.modes.size() == 2) {
+    r.compared = true;
+    for (std::size_t i = 0; i < r.modes[0].digests.size(); ++i)
+      if (r.modes[0].digests[i] != r.modes[1].digests[i]) r.differing_ranks.push_back(static_cast<int>(i));
+  }
+  return r;
+}
+
+int exit_code(const BgqReport& r) {
+  if (!r.differing_ranks.empty()) return 4;
+  for (const auto& m : r.modes)
+    if (m.wrong) return 3;
+  return 0;
+}
+
+void print(const BgqReport& r, std::ostream& out) {
+  const auto& d = r.params.dims;
+  out << fmt::format("hopsim {} | {} | machine {} ({}x{}x{}x{}x{} torus, {} nodes, {:g} GHz) | kernel {} | mode {}\n",
+                     version(), r.scenario.origin, r.scenario.machine_preset, d[0], d[1], d[2], d[3], d[4],
+                     r.params.num_nodes(), r.params.clock_hz / 1e9, r.scenario.kernel, to_string(r.scenario.mode));
+  out << fmt::format("args: {}\n", r.args.dump());
+  const ModeOutcome* sim = nullptr;
+  const ModeOutcome* nat = nullptr;
+  for (const auto& m : r.modes) (m.mode == Mode::sim ? sim : nat) = &m;
+  std::vector<Timing> ts = sim ? mean_timings(*sim) : std::vector<Timing>{};
+  std::vector<Timing> tn = nat ? mean_timings(*nat) : std::vector<Timing>{};
+  const auto& keys = sim ? ts : tn;
+  out << fmt::format("\n{:<44} {:>14} {:>12} {:>14}\n", "timing (mean over ranks and iterations)", "sim cycles", "sim us",
+                     "native us");
+  for (const auto& t : keys) {
+    double nv = -1;
+    for (const auto& x : tn)
+      if (x.what == t.what) nv = x.cycles;
+    double sv = -1;
+    for (const auto& x : ts)
+      if (x.what == t.what) sv = x.cycles;
+    out << fmt::format("{:<44} {:>14} {:>12} {:>14}\n", t.what, sv >= 0 ? fmt::format("{:.0f}", sv) : "-",
+                       sv >= 0 ? fmt::format("{:.2f}", sv / r.params.clock_hz * 1e6) : "-",
+                       nv >= 0 ? fmt::format("{:.2f}", nv / r.params.clock_hz * 1e6) : "-");
+  }
+  if (sim && !sim->metrics.empty()) {
+    out << "\nfigures for `hopsim validate`:\n";
+    for (const auto& m : sim->metrics) out << fmt::format("  {:<50} {:>12.0f} {}\n", m.configuration, m.value, m.unit);
+  }
+  for (const auto* m : {sim, nat}) {
+    if (!m) continue;
+    out << fmt::format("\n{}: {} of {} values checked {} | {} descriptors, {} packets{} | {:.2f} s host\n",
+                       to_string(m->mode), m->checked - m->wrong, m->checked, m->wrong ? "WRONG" : "correct",
+                       m->descriptors, m->packets,
+                       m->mode == Mode::sim ? fmt::format(", {} packet-hops", m->packet_hops) : "", m->wall_seconds);
+    for (std::size_t i = 0; i < m->checks.size() && i < 5; ++i)
+      out << fmt::format("  CHECK FAILED {}: {} of {} wrong; e.g. {}\n", m->checks[i].what, m->checks[i].wrong,
+                         m->checks[i].checked, m->checks[i].example);
+  }
+  for (const auto& m : r.modes)
+    if (!m.trace.empty()) out << fmt::format("trace: {}\n", m.trace);
+  if (r.compared)
+    out << (r.differing_ranks.empty()
+                ? "data: native and simulated runs produced identical data on every rank\n"
+                : fmt::format("data: DIFFER between native and simulated runs on {} ranks (first: rank {})\n",
+                              r.differing_ranks.size(), r.differing_ranks.front()));
+}
+
+namespace {
+void write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw Error("cannot write " + tmp);
+    out << text;
+    if (!out.flush()) throw Error("error writing " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+}  // namespace
+
+void write_outputs(const BgqReport& r) {
+  nlohmann::json j;
+  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
+  j["scenario"] = r.scenario.resolved;
+  j["machine"] = r.machine;
+  j["kernel"] = {{"name", r.scenario.kernel}, {"args", r.args}};
+  j["mode"] = to_string(r.scenario.mode);
+  std::string csv = "mode,rank,timing,iteration,cycles\n";
+  for (const auto& m : r.modes) {
+    nlohmann::json mj;
+    mj["wall_seconds"] = m.wall_seconds;
+    mj["checked"] = m.checked;
+    mj["wrong"] = m.wrong;
+    mj["descriptors"] = m.descriptors;
+    mj["packets"] = m.packets;
+    mj["payload_bytes"] = m.bytes;
+    if (m.mode == Mode::sim) mj["packet_hops"] = m.packet_hops;
+    if (!m.trace.empty()) mj["trace"] = m.trace;
+    for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
+    mj["metrics"] = nlohmann::json::array();
+    for (const auto& x : m.metrics)
+      mj["metrics"].push_back({{"system", x.system},
+                               {"experiment", x.experiment},
+                               {"configuration", x.configuration},
+                               {"metric", x.metric},
+                               {"value", x.value},
+                               {"unit", x.unit}});
+    for (std::size_t i = 0; i < m.digests.size(); ++i) mj["digests"].push_back(fmt::format("{:016x}", m.digests[i]));
+    j[to_string(m.mode)] = mj;
+    for (std::size_t rk = 0; rk < m.timings.size(); ++rk)
+      for (const auto& t : m.timings[rk])
+        csv += fmt::format("{},{},{},{},{:.0f}\n", to_string(m.mode), rk, t.what, t.iter, t.cycles);
+  }
+  j["data_equal"] = r.compared ? nlohmann::json(r.differing_ranks.empty()) : nlohmann::json(nullptr);
+  const auto& o = r.scenario.outputs;
+  if (o.json) write_atomic(o.dir + "/results.json", j.dump(2) + "\n");
+  if (o.csv) write_atomic(o.dir + "/results.csv", csv);
+}
+
+int run_scenario_cli(const Scenario& sc) {
+  const auto r = run(sc);
+  print(r, std::cout);
+  write_outputs(r);
+  std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
+  return exit_code(r);
+}
+
+}  // namespace hopsim::bgq

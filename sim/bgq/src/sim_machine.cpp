@@ -1,0 +1,376 @@
+// Simulated BG/Q: every rank is a fiber with its own clock; one scheduler
+// resumes them in model-time order and applies MU deliveries as events.
+// A rank runs ahead on its own clock while it only computes or injects
+// (both affect others only in its future); it yields when it must observe
+// memory others write (spin, reception FIFO, barriers, MPI receive), so
+// everything before its clock has happened when it looks.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <queue>
+
+#include <boost/context/fiber.hpp>
+#include <fmt/format.h>
+
+#include "hopsim/common/error.hpp"
+#include "hopsim/traces/writer.hpp"
+#include "machine.hpp"
+
+namespace ctx = boost::context;
+
+namespace hopsim::bgq {
+
+namespace {
+
+enum class Wait : std::uint8_t { none, time, delivery, gi, mpi_barrier, mail, done };
+
+struct Event {
+  Tick t;
+  std::uint64_t seq;
+  std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake
+  std::uint32_t idx;
+  bool operator>(const Event& o) const {
+    if (t != o.t) return t > o.t;
+    if (kind != o.kind) return kind > o.kind;
+    return seq > o.seq;
+  }
+};
+
+struct Pending {
+  std::uint32_t src, dst;
+  MUHWI_Descriptor_t desc;
+};
+
+// Records the run into a trace: nodes with torus coordinates, the 10 links
+// of each node, one transaction per descriptor with its packets' hops, and
+// link counters.
+class Tracer final : public NetObserver {
+ public:
+  Tracer(traces::TraceWriter& w, const Torus& t) : w_(w) {
+    static const char* dn = "ABCDE";
+    for (std::uint32_t n = 0; n < t.nodes(); ++n) {
+      const auto c = t.coords(n);
+      w_.add_node({n, fmt::format("node {} ({},{},{},{},{})", n, c[0], c[1], c[2], c[3], c[4]), "node",
+                   fmt::format("[{},{},{},{},{}]", c[0], c[1], c[2], c[3], c[4])});
+    }
+    for (std::uint32_t n = 0; n < t.nodes(); ++n)
+      for (int d = 0; d < kDims; ++d) {
+        if (t.dims()[static_cast<std::size_t>(d)] < 2) continue;
+        for (int dir : {+1, -1})
+          w_.add_link({link_index(n, d, dir), "torus", n, t.neighbour(n, d, dir),
+                       fmt::format("{}{} of node {}", dn[d], dir > 0 ? '+' : '-', n)});
+      }
+  }
+  void hop(std::uint32_t link, Tick requested, Tick start, Tick ser, std::uint32_t bytes) override {
+    w_.add_link_sample(link, to_cycles(start), bytes, to_cycles(ser), to_cycles(start - std::min(start, requested)));
+    if (w_.records_hops()) hops_.push_back({0, link, to_cycles(start), to_cycles(start + ser)});
+  }
+  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, Tick inject, Tick arrive, const char* kind) {
+    const auto id = w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), to_cycles(inject), to_cycles(arrive), kind});
+    for (auto& h : hops_) {
+      h.txn = id;
+      w_.add_hop(h);
+    }
+    hops_.clear();
+  }
+
+ private:
+  traces::TraceWriter& w_;
+  std::vector<traces::Hop> hops_;
+};
+
+class SimMachine final : public Machine {
+ public:
+  SimMachine(const Params& p, const nlohmann::json& args, MuTiming& mu, traces::TraceWriter* trace)
+      : Machine(p, args), mu_(mu), n_(static_cast<std::uint32_t>(size())) {
+    if (trace) {
+      tracer_ = std::make_unique<Tracer>(*trace, mu.network().torus());
+      mu.network().set_observer(tracer_.get());
+    }
+    clock_.assign(n_, 0);
+    wait_.assign(n_, Wait::none);
+    seen_.assign(n_, 0);
+    delivered_.assign(n_, 0);
+    mu_busy_.assign(n_, 0);
+    poll_ = to_ticks(p.poll_cycles);
+    inject_ = to_ticks(p.inject_cycles);
+  }
+  Mode mode() const override { return Mode::sim; }
+
+  void run(void (*entry)()) override {
+    fibers_.resize(n_);
+    sinks_.resize(n_);
+    errors_.assign(n_, nullptr);
+    for (std::uint32_t r = 0; r < n_; ++r) {
+      fibers_[r] = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024),
+                              [this, r, entry](ctx::fiber&& sink) {
+                                sinks_[r] = std::move(sink);
+                                try {
+                                  entry();
+                                } catch (const ctx::detail::forced_unwind&) {
+                                  throw;
+                                } catch (...) {
+                                  errors_[r] = std::current_exception();
+                                }
+                                wait_[r] = Wait::done;
+                                return std::move(sinks_[r]);
+                              });
+      push(0, 1, r);
+    }
+    std::uint32_t finished = 0;
+    while (!q_.empty()) {
+      const Event e = q_.top();
+      q_.pop();
+      now_ = e.t;
+      mu_.set_horizon(now_);
+      if (e.kind == 0) {
+        deliver(e.idx);
+        continue;
+      }
+      const std::uint32_t r = e.idx;
+      if (wait_[r] == Wait::done) continue;
+      wait_[r] = Wait::none;
+      clock_[r] = std::max(clock_[r], now_);
+      set_current(this, static_cast<int>(r));
+      fibers_[r] = std::move(fibers_[r]).resume();
+      set_current(nullptr, -1);
+      if (errors_[r]) std::rethrow_exception(errors_[r]);
+      if (wait_[r] == Wait::done) ++finished;
+    }
+    if (finished < n_) {
+      std::string who;
+      int shown = 0;
+      for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
+        if (wait_[r] == Wait::done) continue;
+        static const char* what[] = {"running", "time", "MU deliveries (spinning on memory)", "the GI barrier",
+                                     "MPI_Barrier", "an MPI message", "done"};
+        who += fmt::format("{}rank {} waits for {} at cycle {:.0f}", shown ? "; " : "", r,
+                           what[static_cast<int>(wait_[r])], to_cycles(clock_[r]));
+        ++shown;
+      }
+      throw DeadlockError(fmt::format("deadlock: {} of {} ranks can never continue ({})", n_ - finished, n_, who));
+    }
+  }
+
+  std::uint64_t timebase() override { return static_cast<std::uint64_t>(to_cycles(me_clock())); }
+
+  void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    clock_[r] += inject_;
+    start(r, fifo, d, clock_[r]);
+  }
+
+  // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t.
+  void start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, Tick clk) {
+    auto& st = rank(static_cast<int>(r));
+    const std::uint32_t dst = check_descriptor(d, torus(), r);
+    const auto pk = packetise(d.Message_Length);
+    st.packets += pk.packets;
+    st.bytes += d.Message_Length;
+    const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, dynamic_routing(d));
+    mu_busy_[r] = std::max(mu_busy_[r], res.engine_end);
+    const Tick last = res.arrival;
+    if (tracer_)
+      tracer_->descriptor(r, dst, d.Message_Length, clk, last,
+                          packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
+                          : packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
+                                                                     : "remote get");
+    std::uint32_t idx;
+    if (!free_.empty()) {
+      idx = free_.back();
+      free_.pop_back();
+      pending_[idx] = {r, dst, d};
+    } else {
+      idx = static_cast<std::uint32_t>(pending_.size());
+      pending_.push_back({r, dst, d});
+    }
+    push(last, 0, idx);
+  }
+
+  void spin() override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    clock_[r] += poll_;
+    if (delivered_[r] != seen_[r]) {
+      seen_[r] = delivered_[r];
+      return;
+    }
+    if (clock_[r] > now_) {  // catch up: let everything before this clock happen
+      suspend(r, Wait::time, clock_[r]);
+      if (delivered_[r] != seen_[r]) {
+        seen_[r] = delivered_[r];
+        return;
+      }
+    }
+    suspend(r, Wait::delivery, 0);  // until the next delivery to this node
+    seen_[r] = delivered_[r];
+  }
+
+  void rec_sync() override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);
+    seen_[r] = delivered_[r];
+  }
+
+  void compute(std::uint64_t elements, int threads) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    const double w = compute_cycles(elements, threads);
+    const Tick W = to_ticks(w);
+    const Tick start = clock_[r];
+    const double k = params().mu_interference;
+    Tick dur = W;
+    if (k > 0 && mu_busy_[r] > start) {
+      // While the node's MU moves data, the loop runs 1/(1+k) as fast.
+      const Tick busy = mu_busy_[r] - start;
+      const double slow = static_cast<double>(W) * (1 + k);
+      dur = slow <= static_cast<double>(busy)
+                ? static_cast<Tick>(slow)
+                : busy + static_cast<Tick>(static_cast<double>(W) - static_cast<double>(busy) / (1 + k));
+    }
+    clock_[r] += dur;
+  }
+
+  void gi_enter() override { enter(gi_, self().gi_target); }
+  void gi_wait() override { wait_barrier(gi_, self().gi_target, Wait::gi, to_ticks(params().gi_barrier_latency)); }
+
+  void mpi_barrier() override {
+    enter(mb_, self().mpi_target);
+    const double lat = params().mpi_latency * std::ceil(std::log2(std::max(2, size())));
+    wait_barrier(mb_, self().mpi_target, Wait::mpi_barrier, to_ticks(lat));
+  }
+
+  void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    MpiMessage m{static_cast<int>(r), tag, {}, 0};
+    const auto* b = static_cast<const std::uint8_t*>(data);
+    m.data.assign(b, b + bytes);
+    m.arrival = clock_[r] + to_ticks(params().mpi_latency + static_cast<double>(bytes) / params().mpi_bandwidth);
+    rank(dst).mail.push_back(std::move(m));
+    const auto d = static_cast<std::uint32_t>(dst);
+    if (wait_[d] == Wait::mail) {
+      wait_[d] = Wait::time;
+      push(std::max(now_, clock_[d]), 1, d);
+    }
+  }
+
+  void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    auto& box = self().mail;
+    for (;;) {
+      for (auto it = box.begin(); it != box.end(); ++it) {
+        if (it->src != src || it->tag != tag) continue;
+        if (it->data.size() > bytes)
+          throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer", r,
+                                        it->data.size(), src, bytes));
+        std::memcpy(data, it->data.data(), it->data.size());
+        clock_[r] = std::max(clock_[r], it->arrival);
+        box.erase(it);
+        return;
+      }
+      suspend(r, Wait::mail, 0);
+    }
+  }
+
+ private:
+  struct Barrier {
+    int entered = 0;
+    Tick last = 0;
+    std::uint64_t generation = 0;
+    std::vector<Tick> release;  // per completed generation
+    std::vector<std::uint32_t> waiting;
+  };
+
+  Tick me_clock() { return clock_[static_cast<std::uint32_t>(current_rank())]; }
+
+  void push(Tick t, std::uint32_t kind, std::uint32_t idx) { q_.push({t, seq_++, kind, idx}); }
+
+  void suspend(std::uint32_t r, Wait w, Tick wake) {
+    wait_[r] = w;
+    if (w == Wait::time) push(wake, 1, r);
+    sinks_[r] = std::move(sinks_[r]).resume();
+  }
+
+  void enter(Barrier& b, std::uint64_t& target) {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    target = b.generation + 1;
+    b.last = std::max(b.last, clock_[r]);
+    if (++b.entered == size()) {
+      b.entered = 0;
+      b.release.push_back(0);  // filled in by the waiter who completes it
+      b.generation++;
+      b.release.back() = b.last;
+      b.last = 0;
+      // Wake those already waiting.
+      for (auto w : b.waiting) {
+        wait_[w] = Wait::time;
+        push(std::max(now_, clock_[w]), 1, w);
+      }
+      b.waiting.clear();
+    }
+  }
+
+  void wait_barrier(Barrier& b, std::uint64_t target, Wait w, Tick latency) {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    while (b.generation < target) {
+      b.waiting.push_back(r);
+      suspend(r, w, 0);
+    }
+    clock_[r] = std::max(clock_[r], b.release[target - 1] + latency);
+  }
+
+  void deliver(std::uint32_t idx) {
+    const Pending p = pending_[idx];
+    free_.push_back(idx);
+    auto& dst = rank(static_cast<int>(p.dst)).mu;
+    const auto& d = p.desc;
+    const auto type = packet_type(d);
+    const auto packets = (d.Message_Length + MUHWI_PACKET_MAX_PAYLOAD - 1) / MUHWI_PACKET_MAX_PAYLOAD;
+    const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+    for (std::uint64_t i = 0; i < packets; ++i) {
+      const std::uint32_t pay = packet_payload(d.Message_Length, i);
+      const std::uint64_t off = i * MUHWI_PACKET_MAX_PAYLOAD;
+      if (type == MUHWI_PACKET_TYPE_PUT)
+        receive_direct_put(dst, p.dst, p.src, d, off, src + off, pay, false);
+      else if (type == MUHWI_PACKET_TYPE_FIFO)
+        receive_memory_fifo(dst, p.dst, p.src, d, off, src + off, pay);
+      else {
+        // The destination's MU injects the carried descriptors now (as they arrived).
+        const auto fifo = remote_get_fifo(dst, p.dst, p.src, d);
+        for (std::uint32_t k = 0; k + sizeof(MUHWI_Descriptor_t) <= pay; k += sizeof(MUHWI_Descriptor_t)) {
+          MUHWI_Descriptor_t inner;
+          std::memcpy(&inner, src + off + k, sizeof inner);
+          start(p.dst, fifo, inner, now_);
+        }
+      }
+    }
+    ++delivered_[p.dst];
+    if (wait_[p.dst] == Wait::delivery) {
+      wait_[p.dst] = Wait::time;
+      push(std::max(now_, clock_[p.dst]), 1, p.dst);
+    }
+  }
+
+  MuTiming& mu_;
+  std::unique_ptr<Tracer> tracer_;
+  std::uint32_t n_;
+  std::vector<ctx::fiber> fibers_, sinks_;
+  std::vector<std::exception_ptr> errors_;
+  std::vector<Tick> clock_;
+  std::vector<Wait> wait_;
+  std::vector<std::uint64_t> seen_, delivered_;
+  std::vector<Tick> mu_busy_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
+  std::vector<Pending> pending_;
+  std::vector<std::uint32_t> free_;
+  std::uint64_t seq_ = 0;
+  Tick now_ = 0, poll_, inject_;
+  Barrier gi_, mb_;
+};
+
+}  // namespace
+
+std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+                                          traces::TraceWriter* trace) {
+  return std::make_unique<SimMachine>(p, args, mu, trace);
+}
+
+}  // namespace hopsim::bgq

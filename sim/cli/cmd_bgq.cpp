@@ -1,0 +1,56 @@
+// Blue Gene/Q subcommands: `hopsim run` of bgq scenarios (through the
+// family runner), `hopsim bgq sweep` (package size sweep of the halo
+// exchange) and `hopsim bgq scale` (the scale benchmark of the timing core).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hopsim/bgq/bench.hpp"
+#include "hopsim/bgq/run.hpp"
+#include "hopsim/common/error.hpp"
+#include "hopsim/common/log.hpp"
+#include "hopsim/runtime/family.hpp"
+#include "register.h"
+
+namespace hopsim::cli {
+
+void add_bgq_commands(Commands& c) {
+  bgq::register_bgq_kernels();
+  runtime::register_family_runner("bgq", [](const Scenario& sc) { return bgq::run_scenario_cli(sc); });
+
+  auto* top = c.app.add_subcommand("bgq", "Blue Gene/Q studies: package-size sweep, scale benchmark");
+  top->require_subcommand(1);
+
+  auto* sweep = top->add_subcommand("sweep", "halo exchange (simulated) for a list of package sizes: one table row each");
+  static std::string scenario = "kernels/bgq/halo.json", csv;
+  static std::vector<long> packages{512, 1024, 2048, 4096, 8192, 16384, 32768};
+  static std::vector<std::string> sets;
+  sweep->add_option("--scenario", scenario, "halo scenario (default kernels/bgq/halo.json)");
+  sweep->add_option("--packages", packages, "package sizes in bytes (default 512 ... 32768)")->delimiter(',');
+  sweep->add_option("--set", sets, "override a scenario key, e.g. --set kernel.args.threads=64");
+  sweep->add_option("--csv", csv, "also write the table as CSV");
+  c.on(sweep, [] { return bgq::package_sweep(scenario, packages, sets, csv, std::cout); });
+
+  auto* scale = top->add_subcommand("scale", "halo exchange on growing tori with the timing core alone (no payload data)");
+  static std::vector<std::string> tori{"2x2x2x2x2", "4x4x4x4x2", "8x8x8x8x2", "16x16x16x12x2"};
+  static int iterations = 10;
+  static long msg = 32768, package = 32768;
+  static std::string machine = "bgq", scale_csv;
+  static int neighbours = 10;
+  scale->add_option("--tori", tori, "torus sizes AxBxCxDxE (default 2x2x2x2x2,4x4x4x4x2,8x8x8x8x2,16x16x16x12x2)")
+      ->delimiter(',');
+  scale->add_option("--iterations", iterations, "exchanges per torus (default 10)");
+  scale->add_option("--msg", msg, "bytes per neighbour (default 32768)");
+  scale->add_option("--package", package, "bytes per descriptor (default 32768: one per message)");
+  scale->add_option("--neighbours", neighbours, "8 (the halo kernel's 4-D grid {A*B,C,D,E}) or 10 (the 5-D torus neighbours)")
+      ->check(CLI::IsMember({8, 10}));
+  scale->add_option("--machine", machine, "bgq preset for the link and MU parameters (default bgq)");
+  scale->add_option("--csv", scale_csv, "also write the table as CSV");
+  c.on(scale, [] {
+    return bgq::scale_benchmark(machine, tori, iterations, static_cast<std::uint64_t>(msg),
+                                static_cast<std::uint64_t>(package), neighbours, scale_csv, std::cout);
+  });
+}
+
+}  // namespace hopsim::cli

@@ -1,0 +1,246 @@
+// models/bgq: torus routes and hop counts, packetisation, direct-put
+// reception (counter to exactly 0), dynamic routing stays minimal, and
+// bad descriptors give clear errors.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "hopsim/bgq/mu.hpp"
+#include "hopsim/bgq/network.hpp"
+#include "hopsim/common/error.hpp"
+
+using namespace hopsim::bgq;
+
+namespace {
+Params small(std::array<int, kDims> dims) {
+  Params p;
+  p.dims = dims;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("torus hop counts take the wrap-around when it is shorter", "[bgq][torus]") {
+  Torus t({8, 4, 3, 1, 2});
+  const auto a = t.node_at({0, 0, 0, 0, 0});
+  CHECK(t.hops(a, t.node_at({1, 0, 0, 0, 0})) == 1);
+  CHECK(t.hops(a, t.node_at({7, 0, 0, 0, 0})) == 1);  // wrap: 1 hop, not 7
+  CHECK(t.hops(a, t.node_at({5, 0, 0, 0, 0})) == 3);  // wrap: 3, not 5
+  CHECK(t.steps(a, t.node_at({5, 0, 0, 0, 0}), 0) == -3);
+  CHECK(t.steps(a, t.node_at({4, 0, 0, 0, 0}), 0) == 4);  // tie: the + way, as the hint bits
+  CHECK(t.hops(a, t.node_at({4, 2, 2, 0, 1})) == 4 + 2 + 1 + 0 + 1);
+  CHECK(t.nodes() == 8 * 4 * 3 * 1 * 2);
+  // Node ids are row-major with E fastest: the ABCDET rank order.
+  CHECK(t.node_at({0, 0, 0, 0, 1}) == 1);
+  CHECK(t.node_at({1, 0, 0, 0, 0}) == 4 * 3 * 1 * 2);
+}
+
+TEST_CASE("deterministic routes correct A, B, C, D, E in order over existing links", "[bgq][torus]") {
+  Network net(small({4, 4, 2, 2, 2}));
+  const auto& t = net.torus();
+  const auto src = t.node_at({0, 3, 1, 0, 0}), dst = t.node_at({3, 0, 0, 1, 1});
+  std::vector<std::uint32_t> path;
+  const auto s = net.send(src, dst, 544, 0, false, &path);
+  REQUIRE(s.hops == 5);  // A: 0->3 is 1 hop back; B: 3->0 is 1 hop forward; C, D, E 1 each
+  REQUIRE(path.size() == 5);
+  std::uint32_t cur = src;
+  int last_dim = -1;
+  for (auto l : path) {
+    const auto node = l / 10;
+    const int dim = static_cast<int>(l % 10 / 2);
+    const int dir = l % 2 ? -1 : +1;
+    CHECK(node == cur);
+    CHECK(dim > last_dim);
+    last_dim = dim;
+    cur = t.neighbour(cur, dim, dir);
+  }
+  CHECK(cur == dst);
+  CHECK(path[0] % 10 == 1);  // A- (the wrap)
+  CHECK(path[1] % 10 == 2);  // B+ (the wrap)
+}
+
+TEST_CASE("zero-load packet latency is hops x hop latency plus one serialisation", "[bgq][timing]") {
+  Params p = small({4, 4, 4, 4, 2});
+  p.hop_latency = 64;
+  p.link_bandwidth = 1.25;
+  p.link_packet_overhead = 24;
+  Network net(p);
+  const auto& t = net.torus();
+  const auto a = t.node_at({0, 0, 0, 0, 0}), b = t.node_at({2, 1, 0, 3, 1});
+  const auto s = net.send(a, b, 544, 0, false);
+  CHECK(s.hops == 2 + 1 + 0 + 1 + 1);
+  const double ser = (544 + 24) / 1.25;
+  CHECK(to_cycles(s.arrival) == Approx(5 * 64 + ser).margin(1.0 / kTicksPerCycle));
+  // A second packet on the same route waits for the first one's slot on the first link.
+  const auto s2 = net.send(a, b, 544, 0, false);
+  CHECK(to_cycles(s2.arrival - s.arrival) == Approx(ser).margin(1.0 / kTicksPerCycle));
+}
+
+TEST_CASE("dynamic routing never takes a non-minimal hop", "[bgq][timing]") {
+  Network net(small({6, 5, 4, 3, 2}));
+  const auto& t = net.torus();
+  std::srand(7);
+  for (int i = 0; i < 3000; ++i) {
+    const auto a = static_cast<std::uint32_t>(std::rand()) % t.nodes();
+    const auto b = static_cast<std::uint32_t>(std::rand()) % t.nodes();
+    std::vector<std::uint32_t> path;
+    const auto s = net.send(a, b, 544, static_cast<Tick>(std::rand() % 50000), true, &path);
+    REQUIRE(s.hops == t.hops(a, b));
+    REQUIRE(static_cast<int>(path.size()) == t.hops(a, b));
+    std::uint32_t cur = a;
+    for (auto l : path) {
+      const auto dim = static_cast<int>(l % 10 / 2);
+      const int dir = l % 2 ? -1 : +1;
+      const auto next = t.neighbour(cur, dim, dir);
+      REQUIRE(t.hops(next, b) == t.hops(cur, b) - 1);  // every hop brings it one closer
+      cur = next;
+    }
+    REQUIRE(cur == b);
+  }
+}
+
+TEST_CASE("dynamic routing spreads a hot route over the minimal dimensions", "[bgq][timing]") {
+  Network net(small({4, 4, 1, 1, 1}));
+  const auto& t = net.torus();
+  const auto a = t.node_at({0, 0, 0, 0, 0}), b = t.node_at({1, 1, 0, 0, 0});
+  std::set<std::uint32_t> first_links;
+  for (int i = 0; i < 8; ++i) {
+    std::vector<std::uint32_t> path;
+    net.send(a, b, 544, 0, true, &path);
+    first_links.insert(path.front());
+  }
+  CHECK(first_links.size() == 2);  // A+ and B+ both used
+  Network det(small({4, 4, 1, 1, 1}));
+  std::set<std::uint32_t> det_links;
+  for (int i = 0; i < 8; ++i) {
+    std::vector<std::uint32_t> path;
+    det.send(a, b, 544, 0, false, &path);
+    det_links.insert(path.front());
+  }
+  CHECK(det_links.size() == 1);
+}
+
+TEST_CASE("packetisation: 32-byte header, 512-byte payloads in 32-byte chunks, partial last packet", "[bgq][mu]") {
+  auto p = packetise(512);
+  CHECK(p.packets == 1);
+  CHECK(p.last_payload == 512);
+  CHECK(p.chunks == 17);
+  CHECK(p.wire_bytes == 544);
+  p = packetise(2048);
+  CHECK(p.packets == 4);
+  CHECK(p.chunks == 68);
+  p = packetise(1000);
+  CHECK(p.packets == 2);
+  CHECK(p.last_payload == 488);
+  CHECK(p.chunks == 17 + 1 + 16);  // 488 bytes round up to 16 chunks
+  CHECK(p.wire_bytes == 544 + 544);
+  p = packetise(1);
+  CHECK(p.packets == 1);
+  CHECK(p.chunks == 2);
+  CHECK(p.wire_bytes == 64);
+  p = packetise(513);
+  CHECK(p.packets == 2);
+  CHECK(p.last_payload == 1);
+  CHECK(packet_payload(513, 0) == 512);
+  CHECK(packet_payload(513, 1) == 1);
+  CHECK(packet_wire_bytes(33) == 32 + 64);
+  CHECK_THROWS_WITH(packetise(0), Catch::Contains("Message_Length is 0"));
+}
+
+namespace {
+struct PutFixture {
+  NodeMu mu;
+  std::vector<std::uint8_t> recv = std::vector<std::uint8_t>(8192, 0);
+  alignas(8) std::uint64_t counter[2] = {0, 0};
+  MUHWI_Descriptor_t d{};
+  PutFixture() {
+    mu.bat_allocated[0] = mu.bat_allocated[1] = 1;
+    mu.bat_set[0] = mu.bat_set[1] = 1;
+    mu.bat[0] = reinterpret_cast<std::uint64_t>(recv.data());
+    mu.bat[1] = reinterpret_cast<std::uint64_t>(&counter[0]) | (MUHWI_ATOMIC_OPCODE_STORE_ADD << MUHWI_ATOMIC_OPCODE_SHIFT);
+    d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type = MUHWI_PT2PT_DATA_PACKET_TYPE;
+    d.PacketHeader.NetworkHeader.pt2pt.Byte8 = MUHWI_PACKET_TYPE_PUT;
+    d.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
+    d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Rec_Payload_Base_Address_Id = 0;
+    d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Rec_Counter_Base_Address_Id = 1;
+  }
+};
+}  // namespace
+
+TEST_CASE("direct put: payload at base + offset, counter reaches exactly 0", "[bgq][mu]") {
+  PutFixture f;
+  std::vector<std::uint8_t> src(3000);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  f.d.Message_Length = src.size();
+  f.d.Pa_Payload = reinterpret_cast<std::uint64_t>(src.data());
+  set_put_offset(f.d, 1000);
+  f.counter[0] = src.size();
+  const auto pk = packetise(f.d.Message_Length);
+  REQUIRE(pk.packets == 6);
+  for (std::uint64_t i = 0; i < pk.packets; ++i) {
+    const auto pay = packet_payload(f.d.Message_Length, i);
+    receive_direct_put(f.mu, 1, 0, f.d, i * 512, src.data() + i * 512, pay, i % 2 == 0);
+    if (i + 1 < pk.packets) CHECK(f.counter[0] == src.size() - (i + 1) * 512);
+  }
+  CHECK(f.counter[0] == 0);
+  CHECK(std::memcmp(f.recv.data() + 1000, src.data(), src.size()) == 0);
+  CHECK(f.recv[999] == 0);
+  CHECK(f.recv[4000] == 0);
+}
+
+TEST_CASE("bad descriptors and reception give clear errors, not crashes", "[bgq][mu]") {
+  Torus torus({2, 2, 2, 2, 2});
+  PutFixture f;
+  std::vector<std::uint8_t> src(64, 1);
+  f.d.Pa_Payload = reinterpret_cast<std::uint64_t>(src.data());
+  f.d.Message_Length = 64;
+  f.d.PacketHeader.NetworkHeader.pt2pt.Destination = make_destination(1, 1, 0, 1, 1);
+  CHECK(check_descriptor(f.d, torus, 0) == torus.node_at({1, 1, 0, 1, 1}));
+
+  SECTION("zero length") {
+    f.d.Message_Length = 0;
+    CHECK_THROWS_AS(check_descriptor(f.d, torus, 3), hopsim::KernelError);
+    CHECK_THROWS_WITH(check_descriptor(f.d, torus, 3), Catch::Contains("node 3") && Catch::Contains("Message_Length 0"));
+  }
+  SECTION("destination outside the torus") {
+    f.d.PacketHeader.NetworkHeader.pt2pt.Destination = make_destination(0, 0, 2, 0, 0);
+    CHECK_THROWS_WITH(check_descriptor(f.d, torus, 0),
+                      Catch::Contains("destination (0,0,2,0,0) is outside the 2x2x2x2x2 torus"));
+  }
+  SECTION("empty torus FIFO map") {
+    f.d.Torus_FIFO_Map = 0;
+    CHECK_THROWS_WITH(check_descriptor(f.d, torus, 0), Catch::Contains("Torus_FIFO_Map"));
+  }
+  SECTION("unknown base-address id") {
+    f.d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Rec_Payload_Base_Address_Id = 5;
+    f.counter[0] = 64;
+    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
+                      Catch::Contains("payload base-address id 5 is not allocated"));
+    f.mu.bat_allocated[5] = 1;
+    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
+                      Catch::Contains("is not set (MUSPI_SetBaseAddress)"));
+    f.d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Rec_Payload_Base_Address_Id = 600;
+    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
+                      Catch::Contains("not a valid id"));
+    CHECK(f.counter[0] == 64);  // nothing was written
+  }
+  SECTION("unaligned counter") {
+    f.d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Counter_Offset = 4;
+    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
+                      Catch::Contains("not 8-byte aligned"));
+  }
+}
+
+TEST_CASE("link calendars take the first gap at or after a request, out of order", "[bgq][timing]") {
+  Calendar c;
+  CHECK(c.reserve(100, 10, 0) == 100);
+  CHECK(c.reserve(0, 10, 0) == 0);     // earlier request fits before
+  CHECK(c.reserve(95, 10, 0) == 110);  // overlaps [100,110): goes after
+  CHECK(c.reserve(10, 85, 0) == 10);   // exactly fills [10,95)
+  CHECK(c.reserve(0, 1, 0) == 95);     // first gap is at 95..100
+  CHECK(c.earliest(0, 5, 0) == 120);   // [96,100) is 4 ticks: too short -> after [100,120)
+  CHECK(c.earliest(0, 4, 0) == 96);
+  CHECK(c.reserve(0, 5, 200) == 200);  // nothing before the horizon
+}

@@ -1,0 +1,269 @@
+// SPI kernels on hopsim's BG/Q machine, native and simulated: the halo
+// exchange moves the right data in both modes and the same data in each;
+// kernels that break the MU's rules stop with a clear error.
+#include <catch2/catch.hpp>
+
+#include <spi/include/kernel/MU.h>
+#include <spi/include/kernel/location.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "hopsim/bgq/kernel.h"
+#include "mpi.h"
+#include "hopsim/bgq/run.hpp"
+#include "hopsim/common/error.hpp"
+#include "hopsim/traces/reader.hpp"
+#include "register.h"
+
+using namespace hopsim;
+
+namespace {
+
+Scenario halo_scenario(const std::string& mode, nlohmann::json args, nlohmann::json machine = nlohmann::json::object()) {
+  machine["preset"] = "bgq";
+  nlohmann::json doc = {{"machine", machine},
+                        {"kernel", {{"name", "halo"}, {"args", args}}},
+                        {"mode", mode},
+                        {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
+                                     {"json", false},
+                                     {"csv", false}}}};
+  return scenario_from_json(doc, "test");
+}
+
+double mean(const bgq::ModeOutcome& m, const std::string& what) {
+  double s = 0;
+  int n = 0;
+  for (const auto& r : m.timings)
+    for (const auto& t : r)
+      if (t.what == what) {
+        s += t.cycles;
+        ++n;
+      }
+  return n ? s / n : -1;
+}
+
+// A kernel that sends a bad descriptor: which field is broken comes from an argument.
+extern "C" void bad_descriptor_main() {
+  const long what = hopsim_bgq_arg("what");
+  Personality_t p;
+  Kernel_GetPersonality(&p, sizeof p);
+  MUSPI_InjFifoSubGroup_t sg;
+  uint32_t id = 0;
+  Kernel_AllocateInjFifos(0, &sg, 1, &id, nullptr);
+  static thread_local char buf[256];
+  MUSPI_Pt2PtDirectPutDescriptorInfo_t info;
+  std::memset(&info, 0, sizeof info);
+  info.Base.Payload_Address = reinterpret_cast<uint64_t>(buf);
+  info.Base.Message_Length = what == 0 ? 0 : 64;
+  info.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
+  MUSPI_SetUpDestination(&info.Base.Dest, what == 1 ? 5 : 0, 0, 0, 0, 0);
+  info.DirectPut.Rec_Payload_Base_Address_Id = 3;  // never set at the destination
+  info.DirectPut.Rec_Counter_Base_Address_Id = 3;
+  MUHWI_Descriptor_t d;
+  MUSPI_CreatePt2PtDirectPutDescriptor(&d, &info);
+  MUSPI_InjFifoInject(MUSPI_IdToInjFifo(0, &sg), &d);
+}
+
+// Every rank waits for a counter nobody decrements.
+extern "C" void spin_forever_main() {
+  static thread_local volatile uint64_t never = 1;
+  while (never > 0) HOPSIM_SPIN_WAIT();
+}
+
+// Remote get: rank 0 asks rank 1's MU to direct-put rank 1's buffer into rank 0's.
+extern "C" void remote_get_main() {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  constexpr int N = 3000;
+  std::vector<unsigned char> buf(N);
+  auto* counter = static_cast<uint64_t*>(std::aligned_alloc(8, 8));
+  *counter = N;
+  for (int i = 0; i < N; ++i) buf[static_cast<size_t>(i)] = rank == 1 ? static_cast<unsigned char>(i * 11 + 3) : 0;
+  MUSPI_InjFifoSubGroup_t sg;
+  uint32_t ids[2] = {0, 1};
+  Kernel_AllocateInjFifos(0, &sg, 2, ids, nullptr);
+  MUSPI_BaseAddressTableSubGroup_t bat;
+  Kernel_AllocateBaseAddressTable(0, &bat, 2, ids, 0);
+  MUSPI_SetBaseAddress(&bat, 0, reinterpret_cast<uint64_t>(buf.data()));
+  MUSPI_SetBaseAddress(&bat, 1, MUSPI_GetAtomicAddress(reinterpret_cast<uint64_t>(counter), MUHWI_ATOMIC_OPCODE_STORE_ADD));
+  uint64_t theirs = 0, mine = reinterpret_cast<uint64_t>(buf.data());
+  const int peer = rank == 0 ? 1 : rank == 1 ? 0 : MPI_PROC_NULL;
+  MPI_Sendrecv(&mine, 1, MPI_UNSIGNED_LONG, peer, 0, &theirs, 1, MPI_UNSIGNED_LONG, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    Personality_t p;
+    Kernel_GetPersonality(&p, sizeof p);
+    // The descriptor rank 1's MU will run: put its buffer into rank 0's (BAT 0), counting on rank 0's counter (BAT 1).
+    static thread_local MUHWI_Descriptor_t put __attribute__((aligned(64)));
+    MUSPI_Pt2PtDirectPutDescriptorInfo_t pi;
+    std::memset(&pi, 0, sizeof pi);
+    pi.Base.Payload_Address = theirs;
+    pi.Base.Message_Length = N;
+    pi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP;
+    MUSPI_SetUpDestination(&pi.Base.Dest, p.Network_Config.Acoord, p.Network_Config.Bcoord, p.Network_Config.Ccoord,
+                           p.Network_Config.Dcoord, p.Network_Config.Ecoord);
+    pi.DirectPut.Rec_Payload_Base_Address_Id = 0;
+    pi.DirectPut.Rec_Counter_Base_Address_Id = 1;
+    MUSPI_CreatePt2PtDirectPutDescriptor(&put, &pi);
+    MUSPI_Pt2PtRemoteGetDescriptorInfo_t gi;
+    std::memset(&gi, 0, sizeof gi);
+    gi.Base.Payload_Address = reinterpret_cast<uint64_t>(&put);
+    gi.Base.Message_Length = sizeof put;
+    gi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP;
+    MUSPI_SetUpDestination(&gi.Base.Dest, 0, 0, 0, 0, 1);  // rank 1
+    gi.RemoteGet.Type = MUHWI_PACKET_TYPE_GET;
+    gi.RemoteGet.Rget_Inj_FIFO_Id = 1;
+    MUHWI_Descriptor_t get;
+    MUSPI_CreatePt2PtRemoteGetDescriptor(&get, &gi);
+    MUSPI_InjFifoInject(MUSPI_IdToInjFifo(0, &sg), &get);
+    volatile uint64_t& c = *counter;
+    while (c > 0) HOPSIM_SPIN_WAIT();
+    uint64_t wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += buf[static_cast<size_t>(i)] != static_cast<unsigned char>(i * 11 + 3);
+    hopsim_bgq_check("remote get", N, wrong, "");
+    hopsim_bgq_digest(buf.data(), N);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::free(counter);
+}
+
+void register_test_kernels() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  bgq::register_bgq_kernels();
+  bgq::BgqKernel bad;
+  bad.package.name = "test-bad-descriptor";
+  bad.package.description = "test";
+  bad.package.args = {{"what", 0, "0 zero length, 1 outside the torus, 2 unknown base address", 0, 2, {}, false}};
+  bad.entry = &bad_descriptor_main;
+  bgq::register_kernel(bad);
+  bgq::BgqKernel rget;
+  rget.package.name = "test-remote-get";
+  rget.package.description = "test";
+  rget.entry = &remote_get_main;
+  bgq::register_kernel(rget);
+  bgq::BgqKernel spin;
+  spin.package.name = "test-spin-forever";
+  spin.package.description = "test";
+  spin.entry = &spin_forever_main;
+  bgq::register_kernel(spin);
+}
+
+Scenario scenario_for(const std::string& kernel, const std::string& mode, nlohmann::json args) {
+  nlohmann::json doc = {{"machine", {{"preset", "bgq"}}},
+                        {"kernel", {{"name", kernel}, {"args", args}}},
+                        {"mode", mode},
+                        {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
+                                     {"json", false},
+                                     {"csv", false}}}};
+  return scenario_from_json(doc, "test");
+}
+
+}  // namespace
+
+TEST_CASE("halo exchange: right data natively and simulated, the same in both", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(halo_scenario("both", {{"iterations", 2}, {"msg_size", 4096}, {"package", 1024}}));
+  REQUIRE(r.modes.size() == 2);
+  for (const auto& m : r.modes) {
+    CHECK(m.wrong == 0);
+    CHECK(m.checked == 32ull * 2 * 3 * 8 * 4096 / 8);  // ranks x iterations x 3 checks x values
+    CHECK(m.descriptors == 32ull * 2 * 3 * 8 * 4);
+    CHECK(m.packets == 32ull * 2 * 3 * 8 * 8);
+  }
+  CHECK(r.compared);
+  CHECK(r.differing_ranks.empty());
+  CHECK(bgq::exit_code(r) == 0);
+}
+
+TEST_CASE("halo exchange on a 4x4x2x2x2 torus with the program's own message sizes", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(halo_scenario("sim", {{"iterations", 1}, {"program_sizes", 1}, {"package", 8192}, {"threads", 64}},
+                                        {{"torus_a", 4}, {"torus_b", 4}}));
+  REQUIRE(r.modes.size() == 1);
+  CHECK(r.modes[0].wrong == 0);
+  CHECK(r.modes[0].checked == 128ull * 3 * 262144 / 8);
+}
+
+TEST_CASE("simulated halo timings have the published structure", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(halo_scenario("sim", {{"iterations", 1}}));
+  const auto& m = r.modes.at(0);
+  const double comm = mean(m, "communication only"), comp = mean(m, "computation only");
+  const double seq = mean(m, "computation + communication without overlap");
+  const double ovl = mean(m, "computation + communication overlapped");
+  CHECK(ovl < seq);
+  CHECK(ovl >= comp);
+  CHECK(seq == Approx(comm + comp).epsilon(0.05));
+  // Deterministic routing sends x+ and x- (the same node) over one link each way: never faster.
+  const auto det = bgq::run(halo_scenario("sim", {{"iterations", 1}, {"dynamic", 0}}));
+  CHECK(mean(det.modes.at(0), "communication only") >= comm * 0.99);
+}
+
+TEST_CASE("bad descriptors stop the run with the device's error", "[bgq][run]") {
+  register_test_kernels();
+  for (const std::string mode : {"sim", "native"}) {
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 0}})),
+                      Catch::Contains("Message_Length 0"));
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 1}})),
+                      Catch::Contains("outside the 2x2x2x2x2 torus"));
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 2}})),
+                      Catch::Contains("base-address id 3 is not allocated"));
+  }
+}
+
+TEST_CASE("a simulated kernel that waits for a delivery that never comes is a deadlock", "[bgq][run]") {
+  register_test_kernels();
+  CHECK_THROWS_AS(bgq::run(scenario_for("test-spin-forever", "sim", nlohmann::json::object())), DeadlockError);
+  CHECK_THROWS_WITH(bgq::run(scenario_for("test-spin-forever", "sim", nlohmann::json::object())),
+                    Catch::Contains("spinning on memory"));
+}
+
+TEST_CASE("bgq scenarios reject unknown kernels, arguments and parameters", "[bgq][run]") {
+  register_test_kernels();
+  CHECK_THROWS_AS(bgq::run(scenario_for("passing", "sim", nlohmann::json::object())), ConfigError);
+  CHECK_THROWS_WITH(bgq::run(halo_scenario("sim", {{"bogus", 1}})), Catch::Contains("kernel.args.bogus"));
+  CHECK_THROWS_WITH(bgq::run(halo_scenario("sim", {{"iterations", 1}}, {{"torus_e", 3}})), Catch::Contains("torus_e"));
+  CHECK_THROWS_WITH(bgq::run(halo_scenario("sim", {{"iterations", 1}}, {{"hop_latency", "3 GHz"}})),
+                    Catch::Contains("hop_latency"));
+}
+
+TEST_CASE("a simulated bgq run writes a trace with torus coordinates, links, packets and hops", "[bgq][run]") {
+  register_test_kernels();
+  const auto file = std::filesystem::temp_directory_path() / "hopsim-test-bgq-trace.db";
+  std::filesystem::remove(file);
+  auto sc = halo_scenario("sim", {{"iterations", 1}, {"msg_size", 2048}, {"package", 1024}});
+  sc.outputs.trace = file.string();
+  sc.outputs.trace_detail = "hops";
+  const auto r = bgq::run(sc);
+  REQUIRE(r.modes.at(0).trace == file.string());
+  traces::TraceReader rd(file);
+  CHECK(rd.complete());
+  const auto nodes = rd.nodes();
+  REQUIRE(nodes.size() == 32);
+  CHECK(nodes[0].coords == "[0,0,0,0,0]");
+  CHECK(nodes[31].coords == "[1,1,1,1,1]");
+  CHECK(rd.links().size() == 32 * 10);
+  // 3 exchanges x 8 directions x 2 descriptors per rank.
+  CHECK(rd.transaction_count() == 32 * 3 * 8 * 2);
+  CHECK(rd.hop_count() == static_cast<std::int64_t>(r.modes.at(0).packet_hops));
+  std::int64_t bytes = 0;
+  for (const auto& t : rd.link_totals()) bytes += t.bytes;
+  CHECK(bytes > 0);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("remote get: the destination's MU runs the carried descriptor, natively and simulated", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(scenario_for("test-remote-get", "both", nlohmann::json::object()));
+  REQUIRE(r.modes.size() == 2);
+  for (const auto& m : r.modes) {
+    CHECK(m.checked == 3000);
+    CHECK(m.wrong == 0);
+    CHECK(m.descriptors == 1);  // rank 0 injected one; rank 1's MU ran the other
+    CHECK(m.packets == 1 + 6);
+  }
+  CHECK(r.differing_ranks.empty());
+}

@@ -1,0 +1,29 @@
+# Blue Gene/Q end to end (included from tests/cli/CMakeLists.txt).
+get_filename_component(CLI_BGQ_HALO ${CMAKE_CURRENT_SOURCE_DIR}/../../kernels/bgq/halo.json ABSOLUTE)
+get_filename_component(CLI_BGQ_PINGPONG ${CMAKE_CURRENT_SOURCE_DIR}/../../kernels/bgq/pingpong.json ABSOLUTE)
+
+cli_test(bgq_halo_both HAS "identical data on every rank" "communication only" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=8192 --out run)
+cli_test(bgq_pingpong HAS "round trip" "identical data on every rank"
+  CMD ${HOPSIM} run ${CLI_BGQ_PINGPONG} --mode both --set kernel.args.iterations=3 --out run)
+cli_test(bgq_unknown_param RC 2 HAS "torus_f"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set machine.torus_f=2 --out run)
+cli_test(bgq_bad_torus_e RC 2 HAS "torus_e"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set machine.torus_e=3 --out run)
+cli_test(bgq_bad_package RC 3 HAS "not a whole number of 3000-byte packages"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.args.package=3000 --out run)
+cli_test(bgq_epiphany_kernel RC 2 HAS "not a bgq kernel"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.name=\"passing\" --out run)
+cli_test(bgq_sweep HAS "package sweep" "GB/s/node"
+  CMD ${HOPSIM} bgq sweep --scenario ${CLI_BGQ_HALO} --packages 1024,8192 --set kernel.args.iterations=1 --csv sweep.csv)
+cli_test(bgq_scale HAS "packet-hops/s" "4x4x2x2x2"
+  CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x4x2x2x2 --iterations 2)
+cli_test(bgq_scale_bad_torus RC 2 HAS "is not AxBxCxDxE"
+  CMD ${HOPSIM} bgq scale --tori 2x2x2)
+cli_test(bgq_list_params HAS "mu_rx_bandwidth" "calibrated"
+  CMD ${HOPSIM} list params bgq)
+add_test(NAME cli.bgq_validate COMMAND bash ${CLI_DIR}/bgq_validate.sh ${HOPSIM} ${CLI_BGQ_HALO} ${CLI_WORK}/bgq_validate
+  ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli.bgq_validate PROPERTIES TIMEOUT 120 LABELS cli)
+cli_test(bgq_trace HAS "trace: " "identical data" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=4096 --trace halo.db --out run)
