@@ -17,6 +17,7 @@
 #include "hopsim/common/preset.hpp"
 #include "hopsim/common/scenario.hpp"
 #include "hopsim/epiphany/params.hpp"
+#include "hopsim/xeonphi/model.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/run.hpp"
 #include "hopsim/runtime/device.hpp"
@@ -253,9 +254,11 @@ void list_kernels() {
 
 void list_params(const std::string& preset_name) {
   const auto preset = hopsim::load_preset(preset_name, "preset");
-  const auto set = hopsim::ParamSet::resolve(hopsim::epiphany::param_decls(), preset, nullptr, "machine");
+  const auto& decls =
+      preset.family == "xeonphi" ? hopsim::xeonphi::param_decls() : hopsim::epiphany::param_decls();
+  const auto set = hopsim::ParamSet::resolve(decls, preset, nullptr, "machine");
   const auto j = set.to_json();
-  for (const auto& d : hopsim::epiphany::param_decls()) {
+  for (const auto& d : decls) {
     std::cout << fmt::format("{:<17} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
                              j[d.name]["source"].get<std::string>());
   }

@@ -39,4 +39,7 @@ grep -qP '^67108864\t' bw.txt || fail "bandwidth table lacks 64 MiB"
 [ $rc -eq 2 ] && grep -q "not a xeonphi" bad.txt || fail "epiphany preset in sim mode: rc $rc"
 "$bench" -c --ham-mode sim --ham-cpu-affinity 99 >bad.txt 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "core 99 does not exist" bad.txt || fail "bad affinity: rc $rc"
+# The presets' parameters and sources are listed like the Epiphany ones.
+"$hopsim" list params knc-7120p >params.txt 2>&1 || { cat params.txt; fail "hopsim list params knc-7120p"; }
+grep -q "^link_latency .*calibrated" params.txt || fail "list params lacks the calibrated link latency"
 echo "benchmark.sh: ok (simulated call average $avg ns)"
