@@ -21,6 +21,9 @@ grep -qP '^copy-in:\t([0-9.]+e[+-][0-9]+\t){10}65536$' sim.txt || fail "copy-in 
 for e in call call-mul copy-in copy-out allocate free; do
   grep -q "^xeonphi-knc,ham-offload-$e,.*,median," sim.csv || fail "imported rows lack ham-offload-$e"
 done
+# -f: raw samples, one per measured run (warm-up runs dropped).
+"$bench" -c -r 20 --warmup-runs 3 -f raw_ --ham-mode sim >/dev/null 2>&1 || fail "run with -f"
+[ "$(wc -l <raw_call_time)" -eq 20 ] || fail "raw_call_time does not hold 20 samples"
 avg=$(awk -F'\t' '$1=="call:" {print $2}' sim.txt | head -1)
 awk -v a="$avg" 'BEGIN { e = (a - 1786.359) / 1786.359; if (e < 0) e = -e; exit !(e <= 0.20) }' \
   || fail "simulated call average $avg ns is not within 20% of 1786 ns"

@@ -240,6 +240,9 @@ int run_main(int argc, char* argv[], int (*user_main)(int, char*[])) {
   } catch (const hopsim::ConfigError& e) {
     std::cerr << prog << ": configuration error: " << e.what() << "\n";
     return 2;
+  } catch (const hopsim::DataMismatchError& e) {
+    std::cerr << prog << ": data check failed: " << e.what() << "\n";
+    return 3;
   } catch (const hopsim::KernelError& e) {
     std::cerr << prog << ": error on the target: " << e.what() << "\n";
     return 5;
