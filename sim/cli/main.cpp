@@ -18,6 +18,7 @@
 #include "hopsim/common/scenario.hpp"
 #include "hopsim/bgq/params.hpp"
 #include "hopsim/epiphany/params.hpp"
+#include "hopsim/xeonphi/model.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/run.hpp"
 #include "hopsim/runtime/device.hpp"
@@ -260,11 +261,14 @@ void list_kernels() {
 
 void list_params(const std::string& preset_name) {
   const auto preset = hopsim::load_preset(preset_name, "preset");
-  const auto& decls = preset.family == "bgq" ? hopsim::bgq::param_decls() : hopsim::epiphany::param_decls();
+  const auto& decls = preset.family == "bgq"       ? hopsim::bgq::param_decls()
+                      : preset.family == "xeonphi" ? hopsim::xeonphi::param_decls()
+                                                   : hopsim::epiphany::param_decls();
   const auto set = hopsim::ParamSet::resolve(decls, preset, nullptr, "machine");
   const auto j = set.to_json();
   for (const auto& d : decls) {
-    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
+    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]
+", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
                              j[d.name]["source"].get<std::string>());
   }
 }
