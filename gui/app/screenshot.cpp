@@ -1,0 +1,23 @@
+#include "screenshot.hpp"
+
+#include <QApplication>
+
+#include "main_window.hpp"
+
+namespace hopsim::gui {
+
+QImage render_screenshot(MainWindow& window, const ScreenshotOptions& options, QString* error) {
+  window.resize(options.width, options.height);
+  window.setMetric(options.metric);
+  window.setScale(options.scale);
+  if (!window.openTrace(options.trace)) {
+    if (error) *error = window.lastError();
+    return {};
+  }
+  if (options.time) window.setTime(*options.time);
+  window.show();
+  QApplication::processEvents();
+  return window.grab().toImage();
+}
+
+}  // namespace hopsim::gui
