@@ -63,6 +63,19 @@ void TimelineView::paintEvent(QPaintEvent*) {
   if (rowsBins_ != bins) {
     rows_ = model_->timeline(model_->begin(), model_->end(), bins);
     rowsBins_ = bins;
+    image_ = QImage(bins, std::max<int>(1, static_cast<int>(rows_.size())), QImage::Format_ARGB32);
+    image_.fill(QColor(252, 252, 252));
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      auto* line = reinterpret_cast<QRgb*>(image_.scanLine(static_cast<int>(r)));
+      for (std::size_t k = 0; k < rows_[r].bins.size() && k < static_cast<std::size_t>(bins); ++k) {
+        if (rows_[r].bins[k] < 0) continue;
+        // Blend onto the background by hand: the image is drawn opaque.
+        const QColor c = stateColour(rows_[r].bins[k]);
+        const double alpha = 0.25 + 0.75 * rows_[r].filled[k];
+        auto mix = [alpha](int fg) { return static_cast<int>(fg * alpha + 252 * (1 - alpha)); };
+        line[k] = qRgb(mix(c.red()), mix(c.green()), mix(c.blue()));
+      }
+    }
   }
   QFont f = font();
   f.setPixelSize(11);
@@ -90,15 +103,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
         p.drawText(QRectF(2, y, kLabelWidth - 6, rh), Qt::AlignRight | Qt::AlignVCenter,
                    QString::fromStdString(rows_[r].name));
       }
-      // One column per slice: the dominant recorded state, paler when it filled less of the slice.
-      const auto& row = rows_[r];
-      for (std::size_t k = 0; k < row.bins.size(); ++k) {
-        if (row.bins[k] < 0) continue;
-        QColor c = stateColour(row.bins[k]);
-        c.setAlphaF(0.25f + 0.75f * row.filled[k]);
-        p.fillRect(QRectF(a.left() + static_cast<double>(k) * a.width() / bins, y + (rh > 4 ? 1 : 0), a.width() / bins,
-                          rh > 4 ? rh - 2 : rh),
-                   c);
+    }
+    // One pixel per slice and PE, scaled onto the chart: the dominant recorded state,
+    // paler when it filled less of the slice.
+    p.drawImage(a, image_);
+    if (rh > 4) {
+      p.setPen(QPen(QColor(252, 252, 252), 1));
+      for (std::size_t r = 1; r < rows_.size(); ++r) {
+        const double y = a.top() + rh * static_cast<double>(r);
+        p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y));
       }
     }
   }

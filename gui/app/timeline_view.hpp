@@ -2,6 +2,7 @@
 // window marked; clicking moves the time.
 #pragma once
 
+#include <QImage>
 #include <QWidget>
 #include <optional>
 #include <vector>
@@ -36,6 +37,7 @@ class TimelineView : public QWidget {
 
   TraceModel* model_ = nullptr;
   std::vector<TimelineRow> rows_;
+  QImage image_;  // rows_ as pixels: one column per slice, one row per PE
   int rowsBins_ = 0;
   std::optional<double> cursor_;
   std::optional<std::pair<double, double>> window_;

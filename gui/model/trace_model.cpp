@@ -412,9 +412,8 @@ std::vector<TimelineRow> TraceModel::timeline(double t0, double t1, int bins) co
     rows.push_back(std::move(r));
   }
   const std::size_t nb = static_cast<std::size_t>(bins);
-  // time[row][bin][state]
-  std::vector<std::vector<std::array<double, 4>>> time(rows.size(),
-                                                       std::vector<std::array<double, 4>>(nb, {0, 0, 0, 0}));
+  // Cycles per (row, bin, state), flat: time[(row * nb + bin) * 4 + state].
+  std::vector<double> time(rows.size() * nb * 4, 0.0);
   const double w = (t1 - t0) / bins;
   reader_->for_each_pe_state(t0, t1, [&](const traces::PeStateSpan& s) {
     const auto it = row_of.find(s.pe);
@@ -427,7 +426,7 @@ std::vector<TimelineRow> TraceModel::timeline(double t0, double t1, int bins) co
     for (std::size_t k = first; k <= last; ++k) {
       const double lo = t0 + static_cast<double>(k) * w, hi = lo + w;
       const double overlap = std::min(b, hi) - std::max(a, lo);
-      if (overlap > 0) time[it->second][k][st] += overlap;
+      if (overlap > 0) time[(it->second * nb + k) * 4 + st] += overlap;
     }
   });
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -436,9 +435,10 @@ std::vector<TimelineRow> TraceModel::timeline(double t0, double t1, int bins) co
     for (std::size_t k = 0; k < nb; ++k) {
       double recorded = 0, best = 0;
       for (int s = 0; s < 4; ++s) {
-        recorded += time[r][k][static_cast<std::size_t>(s)];
-        if (time[r][k][static_cast<std::size_t>(s)] > best) {
-          best = time[r][k][static_cast<std::size_t>(s)];
+        const double spent = time[(r * nb + k) * 4 + static_cast<std::size_t>(s)];
+        recorded += spent;
+        if (spent > best) {
+          best = spent;
           rows[r].bins[k] = s;
         }
       }

@@ -68,8 +68,8 @@ public:
     /// transactions' payload, packets = hops, busy = cycles on the link, stall = 0.
     /// Empty below Detail::hops.
     std::vector<LinkTotals> node_link_totals(std::int64_t node, double t0, double t1) const;
-    /// First and last cycle of recorded activity (counter buckets, hops, transactions,
-    /// PE states); {0, 0} for an empty trace.
+    /// First and last cycle of recorded activity: counter buckets (whole buckets), hops and
+    /// PE states (every transaction's links are in the counters); {0, 0} for an empty trace.
     std::pair<double, double> time_range() const;
 
     /// Number of recorded transactions.
