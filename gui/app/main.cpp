@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
       options.width = wh[0].toInt(&ok1);
       options.height = wh[1].toInt(&ok2);
     }
-    if (!ok1 || !ok2 || options.width < 200 || options.height < 150 || options.width > 8000 || options.height > 8000) {
-      fail("--size: expected WxH between 200x150 and 8000x8000, got '" + parser.value(size) + "'");
+    if (!ok1 || !ok2 || options.width < 640 || options.height < 480 || options.width > 8000 || options.height > 8000) {
+      fail("--size: expected WxH between 640x480 and 8000x8000, got '" + parser.value(size) + "'");
       return 2;
     }
   }

@@ -4,8 +4,10 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comparison_view.hpp"
 #include "hopsim/traces/error.hpp"
 #include "timeline_view.hpp"
 #include "topology_view.hpp"
@@ -56,6 +59,12 @@ void MainWindow::buildUi() {
   open->setShortcut(QKeySequence::Open);
   recentMenu_ = file->addMenu(tr("Open &recent"));
   file->addAction(tr("&Export view as PNG..."), this, &MainWindow::exportPng);
+  file->addAction(tr("Open results for &comparison..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open results.json of hopsim run --mode both"),
+                                                      QString(), tr("hopsim results (*.json);;All files (*)"));
+    if (!path.isEmpty()) openResults(path);
+  });
+  file->addAction(tr("Export comparison as PNG or SVG..."), this, &MainWindow::exportComparison);
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
   quit->setShortcut(QKeySequence::Quit);
@@ -139,6 +148,13 @@ void MainWindow::buildUi() {
   controls->addWidget(timeLabel_);
   layout->addLayout(controls);
   setCentralWidget(central);
+  comparison_ = new ComparisonView;
+  comparisonDock_ = new QDockWidget(tr("Simulated vs native"), this);
+  comparisonDock_->setObjectName("comparison");
+  comparisonDock_->setWidget(comparison_);
+  addDockWidget(Qt::BottomDockWidgetArea, comparisonDock_);
+  comparisonDock_->hide();
+  view->addAction(comparisonDock_->toggleViewAction());
   summary_ = new QLabel;
   statusBar()->addWidget(summary_, 1);
 
@@ -213,7 +229,48 @@ bool MainWindow::openTrace(const QString& path) {
   setWindowTitle(QString("hopsim-gui - %1").arg(QFileInfo(path).fileName()));
   summary_->setText(QString::fromStdString(model_->summary()));
   addRecent(QFileInfo(path).absoluteFilePath());
+  // The run's results.json, when it is where the scenario wrote it and holds a native run.
+  comparison_->setComparison(std::nullopt);
+  comparisonDock_->hide();
+  const auto results = find_results_for(model_->reader());
+  if (!results.empty()) {
+    if (auto c = load_comparison(results)) {
+      comparison_->setComparison(std::move(c));
+      comparisonDock_->show();
+    }
+  }
   return true;
+}
+
+bool MainWindow::openResults(const QString& path) {
+  std::string why;
+  auto c = load_comparison(path.toStdString(), &why);
+  if (!c) {
+    lastError_ = QString::fromStdString(why);
+    if (interactive_) QMessageBox::critical(this, tr("Cannot compare"), lastError_);
+    return false;
+  }
+  comparison_->setComparison(std::move(c));
+  comparisonDock_->show();
+  return true;
+}
+
+void MainWindow::exportComparison() {
+  if (!comparison_->comparison()) {
+    if (interactive_) QMessageBox::information(this, tr("Nothing to export"), tr("Open results for comparison first."));
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), "hopsim-comparison.svg",
+                                                    tr("SVG (*.svg);;PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  bool ok = false;
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QFile f(path);
+    ok = f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(comparison_->toSvg().toUtf8()) >= 0;
+  } else {
+    ok = comparison_->toImage().save(path, "PNG");
+  }
+  if (!ok && interactive_) QMessageBox::critical(this, tr("Export failed"), tr("Cannot write %1").arg(path));
 }
 
 void MainWindow::rebuildProjectionControls() {

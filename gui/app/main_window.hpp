@@ -24,6 +24,7 @@ namespace hopsim::gui {
 
 class TopologyView;
 class TimelineView;
+class ComparisonView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -40,6 +41,9 @@ class MainWindow : public QMainWindow {
   TraceModel* model() const noexcept { return model_.get(); }
   TopologyView* topologyView() const noexcept { return topology_; }
   TimelineView* timelineView() const noexcept { return timeline_; }
+  ComparisonView* comparisonView() const noexcept { return comparison_; }
+  /// Loads simulated and native timings from a results.json into the comparison panel.
+  bool openResults(const QString& path);
 
   void setMetric(Metric m);
   void setScale(Scale s);
@@ -64,6 +68,7 @@ class MainWindow : public QMainWindow {
   void onSlider(int value);
   void onPlayTick();
   void exportPng();
+  void exportComparison();
   double windowCycles() const;
 
   bool interactive_;
@@ -73,6 +78,8 @@ class MainWindow : public QMainWindow {
 
   TopologyView* topology_ = nullptr;
   TimelineView* timeline_ = nullptr;
+  ComparisonView* comparison_ = nullptr;
+  class QDockWidget* comparisonDock_ = nullptr;
   QComboBox* metricBox_ = nullptr;
   QComboBox* scaleBox_ = nullptr;
   QComboBox* netBox_ = nullptr;

@@ -17,6 +17,15 @@ QImage render_screenshot(MainWindow& window, const ScreenshotOptions& options, Q
   if (options.time) window.setTime(*options.time);
   window.show();
   QApplication::processEvents();
+  if (window.size() != QSize(options.width, options.height)) {
+    if (error)
+      *error = QString("the window cannot be %1x%2; it needs at least %3x%4")
+                   .arg(options.width)
+                   .arg(options.height)
+                   .arg(window.minimumSizeHint().width())
+                   .arg(window.minimumSizeHint().height());
+    return {};
+  }
   return window.grab().toImage();
 }
 

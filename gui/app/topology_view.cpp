@@ -22,7 +22,7 @@ QColor toQColor(const Rgb& c) { return QColor(c.r, c.g, c.b); }
 
 TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumSize(320, 240);
+  setMinimumSize(240, 160);
   setAutoFillBackground(false);
 }
 

@@ -3,8 +3,10 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <set>
 
+#include "comparison.hpp"
 #include "synthetic.hpp"
 #include "trace_model.hpp"
 
@@ -310,6 +312,44 @@ class TestGuiModel : public QObject {
     QCOMPARE(x[4], x[2]);
     QCOMPARE(m.edge_values()[m.ranking().front()], 4096.0);
     QCOMPARE(QString::fromStdString(t.vertices[static_cast<std::size_t>(t.node_vertex[3])].label), QString("card"));
+  }
+
+  // Simulated vs native: launches present in both runs, plotted side by side, as SVG.
+  void comparisonFromResults() {
+    const QString good = dir_.filePath("results.json");
+    std::ofstream(good.toStdString()) << R"({"native": {"launches": [
+        {"method": "unicast", "n": 1, "seconds": 0.002}, {"method": "unicast", "n": 2, "seconds": 0.003},
+        {"method": "broadcast", "n": 1, "seconds": 0.004}]},
+      "sim": {"trace": "x.db", "launches": [
+        {"method": "unicast", "n": 1, "seconds": 2e-5}, {"method": "unicast", "n": 2, "seconds": 3e-5},
+        {"method": "broadcast", "n": 1, "seconds": 5e-5}, {"method": "broadcast", "n": 2, "seconds": 6e-5}]}})";
+    std::string why;
+    const auto c = load_comparison(good.toStdString(), &why);
+    QVERIFY2(c, why.c_str());
+    QCOMPARE(c->methods, (std::vector<std::string>{"unicast", "broadcast"}));
+    QCOMPARE(c->points.size(), std::size_t{3});  // broadcast n=2 has no native launch
+    QCOMPARE(c->points[2].method, std::string("broadcast"));
+    QCOMPARE(c->points[2].native_s, 0.004);
+    QCOMPARE(c->points[2].sim_s, 5e-5);
+    const auto items = comparison_plot(*c, 700, 260);
+    const auto lines =
+        std::count_if(items.begin(), items.end(), [](const PlotItem& i) { return i.kind == PlotItem::Kind::polyline; });
+    QCOMPARE(lines, 4L);  // two methods in two panels
+    const std::string svg = plot_svg(items, 700, 260);
+    QVERIFY(svg.rfind("<?xml", 0) == 0);
+    QVERIFY(svg.find("<polyline") != std::string::npos);
+    QVERIFY(svg.find(">simulated</text>") != std::string::npos);
+    QVERIFY(svg.find(">native</text>") != std::string::npos);
+
+    const QString sim_only = dir_.filePath("sim-only.json");
+    std::ofstream(sim_only.toStdString()) << R"({"sim": {"launches": []}})";
+    QVERIFY(!load_comparison(sim_only.toStdString(), &why));
+    QVERIFY2(why.find("no native launches") != std::string::npos, why.c_str());
+    const QString broken = dir_.filePath("broken.json");
+    std::ofstream(broken.toStdString()) << "{ not json";
+    QVERIFY(!load_comparison(broken.toStdString(), &why));
+    QVERIFY2(why.find("not JSON") != std::string::npos, why.c_str());
+    QVERIFY(!load_comparison(dir_.filePath("missing.json").toStdString(), &why));
   }
 };
 

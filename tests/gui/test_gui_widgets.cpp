@@ -8,6 +8,7 @@
 #include <QtTest>
 #include <fstream>
 
+#include "comparison_view.hpp"
 #include "hopsim/traces/db.hpp"
 #include "main_window.hpp"
 #include "screenshot.hpp"
@@ -115,6 +116,25 @@ class TestGuiWidgets : public QObject {
     const QPoint at2 = w.topologyView()->mapTo(&w, w.topologyView()->edgeMidpoint(cooler).toPoint());
     QCOMPARE(img.pixelColor(at2), toQColor(m.colour_scale().colour_of(values[cooler])));
     QVERIFY(img.pixelColor(at2) != hottest);
+  }
+
+  // The fixture ran native and simulated: the panel finds results.json through the trace's scenario.
+  void comparisonPanelFindsTheRunsResults() {
+    MainWindow w(false);
+    QVERIFY(w.openTrace(HOPSIM_GUI_PASSING_TRACE));
+    w.show();
+    QApplication::processEvents();
+    const auto& c = w.comparisonView()->comparison();
+    QVERIFY(c.has_value());
+    QCOMPARE(c->methods.size(), std::size_t{5});
+    QCOMPARE(c->points.size(), std::size_t{5 * 4});  // five methods, n = 1..4
+    for (const auto& p : c->points) QVERIFY(p.native_s > 0 && p.sim_s > 0);
+    QVERIFY(w.comparisonView()->isVisible());
+    const QString svg = w.comparisonView()->toSvg();
+    QVERIFY(svg.contains("<svg") && svg.contains("unicast"));
+    QVERIFY(pixels_differing_from(w.comparisonView()->toImage(), qRgb(255, 255, 255)) > 300);
+    QVERIFY(!w.openResults(dir_.filePath("none.json")));
+    QVERIFY(w.lastError().contains("cannot open"));
   }
 
   void screenshotAtATimeShowsPackets() {
