@@ -22,3 +22,7 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/hopsimConfigVersion
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/install/hopsimConfig.cmake ${CMAKE_BINARY_DIR}/install/hopsimConfigVersion.cmake
   cmake/HopsimKernel.cmake DESTINATION lib/cmake/hopsim)
+# The trace viewer, when Qt 6 was found.
+if(TARGET hopsim-gui)
+  install(TARGETS hopsim-gui RUNTIME DESTINATION bin)
+endif()

@@ -318,4 +318,65 @@ TEST_CASE("a trace written before the launches table reads as having none", "[re
     const TraceReader r(path);
     CHECK(r.launches().empty());
     CHECK(r.transaction_count() == 2);
+
+TEST_CASE("link totals of a time window sum the buckets it overlaps", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "small.trace";
+    write_small_trace(path, Detail::hops);
+    const TraceReader r(path);
+    CHECK(r.bucket_window(0, 100) == std::pair<std::int64_t, std::int64_t>{0, 0});
+    CHECK(r.bucket_window(100, 200) == std::pair<std::int64_t, std::int64_t>{1, 1});
+    CHECK(r.bucket_window(99.5, 100.5) == std::pair<std::int64_t, std::int64_t>{0, 1});
+    const auto first = r.link_totals(0, 100);
+    REQUIRE(first.size() == 2);
+    CHECK(first[0] == LinkTotals{10, 72, 2, 9.5, 2});
+    CHECK(first[1] == LinkTotals{11, 8, 1, 1.5, 0.5});
+    const auto second = r.link_totals(150, 160);
+    REQUIRE(second.size() == 1);
+    CHECK(second[0] == LinkTotals{10, 16, 1, 2, 0});
+    CHECK(r.link_totals(99.5, 100.5) == r.link_totals());
+    CHECK(r.link_totals(300, 400).empty());
+    CHECK(r.link_totals(50, 50).empty());
+    CHECK(r.link_totals(-kInf, kInf) == r.link_totals());
+}
+
+TEST_CASE("a node's link totals count only its own transactions' hops", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "small.trace";
+    write_small_trace(path, Detail::hops);
+    const TraceReader r(path);
+    // Transaction 1 goes 0 -> 3 (8 bytes) over links 10 and 11; transaction 2 goes 0 -> 1 (64 bytes) over 10.
+    const auto to3 = r.node_link_totals(3, -kInf, kInf);
+    REQUIRE(to3.size() == 2);
+    CHECK(to3[0] == LinkTotals{10, 8, 1, 1.5, 0});
+    CHECK(to3[1] == LinkTotals{11, 8, 1, 1.5, 0});
+    const auto to1 = r.node_link_totals(1, -kInf, kInf);
+    REQUIRE(to1.size() == 1);
+    CHECK(to1[0] == LinkTotals{10, 64, 1, 8, 0});
+    const auto from0_late = r.node_link_totals(0, 30, 40);
+    REQUIRE(from0_late.size() == 1);
+    CHECK(from0_late[0] == LinkTotals{10, 64, 1, 8, 0});
+    CHECK(r.node_link_totals(2, -kInf, kInf).empty());
+
+    const auto path2 = dir / "txns.trace";
+    write_small_trace(path2, Detail::transactions);
+    CHECK(TraceReader(path2).node_link_totals(3, -kInf, kInf).empty());
+}
+
+TEST_CASE("time range spans every recorded activity", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "small.trace";
+    write_small_trace(path, Detail::hops);
+    CHECK(TraceReader(path).time_range() == std::pair<double, double>{0, 200});  // counters reach bucket 1
+    const auto empty = dir / "empty.trace";
+    {
+        TraceWriter w(empty, sample_meta(), Detail::hops, quiet());
+        w.add_node({0, "a", "core", "[0,0]"});
+        w.add_pe_state(0, PeState::compute, 5, 7.5);
+        w.finish();
+    }
+    CHECK(TraceReader(empty).time_range() == std::pair<double, double>{5, 7.5});
+    const auto none = dir / "none.trace";
+    TraceWriter(none, sample_meta(), Detail::hops, quiet()).finish();
+    CHECK(TraceReader(none).time_range() == std::pair<double, double>{0, 0});
 }

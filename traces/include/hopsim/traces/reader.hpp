@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hopsim/traces/db.hpp"
@@ -56,6 +57,20 @@ public:
     std::vector<LinkTotals> link_totals() const;
     /// The counter buckets of one link, by bucket.
     std::vector<LinkCounter> link_counters(std::int64_t link) const;
+
+    /// Counters of the buckets overlapping [t0, t1) summed per link, by link id; links
+    /// without counters in those buckets are absent. Whole buckets: the window is widened
+    /// to bucket boundaries (bucket_window gives them).
+    std::vector<LinkTotals> link_totals(double t0, double t1) const;
+    /// The first and last bucket overlapping [t0, t1) (first > last when none can).
+    std::pair<std::int64_t, std::int64_t> bucket_window(double t0, double t1) const;
+    /// Per link, the hops overlapping [t0, t1) of transactions from or to `node`: bytes = the
+    /// transactions' payload, packets = hops, busy = cycles on the link, stall = 0.
+    /// Empty below Detail::hops.
+    std::vector<LinkTotals> node_link_totals(std::int64_t node, double t0, double t1) const;
+    /// First and last cycle of recorded activity: counter buckets (whole buckets), hops and
+    /// PE states (every transaction's links are in the counters); {0, 0} for an empty trace.
+    std::pair<double, double> time_range() const;
 
     /// Number of recorded transactions.
     std::int64_t transaction_count() const;

@@ -128,6 +128,23 @@ inline constexpr std::string_view kHopsWindowLink =
 inline constexpr std::string_view kHopsWindowWithKind =
     "SELECT h.txn, h.link, h.enter, h.leave, t.kind FROM hops h LEFT JOIN transactions t ON t.id = h.txn "
     "WHERE h.enter >= ?1 AND h.enter < ?3 AND (h.leave > ?2 OR h.enter >= ?2) ORDER BY h.enter";
+// Counters of the buckets [?1, ?2] summed per link (links without counters there are absent).
+inline constexpr std::string_view kLinkTotalsBuckets =
+    "SELECT link, sum(bytes), sum(packets), sum(busy), sum(stall) FROM link_counters "
+    "WHERE bucket >= ?1 AND bucket <= ?2 GROUP BY link ORDER BY link";
+// Hops of transactions from or to node ?4 in the window (as kHopsWindow), summed per link:
+// payload bytes, hop count, occupied cycles.
+inline constexpr std::string_view kNodeLinkTotals =
+    "SELECT h.link, sum(t.bytes), count(*), sum(h.leave - h.enter) FROM hops h JOIN transactions t ON t.id = h.txn "
+    "WHERE (t.src = ?4 OR t.dst = ?4) AND h.enter >= ?1 AND h.enter < ?3 AND (h.leave > ?2 OR h.enter >= ?2) "
+    "GROUP BY h.link ORDER BY h.link";
+// Extent of the recorded activity: counter buckets, hops (via the enter index), PE states. Transactions
+// are left out: their links' counters cover them, and scanning a million of them costs a second.
+inline constexpr std::string_view kLastBucket = "SELECT min(bucket), max(bucket) FROM link_counters";
+// Two subqueries: SQLite answers a lone min() or max() from the index, not both at once.
+inline constexpr std::string_view kHopExtent = "SELECT (SELECT min(enter) FROM hops), (SELECT max(enter) FROM hops)";
+inline constexpr std::string_view kMaxHopLeave = "SELECT max(leave) FROM hops WHERE enter >= ?1";
+inline constexpr std::string_view kPeStateExtent = "SELECT min(start), max(\"end\") FROM pe_states";
 // Loose index scan over pe_states(pe, start): one index probe per PE.
 inline constexpr std::string_view kNextPe = "SELECT min(pe) FROM pe_states WHERE pe > ?1";
 // The span a PE is in at ?2 (states of one PE do not overlap), then those starting in [?2, ?3).

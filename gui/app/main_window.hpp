@@ -1,0 +1,102 @@
+// hopsim-gui's window: topology view, PE timeline, time slider and controls.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+#include <memory>
+#include <optional>
+
+#include "trace_model.hpp"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QMenu;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimer;
+class QHBoxLayout;
+class QWidget;
+
+namespace hopsim::gui {
+
+class TopologyView;
+class TimelineView;
+class ComparisonView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// interactive = false: errors are only recorded (lastError), never shown in a dialog.
+  explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a trace; on failure shows an error dialog (interactive) and keeps the previous trace.
+  bool openTrace(const QString& path);
+  /// Why the last openTrace failed.
+  const QString& lastError() const noexcept { return lastError_; }
+
+  TraceModel* model() const noexcept { return model_.get(); }
+  TopologyView* topologyView() const noexcept { return topology_; }
+  TimelineView* timelineView() const noexcept { return timeline_; }
+  ComparisonView* comparisonView() const noexcept { return comparison_; }
+  /// Loads simulated and native timings from a results.json into the comparison panel.
+  bool openResults(const QString& path);
+
+  void setMetric(Metric m);
+  void setScale(Scale s);
+  /// Shows the window around time t (cycles) with packets in flight.
+  void setTime(double t);
+  /// Shows counters of the whole run.
+  void setWholeRun();
+  /// Recently opened traces (newest first).
+  QStringList recentFiles() const;
+
+ protected:
+  void dragEnterEvent(class QDragEnterEvent*) override;
+  void dropEvent(class QDropEvent*) override;
+
+ private:
+  void buildUi();
+  void rebuildProjectionControls();
+  void applyProjection();
+  void updateWindow();
+  void updateRecentMenu();
+  void addRecent(const QString& path);
+  void onSlider(int value);
+  void onPlayTick();
+  void exportPng();
+  void exportComparison();
+  double windowCycles() const;
+
+  bool interactive_;
+  QString lastError_;
+  std::unique_ptr<TraceModel> model_;
+  std::optional<double> time_;
+
+  TopologyView* topology_ = nullptr;
+  TimelineView* timeline_ = nullptr;
+  ComparisonView* comparison_ = nullptr;
+  class QDockWidget* comparisonDock_ = nullptr;
+  QComboBox* metricBox_ = nullptr;
+  QComboBox* scaleBox_ = nullptr;
+  QComboBox* netBox_ = nullptr;
+  QWidget* projectionBox_ = nullptr;
+  QHBoxLayout* projectionLayout_ = nullptr;
+  QComboBox* dimX_ = nullptr;
+  QComboBox* dimY_ = nullptr;
+  QCheckBox* wholeRun_ = nullptr;
+  QSpinBox* windowBuckets_ = nullptr;
+  QSlider* slider_ = nullptr;
+  QPushButton* play_ = nullptr;
+  QComboBox* speedBox_ = nullptr;
+  QLabel* timeLabel_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QTimer* playTimer_ = nullptr;
+  bool updating_ = false;
+};
+
+}  // namespace hopsim::gui

@@ -1,0 +1,55 @@
+// Simulated vs native timings of a run, side by side. Trace schema 1 holds the simulated
+// run only; the native launches come from the run's results.json (hopsim run --mode both),
+// found through the trace's scenario (outputs.dir) or opened by hand.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hopsim/traces/reader.hpp"
+
+namespace hopsim::gui {
+
+/// One launch measured both ways.
+struct TimingPoint {
+  std::string method;
+  int n = 0;
+  double native_s = 0;  ///< native run's seconds
+  double sim_s = 0;     ///< simulated device seconds
+};
+
+struct Comparison {
+  std::filesystem::path source;      ///< the results.json read
+  std::vector<std::string> methods;  ///< in first-seen order
+  std::vector<TimingPoint> points;   ///< launches present in both runs, by method then n
+};
+
+/// Reads native and simulated launches from a results.json; nullopt (with `why`) when the
+/// file is unreadable, not JSON, or lacks either run.
+std::optional<Comparison> load_comparison(const std::filesystem::path& results, std::string* why = nullptr);
+
+/// The results.json written by the run that wrote `trace`: outputs.dir of the trace's
+/// scenario, taken as given, then relative to the trace's folder; only a file whose
+/// sim.trace names this trace counts. Empty when none is found.
+std::filesystem::path find_results_for(const traces::TraceReader& trace);
+
+/// A drawing primitive of the comparison plot, in pixels.
+struct PlotItem {
+  enum class Kind { line, polyline, text, rect } kind = Kind::line;
+  std::vector<std::pair<double, double>> points;  ///< line: 2; polyline: many; text: anchor; rect: corner, size
+  std::string text;
+  std::string colour = "#000000";
+  double width = 1;
+  int align = 0;  ///< text: -1 left, 0 centre, 1 right
+};
+
+/// The plot: native (left) and simulated (right) seconds against n, one line per method,
+/// a shared log y axis, in a w x h canvas.
+std::vector<PlotItem> comparison_plot(const Comparison& c, double w, double h);
+
+/// The plot as a standalone SVG document.
+std::string plot_svg(const std::vector<PlotItem>& items, double w, double h);
+
+}  // namespace hopsim::gui

@@ -1,0 +1,231 @@
+// hopsim-gui's widgets on the offscreen platform: a screenshot of a real passing-run
+// trace, bad files (error dialog, non-zero exit in screenshot mode), clicking a node.
+#include <QApplication>
+#include <QMessageBox>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+#include <fstream>
+
+#include "comparison_view.hpp"
+#include "hopsim/traces/db.hpp"
+#include "main_window.hpp"
+#include "screenshot.hpp"
+#include "synthetic.hpp"
+#include "topology_view.hpp"
+
+using namespace hopsim::gui;
+
+namespace {
+
+// Opens `path` in an interactive window and returns the text of the error dialog it shows
+// (empty when none appeared); the dialog is closed as soon as it is seen.
+QString dialog_text_on_open(MainWindow& w, const QString& path, bool* opened) {
+  QString text;
+  QTimer poll;  // stops with this function, so nothing outlives the locals
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      text = box->text();
+      box->accept();
+    }
+  });
+  poll.start(10);
+  *opened = w.openTrace(path);
+  QTest::qWait(30);
+  return text;
+}
+
+int pixels_differing_from(const QImage& img, QRgb colour) {
+  int n = 0;
+  for (int y = 0; y < img.height(); y += 2)
+    for (int x = 0; x < img.width(); x += 2)
+      if (img.pixel(x, y) != colour) ++n;
+  return n;
+}
+
+}  // namespace
+
+class TestGuiWidgets : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString bad_[4];
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // recent files go to a test location
+    QVERIFY(dir_.isValid());
+    QVERIFY2(QFile::exists(HOPSIM_GUI_PASSING_TRACE), "run the gui_passing_trace fixture first");
+    // Garbage, a cut-off trace, an SQLite file that is no trace, a trace from the future.
+    bad_[0] = dir_.filePath("garbage.db");
+    std::ofstream(bad_[0].toStdString()) << "this is not a database\n";
+    bad_[1] = dir_.filePath("truncated.db");
+    {
+      QFile src(HOPSIM_GUI_PASSING_TRACE);
+      QVERIFY(src.open(QIODevice::ReadOnly));
+      QFile dst(bad_[1]);
+      QVERIFY(dst.open(QIODevice::WriteOnly));
+      dst.write(src.read(std::min<qint64>(src.size() / 2, 1 << 20) + 100));
+    }
+    bad_[2] = dir_.filePath("other.db");
+    {
+      hopsim::traces::sql::Db db(bad_[2].toStdString(), hopsim::traces::sql::OpenMode::create);
+      db.exec("CREATE TABLE people(name TEXT); INSERT INTO people VALUES('ada');");
+    }
+    bad_[3] = dir_.filePath("future.db");
+    {
+      hopsim::traces::TraceWriter w(bad_[3].toStdString(), gui_test::meta("x"), hopsim::traces::Detail::counters);
+      w.add_node({0, "a", "core", "[0,0]"});
+      w.finish();
+      hopsim::traces::sql::Db db(bad_[3].toStdString(), hopsim::traces::sql::OpenMode::create);
+      db.exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+    }
+  }
+
+  // The acceptance test: non-empty, and the hottest link drawn in the hottest colour.
+  void screenshotOfPassingRun() {
+    MainWindow w(false);
+    ScreenshotOptions o;
+    o.trace = HOPSIM_GUI_PASSING_TRACE;
+    QString error;
+    const QImage img = render_screenshot(w, o, &error);
+    QVERIFY2(!img.isNull(), qPrintable(error));
+    QCOMPARE(img.size(), QSize(1280, 900));
+    QVERIFY(pixels_differing_from(img, qRgb(255, 255, 255)) > 5000);
+    const TraceModel& m = *w.model();
+    QCOMPARE(m.topology().kind, LayoutKind::mesh);
+    QCOMPARE(m.topology().vertices.size(), std::size_t{17});  // 16 cores and the external memory
+    const auto values = m.edge_values();
+    const auto ranking = m.ranking();
+    QVERIFY(values[ranking.front()] > 0);
+    const QPoint at = w.topologyView()->mapTo(&w, w.topologyView()->edgeMidpoint(ranking.front()).toPoint());
+    const QColor drawn = img.pixelColor(at);
+    const QColor hottest = toQColor(ColourScale::hottest());
+    QVERIFY2(drawn == hottest, qPrintable(QString("pixel at (%1,%2) is %3, the hottest colour is %4")
+                                              .arg(at.x())
+                                              .arg(at.y())
+                                              .arg(drawn.name(), hottest.name())));
+    // A link that carried less is drawn in another colour.
+    std::size_t cooler = ranking.size();
+    for (std::size_t i = 1; i < ranking.size(); ++i)
+      if (values[ranking[i]] > 0 && values[ranking[i]] < 0.8 * values[ranking.front()]) {
+        cooler = ranking[i];
+        break;
+      }
+    QVERIFY(cooler < ranking.size());
+    const QPoint at2 = w.topologyView()->mapTo(&w, w.topologyView()->edgeMidpoint(cooler).toPoint());
+    QCOMPARE(img.pixelColor(at2), toQColor(m.colour_scale().colour_of(values[cooler])));
+    QVERIFY(img.pixelColor(at2) != hottest);
+  }
+
+  // The fixture ran native and simulated: the panel finds results.json through the trace's scenario.
+  void comparisonPanelFindsTheRunsResults() {
+    MainWindow w(false);
+    QVERIFY(w.openTrace(HOPSIM_GUI_PASSING_TRACE));
+    w.show();
+    QApplication::processEvents();
+    const auto& c = w.comparisonView()->comparison();
+    QVERIFY(c.has_value());
+    QCOMPARE(c->methods.size(), std::size_t{5});
+    QCOMPARE(c->points.size(), std::size_t{5 * 4});  // five methods, n = 1..4
+    for (const auto& p : c->points) QVERIFY(p.native_s > 0 && p.sim_s > 0);
+    QVERIFY(w.comparisonView()->isVisible());
+    const QString svg = w.comparisonView()->toSvg();
+    QVERIFY(svg.contains("<svg") && svg.contains("unicast"));
+    QVERIFY(pixels_differing_from(w.comparisonView()->toImage(), qRgb(255, 255, 255)) > 300);
+    QVERIFY(!w.openResults(dir_.filePath("none.json")));
+    QVERIFY(w.lastError().contains("cannot open"));
+  }
+
+  void screenshotAtATimeShowsPackets() {
+    MainWindow w(false);
+    ScreenshotOptions o;
+    o.trace = HOPSIM_GUI_PASSING_TRACE;
+    o.metric = Metric::utilisation;
+    QString error;
+    QVERIFY(!render_screenshot(w, o, &error).isNull());
+    // The middle of the busiest window has packets in flight.
+    const auto& m = *w.model();
+    double t = (m.begin() + m.end()) / 2;
+    for (double f = 0.1; f < 1 && m.packets_at(t).empty(); f += 0.01) t = m.begin() + f * (m.end() - m.begin());
+    QVERIFY(!m.packets_at(t).empty());
+    w.setTime(t);
+    QVERIFY(w.model()->has_window());
+    const auto [w0, w1] = w.model()->effective_window();
+    QVERIFY(w0 <= t && t <= w1);
+    QVERIFY(!w.grab().toImage().isNull());
+  }
+
+  void badFilesShowAnErrorDialog() {
+    MainWindow w(true);
+    w.show();
+    for (const QString& path : bad_) {
+      bool opened = true;
+      const QString text = dialog_text_on_open(w, path, &opened);
+      QVERIFY2(!opened, qPrintable(path));
+      QVERIFY2(!text.isEmpty(), qPrintable("no error dialog for " + path));
+      QVERIFY2(text.contains(QFileInfo(path).fileName()), qPrintable(text));
+      QVERIFY2(text.contains("not a hopsim trace") || text.contains("newer"), qPrintable(text));
+      QVERIFY(w.model() == nullptr);
+    }
+    // A good trace afterwards opens, and a bad one then keeps it.
+    bool opened = false;
+    QVERIFY(dialog_text_on_open(w, HOPSIM_GUI_PASSING_TRACE, &opened).isEmpty());
+    QVERIFY(opened);
+    QVERIFY(!dialog_text_on_open(w, bad_[0], &opened).isEmpty());
+    QVERIFY(w.model() != nullptr);
+    QVERIFY(w.recentFiles().contains(QFileInfo(HOPSIM_GUI_PASSING_TRACE).absoluteFilePath()));
+  }
+
+  void screenshotModeExitsNonZeroOnBadFiles() {
+    for (const QString& path : bad_) {
+      QProcess p;
+      const QString out = dir_.filePath("bad.png");
+      p.start(HOPSIM_GUI_EXE, {"--screenshot", out, path});
+      QVERIFY(p.waitForFinished(30000));
+      QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+      QCOMPARE(p.exitCode(), 2);
+      const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+      QVERIFY2(err.contains(QFileInfo(path).fileName()), qPrintable(err));
+      QVERIFY(!QFile::exists(out));
+    }
+    QProcess p;
+    p.start(HOPSIM_GUI_EXE, {"--screenshot", dir_.filePath("x.png"), "--metric", "heat", HOPSIM_GUI_PASSING_TRACE});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(QString::fromLocal8Bit(p.readAllStandardError()).contains("unknown metric 'heat'"));
+  }
+
+  void screenshotModeWritesThePng() {
+    QProcess p;
+    const QString out = dir_.filePath("ok.png");
+    p.start(HOPSIM_GUI_EXE, {"--screenshot", out, "--metric", "stall", "--time", "1 us", "--size", "800x600",
+                             HOPSIM_GUI_PASSING_TRACE});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QImage img(out);
+    QCOMPARE(img.size(), QSize(800, 600));
+    QVERIFY(pixels_differing_from(img, qRgb(255, 255, 255)) > 2000);
+  }
+
+  void clickingANodeFiltersItsTraffic() {
+    MainWindow w(false);
+    QVERIFY(w.openTrace(HOPSIM_GUI_PASSING_TRACE));
+    w.show();
+    QApplication::processEvents();
+    auto* view = w.topologyView();
+    const auto& t = w.model()->topology();
+    const std::size_t v = static_cast<std::size_t>(t.node_vertex[5]);
+    const QPoint c = view->toWidget(t.vertices[v].pos).toPoint();
+    QCOMPARE(view->vertexAt(c), std::optional<std::size_t>(v));
+    const double before = w.model()->colour_scale().max;
+    QTest::mouseClick(view, Qt::LeftButton, {}, c);
+    QCOMPARE(w.model()->node_filter(), std::optional<std::size_t>(5));
+    QVERIFY(w.model()->colour_scale().max <= before);
+    QTest::mouseClick(view, Qt::LeftButton, {}, c);  // again: all traffic
+    QVERIFY(!w.model()->node_filter());
+  }
+};
+
+QTEST_MAIN(TestGuiWidgets)
+#include "test_gui_widgets.moc"
