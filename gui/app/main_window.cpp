@@ -229,9 +229,15 @@ bool MainWindow::openTrace(const QString& path) {
   setWindowTitle(QString("hopsim-gui - %1").arg(QFileInfo(path).fileName()));
   summary_->setText(QString::fromStdString(model_->summary()));
   addRecent(QFileInfo(path).absoluteFilePath());
-  // The run's results.json, when it is where the scenario wrote it and holds a native run.
+  // Both modes' launches from the trace itself; for older traces, the run's results.json
+  // when it is where the scenario wrote it and holds a native run.
   comparison_->setComparison(std::nullopt);
   comparisonDock_->hide();
+  if (auto c = comparison_from_trace(model_->reader())) {
+    comparison_->setComparison(std::move(c));
+    comparisonDock_->show();
+    return true;
+  }
   const auto results = find_results_for(model_->reader());
   if (!results.empty()) {
     if (auto c = load_comparison(results)) {

@@ -1,6 +1,7 @@
-// Simulated vs native timings of a run, side by side. Trace schema 1 holds the simulated
-// run only; the native launches come from the run's results.json (hopsim run --mode both),
-// found through the trace's scenario (outputs.dir) or opened by hand.
+// Simulated vs native timings of a run, side by side. A trace of a `--mode both` run holds
+// the launches of both modes (its launches table); for older traces the native launches
+// come from the run's results.json, found through the trace's scenario (outputs.dir) or
+// opened by hand.
 #pragma once
 
 #include <filesystem>
@@ -29,6 +30,10 @@ struct Comparison {
 /// Reads native and simulated launches from a results.json; nullopt (with `why`) when the
 /// file is unreadable, not JSON, or lacks either run.
 std::optional<Comparison> load_comparison(const std::filesystem::path& results, std::string* why = nullptr);
+
+/// Native and simulated launches from the trace's own launches table; nullopt (with `why`)
+/// when it lacks either mode (a trace of a single-mode run, or one older than the table).
+std::optional<Comparison> comparison_from_trace(const traces::TraceReader& trace, std::string* why = nullptr);
 
 /// The results.json written by the run that wrote `trace`: outputs.dir of the trace's
 /// scenario, taken as given, then relative to the trace's folder; only a file whose

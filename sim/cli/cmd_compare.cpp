@@ -16,7 +16,10 @@
 #include "commands.hpp"
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/log.hpp"
+#include "hopsim/common/preset.hpp"
 #include "hopsim/common/scenario.hpp"
+#include "hopsim/common/units.hpp"
+#include "hopsim/runtime/family.hpp"
 #include "hopsim/plot/plot.hpp"
 #include "hopsim/runtime/run.hpp"
 
@@ -60,6 +63,79 @@ std::string write_atomic(const std::string& path, const std::string& text) {
   return path;
 }
 
+void write_chart(const plot::BarChart& chart, const std::string& path) {
+  if (!chart.categories.empty()) plot::save(chart, path);
+}
+
+// Families with their own runner (bgq, ...) print their own report and
+// write results.json with, per mode, "timings" (name -> mean cycles over
+// iterations and ranks), "payload_bytes", "wrong" and "wall_seconds", and
+// "data_equal" at the top. The comparison is built from that file.
+int compare_family(const Scenario& sc, const Options& o, int rc) {
+  const std::string dir = sc.outputs.dir;
+  nlohmann::json res;
+  {
+    std::ifstream is(dir + "/results.json");
+    if (!is) throw Error("compare: the run wrote no " + dir + "/results.json");
+    res = nlohmann::json::parse(is);
+  }
+  if (!res.contains("native") || !res.contains("sim")) throw Error("compare: the run did not produce both modes");
+  double clock = 0;
+  if (res.contains("machine") && res["machine"].contains("params") && res["machine"]["params"].contains("clock"))
+    clock = parse_quantity(res["machine"]["params"]["clock"]["value"].get<std::string>(), Dim::frequency, "clock");
+  if (!(clock > 0)) throw Error("compare: " + dir + "/results.json names no machine clock");
+  const auto& nat = res["native"];
+  const auto& sim = res["sim"];
+  const bool equal = res.value("data_equal", false);
+  auto check = [](const nlohmann::json& m) {
+    const auto wrong = m.value("wrong", std::int64_t{0});
+    return wrong == 0 ? std::string("ok") : fmt::format("FAIL:{}", wrong);
+  };
+  std::cout << fmt::format("\nhopsim compare | kernel {} | machine {} ({:g} MHz) | native: this machine, sim: the "
+                           "model | mean per iteration and rank\n",
+                           sc.kernel, sc.machine_preset, clock / 1e6);
+  std::cout << fmt::format("{:<21} {:>13} {:>13} {:>10} {:>14} {:>14} {:>10} {:>10} {:>7}\n", "timing",
+                           "native us", "sim us", "sim/native", "native cycles", "sim cycles", "native chk", "sim chk",
+                           "data");
+  nlohmann::json jrows = nlohmann::json::array();
+  std::string csv = "timing,native_seconds,sim_seconds,sim_over_native,native_cycles,sim_cycles,native_check,"
+                    "sim_check,data\n";
+  plot::BarChart chart;
+  chart.title = fmt::format("{} on {}: time per iteration", sc.kernel, sc.machine_preset);
+  chart.y_label = "microseconds";
+  chart.log_y = true;
+  chart.series = {{"native (this machine)", {}, {}}, {"simulated (model)", {}, {}}};
+  const std::string data = equal ? "equal" : "DIFFER";
+  for (const auto& [name, cycles] : sim.value("timings", nlohmann::json::object()).items()) {
+    const double cs = cycles.get<double>();
+    const double cn = nat.contains("timings") && nat["timings"].contains(name) ? nat["timings"][name].get<double>() : NAN;
+    const double ts = cs / clock, tn = cn / clock;
+    std::cout << fmt::format("{:<21} {:>13} {:>13} {:>10} {:>14} {:>14} {:>10} {:>10} {:>7}\n", name,
+                             cell(tn * 1e6, "{:.3f}"), cell(ts * 1e6, "{:.3f}"), cell(ts / tn, "{:.3g}"),
+                             cell(cn, "{:.0f}"), cell(cs, "{:.0f}"), check(nat), check(sim), data);
+    jrows.push_back({{"timing", name}, {"native_seconds", num(tn)}, {"sim_seconds", num(ts)},
+                     {"sim_over_native", num(ts / tn)}, {"native_cycles", num(cn)}, {"sim_cycles", num(cs)},
+                     {"native_check", check(nat)}, {"sim_check", check(sim)}, {"data", data}});
+    csv += fmt::format("{},{:.9g},{:.9g},{:.6g},{:.9g},{:.9g},{},{},{}\n", name, tn, ts, ts / tn, cn, cs, check(nat),
+                       check(sim), data);
+    chart.categories.push_back(name);
+    chart.series[0].y.push_back(tn * 1e6);
+    chart.series[1].y.push_back(ts * 1e6);
+  }
+  std::cout << fmt::format("\ndata: {}\n", equal ? "identical in both modes" : "DIFFER between native and simulated runs");
+  std::cout << fmt::format("host time: native {:.2f} s, simulated {:.2f} s\n", nat.value("wall_seconds", 0.0),
+                           sim.value("wall_seconds", 0.0));
+  nlohmann::json j = {{"scenario", sc.origin}, {"kernel", sc.kernel}, {"machine", sc.machine_preset},
+                      {"clock_hz", clock},     {"rows", jrows},       {"data_identical", equal},
+                      {"exit_code", rc}};
+  write_atomic(dir + "/compare.json", j.dump(2) + "\n");
+  write_atomic(dir + "/compare.csv", csv);
+  const std::string png = o.png ? *o.png : dir + "/compare.png";
+  write_chart(chart, png);
+  std::cout << fmt::format("wrote {0}/compare.json, {0}/compare.csv, {1}, {0}/results.json\n", dir, png);
+  return rc;
+}
+
 int run_compare(const Options& o) {
   if (o.png) {
     const auto ext = std::filesystem::path(*o.png).extension().string();
@@ -71,6 +147,8 @@ int run_compare(const Options& o) {
   runtime::catch_interrupts();
   const auto sc = load_scenario(o.scenario, overrides, std::string("both"));
   log::set_level(o.level ? *o.level : sc.log_level);
+  if (const auto* family = runtime::family_runner(load_preset(sc.machine_preset).family))
+    return compare_family(sc, o, (*family)(sc));
   const auto report = runtime::run_scenario(sc);
   runtime::write_outputs(report);
   if (!report.native || !report.sim) throw Error("compare: the run did not produce both modes");
@@ -161,7 +239,7 @@ int run_compare(const Options& o) {
     chart.series[1].y.push_back(mean[method].second / count[method]);
   }
   const std::string png = o.png ? *o.png : dir + "/compare.png";
-  if (!chart.categories.empty()) plot::save(chart, png);
+  write_chart(chart, png);
   std::cout << fmt::format("wrote {0}/compare.json, {0}/compare.csv, {1}, {0}/results.json\n", dir, png);
   return rc;
 }

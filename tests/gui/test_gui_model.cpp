@@ -314,6 +314,44 @@ class TestGuiModel : public QObject {
     QCOMPARE(QString::fromStdString(t.vertices[static_cast<std::size_t>(t.node_vertex[3])].label), QString("card"));
   }
 
+  // A trace of a --mode both run carries both modes' launches itself.
+  void comparisonFromTraceLaunches() {
+    const QString path = dir_.filePath("both.db");
+    {
+      hopsim::traces::Meta meta;
+      meta.machine = "e16g301";
+      meta.mode = "sim";
+      hopsim::traces::TraceWriter w(path.toStdString(), meta, hopsim::traces::Detail::counters);
+      w.add_launch({"native", "unicast", 1, 0.002, 1.2e6, 64, true});
+      w.add_launch({"native", "unicast", 2, 0.003, 1.8e6, 128, true});
+      w.add_launch({"sim", "unicast", 2, 3e-5, 18000, 128, true});
+      w.add_launch({"sim", "unicast", 1, 2e-5, 12000, 64, true});
+      w.add_launch({"sim", "broadcast", 1, 5e-5, 30000, 64, true});  // no native twin
+      w.finish();
+    }
+    hopsim::traces::TraceReader r(path.toStdString());
+    std::string why;
+    const auto c = comparison_from_trace(r, &why);
+    QVERIFY2(c, why.c_str());
+    QCOMPARE(c->methods, (std::vector<std::string>{"unicast"}));
+    QCOMPARE(c->points.size(), std::size_t{2});
+    QCOMPARE(c->points[0].n, 1);
+    QCOMPARE(c->points[0].native_s, 0.002);
+    QCOMPARE(c->points[0].sim_s, 2e-5);
+    QCOMPARE(c->points[1].sim_s, 3e-5);
+
+    const QString single = dir_.filePath("sim-only.db");
+    {
+      hopsim::traces::Meta meta;
+      hopsim::traces::TraceWriter w(single.toStdString(), meta, hopsim::traces::Detail::counters);
+      w.add_launch({"sim", "unicast", 1, 2e-5, 12000, 64, true});
+      w.finish();
+    }
+    hopsim::traces::TraceReader s(single.toStdString());
+    QVERIFY(!comparison_from_trace(s, &why));
+    QVERIFY(why.find("no launch of both modes") != std::string::npos);
+  }
+
   // Simulated vs native: launches present in both runs, plotted side by side, as SVG.
   void comparisonFromResults() {
     const QString good = dir_.filePath("results.json");

@@ -118,7 +118,7 @@ class TestGuiWidgets : public QObject {
     QVERIFY(img.pixelColor(at2) != hottest);
   }
 
-  // The fixture ran native and simulated: the panel finds results.json through the trace's scenario.
+  // The fixture ran native and simulated: the panel takes both modes' launches from the trace.
   void comparisonPanelFindsTheRunsResults() {
     MainWindow w(false);
     QVERIFY(w.openTrace(HOPSIM_GUI_PASSING_TRACE));
@@ -126,6 +126,7 @@ class TestGuiWidgets : public QObject {
     QApplication::processEvents();
     const auto& c = w.comparisonView()->comparison();
     QVERIFY(c.has_value());
+    QCOMPARE(QString::fromStdString(c->source.string()), QString(HOPSIM_GUI_PASSING_TRACE));
     QCOMPARE(c->methods.size(), std::size_t{5});
     QCOMPARE(c->points.size(), std::size_t{5 * 4});  // five methods, n = 1..4
     for (const auto& p : c->points) QVERIFY(p.native_s > 0 && p.sim_s > 0);
