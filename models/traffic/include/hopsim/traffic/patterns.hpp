@@ -1,8 +1,11 @@
 #pragma once
-// Textbook synthetic traffic patterns on a rows x cols 2-D mesh
-// (Dally & Towles ch. 3). Node id = row * cols + col; x = col, y = row.
+// Textbook synthetic traffic patterns on an N-D mesh or torus
+// (Dally & Towles ch. 3). Node ids are row-major over the coordinates, the
+// last dimension fastest (as in hopsim::topo): on a 2-D rows x cols grid
+// id = row * cols + col; x = col, y = row.
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,16 +27,20 @@ struct HotspotSpec {
   std::uint32_t node = 0;    // the hot node
 };
 
-// Destination of a packet from `src`:
+// Destination of a packet from `src` on a grid of extents `dims`:
 //   uniform: any node (the source included), uniformly;
-//   transpose: (r, c) -> (c, r), square meshes only;
+//   transpose: coordinates reversed, (x0, .., xn-1) -> (xn-1, .., x0), so
+//   (r, c) -> (c, r) in 2-D; needs dims equal to their reverse (square);
 //   bit_complement / bit_reverse / shuffle (rotate left by one): on the log2(N)
-//   bits of the id, N = rows * cols a power of two;
+//   bits of the id, N the node count, a power of two;
 //   tornado: (x + ceil(k/2) - 1) mod k in each dimension;
-//   neighbor: (x + 1) mod cols, same row;
+//   neighbor: (x + 1) mod k in the last dimension (the next column), others kept;
 //   hotspot: hot.node with probability hot.fraction, else uniform.
-// Throws std::invalid_argument for a pattern the mesh shape does not allow,
+// Throws std::invalid_argument for a pattern the shape does not allow,
 // src out of range, or a bad hotspot spec.
+std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dims, Rng& rng,
+                          const HotspotSpec& hot = {});
+// The 2-D form: dims = {rows, cols}.
 std::uint32_t destination(Pattern p, std::uint32_t src, int rows, int cols, Rng& rng, const HotspotSpec& hot = {});
 
 }  // namespace hopsim::traffic
