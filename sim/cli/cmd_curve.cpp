@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/strict_json.hpp"
+#include "hopsim/plot/plot.hpp"
 #include "hopsim/traffic/scenario.hpp"
 #include "hopsim/traffic/traffic.hpp"
 
@@ -28,7 +29,7 @@ struct CurveOptions {
   std::optional<int> bytes;
   int rows = 0, cols = 0;
   std::vector<std::string> sets, keys;
-  std::string csv;
+  std::string csv, png;
 };
 
 void write_file_atomic(const std::string& path, const std::string& text) {
@@ -62,6 +63,11 @@ int run_curve(const CurveOptions& o) {
   const auto sc = traffic::load_traffic_scenario(doc, o.scenario.empty() ? "options" : o.scenario);
   const auto& cfg = sc.config;
 
+  if (!o.png.empty()) {
+    const auto ext = std::filesystem::path(o.png).extension().string();
+    if (ext != ".png" && ext != ".svg")
+      throw ConfigError(fmt::format("--png {}: unknown image format '{}' (use .png or .svg)", o.png, ext));
+  }
   std::vector<traffic::TrafficResult> results;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -103,6 +109,27 @@ int run_curve(const CurveOptions& o) {
     write_file_atomic(o.csv, csv);
     std::cout << "wrote " << o.csv << "\n";
   }
+  if (!o.png.empty()) {
+    // Latency below saturation (the saturated point's latency only says "unbounded").
+    plot::LineChart chart;
+    chart.title = fmt::format("{} traffic on a {} ({})", traffic::to_string(cfg.pattern), traffic::describe(cfg), sc.preset);
+    if (!results.empty() && results.back().saturated)
+      chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
+    chart.x_label = "offered load (packets per node per cycle)";
+    chart.y_label = "latency (cycles)";
+    plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}}, net{"average network latency", {}, {}};
+    for (const auto& r : results) {
+      if (r.saturated) continue;
+      for (auto* sr : {&avg, &p99, &net}) sr->x.push_back(r.offered);
+      avg.y.push_back(r.avg_latency);
+      p99.y.push_back(r.p99_latency);
+      net.y.push_back(r.avg_network_latency);
+    }
+    if (avg.x.empty()) throw ConfigError("--png: no load below saturation to plot (lower --step)");
+    chart.series = {avg, net, p99};
+    plot::save(chart, o.png);
+    std::cout << "wrote " << o.png << "\n";
+  }
   return 0;
 }
 
@@ -128,6 +155,7 @@ void add_curve_commands(Commands& c) {
   cmd->add_option("--step", o->step, "load step in packets per node per cycle (default 0.05)");
   cmd->add_option("--max", o->max_load, "highest load (default 1; the curve stops at saturation)");
   cmd->add_option("--csv", o->csv, "also write the curve as CSV");
+  cmd->add_option("--png", o->png, "also plot latency vs offered load (PNG, or SVG by the .svg extension)");
   c.on(cmd, [o] { return run_curve(*o); });
 }
 

@@ -25,6 +25,8 @@ struct Commands {
   void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
 };
 
+// hopsim compare (cmd_compare.cpp)
+void add_compare_commands(Commands& c);
 // hopsim curve (cmd_curve.cpp) and hopsim sweep (cmd_sweep.cpp).
 void add_curve_commands(Commands& c);
 void add_sweep_commands(Commands& c);

@@ -289,6 +289,7 @@ int main(int argc, char** argv) {
 
   hopsim::cli::Commands commands{app, {}};
   // Further subcommands register here (see commands.hpp).
+  hopsim::cli::add_compare_commands(commands);
   hopsim::cli::add_curve_commands(commands);
   hopsim::cli::add_sweep_commands(commands);
 

@@ -171,7 +171,8 @@ class GenericNet {
 // One node's injection process: the cycles at which it generates packets.
 class Source {
  public:
-  Source(const TrafficConfig& c, std::uint32_t node) : load_(c.offered_load), bursty_(c.bursty) {
+  Source(const TrafficConfig& c, std::uint32_t node)
+      : load_(c.offered_load), bursty_(c.bursty), geo_(c.offered_load < 1 ? c.offered_load : 0.5) {
     std::seed_seq seq{static_cast<std::uint32_t>(c.seed), static_cast<std::uint32_t>(c.seed >> 32), node, 0x7a11u};
     rng_.seed(seq);
     if (bursty_) {
@@ -197,7 +198,7 @@ class Source {
 
  private:
   // Idle cycles before the next Bernoulli success.
-  std::int64_t gap() { return load_ >= 1 ? 0 : std::geometric_distribution<std::int64_t>(load_)(rng_); }
+  std::int64_t gap() { return load_ >= 1 ? 0 : geo_(rng_); }
   // Idle cycles between bursts: geometric with mean off_mean_ (>= 1 cycle when the mean allows it).
   std::int64_t off_period() {
     if (off_mean_ <= 0) return 0;
@@ -208,6 +209,7 @@ class Source {
   Rng rng_;
   double load_;
   bool bursty_;
+  std::geometric_distribution<std::int64_t> geo_;  // Bernoulli gaps (made once: its log(1 - p) is not free)
   double end_burst_ = 1, off_mean_ = 0;
   std::int64_t next_ = 0;
 };

@@ -99,7 +99,13 @@ void HostContext::commit_files() {
   pending_.clear();
 }
 
-void HostContext::record(LaunchRecord r) { records_.push_back(std::move(r)); }
+void HostContext::record(LaunchRecord r) {
+  std::uint64_t total = 0;
+  for (const auto& c : device_.counters()) total += c.write_bytes;
+  if (r.bytes == 0) r.bytes = total - bytes_recorded_;
+  bytes_recorded_ = total;
+  records_.push_back(std::move(r));
+}
 
 void HostContext::progress(std::size_t done, std::size_t total, const std::string& what) const {
   static const bool tty = isatty(2) != 0;

@@ -184,6 +184,7 @@ nlohmann::json mode_json(const ModeResult& m) {
                              {"mismatches", r.mismatch_count},
                              {"mismatch_examples", r.mismatches},
                              {"known_faulty", r.known_faulty},
+                             {"bytes", r.bytes},
                              {"digest", fmt::format("{:016x}", r.digest)}});
   }
   for (std::size_t i = 0; i < m.cores.size(); ++i) {
@@ -245,13 +246,13 @@ void write_outputs(const RunReport& r) {
   const auto& o = r.scenario.outputs;
   if (o.json) write_atomic(o.dir + "/results.json", to_json(r).dump(2) + "\n");
   if (o.csv) {
-    std::string csv = "method,n,mode,ticks,seconds,cycles,checked,mismatches,known_faulty,digest\n";
+    std::string csv = "method,n,mode,ticks,seconds,cycles,checked,mismatches,known_faulty,digest,bytes\n";
     for (const auto* m : {&r.native, &r.sim}) {
       if (!*m) continue;
       for (const auto& rec : (*m)->records)
-        csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{},{:016x}\n", rec.method, rec.n, to_string((*m)->mode),
+        csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{},{:016x},{}\n", rec.method, rec.n, to_string((*m)->mode),
                            rec.ticks, rec.seconds, rec.cycles, rec.checked, rec.mismatch_count,
-                           rec.known_faulty ? 1 : 0, rec.digest);
+                           rec.known_faulty ? 1 : 0, rec.digest, rec.bytes);
     }
     write_atomic(o.dir + "/results.csv", csv);
   }

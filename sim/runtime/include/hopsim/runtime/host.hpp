@@ -24,6 +24,9 @@ struct LaunchRecord {
   std::vector<std::string> mismatches;  // "core 3 slot 7: expected 107, got 0"
   std::size_t mismatch_count = 0;
   bool known_faulty = false;  // the kernel reproduces a known bug of the original: mismatches expected
+  // Bytes the PEs wrote to other PEs during this launch; record() fills it
+  // from the device's counters when the host program leaves it 0.
+  std::uint64_t bytes = 0;
 };
 
 class HostContext {
@@ -55,6 +58,7 @@ class HostContext {
   std::string output_dir_;
   Mode mode_;
   std::vector<LaunchRecord> records_;
+  std::uint64_t bytes_recorded_ = 0;  // device write_bytes total at the previous record()
   std::vector<std::string> pending_;  // final paths of files written as PATH.partial
   friend class HostScope;
 };
