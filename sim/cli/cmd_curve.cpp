@@ -77,7 +77,12 @@ int run_curve(const CurveOptions& o) {
   }
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::uint64_t simulated = 0;
-  for (const auto& r : results) simulated += r.packets_simulated;
+  double setup_s = 0, run_s = 0;
+  for (const auto& r : results) {
+    simulated += r.packets_simulated;
+    setup_s += r.host_setup_seconds;
+    run_s += r.host_run_seconds;
+  }
   std::string sizes;
   if (cfg.packet_sizes.empty()) {
     sizes = fmt::format("{} B", cfg.packet_bytes);
@@ -103,8 +108,10 @@ int run_curve(const CurveOptions& o) {
   }
   if (!results.empty() && !results.back().saturated)
     std::cout << fmt::format("not saturated up to load {} (raise --max)\n", results.back().offered);
-  std::cout << fmt::format("host: {} packets simulated in {:.3f} s, {:.0f} packets per host second\n", simulated, host_s,
-                           host_s > 0 ? static_cast<double>(simulated) / host_s : 0.0);
+  std::cout << fmt::format(
+      "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
+      "all\n",
+      simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0, setup_s, host_s);
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, csv);
     std::cout << "wrote " << o.csv << "\n";

@@ -1,6 +1,7 @@
 #include "hopsim/traffic/traffic.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -92,6 +93,8 @@ class GenericNet {
         out_[(v * nd_ + d) * 2] = topo_.link(v, d, +1);
         out_[(v * nd_ + d) * 2 + 1] = topo_.link(v, d, -1);
       }
+    target_.resize(topo_.num_links());
+    for (std::size_t l = 0; l < target_.size(); ++l) target_[l] = topo_.link_target(static_cast<topo::LinkId>(l));
   }
   std::uint32_t nodes() const { return n_; }
   std::size_t links() const { return topo_.num_links(); }
@@ -126,7 +129,7 @@ class GenericNet {
         const std::uint64_t s = reserve(l, tt, dur);
         busy_[l] += dur;
         tt = s + hop_;
-        cur = topo_.link_target(l);
+        cur = target_[l];
         ++hops;
       }
     }
@@ -162,6 +165,7 @@ class GenericNet {
   std::uint32_t n_;
   std::vector<int> coord_;
   std::vector<topo::LinkId> out_;
+  std::vector<std::uint32_t> target_;  // link -> the node it leads to
   std::vector<epiphany::LinkCalendar> cal_;  // network links, then one ejection channel per node
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;
@@ -173,8 +177,9 @@ class Source {
  public:
   Source(const TrafficConfig& c, std::uint32_t node)
       : load_(c.offered_load), bursty_(c.bursty), geo_(c.offered_load < 1 ? c.offered_load : 0.5) {
-    std::seed_seq seq{static_cast<std::uint32_t>(c.seed), static_cast<std::uint32_t>(c.seed >> 32), node, 0x7a11u};
-    rng_.seed(seq);
+    // One stream per (seed, node): the node index in the high bits keeps
+    // the splitmix64 sequences of different nodes far apart.
+    rng_.seed(c.seed ^ (static_cast<std::uint64_t>(node) << 40) ^ 0x7a11000000000000ull);
     if (bursty_) {
       end_burst_ = 1.0 / c.burst_mean;
       // Mean off period so that burst / (burst + off) = load.
@@ -403,12 +408,21 @@ double zero_load_latency(const TrafficConfig& cfg, std::uint32_t src, std::uint3
 
 TrafficResult run_traffic(const TrafficConfig& cfg) {
   validate(cfg);
+  using Clock = std::chrono::steady_clock;
+  auto timed = [&](auto& net, Clock::time_point t0) {
+    const auto t1 = Clock::now();
+    TrafficResult r = run_on(net, cfg);
+    r.host_setup_seconds = std::chrono::duration<double>(t1 - t0).count();
+    r.host_run_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+    return r;
+  };
+  const auto t0 = Clock::now();
   if (cfg.network == NetworkKind::generic) {
     GenericNet net(cfg.generic);
-    return run_on(net, cfg);
+    return timed(net, t0);
   }
   EmeshNet net(cfg);
-  return run_on(net, cfg);
+  return timed(net, t0);
 }
 
 std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load) {

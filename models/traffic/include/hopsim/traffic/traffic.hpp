@@ -81,6 +81,9 @@ struct TrafficResult {
   bool saturated = false;
   std::uint64_t packets_measured = 0;  // packets generated in the window (all of them, when not saturated)
   std::uint64_t packets_simulated = 0;  // every packet sent, warm-up and drain included (simulator speed)
+  // Host time (for speed reports only, never for results): building the
+  // network (route tables, calendars) and simulating the packets.
+  double host_setup_seconds = 0, host_run_seconds = 0;
 };
 
 // One run. Throws std::invalid_argument for a bad config (load <= 0 or > 1,
