@@ -8,6 +8,8 @@ expect="$(dirname "$0")/expect.sh"
 command -v mpirun >/dev/null || { echo "sweep_mpi.sh: FAILED: mpirun not found (openmpi-bin)"; exit 1; }
 # CI runs as root; a shared machine may have fewer cores than ranks.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Containers often forbid the cross-memory attach of the shared-memory transport.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 bash "$expect" --dir "$work" --rc 0 --has "6 points, 6 rows" -- "$hopsim" sweep "$sweep" --out serial --progress lines || exit 1
 cd "$work" || exit 1
