@@ -27,6 +27,9 @@ struct Commands {
 
 // hopsim compare (cmd_compare.cpp)
 void add_compare_commands(Commands& c);
+// hopsim curve (cmd_curve.cpp) and hopsim sweep (cmd_sweep.cpp).
+void add_curve_commands(Commands& c);
+void add_sweep_commands(Commands& c);
 
 // hopsim host ...: intra-node copy paths (cmd_host.cpp).
 void add_host_commands(Commands& cmds);

@@ -26,7 +26,7 @@
 #include "hopsim/traces/error.hpp"
 #include "hopsim/common/strict_json.hpp"
 #include "hopsim/runtime/validate.hpp"
-#include "hopsim/traffic/traffic.hpp"
+#include "hopsim/traffic/scenario.hpp"
 #include "hopsim/traces/export.hpp"
 #include "hopsim/traces/import.hpp"
 #include "hopsim/traces/reader.hpp"
@@ -158,45 +158,6 @@ int cmd_validate(const std::string& result, const std::string& reference, double
   return beyond ? 3 : 0;
 }
 
-int cmd_curve(const std::string& preset_name, const std::vector<std::string>& sets, const std::string& pattern,
-              double step, double max_load, int rows, int cols, const std::string& csv_path) {
-  nlohmann::json overrides = nlohmann::json::object();
-  for (const auto& s : sets) hopsim::apply_override(overrides, s);
-  const auto preset = hopsim::load_preset(preset_name, "--machine");
-  const auto set = hopsim::ParamSet::resolve(hopsim::epiphany::param_decls(), preset, overrides, "--set");
-  hopsim::traffic::TrafficConfig cfg;
-  cfg.net = hopsim::epiphany::params_from(set);
-  cfg.rows = rows > 0 ? rows : cfg.net.rows;
-  cfg.cols = cols > 0 ? cols : cfg.net.cols;
-  try {
-    cfg.pattern = hopsim::traffic::parse_pattern(pattern);
-    const auto results = hopsim::traffic::latency_curve(cfg, step, max_load);
-    std::cout << fmt::format("latency vs offered load: {} traffic on a {}x{} {} mesh (packets of {} B, step {})\n",
-                             pattern, cfg.rows, cfg.cols, preset_name, cfg.packet_bytes, step);
-    std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {}\n", "offered", "accepted", "avg lat",
-                             "p50", "p99", "net lat", "hops", "");
-    std::string csv = "offered,accepted,avg_latency,p50_latency,p99_latency,avg_network_latency,avg_hops,saturated\n";
-    for (const auto& r : results) {
-      std::cout << fmt::format("{:>8.3f} {:>9.4f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.2f} {}\n", r.offered,
-                               r.accepted, r.avg_latency, r.p50_latency, r.p99_latency, r.avg_network_latency,
-                               r.avg_hops, r.saturated ? "SATURATED" : "");
-      csv += fmt::format("{},{},{},{},{},{},{},{}\n", r.offered, r.accepted, r.avg_latency, r.p50_latency,
-                         r.p99_latency, r.avg_network_latency, r.avg_hops, r.saturated ? 1 : 0);
-    }
-    if (!csv_path.empty()) {
-      std::ofstream os(csv_path + ".partial");
-      if (!os) throw hopsim::Error("cannot write " + csv_path);
-      os << csv;
-      os.close();
-      std::filesystem::rename(csv_path + ".partial", csv_path);
-      std::cout << "wrote " << csv_path << "\n";
-    }
-  } catch (const std::invalid_argument& e) {
-    throw hopsim::ConfigError(e.what());
-  }
-  return 0;
-}
-
 // Quotes a CSV field when it needs it (RFC 4180).
 std::string csv_field(const std::string& f) {
   if (f.find_first_of(",\"\n") == std::string::npos) return f;
@@ -263,12 +224,12 @@ void list_params(const std::string& preset_name) {
   const auto preset = hopsim::load_preset(preset_name, "preset");
   const auto& decls = preset.family == "bgq"       ? hopsim::bgq::param_decls()
                       : preset.family == "xeonphi" ? hopsim::xeonphi::param_decls()
+                      : preset.family == "network" ? hopsim::traffic::network_param_decls()
                                                    : hopsim::epiphany::param_decls();
   const auto set = hopsim::ParamSet::resolve(decls, preset, nullptr, "machine");
   const auto j = set.to_json();
   for (const auto& d : decls) {
-    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]
-", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
+    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
                              j[d.name]["source"].get<std::string>());
   }
 }
@@ -295,21 +256,6 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_file, "write an SQLite trace of the simulated run (outputs.trace)");
   run->add_option("--trace-detail", trace_detail, "counters, transactions (default) or hops")
       ->check(CLI::IsMember({"counters", "transactions", "hops"}));
-
-  auto* curve = app.add_subcommand("curve", "latency vs offered load of synthetic traffic on a mesh preset");
-  std::string curve_preset = "e64g401", curve_pattern = "uniform", curve_csv;
-  double curve_step = 0.05, curve_max = 1.0;
-  int curve_rows = 0, curve_cols = 0;
-  std::vector<std::string> curve_sets;
-  curve->add_option("--machine", curve_preset, "mesh preset (default e64g401, 8x8)");
-  curve->add_option("--set", curve_sets, "override a machine parameter, e.g. --set mesh_buffer=1e6");
-  curve->add_option("--pattern", curve_pattern,
-                    "uniform, transpose, bit_complement, bit_reverse, shuffle, tornado, neighbor or hotspot");
-  curve->add_option("--step", curve_step, "load step in packets per node per cycle (default 0.05)");
-  curve->add_option("--max", curve_max, "highest load (default 1; the curve stops at saturation)");
-  curve->add_option("--rows", curve_rows, "mesh rows (default: the preset's)");
-  curve->add_option("--cols", curve_cols, "mesh columns (default: the preset's)");
-  curve->add_option("--csv", curve_csv, "also write the curve as CSV");
 
   auto* val = app.add_subcommand("validate", "compare a run's figures with published device measurements");
   std::string val_result, val_reference;
@@ -353,9 +299,9 @@ int main(int argc, char** argv) {
   hopsim::cli::Commands commands{app, {}};
   // Further subcommands register here (see commands.hpp).
   hopsim::cli::add_compare_commands(commands);
-
+  hopsim::cli::add_curve_commands(commands);
+  hopsim::cli::add_sweep_commands(commands);
   hopsim::cli::add_host_commands(commands);
-
   hopsim::cli::add_bgq_commands(commands);
 
   try {
@@ -370,8 +316,6 @@ int main(int argc, char** argv) {
     if (stats->parsed()) return cmd_trace_stats(trace_in, top);
     if (val->parsed()) return cmd_validate(val_result, val_reference, tolerance);
     if (imp->parsed()) return cmd_import(imp_file, imp_format, imp_system, imp_output);
-    if (curve->parsed())
-      return cmd_curve(curve_preset, curve_sets, curve_pattern, curve_step, curve_max, curve_rows, curve_cols, curve_csv);
     if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
     if (what == "machines") list_machines();
     if (what == "kernels") list_kernels();
