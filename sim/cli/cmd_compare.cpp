@@ -82,7 +82,7 @@ int compare_family(const Scenario& sc, const Options& o, int rc) {
   if (!res.contains("native") || !res.contains("sim")) throw Error("compare: the run did not produce both modes");
   double clock = 0;
   if (res.contains("machine") && res["machine"].contains("params") && res["machine"]["params"].contains("clock"))
-    clock = parse_quantity(res["machine"]["params"]["clock"]["value"].get<std::string>(), Dim::frequency, "clock");
+    clock = parse_quantity(std::string_view(res["machine"]["params"]["clock"]["value"].get_ref<const std::string&>()), Dim::frequency, "clock");
   if (!(clock > 0)) throw Error("compare: " + dir + "/results.json names no machine clock");
   const auto& nat = res["native"];
   const auto& sim = res["sim"];

@@ -318,6 +318,7 @@ TEST_CASE("a trace written before the launches table reads as having none", "[re
     const TraceReader r(path);
     CHECK(r.launches().empty());
     CHECK(r.transaction_count() == 2);
+}
 
 TEST_CASE("link totals of a time window sum the buckets it overlaps", "[reader]") {
     TempDir dir;

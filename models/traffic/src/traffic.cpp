@@ -339,7 +339,10 @@ std::vector<int> shape(const TrafficConfig& cfg) {
 
 std::string describe(const TrafficConfig& cfg) {
   std::string s;
-  for (int d : shape(cfg)) s += (s.empty() ? "" : "x") + std::to_string(d);
+  for (int d : shape(cfg)) {
+    if (!s.empty()) s += 'x';
+    s += std::to_string(d);
+  }
   if (cfg.network == NetworkKind::emesh) return s + " eMesh";
   return s + (cfg.generic.torus ? " torus" : " mesh");
 }

@@ -14,6 +14,19 @@
 extern "C" {
 #endif
 
+/* The functions carry hopsim's own symbol names, so a program that also
+ * links the real Open MPI (the hopsim executable does, for `hopsim sweep`
+ * under mpirun) never has its MPI_* calls taken by this subset. */
+#define MPI_Init hopsim_bgq_MPI_Init
+#define MPI_Finalize hopsim_bgq_MPI_Finalize
+#define MPI_Comm_rank hopsim_bgq_MPI_Comm_rank
+#define MPI_Comm_size hopsim_bgq_MPI_Comm_size
+#define MPI_Cart_create hopsim_bgq_MPI_Cart_create
+#define MPI_Cart_shift hopsim_bgq_MPI_Cart_shift
+#define MPI_Cart_coords hopsim_bgq_MPI_Cart_coords
+#define MPI_Sendrecv hopsim_bgq_MPI_Sendrecv
+#define MPI_Barrier hopsim_bgq_MPI_Barrier
+
 typedef int MPI_Comm;
 typedef int MPI_Datatype;
 typedef struct {
