@@ -4,15 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "hopsim/traces/reader.hpp"
 
@@ -36,8 +35,8 @@ fs::path work(const std::string& name) {
 
 Result bench(const std::string& args) {
   const fs::path err = work("stderr.txt");
-  const std::string cmd = std::string("'") + HOPSIM_BENCHMARK_HAM_OFFLOAD + "' " + args + " > /dev/null 2> '" +
-                          err.string() + "'";
+  const std::string cmd =
+      std::string("'") + HOPSIM_BENCHMARK_HAM_OFFLOAD + "' " + args + " > /dev/null 2> '" + err.string() + "'";
   const int st = std::system(cmd.c_str());
   Result r;
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -125,7 +124,8 @@ TEST_CASE("a far-socket copy-in traced with hops crosses the inter-socket link a
     bytes += x.bytes;
     if (x.kind == "put") data += x.bytes;
   }
-  CHECK(kinds == std::map<std::string, int>{{"doorbell", 3}, {"put", 3}, {"dma-done", 3}, {"message", 2}, {"result", 2}});
+  CHECK(kinds ==
+        std::map<std::string, int>{{"doorbell", 3}, {"put", 3}, {"dma-done", 3}, {"message", 2}, {"result", 2}});
   CHECK(data == 3 * 4096);
   CHECK(pcie_bytes(t) == bytes);
   std::map<std::int64_t, std::string> net;

@@ -203,8 +203,7 @@ Options parse_options(int& argc, char** argv) {
       trace_given = true;
     } else if (key == "--ham-trace-detail") {
       if (value != "counters" && value != "transactions" && value != "hops")
-        throw hopsim::ConfigError(
-            fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", value));
+        throw hopsim::ConfigError(fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", value));
       o.trace_detail = value;
       detail_given = true;
     } else {

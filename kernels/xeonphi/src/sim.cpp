@@ -7,15 +7,15 @@
 // message back; transfers by the card's DMA engines (reads for copy-in,
 // posted writes for copy-out). The offloaded functions run for real, so the
 // data are those of a native run.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <unordered_map>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "backends.hpp"
 #include "hopsim/common/error.hpp"
@@ -75,9 +75,14 @@ class Tracer {
           !(cl[i - 1].rfind("--ham-", 0) == 0 && cl[i - 1].find('=') == std::string::npos))
         args.push_back(cl[i]);
     sc["arguments"] = args;
-    sc["ham"] = {{"mode", "sim"},           {"preset", o.preset},        {"sets", o.sets},
-                 {"host_core", o.host_core}, {"message_size", o.message_size}, {"buffers", o.buffers},
-                 {"card_memory", o.card_memory}, {"trace_detail", o.trace_detail}};
+    sc["ham"] = {{"mode", "sim"},
+                 {"preset", o.preset},
+                 {"sets", o.sets},
+                 {"host_core", o.host_core},
+                 {"message_size", o.message_size},
+                 {"buffers", o.buffers},
+                 {"card_memory", o.card_memory},
+                 {"trace_detail", o.trace_detail}};
     meta.scenario = sc.dump();
     meta.machine = m.machine().name;
     meta.mode = "sim";
@@ -88,7 +93,8 @@ class Tracer {
     meta.extra["host_socket"] = std::to_string(host_);
     const auto detail = hopsim::traces::parse_detail(o.trace_detail);
     if (!detail)
-      throw hopsim::ConfigError(fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", o.trace_detail));
+      throw hopsim::ConfigError(
+          fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", o.trace_detail));
     try {
       w_ = std::make_unique<hopsim::traces::TraceWriter>(o.trace, meta, *detail);
     } catch (const std::exception& e) {
@@ -159,8 +165,7 @@ class SimRuntime final : public Runtime {
  public:
   explicit SimRuntime(const Options& o)
       : o_(o),
-        model_(hopsim::xeonphi::load_machine(o.preset, overrides(o.sets)),
-               hopsim::xeonphi::Placement{o.host_core}),
+        model_(hopsim::xeonphi::load_machine(o.preset, overrides(o.sets)), hopsim::xeonphi::Placement{o.host_core}),
         ring_free_(o.buffers, 0) {
     if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_);
   }
@@ -202,9 +207,9 @@ class SimRuntime final : public Runtime {
     if (trace_) {
       const auto& m = model_.machine();
       const ps_t pio = send_start + ps(m.host.send_overhead);
-      trace_->record("message", trace_->host(), Tracer::kCard, true, m.scif.message_header + body_size + m.scif.flag_bytes,
-                     pio_wire(m.scif.message_header + body_size), pio, arrival, pio + ps(model_.crossing()),
-                     host_t_ + ps(model_.crossing() + m.pcie.link_latency));
+      trace_->record("message", trace_->host(), Tracer::kCard, true,
+                     m.scif.message_header + body_size + m.scif.flag_bytes, pio_wire(m.scif.message_header + body_size),
+                     pio, arrival, pio + ps(model_.crossing()), host_t_ + ps(model_.crossing() + m.pcie.link_latency));
     }
     const ps_t start = std::max(arrival, card_free_);
 
@@ -227,9 +232,9 @@ class SimRuntime final : public Runtime {
       const auto& m = model_.machine();
       trace_->state(Tracer::kCard, hopsim::traces::PeState::compute, start, done);
       const ps_t pio = done + ps(m.card.send_cycles / m.card.clock);
-      trace_->record("result", Tracer::kCard, trace_->host(), false, m.scif.message_header + result_size + m.scif.flag_bytes,
-                     pio_wire(m.scif.message_header + result_size), pio, p.ready, pio,
-                     card_free_ + ps(m.pcie.link_latency));
+      trace_->record(
+          "result", Tracer::kCard, trace_->host(), false, m.scif.message_header + result_size + m.scif.flag_bytes,
+          pio_wire(m.scif.message_header + result_size), pio, p.ready, pio, card_free_ + ps(m.pcie.link_latency));
     }
     p.message = true;
     const std::uint64_t ticket = next_ticket_++;
@@ -361,7 +366,8 @@ class SimRuntime final : public Runtime {
   hopsim::xeonphi::TlpCount pio_wire(std::uint64_t bytes) const {
     const auto& link = model_.link();
     const auto& sc = model_.machine().scif;
-    hopsim::xeonphi::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes), f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
+    hopsim::xeonphi::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes),
+                              f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
     a.data_tlps += f.data_tlps;
     a.request_tlps += f.request_tlps;
     a.payload_bytes += f.payload_bytes;

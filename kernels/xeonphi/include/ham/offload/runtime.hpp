@@ -47,8 +47,8 @@ struct Options {
   std::size_t message_size = 4096;      // bytes per message buffer
   std::size_t buffers = 256;            // message buffers per direction
   std::size_t card_memory = std::size_t(1) << 30;  // target heap (native: shared window)
-  std::string trace;                    // --ham-trace: hopsim trace database to write (sim mode)
-  std::string trace_detail = "transactions";  // --ham-trace-detail: counters, transactions or hops
+  std::string trace;                               // --ham-trace: hopsim trace database to write (sim mode)
+  std::string trace_detail = "transactions";       // --ham-trace-detail: counters, transactions or hops
 };
 
 // Parses and removes the --ham-* options from argv (argc updated). Throws
