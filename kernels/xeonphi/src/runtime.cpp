@@ -146,11 +146,14 @@ std::string options_help() {
          "  --ham-target-cpu-affinity CORE  pin the native target process to CORE\n"
          "  --ham-message-size BYTES     message buffer size (default 4096)\n"
          "  --ham-buffers N              message buffers per direction (default 256)\n"
-         "  --ham-card-memory BYTES      target heap size (default 1 GiB)\n";
+         "  --ham-card-memory BYTES      target heap size (default 1 GiB)\n"
+         "  --ham-trace FILE.db          sim: write a hopsim trace database of the run (hopsim trace stats FILE.db)\n"
+         "  --ham-trace-detail LEVEL     counters, transactions (default) or hops\n";
 }
 
 Options parse_options(int& argc, char** argv) {
   Options o;
+  bool trace_given = false, detail_given = false;
   std::vector<char*> rest;
   rest.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -194,10 +197,24 @@ Options parse_options(int& argc, char** argv) {
     } else if (key == "--ham-card-memory") {
       o.card_memory = parse_size(key, value);
       if (o.card_memory < 4096) throw hopsim::ConfigError("--ham-card-memory: at least 4096 bytes");
+    } else if (key == "--ham-trace") {
+      if (value.empty()) throw hopsim::ConfigError("--ham-trace: needs a file name");
+      o.trace = value;
+      trace_given = true;
+    } else if (key == "--ham-trace-detail") {
+      if (value != "counters" && value != "transactions" && value != "hops")
+        throw hopsim::ConfigError(fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", value));
+      o.trace_detail = value;
+      detail_given = true;
     } else {
       throw hopsim::ConfigError(fmt::format("{}: unknown HAM runtime option\n{}", key, options_help()));
     }
   }
+  if (detail_given && !trace_given) throw hopsim::ConfigError("--ham-trace-detail: needs --ham-trace FILE.db");
+  if (trace_given && o.mode != Mode::sim)
+    throw hopsim::ConfigError(
+        "--ham-trace: traces are written in --ham-mode sim only (a native run has no modelled PCIe path to "
+        "record); add --ham-mode sim");
   for (std::size_t i = 0; i < rest.size(); ++i) argv[i] = rest[i];
   argv[rest.size()] = nullptr;
   argc = static_cast<int>(rest.size());
@@ -230,12 +247,21 @@ int run_main(int argc, char* argv[], int (*user_main)(int, char*[])) {
       rc = user_main(argc, argv);
     } catch (...) {
       try {
+        std::string reason = "the program failed";
+        try {
+          throw;
+        } catch (const std::exception& e) {
+          reason = std::string("the program failed: ") + e.what();
+        } catch (...) {
+        }
+        if (has_runtime()) runtime().run_failed(reason);
         stop();
       } catch (const std::exception& e) {
         std::cerr << prog << ": " << e.what() << "\n";
       }
       throw;
     }
+    if (rc != 0 && has_runtime()) runtime().run_failed(fmt::format("the program returned {}", rc));
     stop();
   } catch (const hopsim::ConfigError& e) {
     std::cerr << prog << ": configuration error: " << e.what() << "\n";

@@ -7,18 +7,19 @@
 // message back; transfers by the card's DMA engines (reads for copy-in,
 // posted writes for copy-out). The offloaded functions run for real, so the
 // data are those of a native run.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <unordered_map>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "backends.hpp"
 #include "hopsim/common/error.hpp"
+#include "hopsim/traces/writer.hpp"
 #include "hopsim/xeonphi/model.hpp"
 
 namespace ham::offload::detail {
@@ -45,13 +46,129 @@ nlohmann::json overrides(const std::vector<std::string>& sets) {
 using ps_t = std::int64_t;
 ps_t ps(double seconds) { return static_cast<ps_t>(std::llround(seconds * 1e12)); }
 
+// Records the simulated run into a hopsim trace (--ham-trace). Nodes: the
+// host sockets, the root complex (on the card's socket), the card and its DMA
+// engine; links: the inter-socket link both ways (net "qpi", latency only in
+// the model, so no busy time), PCIe downstream and upstream (net "pcie").
+// Times are card cycles. Transaction bytes are what the sender puts on the
+// link as payload (message header + body + flag; DMA data rounded to whole
+// lines); PCIe link counters carry the same bytes, the TLPs as packets and
+// the serialisation time of the wire bytes (headers, framing, DLLPs) as busy.
+class Tracer {
+ public:
+  static constexpr std::int64_t kRootComplex = 100, kCard = 200, kDma = 201;
+  static constexpr std::int64_t kPcieDown = 1, kPcieUp = 2;
+
+  Tracer(const Options& o, const OffloadModel& m) : m_(m), clock_(m.machine().card.clock) {
+    const auto& h = m.machine().host;
+    host_ = m.placement().socket(h);
+    card_socket_ = h.card_socket;
+    hopsim::traces::Meta meta;
+    meta.hopsim_version = hopsim::version();
+    meta.git_revision = hopsim::git_revision();
+    nlohmann::json sc;
+    const auto& cl = command_line();
+    sc["program"] = cl.empty() ? std::string("ham") : cl.front();
+    nlohmann::json args = nlohmann::json::array();
+    for (std::size_t i = 1; i < cl.size(); ++i)
+      if (cl[i].rfind("--ham-", 0) != 0 &&
+          !(cl[i - 1].rfind("--ham-", 0) == 0 && cl[i - 1].find('=') == std::string::npos))
+        args.push_back(cl[i]);
+    sc["arguments"] = args;
+    sc["ham"] = {{"mode", "sim"},
+                 {"preset", o.preset},
+                 {"sets", o.sets},
+                 {"host_core", o.host_core},
+                 {"message_size", o.message_size},
+                 {"buffers", o.buffers},
+                 {"card_memory", o.card_memory},
+                 {"trace_detail", o.trace_detail}};
+    meta.scenario = sc.dump();
+    meta.machine = m.machine().name;
+    meta.mode = "sim";
+    meta.clock_hz = clock_;
+    meta.bucket_cycles = 10000;
+    meta.extra["family"] = "xeonphi";
+    meta.extra["clock"] = "card";
+    meta.extra["host_socket"] = std::to_string(host_);
+    const auto detail = hopsim::traces::parse_detail(o.trace_detail);
+    if (!detail)
+      throw hopsim::ConfigError(
+          fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", o.trace_detail));
+    try {
+      w_ = std::make_unique<hopsim::traces::TraceWriter>(o.trace, meta, *detail);
+    } catch (const std::exception& e) {
+      throw hopsim::ConfigError(fmt::format("--ham-trace: cannot write the trace {}: {}", o.trace, e.what()));
+    }
+    for (int s = 0; s < h.sockets; ++s)
+      w_->add_node({s, fmt::format("host socket {}", s), "host", fmt::format("[\"host\",\"socket{}\"]", s)});
+    w_->add_node({kRootComplex, "root complex", "root-complex",
+                  fmt::format("[\"host\",\"socket{}\",\"root-complex\"]", card_socket_)});
+    w_->add_node({kCard, "card", "card", "[\"card\"]"});
+    w_->add_node({kDma, "card DMA engine", "dma", "[\"card\",\"dma\"]"});
+    for (int a = 0; a < h.sockets; ++a)
+      for (int b = 0; b < h.sockets; ++b)
+        if (a != b) w_->add_link({qpi(a, b), "qpi", a, b, fmt::format("socket {} -> socket {}", a, b)});
+    w_->add_link({kPcieDown, "pcie", kRootComplex, kCard, "PCIe downstream"});
+    w_->add_link({kPcieUp, "pcie", kCard, kRootComplex, "PCIe upstream"});
+  }
+
+  static std::int64_t qpi(int a, int b) { return 1000 + 64 * a + b; }
+  double cyc(ps_t t) const { return static_cast<double>(t) * 1e-12 * clock_; }
+  double cyc_s(double seconds) const { return seconds * clock_; }
+  std::int64_t host() const { return host_; }
+  bool far() const { return host_ != card_socket_; }
+  hopsim::traces::TraceWriter& writer() { return *w_; }
+
+  // One transfer over PCIe (down: host to card) and, when the host thread
+  // sits on the far socket, the inter-socket link. `pcie_at`: when it enters
+  // the PCIe link; `pcie_end`: when its last byte reaches the other side.
+  void record(const char* kind, std::int64_t src, std::int64_t dst, bool down, std::uint64_t bytes,
+              const hopsim::xeonphi::TlpCount& wire, ps_t inject, ps_t arrive, ps_t pcie_at, ps_t pcie_end) {
+    arrive = std::max(arrive, inject);
+    pcie_end = std::max(pcie_end, pcie_at);
+    const auto& link = m_.link();
+    const double fwd_busy = cyc_s(link.serialise(wire.forward_wire_bytes));
+    const double rev_busy = cyc_s(link.serialise(wire.reverse_wire_bytes));
+    const std::int64_t fwd = down ? kPcieDown : kPcieUp, rev = down ? kPcieUp : kPcieDown;
+    const auto b = static_cast<std::int64_t>(bytes);
+    w_->add_link_sample(fwd, cyc(pcie_at), b, fwd_busy, 0, static_cast<std::int64_t>(wire.data_tlps));
+    if (wire.request_tlps || wire.reverse_wire_bytes)
+      w_->add_link_sample(rev, cyc(pcie_at), 0, rev_busy, 0, static_cast<std::int64_t>(wire.request_tlps));
+    const std::int64_t hop_qpi = down ? qpi(host_, card_socket_) : qpi(card_socket_, host_);
+    // The inter-socket crossing: before PCIe going down, after it coming up.
+    const ps_t q0 = down ? inject : pcie_end, q1 = down ? pcie_at : std::max(arrive, pcie_end);
+    if (far()) w_->add_link_sample(hop_qpi, cyc(q0), b, 0, 0, static_cast<std::int64_t>(wire.data_tlps));
+    if (!w_->records_transactions()) return;
+    const std::int64_t id = w_->add_transaction({0, src, dst, b, cyc(inject), cyc(arrive), kind});
+    if (!w_->records_hops()) return;
+    if (far() && down) w_->add_hop({id, hop_qpi, cyc(q0), cyc(std::max(q1, q0))});
+    w_->add_hop({id, fwd, cyc(pcie_at), cyc(pcie_end)});
+    if (far() && !down) w_->add_hop({id, hop_qpi, cyc(q0), cyc(std::max(q1, q0))});
+  }
+
+  void state(std::int64_t pe, hopsim::traces::PeState st, ps_t a, ps_t b) {
+    if (b > a && w_->records_transactions()) w_->add_pe_state(pe, st, cyc(a), cyc(b));
+  }
+
+  void finish() { w_->finish(); }
+  void fail(const std::string& reason) { w_->mark_incomplete(reason); }
+
+ private:
+  const OffloadModel& m_;
+  double clock_;
+  int host_ = 0, card_socket_ = 0;
+  std::unique_ptr<hopsim::traces::TraceWriter> w_;
+};
+
 class SimRuntime final : public Runtime {
  public:
   explicit SimRuntime(const Options& o)
       : o_(o),
-        model_(hopsim::xeonphi::load_machine(o.preset, overrides(o.sets)),
-               hopsim::xeonphi::Placement{o.host_core}),
-        ring_free_(o.buffers, 0) {}
+        model_(hopsim::xeonphi::load_machine(o.preset, overrides(o.sets)), hopsim::xeonphi::Placement{o.host_core}),
+        ring_free_(o.buffers, 0) {
+    if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_);
+  }
 
   ~SimRuntime() override {
     for (auto& [p, size] : heap_) std::free(p);
@@ -84,8 +201,16 @@ class SimRuntime final : public Runtime {
     // The host may reuse a request buffer once the card has consumed it.
     ps_t& ring = ring_free_[sent_ % o_.buffers];
     ++sent_;
-    host_t_ = std::max(host_t_, ring) + ps(model_.host_send_busy(body_size));
+    const ps_t send_start = std::max(host_t_, ring);
+    host_t_ = send_start + ps(model_.host_send_busy(body_size));
     const ps_t arrival = host_t_ + ps(model_.host_to_card_flight(body_size));
+    if (trace_) {
+      const auto& m = model_.machine();
+      const ps_t pio = send_start + ps(m.host.send_overhead);
+      trace_->record("message", trace_->host(), Tracer::kCard, true,
+                     m.scif.message_header + body_size + m.scif.flag_bytes, pio_wire(m.scif.message_header + body_size),
+                     pio, arrival, pio + ps(model_.crossing()), host_t_ + ps(model_.crossing() + m.pcie.link_latency));
+    }
     const ps_t start = std::max(arrival, card_free_);
 
     Pending p;
@@ -103,6 +228,14 @@ class SimRuntime final : public Runtime {
     ring = done;
     card_free_ = done + ps(model_.card_send_busy(result_size));
     p.ready = card_free_ + ps(model_.card_to_host_flight(result_size));
+    if (trace_) {
+      const auto& m = model_.machine();
+      trace_->state(Tracer::kCard, hopsim::traces::PeState::compute, start, done);
+      const ps_t pio = done + ps(m.card.send_cycles / m.card.clock);
+      trace_->record(
+          "result", Tracer::kCard, trace_->host(), false, m.scif.message_header + result_size + m.scif.flag_bytes,
+          pio_wire(m.scif.message_header + result_size), pio, p.ready, pio, card_free_ + ps(m.pcie.link_latency));
+    }
     p.message = true;
     const std::uint64_t ticket = next_ticket_++;
     pending_.emplace(ticket, std::move(p));
@@ -111,7 +244,9 @@ class SimRuntime final : public Runtime {
 
   bool test(std::uint64_t ticket) override {
     const Pending& p = find(ticket);
+    const ps_t before = host_t_;
     host_t_ += ps(model_.machine().host.poll_period);  // one look at the flag
+    if (trace_) trace_->state(trace_->host(), hopsim::traces::PeState::polling, before, host_t_);
     return host_t_ >= p.ready;
   }
 
@@ -120,6 +255,7 @@ class SimRuntime final : public Runtime {
     if (it == pending_.end()) throw std::logic_error("HAM sim: unknown ticket");
     Pending p = std::move(it->second);
     pending_.erase(it);
+    if (trace_) trace_->state(trace_->host(), hopsim::traces::PeState::polling, host_t_, p.ready);
     host_t_ = std::max(host_t_, p.ready) + (p.message ? ps(model_.host_receive()) : 0);
     if (p.failed) throw hopsim::KernelError("offloaded function failed on node 1: " + p.error);
     if (result_size) std::memcpy(result, p.result.data(), std::min(result_size, p.result.size()));
@@ -134,14 +270,14 @@ class SimRuntime final : public Runtime {
     check_node(node);
     check_heap(dst, bytes, "put: the destination");
     std::memcpy(dst, src, bytes);
-    return transfer(model_.copy_in(bytes));
+    return transfer(model_.copy_in(bytes), true, bytes);
   }
 
   std::uint64_t get(node_t node, const void* src, void* dst, std::size_t bytes) override {
     check_node(node);
     check_heap(src, bytes, "get: the source");
     std::memcpy(dst, src, bytes);
-    return transfer(model_.copy_out(bytes));
+    return transfer(model_.copy_out(bytes), false, bytes);
   }
 
   void* target_alloc(std::size_t bytes) override {
@@ -171,7 +307,16 @@ class SimRuntime final : public Runtime {
     charged_ += cycles;
   }
 
-  void shutdown() override {}
+  void shutdown() override {
+    if (trace_) {
+      std::unique_ptr<Tracer> t = std::move(trace_);
+      t->finish();
+    }
+  }
+
+  void run_failed(const std::string& reason) override {
+    if (trace_) trace_->fail(reason);
+  }
 
   std::string describe() const override {
     const auto& m = model_.machine();
@@ -205,15 +350,62 @@ class SimRuntime final : public Runtime {
 
   // A DMA transfer started now: the host is busy for the driver call; the
   // engines serve one transfer at a time.
-  std::uint64_t transfer(double duration) {
+  std::uint64_t transfer(double duration, bool in, std::size_t bytes) {
     const ps_t start = std::max(host_t_, dma_free_);
     Pending p;
     p.ready = start + ps(duration);
+    if (trace_) trace_transfer(start, p.ready, in, bytes);
     dma_free_ = p.ready;
     host_t_ += ps(model_.machine().host.rma_overhead);
     const std::uint64_t ticket = next_ticket_++;
     pending_.emplace(ticket, std::move(p));
     return ticket;
+  }
+
+  // Wire traffic of a message of `bytes` (header included) and its flag, as programmed-I/O writes.
+  hopsim::xeonphi::TlpCount pio_wire(std::uint64_t bytes) const {
+    const auto& link = model_.link();
+    const auto& sc = model_.machine().scif;
+    hopsim::xeonphi::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes),
+                              f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
+    a.data_tlps += f.data_tlps;
+    a.request_tlps += f.request_tlps;
+    a.payload_bytes += f.payload_bytes;
+    a.forward_wire_bytes += f.forward_wire_bytes;
+    a.reverse_wire_bytes += f.reverse_wire_bytes;
+    a.dllps += f.dllps;
+    return a;
+  }
+
+  // A DMA transfer as three transactions: the host's doorbell to the card,
+  // the data (copy-in: the card's DMA reads host memory, completions travel
+  // down; copy-out: it writes host memory), the completion flag to the host.
+  // Their times split the model's copy_in/copy_out figure the same way.
+  void trace_transfer(ps_t start, ps_t ready, bool in, std::size_t bytes) {
+    const auto& m = model_.machine();
+    const auto& link = model_.link();
+    const ps_t x = ps(model_.crossing());
+    const ps_t door = start + ps(m.host.rma_overhead);
+    const ps_t door_end = door + ps(link.write_time(m.scif.flag_bytes, m.scif.pio_tlp_bytes)) + x;
+    const auto door_wire = link.write_tlps(m.scif.flag_bytes, m.scif.pio_tlp_bytes);
+    trace_->record("doorbell", trace_->host(), Tracer::kCard, true, m.scif.flag_bytes, door_wire, door, door_end,
+                   door + x, door_end);
+    const auto flag_wire = link.write_tlps(m.scif.flag_bytes);
+    const double completion = (in ? model_.card_to_host_flight(m.scif.flag_bytes) : 0.5 * m.host.poll_period) +
+                              link.serialise(flag_wire.forward_wire_bytes);
+    const ps_t data_start = door_end + ps(m.card.dma_setup);
+    const ps_t data_end = std::max(data_start, ready - ps(completion));
+    const std::uint64_t a = m.card.dma_alignment;
+    const std::uint64_t moved = (bytes + a - 1) / a * a;
+    if (in)
+      trace_->record("put", trace_->host(), Tracer::kDma, true, moved, link.read_tlps(moved), data_start, data_end,
+                     data_start + x, data_end);
+    else
+      trace_->record("get", Tracer::kDma, trace_->host(), false, moved, link.write_tlps(moved), data_start, data_end,
+                     data_start, data_end - x);
+    trace_->record("dma-done", Tracer::kDma, trace_->host(), false, m.scif.flag_bytes, flag_wire, data_end, ready,
+                   data_end, ready - x);
+    trace_->state(Tracer::kDma, hopsim::traces::PeState::compute, data_start, data_end);
   }
 
   void check_node(node_t node) const {
@@ -242,6 +434,7 @@ class SimRuntime final : public Runtime {
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::map<void*, std::size_t> heap_;
   std::size_t heap_used_ = 0;
+  std::unique_ptr<Tracer> trace_;  // last: refers to model_
 };
 
 }  // namespace

@@ -47,6 +47,8 @@ struct Options {
   std::size_t message_size = 4096;      // bytes per message buffer
   std::size_t buffers = 256;            // message buffers per direction
   std::size_t card_memory = std::size_t(1) << 30;  // target heap (native: shared window)
+  std::string trace;                               // --ham-trace: hopsim trace database to write (sim mode)
+  std::string trace_detail = "transactions";       // --ham-trace-detail: counters, transactions or hops
 };
 
 // Parses and removes the --ham-* options from argv (argc updated). Throws
@@ -92,6 +94,9 @@ class Runtime {
   // Target process of the native transport: serves messages until told to
   // finish and returns the process exit status.
   virtual int serve_target() { return 0; }
+  // The program failed (threw, or returned non-zero): a trace being written
+  // is marked incomplete with `reason` when the runtime stops.
+  virtual void run_failed(const std::string& reason) { (void)reason; }
   // A one-line description for the benchmark's '#' lines.
   virtual std::string describe() const = 0;
 };
