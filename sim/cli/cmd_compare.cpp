@@ -106,7 +106,8 @@ int compare_family(const Scenario& sc, const Options& o, int rc) {
   chart.log_y = true;
   chart.series = {{"native (this machine)", {}, {}}, {"simulated (model)", {}, {}}};
   const std::string data = equal ? "equal" : "DIFFER";
-  for (const auto& [name, cycles] : sim.value("timings", nlohmann::json::object()).items()) {
+  const nlohmann::json timings = sim.value("timings", nlohmann::json::object());
+  for (const auto& [name, cycles] : timings.items()) {
     const double cs = cycles.get<double>();
     const double cn = nat.contains("timings") && nat["timings"].contains(name) ? nat["timings"][name].get<double>() : NAN;
     const double ts = cs / clock, tn = cn / clock;
