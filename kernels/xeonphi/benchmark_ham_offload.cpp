@@ -5,6 +5,7 @@
 //   benchmark_ham_offload -c -r 1000 --ham-mode sim --ham-preset knc-7120p --ham-cpu-affinity 0
 // Extension: --bandwidth-table prints copy-in/copy-out bandwidth for 4 KiB .. 64 MiB.
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -42,7 +43,8 @@ char* local_allocate(std::size_t size) {
 void print_config() {
   const auto& o = offload::detail::runtime().options();
   std::cout << "# HAM_COMM_SCIF                disabled\n"
-            << "# HAM_COMM_ONE_SIDED           enabled\n"
+            << "# HAM_COMM_ONE_SIDED           "
+            << (o.mode == offload::detail::Mode::mpi ? "disabled" : "enabled") << "\n"
             << "# HAM_MESSAGE_SIZE             " << o.message_size << "\n"
             << "# HOST_ALIGNMENT               " << host_alignment << "\n"
             << offload::detail::runtime().describe() << "\n";
@@ -122,12 +124,21 @@ int main(int argc, char* argv[]) {
   }
   if (copy_out) {
     auto remote = offload::allocate<char>(target_node, data_size);
+    // Data check (not timed): the target buffer gets a pattern, every copy-out must bring it back.
+    std::vector<char> pattern(data_size);
+    for (std::size_t k = 0; k < data_size; ++k) pattern[k] = static_cast<char>(k * 131 % 251);
+    offload::put_sync(pattern.data(), remote, data_size);
     statistics s(runs, warmup_runs);
     for (std::size_t i = 0; i < total; ++i) {
+      std::memset(data, 0, data_size);
       Timer t;
       offload::get_sync(remote, data, data_size);
       s.add(t.elapsed());
+      if (data_size && std::memcmp(data, pattern.data(), data_size) != 0)
+        throw hopsim::DataMismatchError(fmt::format("copy-out run {}: the data got from the target differs from the "
+                                                    "pattern put there", i));
     }
+    std::memset(data, 1, data_size);
     offload::free(remote);
     report("HAM-Offload copy-out time:", "copy-out", s, file("copy_out_time"), data_size, true);
   }

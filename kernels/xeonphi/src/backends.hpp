@@ -19,5 +19,9 @@ inline constexpr std::uint32_t kTerminateKey = 0xFFFFFFFFu;
 
 std::unique_ptr<Runtime> make_native_runtime(const Options& o);
 std::unique_ptr<Runtime> make_sim_runtime(const Options& o);
+// Rank 0 or 1 of an mpirun -np 2 job (mpi.cpp); throws hopsim::ConfigError
+// when built without MPI or the job does not have two ranks.
+std::unique_ptr<Runtime> make_mpi_runtime(const Options& o);
+bool launched_by_mpirun();  // OMPI_COMM_WORLD_SIZE is set
 
 }  // namespace ham::offload::detail

@@ -108,7 +108,11 @@ void start(const Options& o) {
   if (o.mode == Mode::sim) {
     current() = make_sim_runtime(o);
   } else {
-    std::unique_ptr<Runtime> rt = make_native_runtime(o);
+    if (o.mode == Mode::mpi && !launched_by_mpirun())
+      throw hopsim::ConfigError(
+          "--ham-mode mpi: not launched by mpirun (no OMPI_COMM_WORLD_SIZE in the environment); launch it with "
+          "mpirun -np 2 PROGRAM ... --ham-mode mpi");
+    std::unique_ptr<Runtime> rt = o.mode == Mode::mpi ? make_mpi_runtime(o) : make_native_runtime(o);
     const bool target = rt->this_node() != 0;
     current() = std::move(rt);
     if (target) std::_Exit(current()->serve_target());  // the target never returns from here
@@ -138,7 +142,8 @@ void move_bytes(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes) {
 
 std::string options_help() {
   return "HAM-Offload runtime options (hopsim):\n"
-         "  --ham-mode native|sim        native: target process over shared memory (default); sim: modelled PCIe path\n"
+         "  --ham-mode native|sim|mpi    native: target process over shared memory (default); sim: modelled PCIe path;\n"
+         "                               mpi: target is rank 1 of mpirun -np 2 (Open MPI two-sided messages)\n"
          "  --ham-preset NAME            machine preset for sim mode (default knc-7120p)\n"
          "  --ham-set NAME=VALUE         override one preset parameter (repeatable)\n"
          "  --ham-cpu-affinity CORE      pin the host process to CORE (sim: the core's socket decides the\n"
@@ -174,7 +179,8 @@ Options parse_options(int& argc, char** argv) {
     if (key == "--ham-mode") {
       if (value == "native") o.mode = Mode::native;
       else if (value == "sim") o.mode = Mode::sim;
-      else throw hopsim::ConfigError(fmt::format("--ham-mode: '{}' is not native or sim", value));
+      else if (value == "mpi") o.mode = Mode::mpi;
+      else throw hopsim::ConfigError(fmt::format("--ham-mode: '{}' is not native, sim or mpi", value));
     } else if (key == "--ham-preset") {
       o.preset = value;
     } else if (key == "--ham-set") {

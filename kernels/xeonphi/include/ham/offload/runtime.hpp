@@ -36,7 +36,7 @@ template <class Msg> struct registered {
   static const int token;
 };
 
-enum class Mode { native, sim };
+enum class Mode { native, sim, mpi };
 
 struct Options {
   Mode mode = Mode::native;
