@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -124,6 +125,7 @@ TEST_CASE("options: --ham-* are parsed and removed, bad ones refused", "[ham][op
     d::parse_options(n, v.data());
   };
   CHECK_THROWS_WITH(parse({"p", "--ham-mode", "gpu"}), Catch::Contains("--ham-mode: 'gpu'"));
+  CHECK_NOTHROW(parse({"p", "--ham-mode", "mpi"}));
   CHECK_THROWS_WITH(parse({"p", "--ham-frobnicate", "1"}), Catch::Contains("--ham-frobnicate: unknown"));
   CHECK_THROWS_WITH(parse({"p", "--ham-message-size", "100"}), Catch::Contains("multiple of 64"));
   CHECK_THROWS_WITH(parse({"p", "--ham-cpu-affinity"}), Catch::Contains("needs a value"));
@@ -264,4 +266,13 @@ TEST_CASE("simulated far socket costs two inter-socket crossings per call", "[ha
     (core == 0 ? near : far) = offload::now_ps() - t0;
   }
   CHECK(far - near == 80000);  // 2 x 40 ns (knc-7120p inter_socket_latency)
+}
+
+TEST_CASE("mpi mode outside mpirun is a configuration error naming mpirun -np 2", "[ham][mpi]") {
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  d::Options o;
+  o.mode = d::Mode::mpi;
+  CHECK_THROWS_WITH(d::start(o), Catch::Contains("mpirun -np 2"));
+  CHECK_THROWS_AS(d::start(o), hopsim::ConfigError);
+  CHECK_FALSE(d::has_runtime());
 }
