@@ -17,6 +17,11 @@ static_assert(sizeof(MsgHeader) == 16);
 
 inline constexpr std::uint32_t kTerminateKey = 0xFFFFFFFFu;
 
+// Every transport's rule for one active message: header + body and the
+// result must each fit one message buffer (--ham-message-size); messages
+// are never split. Throws hopsim::Error naming the sizes.
+void check_message_fits(const Options& o, std::size_t body_size, std::size_t result_size);
+
 std::unique_ptr<Runtime> make_native_runtime(const Options& o);
 std::unique_ptr<Runtime> make_sim_runtime(const Options& o);
 // Rank 0 or 1 of an mpirun -np 2 job (mpi.cpp); throws hopsim::ConfigError

@@ -116,14 +116,7 @@ class NativeRuntime final : public Runtime {
                      std::size_t result_size) override {
     check_host("send a message");
     check_node(node);
-    if (sizeof(MsgHeader) + body_size > o_.message_size)
-      throw hopsim::Error(fmt::format(
-          "HAM active message of {} B (+{} B header) does not fit the message buffer of {} B (--ham-message-size); "
-          "messages are not split: pass large data with put/get",
-          body_size, sizeof(MsgHeader), o_.message_size));
-    if (result_size > o_.message_size)
-      throw hopsim::Error(fmt::format("HAM result of {} B does not fit the message buffer of {} B (--ham-message-size)",
-                                      result_size, o_.message_size));
+    check_message_fits(o_, body_size, result_size);
     const std::uint32_t slot = take_slot();
     const std::size_t i = sent_ % o_.buffers;
     Flag* f = req_flag(i);

@@ -12,6 +12,18 @@
 #include "backends.hpp"
 
 namespace ham::offload::detail {
+
+void check_message_fits(const Options& o, std::size_t body_size, std::size_t result_size) {
+  if (sizeof(MsgHeader) + body_size > o.message_size)
+    throw hopsim::Error(fmt::format(
+        "HAM active message of {} B (+{} B header) does not fit the message buffer of {} B (--ham-message-size); "
+        "messages are not split: pass large data with put/get",
+        body_size, sizeof(MsgHeader), o.message_size));
+  if (result_size > o.message_size)
+    throw hopsim::Error(fmt::format("HAM result of {} B does not fit the message buffer of {} B (--ham-message-size)",
+                                    result_size, o.message_size));
+}
+
 namespace {
 
 struct Entry {

@@ -182,14 +182,7 @@ class SimRuntime final : public Runtime {
                      std::size_t result_size) override {
     if (on_target_) throw hopsim::Error("HAM: a function running on the target cannot offload further");
     check_node(node);
-    if (sizeof(MsgHeader) + body_size > o_.message_size)
-      throw hopsim::Error(fmt::format(
-          "HAM active message of {} B (+{} B header) does not fit the message buffer of {} B (--ham-message-size); "
-          "messages are not split: pass large data with put/get",
-          body_size, sizeof(MsgHeader), o_.message_size));
-    if (result_size > o_.message_size)
-      throw hopsim::Error(fmt::format("HAM result of {} B does not fit the message buffer of {} B (--ham-message-size)",
-                                      result_size, o_.message_size));
+    check_message_fits(o_, body_size, result_size);
     std::size_t live = 0;
     for (const auto& [t, p] : pending_) live += p.message ? 1 : 0;
     if (live >= o_.buffers)
