@@ -1,6 +1,8 @@
 // hopsim curve: latency versus offered load of synthetic traffic, from a
 // traffic scenario file and/or options (docs/traffic.md).
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -30,7 +32,85 @@ struct CurveOptions {
   int rows = 0, cols = 0;
   std::vector<std::string> sets, keys;
   std::string csv, png;
+  std::string reference;             // a reference curve (CSV) to run at and compare with
+  std::optional<double> max_error;   // percent; exit 3 when a compared point is further off
+  double below = 0.8;                // compare below this fraction of the reference's saturation
 };
+
+// A reference latency curve: another simulator's (tests/bench/booksim_reference.sh
+// writes BookSim2's) or an earlier hopsim curve. Columns (any order, others
+// ignored): `offered` and the average total latency, `packet_latency` or
+// `avg_latency`. A row with an empty latency is a load the reference could
+// not finish (saturated).
+struct ReferencePoint {
+  double offered;
+  std::optional<double> latency;
+};
+
+struct Reference {
+  std::vector<ReferencePoint> points;  // by increasing offered load
+  std::optional<double> saturation;    // the lowest load the reference could not finish
+};
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      out.emplace_back();
+    } else if (ch != '\r') {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+Reference read_reference(const std::string& path) {
+  std::ifstream is(path);
+  if (!is) throw ConfigError(fmt::format("--reference {}: cannot open the file", path));
+  std::string line;
+  int lineno = 0, c_offered = -1, c_latency = -1;
+  std::size_t columns = 0;
+  Reference ref;
+  auto number = [&](const std::string& text, const char* what) {
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(text, &used);
+      if (used == text.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError(fmt::format("--reference {}:{}: {} '{}' is not a number", path, lineno, what, text));
+  };
+  while (std::getline(is, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    const auto cells = split_csv_line(line);
+    if (c_offered < 0) {
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i] == "offered") c_offered = static_cast<int>(i);
+        if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0) c_latency = static_cast<int>(i);
+      }
+      if (c_offered < 0 || c_latency < 0)
+        throw ConfigError(fmt::format("--reference {}:{}: the header needs the columns 'offered' and 'packet_latency' "
+                                      "(or 'avg_latency'), got '{}'",
+                                      path, lineno, line));
+      columns = cells.size();
+      continue;
+    }
+    if (cells.size() != columns)
+      throw ConfigError(fmt::format("--reference {}:{}: {} cells, the header has {}", path, lineno, cells.size(), columns));
+    ReferencePoint p{number(cells[static_cast<std::size_t>(c_offered)], "offered load"), std::nullopt};
+    if (!(p.offered > 0 && p.offered <= 1))
+      throw ConfigError(fmt::format("--reference {}:{}: offered load {} is outside (0, 1]", path, lineno, p.offered));
+    if (!ref.points.empty() && p.offered <= ref.points.back().offered)
+      throw ConfigError(fmt::format("--reference {}:{}: offered loads must increase", path, lineno));
+    const auto& lat = cells[static_cast<std::size_t>(c_latency)];
+    if (!lat.empty()) p.latency = number(lat, "latency");
+    if (!p.latency && !ref.saturation) ref.saturation = p.offered;
+    ref.points.push_back(p);
+  }
+  if (ref.points.empty()) throw ConfigError(fmt::format("--reference {}: no data rows", path));
+  return ref;
+}
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".partial";
@@ -68,10 +148,27 @@ int run_curve(const CurveOptions& o) {
     if (ext != ".png" && ext != ".svg")
       throw ConfigError(fmt::format("--png {}: unknown image format '{}' (use .png or .svg)", o.png, ext));
   }
+  std::optional<Reference> ref;
+  if (!o.reference.empty()) {
+    if (!(o.below > 0 && o.below <= 1)) throw ConfigError(fmt::format("--below {}: must be in (0, 1]", o.below));
+    ref = read_reference(o.reference);
+  } else if (o.max_error) {
+    throw ConfigError("--max-error: needs --reference");
+  }
   std::vector<traffic::TrafficResult> results;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    results = traffic::latency_curve(cfg, sc.curve_step, sc.curve_max);
+    if (ref) {
+      // The reference's own loads, up to hopsim's saturation.
+      for (const auto& p : ref->points) {
+        auto c = cfg;
+        c.offered_load = p.offered;
+        results.push_back(traffic::run_traffic(c));
+        if (results.back().saturated) break;
+      }
+    } else {
+      results = traffic::latency_curve(cfg, sc.curve_step, sc.curve_max);
+    }
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
@@ -89,9 +186,10 @@ int run_curve(const CurveOptions& o) {
   } else {
     for (const auto& s : cfg.packet_sizes) sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
   }
-  std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, step {}\n",
+  std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
                            traffic::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", traffic::describe(cfg),
-                           sc.preset, sizes, sc.curve_step);
+                           sc.preset, sizes,
+                           ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -106,12 +204,73 @@ int run_curve(const CurveOptions& o) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.offered, r.accepted, r.avg_latency, r.p50_latency,
                        r.p99_latency, r.avg_network_latency, r.avg_hops, max_u, r.saturated ? 1 : 0);
   }
-  if (!results.empty() && !results.back().saturated)
+  if (!ref && !results.empty() && !results.back().saturated)
     std::cout << fmt::format("not saturated up to load {} (raise --max)\n", results.back().offered);
   std::cout << fmt::format(
       "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
       "all\n",
       simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0, setup_s, host_s);
+  // Against the reference: every load below `below` x its saturation (all
+  // its loads when it never saturated).
+  plot::Series ref_series{"reference", {}, {}};
+  int compared = 0, off = 0;
+  double worst = 0;
+  if (ref) {
+    const double limit = ref->saturation ? o.below * *ref->saturation : 2.0;
+    std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
+                             ref->saturation ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
+                                                           *ref->saturation, o.below, limit)
+                                             : std::string("never saturated; every load compared"));
+    std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
+    csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
+    for (std::size_t i = 0; i < ref->points.size(); ++i) {
+      const auto& p = ref->points[i];
+      if (p.latency) {
+        ref_series.x.push_back(p.offered);
+        ref_series.y.push_back(*p.latency);
+      }
+      const traffic::TrafficResult* r = i < results.size() ? &results[i] : nullptr;
+      const bool ok_h = r != nullptr && !r->saturated;
+      const bool in = p.offered <= limit + 1e-12 && p.latency.has_value();
+      std::string err_text = "-", note;
+      double err = 0;
+      if (ok_h && p.latency) {
+        err = 100.0 * (r->avg_latency - *p.latency) / *p.latency;
+        err_text = fmt::format("{:+.2f}%", err);
+      }
+      if (in) {
+        ++compared;
+        if (!ok_h) {
+          note = "hopsim saturated";
+          ++off;
+          worst = std::numeric_limits<double>::infinity();
+        } else {
+          worst = std::max(worst, std::abs(err));
+          if (o.max_error && std::abs(err) > *o.max_error) {
+            note = fmt::format("beyond {:g}%", *o.max_error);
+            ++off;
+          }
+        }
+      } else {
+        note = "not compared";
+      }
+      std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
+                               ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
+                               p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
+      csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
+                         p.latency ? fmt::format("{}", *p.latency) : std::string(),
+                         ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
+    }
+    if (results.back().saturated)
+      std::cout << fmt::format("hopsim saturated at offered {:g}{}\n", results.back().offered,
+                               ref->saturation ? fmt::format(" ({:+.0f}% from the reference's {:g})",
+                                                             100.0 * (results.back().offered / *ref->saturation - 1),
+                                                             *ref->saturation)
+                                               : std::string());
+    std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", compared, worst);
+    if (compared == 0) throw ConfigError(fmt::format("--reference {}: no load to compare below {:g} x its saturation",
+                                                     o.reference, o.below));
+  }
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, csv);
     std::cout << "wrote " << o.csv << "\n";
@@ -134,8 +293,18 @@ int run_curve(const CurveOptions& o) {
     }
     if (avg.x.empty()) throw ConfigError("--png: no load below saturation to plot (lower --step)");
     chart.series = {avg, net, p99};
+    if (ref) {
+      avg.name = "hopsim";
+      chart.series = {avg, ref_series};
+      chart.title += " vs " + std::filesystem::path(o.reference).stem().string();
+    }
     plot::save(chart, o.png);
     std::cout << "wrote " << o.png << "\n";
+  }
+  if (o.max_error && off > 0) {
+    std::cerr << fmt::format("hopsim curve: {} of {} compared loads are more than {:g}% from {}\n", off, compared,
+                             *o.max_error, o.reference);
+    return 3;
   }
   return 0;
 }
@@ -147,7 +316,7 @@ void add_curve_commands(Commands& c) {
   auto* cmd = c.app.add_subcommand("curve", "latency vs offered load of synthetic traffic on a mesh or torus");
   cmd->add_option("scenario", o->scenario, "traffic scenario file (JSON, see docs/traffic.md); options override it");
   cmd->add_option("--machine", o->machine,
-                  "network preset: an Epiphany preset (default e64g401, the 8x8 eMesh) or unit-network (generic)");
+                  "network preset: an Epiphany preset (default e64g401, the 8x8 eMesh) or a network preset: unit-network (textbook), booksim-iq (BookSim2's example router)");
   cmd->add_option("--topology", o->topology, "mesh or torus (torus: network presets only)")
       ->check(CLI::IsMember({"mesh", "torus"}));
   cmd->add_option("--dims", o->dims, "extents, e.g. 4x4x4 (default: the preset's, 8x8 for unit-network)");
@@ -163,6 +332,13 @@ void add_curve_commands(Commands& c) {
   cmd->add_option("--max", o->max_load, "highest load (default 1; the curve stops at saturation)");
   cmd->add_option("--csv", o->csv, "also write the curve as CSV");
   cmd->add_option("--png", o->png, "also plot latency vs offered load (PNG, or SVG by the .svg extension)");
+  cmd->add_option("--reference", o->reference,
+                  "a reference curve (CSV with offered and packet_latency or avg_latency columns, e.g. BookSim2's from "
+                  "tests/bench/booksim_reference.sh): run at its loads and report the error per load");
+  cmd->add_option("--max-error", o->max_error,
+                  "with --reference: exit 3 when a load below --below x the reference's saturation is further off "
+                  "(percent)");
+  cmd->add_option("--below", o->below, "with --reference: compare below this fraction of its saturation (default 0.8)");
   c.on(cmd, [o] { return run_curve(*o); });
 }
 

@@ -341,3 +341,34 @@ TEST_CASE("traffic: generic 8x8 mesh near its channel-load bound, the torus carr
   c.generic.torus = false;
   CHECK(run_traffic(c).saturated);
 }
+
+TEST_CASE("traffic: endpoint latency is paid once per packet, hops still count hop_latency") {
+  // The booksim-iq shape: 4 cycles per hop, 5 once per packet, one flit.
+  auto c = torus444(Pattern::uniform, 0.002);
+  c.generic.torus = false;
+  c.generic.dims = {8, 8};
+  c.generic.hop_latency = 4;
+  c.generic.endpoint_latency = 5;
+  c.packet_bytes = 16;
+  const auto hops = [](std::uint32_t a, std::uint32_t b) {
+    return std::abs(static_cast<int>(a / 8) - static_cast<int>(b / 8)) +
+           std::abs(static_cast<int>(a % 8) - static_cast<int>(b % 8));
+  };
+  for (std::uint32_t s = 0; s < 64; s += 7)
+    for (std::uint32_t t = 0; t < 64; t += 5) {
+      INFO(s << " -> " << t);
+      CHECK(zero_load_latency(c, s, t) == 5.0 + 4.0 * hops(s, t) + 1.0);
+    }
+  CHECK(zero_load_latency(c, 9, 9) == 6.0);  // a packet to itself crosses one router
+  // Simulated at a low load, every measured packet pays it once.
+  c.measure = 20000;
+  const auto r = run_traffic(c);
+  REQUIRE(r.packets_measured > 1000);
+  CHECK(r.avg_zero_load == Approx(5.0 + 4.0 * r.avg_hops + 1.0).epsilon(1e-9));
+  CHECK(r.avg_network_latency == Approx(r.avg_zero_load).epsilon(0.01));
+  // Not a multiple of half a cycle, or negative: rejected.
+  c.generic.endpoint_latency = 0.3;
+  CHECK_THROWS_WITH(run_traffic(c), Contains("endpoint_latency"));
+  c.generic.endpoint_latency = -1;
+  CHECK_THROWS_WITH(run_traffic(c), Contains("endpoint_latency"));
+}

@@ -70,6 +70,8 @@ std::vector<int> get_dims(const nlohmann::json& v, const std::string& path) {
 const std::vector<ParamDecl>& network_param_decls() {
   static const std::vector<ParamDecl> decls{
       {"hop_latency", Dim::cycles, 0, 1000, false, "cycles per hop (router + link), multiples of 0.5"},
+      {"endpoint_latency", Dim::cycles, 0, 1000, false,
+       "cycles once per packet: source router pipeline + injection and ejection channels, multiples of 0.5"},
       {"link_width", Dim::bytes_per_cycle, 0.01, 1e6, false, "link bandwidth per direction (one flit per cycle)"},
       {"buffer", Dim::cycles, 0, 1e9, false, "contention delay the network absorbs before a source stalls"},
   };
@@ -115,11 +117,13 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
     c.generic.torus = topology == "torus";
     c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
     c.generic.hop_latency = set.get("hop_latency");
+    c.generic.endpoint_latency = set.get("endpoint_latency");
     c.generic.link_width = set.get("link_width");
     c.generic.buffer = set.get("buffer");
-    if (std::floor(c.generic.hop_latency * 2) != c.generic.hop_latency * 2)
-      throw ConfigError(fmt::format("network.params.hop_latency: must be a multiple of 0.5 cycles, got {}",
-                                    c.generic.hop_latency));
+    for (const auto& [name, v] : {std::pair{"hop_latency", c.generic.hop_latency},
+                                  std::pair{"endpoint_latency", c.generic.endpoint_latency}})
+      if (std::floor(v * 2) != v * 2)
+        throw ConfigError(fmt::format("network.params.{}: must be a multiple of 0.5 cycles, got {}", name, v));
     sc.echo = set.to_json();
   } else {
     throw ConfigError(fmt::format("network.preset: {} is a {} machine; traffic runs on epiphany or network presets",

@@ -84,6 +84,7 @@ class GenericNet {
         busy_(topo_.num_links(), 0),
         inject_free_(n_, 0),
         hop_(to_ticks(g.hop_latency)),
+        endpoint_(to_ticks(g.endpoint_latency)),
         buffer_(to_ticks(g.buffer)) {
     coord_.resize(static_cast<std::size_t>(n_) * nd_);
     out_.resize(static_cast<std::size_t>(n_) * nd_ * 2);
@@ -110,7 +111,7 @@ class GenericNet {
     return static_cast<std::uint64_t>(cycles) * static_cast<std::uint64_t>(kTicks);
   }
   double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t bytes) const {
-    return static_cast<double>(hop_ * static_cast<std::uint64_t>(hops(a, b)) + ser(bytes)) / kTicks;
+    return static_cast<double>(endpoint_ + hop_ * static_cast<std::uint64_t>(hops(a, b)) + ser(bytes)) / kTicks;
   }
   Sent send(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t) {
     const std::uint64_t now = to_ticks(t), dur = ser(bytes);
@@ -118,7 +119,7 @@ class GenericNet {
     // Injection channel: the source's packets leave one after another.
     const std::uint64_t s0 = std::max(now, inject_free_[src]);
     inject_free_[src] = s0 + dur;
-    std::uint64_t tt = s0;
+    std::uint64_t tt = s0 + endpoint_;
     std::uint32_t cur = src;
     int hops = 0;
     for (int d = 0; d < nd_; ++d) {
@@ -138,7 +139,7 @@ class GenericNet {
     const std::uint64_t arrival = e + dur;
     // The source issues again once its packet left the injection channel and
     // the network had room for it (contention beyond `buffer` holds it back).
-    const std::uint64_t zero = hop_ * static_cast<std::uint64_t>(hops) + dur;
+    const std::uint64_t zero = endpoint_ + hop_ * static_cast<std::uint64_t>(hops) + dur;
     std::uint64_t free = s0 + dur;
     if (arrival > now + zero + buffer_) free = std::max(free, arrival - zero - buffer_);
     return {static_cast<double>(free) / kTicks, static_cast<double>(arrival) / kTicks};
@@ -169,7 +170,7 @@ class GenericNet {
   std::vector<epiphany::LinkCalendar> cal_;  // network links, then one ejection channel per node
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;
-  std::uint64_t hop_, buffer_, horizon_ = 0;
+  std::uint64_t hop_, endpoint_, buffer_, horizon_ = 0;
 };
 
 // One node's injection process: the cycles at which it generates packets.
@@ -363,6 +364,9 @@ void validate(const TrafficConfig& c) {
     require(n <= (1u << 22), "at most 4194304 nodes, got " + std::to_string(n));
     require(g.hop_latency >= 0 && g.hop_latency <= 1000 && std::floor(g.hop_latency * 2) == g.hop_latency * 2,
             "hop_latency must be 0..1000 cycles in steps of 0.5, got " + num(g.hop_latency));
+    require(g.endpoint_latency >= 0 && g.endpoint_latency <= 1000 &&
+                std::floor(g.endpoint_latency * 2) == g.endpoint_latency * 2,
+            "endpoint_latency must be 0..1000 cycles in steps of 0.5, got " + num(g.endpoint_latency));
     require(g.link_width > 0 && g.link_width <= 1e6, "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
     require(g.buffer >= 0 && g.buffer <= 1e9, "buffer must be 0..1e9 cycles, got " + num(g.buffer));
   }

@@ -22,13 +22,17 @@ enum class NetworkKind { emesh, generic };
 
 // A generic network: virtual cut-through routers, each packet holds every
 // link of its route for ceil(bytes / link_width) cycles; its head moves one
-// hop per hop_latency cycles (router + wire). Zero-load latency from
-// injection to the tail's arrival: hops x hop_latency + max(1, ceil(bytes / link_width)).
+// hop per hop_latency cycles (router + wire), after endpoint_latency cycles
+// spent once per packet (the source router's pipeline and the injection and
+// ejection channels: a route of h hops crosses h + 1 routers). Zero-load
+// latency from injection to the tail's arrival:
+//   endpoint_latency + hops x hop_latency + max(1, ceil(bytes / link_width)).
 // Each node has one injection and one ejection channel of the same width.
 struct GenericNetwork {
   std::vector<int> dims{8, 8};  // extents; node id row-major, last dimension fastest
   bool torus = false;           // every dimension wraps
   double hop_latency = 1;       // cycles per hop (router + link), a multiple of 0.5
+  double endpoint_latency = 0;  // cycles once per packet (source router, injection/ejection), a multiple of 0.5
   double link_width = 16;       // bytes per cycle per direction (one flit)
   // Contention delay (cycles beyond zero load) the network absorbs before a
   // source stalls (finite router buffers); 0 = a source waits for every
