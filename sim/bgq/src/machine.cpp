@@ -142,7 +142,9 @@ int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTabl
   for (uint32_t i = 0; i < n; ++i) {
     if (ids[i] >= hopsim::bgq::kBatPerSubgroup)
       fail(fmt::format("Kernel_AllocateBaseAddressTable: entry {} does not exist in a subgroup (0..7)", ids[i]));
-    R().mu.bat_allocated[subgroup * hopsim::bgq::kBatPerSubgroup + ids[i]] = 1;
+    const uint32_t g = subgroup * hopsim::bgq::kBatPerSubgroup + ids[i];
+    R().mu.bat_allocated[g] = 1;
+    M().bat_updated(g);
   }
   return 0;
 }
@@ -154,6 +156,7 @@ int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, 
   if (!mu.bat_allocated[g]) fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
   mu.bat[g] = value;
   std::atomic_ref<std::uint8_t>(mu.bat_set[g]).store(1, std::memory_order_release);
+  M().bat_updated(g);
   return 0;
 }
 

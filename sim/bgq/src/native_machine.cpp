@@ -22,6 +22,7 @@ class NativeMachine final : public Machine {
  public:
   NativeMachine(const Params& p, const nlohmann::json& args) : Machine(p, args) {}
   Mode mode() const override { return Mode::native; }
+  TransportUse transport_use() const override { return {"threads", "threads", ""}; }
 
   void run(void (*entry)()) override {
     t0_ = std::chrono::steady_clock::now();
