@@ -37,6 +37,19 @@ void Machine::set_current(Machine* m, int rank) {
 }
 RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
 
+bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
+  for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
+    if (it->src != src || it->tag != tag) continue;
+    if (it->data.size() > bytes)
+      throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer", st.rank,
+                                    it->data.size(), src, bytes));
+    std::memcpy(data, it->data.data(), it->data.size());
+    st.mail.erase(it);
+    return true;
+  }
+  return false;
+}
+
 double Machine::compute_cycles(std::uint64_t elements, int threads) const {
   const int max_threads = p_.cores * p_.threads_per_core;
   if (threads < 1 || threads > max_threads)

@@ -32,6 +32,12 @@ struct MpiMessage {
   Tick arrival = 0;
 };
 
+struct RankState;
+// Takes the first message from `src` with `tag` out of st's mailbox into
+// `data` (native runs); false if none is there yet. KernelError if it is
+// larger than `bytes`. The caller holds the mailbox's lock if it needs one.
+bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes);
+
 struct CartComm {
   std::vector<int> dims, periods;
 };

@@ -206,19 +206,7 @@ class ProcessMachine final : public Machine {
   }
 
   void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
-    auto& st = self();
-    for (;;) {
-      for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
-        if (it->src != src || it->tag != tag) continue;
-        if (it->data.size() > bytes)
-          throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer",
-                                        current_rank(), it->data.size(), src, bytes));
-        std::memcpy(data, it->data.data(), it->data.size());
-        st.mail.erase(it);
-        return;
-      }
-      wait_step(WaitKind::mpi_recv, src, tag);
-    }
+    while (!take_mail(self(), src, tag, data, bytes)) wait_step(WaitKind::mpi_recv, src, tag);
   }
 
   void bat_updated(std::uint32_t g) override {
