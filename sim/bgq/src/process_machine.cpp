@@ -36,6 +36,7 @@
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/log.hpp"
+#include "hopsim/runtime/device.hpp"
 #include "hopsim/transport/cma.hpp"
 #include "hopsim/transport/node.hpp"
 #include "machine.hpp"
@@ -455,11 +456,13 @@ class ProcessMachine final : public Machine {
                            c[3].get<std::string>()});
   }
 
-  // Deadlock watchdog (Node's monitor): every rank has been in a wait loop
-  // within the last half second and nothing was pushed, applied or entered
-  // for kDeadlockSeconds. Nothing can change then: each waiting rank keeps
+  // Node's monitor: stops the run on Ctrl-C (the ranks inherit hopsim's
+  // handler, which only sets a flag), and is the deadlock watchdog: every
+  // rank has been in a wait loop within the last half second and nothing
+  // was pushed, applied or entered for kDeadlockSeconds. Nothing can change then: each waiting rank keeps
   // applying its ring, and every ring is empty.
   void watch() {
+    if (runtime::interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
     const std::uint64_t p = arena_->progress.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
     if (p != last_progress_ || last_change_ns_ == 0) {
