@@ -102,7 +102,7 @@ std::string wait_text(WaitKind k, int a, int b) {
     case WaitKind::mpi_recv:
       return fmt::format("in MPI_Sendrecv, receiving from rank {} with tag {}", a, b);
     case WaitKind::ring_full:
-      return fmt::format("injecting to rank {}, whose reception ring is full", a);
+      return fmt::format("injecting to rank {}, whose reception ring is full or in use", a);
     case WaitKind::finished:
       return "finished its kernel (serving the others)";
     case WaitKind::none:
