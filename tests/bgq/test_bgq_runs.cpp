@@ -151,8 +151,9 @@ void register_test_kernels() {
   bgq::register_kernel(spin);
 }
 
-Scenario scenario_for(const std::string& kernel, const std::string& mode, nlohmann::json args) {
-  nlohmann::json doc = {{"machine", {{"preset", "bgq"}}},
+Scenario scenario_for(const std::string& kernel, const std::string& mode, nlohmann::json args,
+                      const std::string& transport = "threads") {
+  nlohmann::json doc = {{"machine", {{"preset", "bgq"}, {"transport", transport}}},
                         {"kernel", {{"name", kernel}, {"args", args}}},
                         {"mode", mode},
                         {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
@@ -204,12 +205,15 @@ TEST_CASE("simulated halo timings have the published structure", "[bgq][run]") {
 
 TEST_CASE("bad descriptors stop the run with the device's error", "[bgq][run]") {
   register_test_kernels();
-  for (const std::string mode : {"sim", "native"}) {
-    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 0}})),
+  // Native: host threads, and a process per rank over double copy and CMA.
+  for (const auto& [mode, transport] : {std::pair{"sim", "threads"}, std::pair{"native", "threads"},
+                                        std::pair{"native", "double"}, std::pair{"native", "cma"}}) {
+    INFO(mode << " " << transport);
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 0}}, transport)),
                       Catch::Contains("Message_Length 0"));
-    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 1}})),
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 1}}, transport)),
                       Catch::Contains("outside the 2x2x2x2x2 torus"));
-    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 2}})),
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-bad-descriptor", mode, {{"what", 2}}, transport)),
                       Catch::Contains("base-address id 3 is not allocated"));
   }
 }
@@ -257,13 +261,16 @@ TEST_CASE("a simulated bgq run writes a trace with torus coordinates, links, pac
 
 TEST_CASE("remote get: the destination's MU runs the carried descriptor, natively and simulated", "[bgq][run]") {
   register_test_kernels();
-  const auto r = bgq::run(scenario_for("test-remote-get", "both", nlohmann::json::object()));
-  REQUIRE(r.modes.size() == 2);
-  for (const auto& m : r.modes) {
-    CHECK(m.checked == 3000);
-    CHECK(m.wrong == 0);
-    CHECK(m.descriptors == 1);  // rank 0 injected one; rank 1's MU ran the other
-    CHECK(m.packets == 1 + 6);
+  for (const std::string transport : {"threads", "double", "cma"}) {
+    INFO("native transport " << transport);
+    const auto r = bgq::run(scenario_for("test-remote-get", "both", nlohmann::json::object(), transport));
+    REQUIRE(r.modes.size() == 2);
+    for (const auto& m : r.modes) {
+      CHECK(m.checked == 3000);
+      CHECK(m.wrong == 0);
+      CHECK(m.descriptors == 1);  // rank 0 injected one; rank 1's MU ran the other
+      CHECK(m.packets == 1 + 6);
+    }
+    CHECK(r.differing_ranks.empty());
   }
-  CHECK(r.differing_ranks.empty());
 }

@@ -27,3 +27,20 @@ add_test(NAME cli.bgq_validate COMMAND bash ${CLI_DIR}/bgq_validate.sh ${HOPSIM}
 set_tests_properties(cli.bgq_validate PROPERTIES TIMEOUT 120 LABELS cli)
 cli_test(bgq_trace HAS "trace: " "identical data" LACKS "WRONG"
   CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=4096 --trace halo.db --out run)
+# Native runs with a process per rank over a host copy transport (machine.transport).
+cli_test(bgq_halo_cma HAS "identical data on every rank" "a process each, data moved by cma" LACKS "WRONG" "FALLBACK"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=8192
+      --set machine.transport=cma --out run)
+cli_test(bgq_halo_double HAS "identical data on every rank" "a process each, data moved by double" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=8192
+      --set machine.transport=double --out run)
+cli_test(bgq_halo_cma_refused HAS "identical data on every rank" "FALLBACK: cma requested" "CMA refused"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.args.iterations=1 --set kernel.args.msg_size=4096
+      --set machine.transport=cma --set machine.deny_cma=true --out run)
+cli_test(bgq_bad_transport RC 2 HAS "machine.transport: unknown transport 'shm' (expected threads, double or cma)"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode native --set machine.transport=shm --out run)
+cli_test(bgq_zero_transport RC 2 HAS "machine.transport: zero copy cannot carry BG/Q direct puts"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode native --set machine.transport=zero --out run)
+cli_test(compare.bgq_cma HAS "hopsim compare | kernel halo" "data: identical in both modes"
+  CMD ${HOPSIM} compare ${CLI_BGQ_HALO} --set kernel.args.iterations=1 --set kernel.args.msg_size=4096
+      --set machine.transport=cma --out run)

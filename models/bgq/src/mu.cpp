@@ -75,7 +75,8 @@ std::uint32_t check_descriptor(const MUHWI_Descriptor_t& d, const Torus& torus, 
 }
 
 namespace {
-std::uint64_t bat_entry(const NodeMu& n, std::uint32_t dst_node, std::uint32_t src, unsigned id, const char* what) {
+std::uint64_t bat_entry(const BaseAddressTable& n, std::uint32_t dst_node, std::uint32_t src, unsigned id,
+                        const char* what) {
   if (id >= kBatEntries || !n.bat_allocated[id] || !n.bat_set[id])
     throw KernelError(fmt::format("direct put from node {} to node {}: {} base-address id {} is not {} at the destination",
                                   src, dst_node, what, id,
@@ -86,8 +87,8 @@ std::uint64_t bat_entry(const NodeMu& n, std::uint32_t dst_node, std::uint32_t s
 }
 }  // namespace
 
-void receive_direct_put(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, const MUHWI_Descriptor_t& d,
-                        std::uint64_t msg_offset, const void* data, std::uint32_t bytes, bool atomic) {
+PutTarget direct_put_target(const BaseAddressTable& n, std::uint32_t dst_node, std::uint32_t src,
+                            const MUHWI_Descriptor_t& d, std::uint64_t msg_offset) {
   const auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
   const std::uint64_t base = bat_entry(n, dst_node, src, h.Rec_Payload_Base_Address_Id, "payload");
   const std::uint64_t cbase = bat_entry(n, dst_node, src, h.Rec_Counter_Base_Address_Id, "counter");
@@ -100,20 +101,24 @@ void receive_direct_put(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, co
     throw KernelError(fmt::format("direct put from node {} to node {}: reception counter address is 0", src, dst_node));
   if (base == 0)
     throw KernelError(fmt::format("direct put from node {} to node {}: payload base address is 0", src, dst_node));
-  std::memcpy(reinterpret_cast<void*>(base + put_offset(d) + msg_offset), data, bytes);
   const std::uint64_t op = (cbase >> MUHWI_ATOMIC_OPCODE_SHIFT) & 0xF;
-  auto* counter = reinterpret_cast<std::uint64_t*>(caddr);
-  if (op == MUHWI_ATOMIC_OPCODE_STORE_ADD || op == 0) {
-    // The MU store-adds minus the payload bytes (two's complement).
-    if (atomic)
-      std::atomic_ref<std::uint64_t>(*counter).fetch_sub(bytes, std::memory_order_release);
-    else
-      *counter -= bytes;
-  } else {
+  if (op != MUHWI_ATOMIC_OPCODE_STORE_ADD && op != 0)
     throw KernelError(fmt::format("direct put from node {} to node {}: counter base address uses atomic opcode {}, the MU "
                                   "store-adds (MUHWI_ATOMIC_OPCODE_STORE_ADD)",
                                   src, dst_node, op));
-  }
+  return {base + put_offset(d) + msg_offset, caddr};
+}
+
+void receive_direct_put(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, const MUHWI_Descriptor_t& d,
+                        std::uint64_t msg_offset, const void* data, std::uint32_t bytes, bool atomic) {
+  const PutTarget t = direct_put_target(n, dst_node, src, d, msg_offset);
+  std::memcpy(reinterpret_cast<void*>(t.payload), data, bytes);
+  // The MU store-adds minus the payload bytes (two's complement).
+  auto* counter = reinterpret_cast<std::uint64_t*>(t.counter);
+  if (atomic)
+    std::atomic_ref<std::uint64_t>(*counter).fetch_sub(bytes, std::memory_order_release);
+  else
+    *counter -= bytes;
 }
 
 void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, const MUHWI_Descriptor_t& d,

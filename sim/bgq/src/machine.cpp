@@ -37,6 +37,19 @@ void Machine::set_current(Machine* m, int rank) {
 }
 RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
 
+bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
+  for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
+    if (it->src != src || it->tag != tag) continue;
+    if (it->data.size() > bytes)
+      throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer", st.rank,
+                                    it->data.size(), src, bytes));
+    std::memcpy(data, it->data.data(), it->data.size());
+    st.mail.erase(it);
+    return true;
+  }
+  return false;
+}
+
 double Machine::compute_cycles(std::uint64_t elements, int threads) const {
   const int max_threads = p_.cores * p_.threads_per_core;
   if (threads < 1 || threads > max_threads)
@@ -142,7 +155,9 @@ int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTabl
   for (uint32_t i = 0; i < n; ++i) {
     if (ids[i] >= hopsim::bgq::kBatPerSubgroup)
       fail(fmt::format("Kernel_AllocateBaseAddressTable: entry {} does not exist in a subgroup (0..7)", ids[i]));
-    R().mu.bat_allocated[subgroup * hopsim::bgq::kBatPerSubgroup + ids[i]] = 1;
+    const uint32_t g = subgroup * hopsim::bgq::kBatPerSubgroup + ids[i];
+    R().mu.bat_allocated[g] = 1;
+    M().bat_updated(g);
   }
   return 0;
 }
@@ -154,6 +169,7 @@ int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, 
   if (!mu.bat_allocated[g]) fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
   mu.bat[g] = value;
   std::atomic_ref<std::uint8_t>(mu.bat_set[g]).store(1, std::memory_order_release);
+  M().bat_updated(g);
   return 0;
 }
 

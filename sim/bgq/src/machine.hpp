@@ -1,8 +1,10 @@
 #pragma once
 // hopsim's BG/Q machine behind the SPI and the MPI subset: per-rank state
-// shared by both modes, and the two ways of running the ranks (SimMachine:
+// shared by both modes, and the ways of running the ranks (SimMachine:
 // fibers on the timing model, in model-time order; NativeMachine: host
-// threads, the MU's work done at once with real copies and atomics).
+// threads, the MU's work done at once with real copies and atomics;
+// ProcessMachine: a forked process per rank, data moved by a host copy
+// transport of sim/transport).
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -29,6 +31,12 @@ struct MpiMessage {
   std::vector<std::uint8_t> data;
   Tick arrival = 0;
 };
+
+struct RankState;
+// Takes the first message from `src` with `tag` out of st's mailbox into
+// `data` (native runs); false if none is there yet. KernelError if it is
+// larger than `bytes`. The caller holds the mailbox's lock if it needs one.
+bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes);
 
 struct CartComm {
   std::vector<int> dims, periods;
@@ -72,6 +80,10 @@ class Machine {
   virtual void mpi_send(int dst, int tag, const void* data, std::size_t bytes) = 0;
   virtual void mpi_recv(int src, int tag, void* data, std::size_t bytes) = 0;
   virtual void mpi_barrier() = 0;
+  // Base-address-table entry g of the calling rank was allocated or set.
+  virtual void bat_updated(std::uint32_t) {}
+  // Which transport moved the data (native runs; empty `requested` otherwise).
+  virtual TransportUse transport_use() const { return {}; }
 
   RankState& self();
   RankState& rank(int r) { return *ranks_[static_cast<std::size_t>(r)]; }
@@ -96,5 +108,8 @@ class Machine {
 std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
                                           traces::TraceWriter* trace = nullptr);
 std::unique_ptr<Machine> make_native_machine(const Params& p, const nlohmann::json& args);
+// A process per rank over a host copy transport (double copy or CMA);
+// ConfigError for more ranks than the transport's node allows.
+std::unique_ptr<Machine> make_process_machine(const Params& p, const nlohmann::json& args, const NativeOptions& o);
 
 }  // namespace hopsim::bgq

@@ -22,6 +22,7 @@ class NativeMachine final : public Machine {
  public:
   NativeMachine(const Params& p, const nlohmann::json& args) : Machine(p, args) {}
   Mode mode() const override { return Mode::native; }
+  TransportUse transport_use() const override { return {"threads", "threads", ""}; }
 
   void run(void (*entry)()) override {
     t0_ = std::chrono::steady_clock::now();
@@ -117,16 +118,7 @@ class NativeMachine final : public Machine {
   void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
     auto& st = self();
     std::unique_lock<std::mutex> lock(st.mail_mutex);
-    for (;;) {
-      for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
-        if (it->src != src || it->tag != tag) continue;
-        if (it->data.size() > bytes)
-          throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer",
-                                        current_rank(), it->data.size(), src, bytes));
-        std::memcpy(data, it->data.data(), it->data.size());
-        st.mail.erase(it);
-        return;
-      }
+    while (!take_mail(st, src, tag, data, bytes)) {
       if (abort_.load()) throw Aborted{};
       st.mail_cv.wait_for(lock, std::chrono::milliseconds(20));
     }

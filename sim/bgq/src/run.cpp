@@ -38,18 +38,74 @@ const BgqKernel* find_kernel(const std::string& name) {
   return it == kernels().end() ? nullptr : &it->second;
 }
 
+std::string to_string(NativeTransport t) {
+  switch (t) {
+    case NativeTransport::threads:
+      return "threads";
+    case NativeTransport::double_copy:
+      return "double";
+    case NativeTransport::cma:
+      return "cma";
+  }
+  return "?";
+}
+
+namespace {
+// machine keys that choose how native runs execute, not model parameters.
+constexpr const char* kTransportKey = "transport";
+constexpr const char* kDenyCmaKey = "deny_cma";
+}  // namespace
+
+NativeOptions native_options(const Scenario& sc) {
+  NativeOptions o;
+  const auto& m = sc.machine_params;
+  if (m.contains(kTransportKey)) {
+    const auto& v = m[kTransportKey];
+    const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+    if (name == "threads")
+      o.transport = NativeTransport::threads;
+    else if (name == "double" || name == "double-copy")
+      o.transport = NativeTransport::double_copy;
+    else if (name == "cma")
+      o.transport = NativeTransport::cma;
+    else if (name == "zero" || name == "zero-copy")
+      throw ConfigError(
+          "machine.transport: zero copy cannot carry BG/Q direct puts: they land in the kernel's own buffers (any heap or "
+          "stack address its base address table names), which are private to each rank's process, not in a shared "
+          "pool; use double or cma");
+    else
+      throw ConfigError(fmt::format("machine.transport: unknown transport '{}' (expected threads, double or cma)", name));
+  }
+  if (m.contains(kDenyCmaKey)) {
+    if (!m[kDenyCmaKey].is_boolean()) throw ConfigError("machine.deny_cma: expected true or false");
+    o.deny_cma = m[kDenyCmaKey].get<bool>();
+  }
+  return o;
+}
+
 Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
   const Preset preset = load_preset(sc.machine_preset);
   if (preset.family != "bgq")
     throw ConfigError(fmt::format("machine.preset: {} is a {} machine, not a bgq one", preset.name, preset.family));
-  const auto set = ParamSet::resolve(param_decls(), preset, sc.machine_params, "machine");
-  if (resolved) *resolved = {{"preset", preset.name}, {"description", preset.description}, {"params", set.to_json()}};
+  auto overrides = sc.machine_params;
+  overrides.erase(kTransportKey);
+  overrides.erase(kDenyCmaKey);
+  const auto set = ParamSet::resolve(param_decls(), preset, overrides, "machine");
+  if (resolved) {
+    const auto o = native_options(sc);
+    *resolved = {{"preset", preset.name},
+                 {"description", preset.description},
+                 {"params", set.to_json()},
+                 {"transport", to_string(o.transport)}};
+    if (o.deny_cma) (*resolved)["deny_cma"] = true;
+  }
   return params_from(set);
 }
 
 namespace {
 
-ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args, const Scenario& sc) {
+ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args, const Scenario& sc,
+                     const NativeOptions& native) {
   ModeOutcome out;
   out.mode = mode;
   const auto t0 = std::chrono::steady_clock::now();
@@ -76,11 +132,17 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohm
       trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *detail);
     }
     m = make_sim_machine(p, args, *mu, trace.get());
-  } else {
+  } else if (native.transport == NativeTransport::threads) {
     m = make_native_machine(p, args);
+  } else {
+    m = make_process_machine(p, args, native);
   }
   log::get("bgq")->info("{}: {} on {} ranks", to_string(mode), k.package.name, m->size());
   m->run(k.entry);
+  out.transport = m->transport_use();
+  if (!out.transport.fallback.empty())
+    log::get("bgq")->warn("native: {} requested, {} used: {}", out.transport.requested, out.transport.used,
+                          out.transport.fallback);
   if (trace) {
     mu->network().set_observer(nullptr);
     out.trace = trace->finish().string();
@@ -130,12 +192,13 @@ BgqReport run(const Scenario& sc) {
     throw ConfigError(fmt::format("kernel.name: '{}' is not a bgq kernel (known: {})", sc.kernel, names));
   }
   r.args = runtime::resolve_args(k->package, sc.kernel_args);
+  const NativeOptions native = native_options(sc);
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
-  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc));
+  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc, native));
   if (sc.mode == Mode::sim || sc.mode == Mode::both) {
-    r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args, sc));
+    r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args, sc, native));
     if (k->metrics) r.modes.back().metrics = k->metrics(mean_timings(r.modes.back()), r.args);
   }
   if (r.modes.size() == 2) {
@@ -188,6 +251,13 @@ void print(const BgqReport& r, std::ostream& out) {
                        to_string(m->mode), m->checked - m->wrong, m->checked, m->wrong ? "WRONG" : "correct",
                        m->descriptors, m->packets,
                        m->mode == Mode::sim ? fmt::format(", {} packet-hops", m->packet_hops) : "", m->wall_seconds);
+    if (!m->transport.requested.empty())
+      out << fmt::format("native: ranks as {}{}\n",
+                         m->transport.used == "threads" ? "host threads (transport threads)"
+                                                        : fmt::format("a process each, data moved by {}", m->transport.used),
+                         m->transport.fallback.empty()
+                             ? ""
+                             : fmt::format(" (FALLBACK: {} requested; {})", m->transport.requested, m->transport.fallback));
     for (std::size_t i = 0; i < m->checks.size() && i < 5; ++i)
       out << fmt::format("  CHECK FAILED {}: {} of {} wrong; e.g. {}\n", m->checks[i].what, m->checks[i].wrong,
                          m->checks[i].checked, m->checks[i].example);
@@ -231,6 +301,11 @@ void write_outputs(const BgqReport& r) {
     mj["packets"] = m.packets;
     mj["payload_bytes"] = m.bytes;
     if (m.mode == Mode::sim) mj["packet_hops"] = m.packet_hops;
+    if (!m.transport.requested.empty())
+      mj["transport"] = {{"requested", m.transport.requested},
+                         {"used", m.transport.used},
+                         {"processes", m.transport.used != "threads"},
+                         {"fallback", m.transport.fallback.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.transport.fallback)}};
     if (!m.trace.empty()) mj["trace"] = m.trace;
     for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
     mj["metrics"] = nlohmann::json::array();

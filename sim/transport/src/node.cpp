@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -31,8 +32,6 @@ constexpr int kExitOk = 0, kExitConfig = 2, kExitData = 3, kExitKernel = 5, kExi
 
 std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-
-struct Aborted {};
 
 struct alignas(64) Counter {
   std::atomic<std::uint64_t> v{0};
@@ -187,8 +186,18 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
     pids.push_back(p);
   }
   // Wait for every rank; a rank that dies without reporting stops the others.
+  // The first rank that fails (in the order seen) is the one reported.
   std::vector<int> status(n, -1);
-  int left = n;
+  std::vector<bool> killed(n, false);
+  int left = n, first_failed = -1;
+  std::exception_ptr monitor_error;
+  using clock = std::chrono::steady_clock;
+  clock::time_point stop_at{}, next_monitor = clock::now();
+  auto stop_all = [&] {
+    if (stop_at == clock::time_point{})
+      stop_at = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(opt_.stop_grace));
+    sh_->abort.v.store(1);
+  };
   while (left > 0) {
     bool progressed = false;
     for (int r = 0; r < n; ++r) {
@@ -200,19 +209,41 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
         --left;
         if (WIFEXITED(st)) {
           status[r] = WEXITSTATUS(st);
+        } else if (killed[r]) {
+          status[r] = kExitAborted;
         } else {
           status[r] = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-          std::snprintf(sh_->rank[r].error, kErrLen, "killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+          std::snprintf(sh_->rank[r].error, kErrLen, "killed by signal %d (%s)", WIFSIGNALED(st) ? WTERMSIG(st) : 0,
+                        WIFSIGNALED(st) ? ::strsignal(WTERMSIG(st)) : "?");
         }
-        if (status[r] != kExitOk) sh_->abort.v.store(1);
+        if (status[r] != kExitOk && status[r] != kExitAborted && first_failed < 0) first_failed = r;
+        if (status[r] != kExitOk) stop_all();
       }
     }
-    if (!progressed && left > 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (left == 0) break;
+    const auto now = clock::now();
+    if (opt_.monitor && !monitor_error && stop_at == clock::time_point{} && now >= next_monitor) {
+      next_monitor = now + std::chrono::milliseconds(10);
+      try {
+        opt_.monitor();
+      } catch (...) {
+        monitor_error = std::current_exception();
+        stop_all();
+      }
+    }
+    if (stop_at != clock::time_point{} && now >= stop_at)
+      for (int r = 0; r < n; ++r)
+        if (status[r] == -1 && !killed[r]) {
+          ::kill(pids[r], SIGKILL);
+          killed[r] = true;
+        }
+    if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  // First real error (not a rank stopped because another failed).
-  for (int r = 0; r < n; ++r) {
-    if (status[r] == kExitOk || status[r] == kExitAborted) continue;
-    const std::string msg = fmt::format("rank {}: {}", r, sh_->rank[r].error);
+  if (first_failed >= 0) {
+    const int r = first_failed;
+    const std::string err = sh_->rank[r].error;
+    const std::string prefix = fmt::format("rank {}:", r);
+    const std::string msg = err.rfind(prefix, 0) == 0 ? err : fmt::format("rank {}: {}", r, err);
     switch (status[r]) {
       case kExitConfig:
         throw ConfigError(msg);
@@ -226,6 +257,7 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
         throw Error(msg);
     }
   }
+  if (monitor_error) std::rethrow_exception(monitor_error);
   for (int r = 0; r < n; ++r)
     if (status[r] != kExitOk) throw Error(fmt::format("rank {} stopped without a reported error", r));
   RunReport rep;
@@ -301,6 +333,8 @@ void Node::child(int id, const std::function<void(Rank&)>& body) {
 
 int Rank::size() const { return node_.opt_.procs; }
 Kind Rank::kind() const { return node_.local_->kind; }
+pid_t Rank::pid(int rank) const { return node_.sh_->rank[rank].pid; }
+bool Rank::aborted() const { return node_.sh_->abort.v.load(std::memory_order_relaxed) != 0; }
 std::span<std::byte> Rank::scratch() { return {node_.sh_->rank[id_].scratch, kScratch}; }
 
 void Rank::barrier() {

@@ -80,14 +80,31 @@ struct RecFifo {
   std::deque<RecPacket> packets;
 };
 
-struct NodeMu {
+// A node's base address table: plain data, so a copy of it can live in
+// memory shared between processes (native runs with a rank per process).
+struct BaseAddressTable {
   std::array<std::uint64_t, kBatEntries> bat{};
   std::array<std::uint8_t, kBatEntries> bat_allocated{};
   std::array<std::uint8_t, kBatEntries> bat_set{};
+};
+
+struct NodeMu : BaseAddressTable {
   std::array<RecFifo, kRecFifos> rec{};
   std::array<std::uint8_t, kInjFifos> inj_allocated{};
   std::mutex rec_mutex;  // native runs: senders append, the owner polls
 };
+
+// Where a direct-put packet of descriptor `d` lands at the destination whose
+// base address table is `bat`: the payload address of the byte at
+// `msg_offset` of the message and the reception counter's address.
+// KernelError (naming `src_node`) for an unset base-address id, an
+// unaligned or zero counter, a zero payload base or a counter opcode other
+// than store-add.
+struct PutTarget {
+  std::uint64_t payload = 0, counter = 0;
+};
+PutTarget direct_put_target(const BaseAddressTable& bat, std::uint32_t dst_node, std::uint32_t src_node,
+                            const MUHWI_Descriptor_t& d, std::uint64_t msg_offset);
 
 // Applies one arriving direct-put packet: `bytes` payload bytes that sit at
 // `msg_offset` of the message, taken from `data`. The counter update is an

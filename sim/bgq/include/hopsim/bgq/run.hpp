@@ -37,6 +37,27 @@ struct BgqKernel {
 void register_kernel(BgqKernel k);
 const BgqKernel* find_kernel(const std::string& name);
 
+// How a native run executes its ranks: `threads` (default: host threads in
+// one address space), or a forked process per rank whose direct puts move
+// by a host copy transport: `double` (through shared memory, applied when
+// the receiver polls) or `cma` (process_vm_writev into the target's
+// buffer). From the scenario's machine.transport; machine.deny_cma (test
+// aid) makes the kernel refuse CMA so the fallback to double copy runs.
+enum class NativeTransport { threads, double_copy, cma };
+struct NativeOptions {
+  NativeTransport transport = NativeTransport::threads;
+  bool deny_cma = false;
+};
+std::string to_string(NativeTransport t);  // "threads", "double", "cma"
+// ConfigError naming machine.transport for an unknown value or zero copy.
+NativeOptions native_options(const Scenario& sc);
+
+// What a native run used: requested and used transport, why they differ.
+struct TransportUse {
+  std::string requested, used;  // "threads", "double", "cma"
+  std::string fallback;         // non-empty when used != requested
+};
+
 struct ModeOutcome {
   Mode mode;
   double wall_seconds = 0;
@@ -47,6 +68,7 @@ struct ModeOutcome {
   std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
   std::vector<runtime::Metric> metrics;
   std::string trace;  // the trace file of a simulated run, if one was asked for
+  TransportUse transport;  // native runs
 };
 
 struct BgqReport {

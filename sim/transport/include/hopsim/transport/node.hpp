@@ -43,7 +43,18 @@ struct Options {
   // received by rank `corrupt_rank`, after it landed; -1 disables.
   int corrupt_rank = -1;
   int corrupt_message = 0;
+  // Called by the launcher about every 10 ms while ranks run (e.g. a
+  // deadlock watchdog reading state the ranks keep in shared memory). An
+  // exception it throws stops every rank and is rethrown by run().
+  std::function<void()> monitor;
+  // Seconds the launcher gives ranks to stop by themselves once one failed
+  // (they notice at their next wait); then it kills the rest (SIGKILL).
+  double stop_grace = 2.0;
 };
+
+// Thrown inside a rank by Rank::check_abort() once another rank failed;
+// run() counts a rank that ends with it as stopped, not as failed.
+struct Aborted {};
 
 struct RunReport {
   Kind requested = Kind::double_copy;
@@ -59,6 +70,7 @@ class Rank {
   [[nodiscard]] int id() const { return id_; }
   [[nodiscard]] int size() const;
   [[nodiscard]] Kind kind() const;  // the transport in use (after any fallback)
+  [[nodiscard]] pid_t pid(int rank) const;  // a rank's process (for CMA)
 
   // Sends `out` to `dst` while receiving `in` from `src` (either may be -1
   // for none); returns when both are complete. Message sizes must match on
@@ -78,6 +90,12 @@ class Rank {
   void release_views();
 
   void barrier();
+  // Whether another rank failed (or the monitor stopped the run); a rank
+  // waiting on something of its own calls check_abort() in its loop.
+  [[nodiscard]] bool aborted() const;
+  void check_abort() const {
+    if (aborted()) throw Aborted{};
+  }
   // 4 KiB of this rank's memory that the launcher can read after the run.
   [[nodiscard]] std::span<std::byte> scratch();
 
@@ -102,7 +120,10 @@ class Node {
   // Forks Options::procs processes; each runs body(rank) and exits. Waits
   // for all. If a rank throws, the others are stopped and the first error is
   // rethrown here with its type (KernelError, DataMismatchError, ...) and
-  // message prefixed by the rank. Can be called more than once.
+  // message prefixed by the rank (unless it starts with "rank N:" already);
+  // a rank that died (signal) is an Error naming the signal. Ranks that do
+  // not stop within Options::stop_grace seconds are killed. Can be called
+  // more than once.
   RunReport run(const std::function<void(Rank&)>& body);
 
   [[nodiscard]] const Options& options() const { return opt_; }
