@@ -117,7 +117,8 @@ std::string rank_list(const std::vector<int>& r) {
   for (std::size_t i = 0; i < r.size();) {
     std::size_t j = i;
     while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") + (j == i ? fmt::format("{}", r[i]) : fmt::format("{}-{}", r[i], r[j]));
+    if (!out.empty()) out += ", ";
+    out += j == i ? fmt::format("{}", r[i]) : fmt::format("{}-{}", r[i], r[j]);
     i = j + 1;
   }
   return out;
