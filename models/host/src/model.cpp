@@ -299,12 +299,10 @@ class Ring : public sc_core::sc_module {
   void wait_for(int r, const sc_core::sc_event_or_list& evs, Pred pred) {
     if (pred()) return;
     if (!machine_.alone(r)) {
-      const double until = now_s() + p_.spin_time;
-      while (!pred()) {
-        const double left = until - now_s();
-        if (left <= 1e-13) break;
-        sc_core::wait(sc_time(left, SC_SEC), evs);
-      }
+      // In whole time-resolution steps: a remainder below one step would
+      // round to a zero wait and never end.
+      const sc_time until = sc_core::sc_time_stamp() + sc_time(p_.spin_time, SC_SEC);
+      while (!pred() && sc_core::sc_time_stamp() < until) sc_core::wait(until - sc_core::sc_time_stamp(), evs);
     }
     machine_.await_core(r);
     while (!pred()) {
