@@ -160,6 +160,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.background_load = c.background_load;
   p.spin_time = c.spin_time;
   p.preempt_slice = c.preempt_slice;
+  p.yield_delay = c.yield_delay;
   const std::string m = "calibrated: hopsim host calibrate, ";
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
@@ -179,6 +180,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
                               "CPU time / wall time"},
       {"spin_time", m + "the transports' spin before a yield: 200 pause instructions (transport::kSpinPauses)"},
+      {"yield_delay", m + fmt::format("mean delay until a waiter pinned to one CPU that spun out and yields "
+                                      "(the transports' wait) sees a flag set from another CPU ({} trials)",
+                                      c.yield_trials)},
       {"preempt_slice",
        m + fmt::format("mean length of the gaps over 50 us in the timeline of one spinning process per CPU ({} gaps; "
                        "0: none)",
@@ -192,9 +196,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
-      "spin {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
+      "spin {:.0f} ns  yield delay {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
-      c.spin_time * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9,
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9,
       c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);

@@ -29,7 +29,7 @@ hh::Profile flat() {
   p.remap_per_page = 1e-7;
   for (const char* k :
        {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall", "switch_cost",
-        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time", "preempt_slice", "background_load",
+        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time", "yield_delay", "preempt_slice", "background_load",
         "cma_ok"})
     p.sources[k] = "test";
   return p;

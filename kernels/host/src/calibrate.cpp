@@ -277,6 +277,66 @@ Calibration calibrate(const CalibrateOptions& o) {
     c.switch_cost = best;
   }
 
+  // Yield delay: how late a process that waits with the transports' wait
+  // (spin, then sched_yield) sees a flag once it has started yielding. The
+  // waiter (first CPU) announces it waits; the setter (second CPU) lets it
+  // spin out (4 spin times), then stamps the time and sets the flag; the
+  // waiter records when it saw it. Mean over the trials: on an idle machine
+  // a system call or two, under load the rest of another process's turn.
+  {
+    struct alignas(64) Shared {
+      std::atomic<std::uint64_t> waiting{0}, flag{0};
+      alignas(64) double stamp = 0;
+      alignas(64) double sum = 0;
+      int n = 0;
+    };
+    auto* sh = shared_map<Shared>();
+    new (sh) Shared();
+    const double hold = 4 * c.spin_time + 2e-6;
+    const double budget = std::max(0.1, 10 * B);
+    std::fflush(nullptr);
+    const pid_t p = ::fork();
+    if (p == 0) {
+      if (cpus.size() > 1) pin(cpus[1]);
+      for (std::uint64_t i = 1;; ++i) {
+        while (sh->waiting.load(std::memory_order_acquire) < i) ::sched_yield();
+        if (sh->waiting.load() == ~0ull) break;
+        const double t0 = now();
+        while (now() - t0 < hold) {
+        }
+        sh->stamp = now();
+        sh->flag.store(i, std::memory_order_release);
+      }
+      ::_exit(0);
+    }
+    if (!cpus.empty()) pin(cpus[0]);
+    const double start = now();
+    for (std::uint64_t i = 1; i <= 2000 && (i <= 20 || now() - start < budget); ++i) {
+      sh->waiting.store(i, std::memory_order_release);
+      int spins = 0;
+      while (sh->flag.load(std::memory_order_acquire) < i) {
+        if (spins < transport::kSpinPauses) {
+          __builtin_ia32_pause();
+          ++spins;
+        } else {
+          ::sched_yield();
+        }
+      }
+      const double seen = now();
+      sh->sum += std::max(0.0, seen - sh->stamp);
+      ++sh->n;
+    }
+    sh->waiting.store(~0ull, std::memory_order_release);
+    ::waitpid(p, nullptr, 0);
+    c.yield_delay = sh->n > 0 ? sh->sum / sh->n : 0.0;
+    c.yield_trials = sh->n;
+    ::munmap(sh, sizeof(Shared));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : cpus) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);
+  }
+
   // CMA into a child that holds the buffer: process_vm_writev, as the
   // transport writes the receiver's buffer.
   {

@@ -298,21 +298,28 @@ class Ring : public sc_core::sc_module {
   template <class Pred>
   void wait_for(int r, const sc_core::sc_event_or_list& evs, Pred pred) {
     if (pred()) return;
-    if (!machine_.alone(r)) {
-      // In whole time-resolution steps: a remainder below one step would
-      // round to a zero wait and never end.
-      const sc_time until = sc_core::sc_time_stamp() + sc_time(p_.spin_time, SC_SEC);
-      while (!pred() && sc_core::sc_time_stamp() < until) sc_core::wait(until - sc_core::sc_time_stamp(), evs);
+    // Spin, holding the core. In whole time-resolution steps: a remainder
+    // below one step would round to a zero wait and never end.
+    const sc_time until = sc_core::sc_time_stamp() + sc_time(p_.spin_time, SC_SEC);
+    while (!pred() && sc_core::sc_time_stamp() < until) sc_core::wait(until - sc_core::sc_time_stamp(), evs);
+    if (pred()) {
+      machine_.await_core(r);
+      return;
     }
-    machine_.await_core(r);
+    // Spun out: yield. Alone on its core, the process sees its flag
+    // yield_delay after it is set (measured: the rest of a system call, or
+    // of another process's turn); with others of ours on the core, they get
+    // it in turn.
     while (!pred()) {
       if (machine_.alone(r)) {
         sc_core::wait(evs);
-        machine_.await_core(r);
+        if (pred() && p_.yield_delay > 0) sc_core::wait(sc_time(p_.yield_delay, SC_SEC));
       } else {
+        machine_.await_core(r);
         machine_.yield(r);
       }
     }
+    machine_.await_core(r);
   }
 
   void rank(int r) {

@@ -33,6 +33,8 @@ struct Calibration {
   double preempt_slice = 0;    // mean gap (> 50 us) in a spinning process's timeline: another process's turn, s
   int preempt_count = 0;       // how many such gaps were seen
   double spin_time = 0;        // transport::kSpinPauses pause instructions, s
+  double yield_delay = 0;      // mean delay until a waiter that spun out and yields sees a flag set on another CPU, s
+  int yield_trials = 0;
 };
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
