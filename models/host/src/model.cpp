@@ -146,19 +146,28 @@ class Machine : public sc_core::sc_module {
 
   void background(int c, double mean_gap, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
+    auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
     auto& core = cores_[static_cast<std::size_t>(c)];
+    // Start in the steady state: the ring's timing begins at an arbitrary
+    // moment, when the background holds the core with probability
+    // g / (g + mean_gap), for a uniformly distributed rest of its burst.
+    const double g = p_.preempt_slice;
+    double burst = uniform() < g / (g + mean_gap) ? g * uniform() : 0.0;
     while (!finished_) {
-      // Exponential gaps (a Poisson arrival of bursts), from 53 random bits.
-      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-      sc_core::wait(sc_time(-mean_gap * std::log1p(-u), SC_SEC));
-      if (finished_) break;
+      if (burst <= 0) {
+        // Exponential gaps (a Poisson arrival of bursts), from 53 random bits.
+        sc_core::wait(sc_time(-mean_gap * std::log1p(-uniform()), SC_SEC));
+        if (finished_) break;
+        burst = g;
+      }
       advance();
       core.background = true;
       reschedule();
-      sc_core::wait(sc_time(p_.preempt_slice, SC_SEC));
+      sc_core::wait(sc_time(burst, SC_SEC));
       advance();
       core.background = false;
-      background_time_ += p_.preempt_slice;
+      background_time_ += burst;
+      burst = 0;
       reschedule();
       core.freed.notify(sc_core::SC_ZERO_TIME);
     }
