@@ -161,6 +161,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.spin_time = c.spin_time;
   p.preempt_slice = c.preempt_slice;
   p.yield_delay = c.yield_delay;
+  p.yield_delay_median = c.yield_delay_median;
   const std::string m = "calibrated: hopsim host calibrate, ";
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
@@ -183,6 +184,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"yield_delay", m + fmt::format("mean delay until a waiter pinned to one CPU that spun out and yields "
                                       "(the transports' wait) sees a flag set from another CPU ({} trials)",
                                       c.yield_trials)},
+      {"yield_delay_median", m + "median of the same trials"},
       {"preempt_slice",
        m + fmt::format("mean length of the gaps over 50 us in the timeline of one spinning process per CPU ({} gaps; "
                        "0: none)",
@@ -196,9 +198,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
-      "spin {:.0f} ns  yield delay {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
+      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
-      c.spin_time * 1e9, c.yield_delay * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9,
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9,
       c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);

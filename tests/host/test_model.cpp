@@ -29,7 +29,7 @@ hh::Profile flat() {
   p.remap_per_page = 1e-7;
   for (const char* k :
        {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall", "switch_cost",
-        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time", "yield_delay", "preempt_slice", "background_load",
+        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time", "yield_delay", "yield_delay_median", "preempt_slice", "background_load",
         "cma_ok"})
     p.sources[k] = "test";
   return p;
@@ -257,4 +257,19 @@ TEST_CASE("the 32-way SMP preset loads with a source for every parameter", "[hos
   const auto p = hh::load_profile("host-smp32");
   CHECK(p.cores == 32);
   for (const auto& [k, v] : p.sources) CHECK_FALSE(v.empty());
+}
+
+TEST_CASE("host model: a process that spun out sees its flag a yield delay late", "[host][model]") {
+  auto p = flat();
+  p.memcpy_bw_all = {1e12, 1e12};
+  p.spin_time = 0;  // every wait spins out at once
+  p.yield_delay = p.yield_delay_median = 3e-6;
+  hh::SimCell c;
+  c.path = hh::CopyPath::zero_copy;
+  c.size = 1 << 20;
+  c.iters = 4;
+  const auto r = hh::simulate_ring(p, {c});
+  // Each step: control message (L), seen 3 us late, then the read.
+  CHECK(r[0].seconds == Approx(4 * (1e-6 + 3e-6 + double(1 << 20) / 2e9)).epsilon(1e-9));
+  CHECK(r[0].yields == 0);
 }

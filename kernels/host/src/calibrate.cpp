@@ -289,6 +289,7 @@ Calibration calibrate(const CalibrateOptions& o) {
       alignas(64) double stamp = 0;
       alignas(64) double sum = 0;
       int n = 0;
+      double delay[2000];
     };
     auto* sh = shared_map<Shared>();
     new (sh) Shared();
@@ -323,12 +324,18 @@ Calibration calibrate(const CalibrateOptions& o) {
         }
       }
       const double seen = now();
-      sh->sum += std::max(0.0, seen - sh->stamp);
+      sh->delay[sh->n] = std::max(0.0, seen - sh->stamp);
+      sh->sum += sh->delay[sh->n];
       ++sh->n;
     }
     sh->waiting.store(~0ull, std::memory_order_release);
     ::waitpid(p, nullptr, 0);
     c.yield_delay = sh->n > 0 ? sh->sum / sh->n : 0.0;
+    if (sh->n > 0) {
+      std::vector<double> d(sh->delay, sh->delay + sh->n);
+      std::nth_element(d.begin(), d.begin() + sh->n / 2, d.end());
+      c.yield_delay_median = d[static_cast<std::size_t>(sh->n / 2)];
+    }
     c.yield_trials = sh->n;
     ::munmap(sh, sizeof(Shared));
     cpu_set_t set;

@@ -54,13 +54,16 @@ class Machine : public sc_core::sc_module {
     sensitive << wake_;
     dont_initialize();
     // Background: b = background_load / cores other runnable processes per
-    // core; with k of ours there, the fair share of the background is
-    // b / (k + b), taken in bursts of preempt_slice.
+    // core, taking b / (1 + b) of it in bursts of preempt_slice.
     const double b = p.background_load / p.cores;
     for (int c = 0; c < p.cores; ++c) {
       const auto k = static_cast<double>(cores_[static_cast<std::size_t>(c)].queue.size());
       if (b <= 0 || p.preempt_slice <= 0 || k == 0) continue;
-      const double share = b / (k + b);
+      // The share the calibration measured for one spinning process per
+      // CPU. With autogroup scheduling (Linux's default for desktop and
+      // login sessions) the kernel shares a CPU between sessions, not
+      // processes, so the ring's processes together get what one got.
+      const double share = b / (1 + b);
       const double mean_gap = (1 - share) / share * p.preempt_slice;
       sc_core::sc_spawn_options opt;
       sc_core::sc_spawn([this, c, mean_gap, seed] { background(c, mean_gap, seed * 7919 + static_cast<std::uint64_t>(c)); },
@@ -270,7 +273,7 @@ class Ring : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Ring);
   Ring(sc_core::sc_module_name n, const Profile& p, const SimCell& c, std::uint64_t seed)
-      : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed) {
+      : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed), rng_(seed ^ 0x5eed) {
     for (int r = 0; r < c.procs; ++r)
       chan_.push_back(std::make_unique<Channel>(fmt::format("ch{}", r), p.c2c_latency));  // r -> r+1
     start_.assign(static_cast<std::size_t>(c.procs), 0.0);
@@ -322,13 +325,27 @@ class Ring : public sc_core::sc_module {
     while (!pred()) {
       if (machine_.alone(r)) {
         sc_core::wait(evs);
-        if (pred() && p_.yield_delay > 0) sc_core::wait(sc_time(p_.yield_delay, SC_SEC));
+        if (pred()) {
+          const double d = yield_delay();
+          if (d > 0) sc_core::wait(sc_time(d, SC_SEC));
+        }
       } else {
         machine_.await_core(r);
         machine_.yield(r);
       }
     }
     machine_.await_core(r);
+  }
+
+  // How late a process that spun out and yielded sees its flag: the
+  // measured median, or with probability q a whole background burst, q
+  // such that the mean is the measured mean (a two-point distribution of
+  // the calibration's trials; seeded, so runs repeat).
+  double yield_delay() {
+    const double med = p_.yield_delay_median, mean = p_.yield_delay, g = p_.preempt_slice;
+    if (g <= med || mean <= med) return mean;
+    const double q = std::min(1.0, (mean - med) / (g - med));
+    return static_cast<double>(rng_() >> 11) * 0x1.0p-53 < q ? g : med;
   }
 
   void rank(int r) {
@@ -408,6 +425,7 @@ class Ring : public sc_core::sc_module {
   std::vector<std::unique_ptr<Channel>> chan_;
   std::vector<double> start_, end_;
   int finished_ranks_ = 0;
+  std::mt19937_64 rng_;
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ constexpr Field kFields[] = {
     {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
-    {"yield_delay", "s", false, true},     {"preempt_slice", "s", false, true},
+    {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
+    {"preempt_slice", "s", false, true},
     {"background_load", "count", false, true},
 };
 
@@ -54,6 +55,7 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "spin_time") return &p.spin_time;
   if (n == "preempt_slice") return &p.preempt_slice;
   if (n == "yield_delay") return &p.yield_delay;
+  if (n == "yield_delay_median") return &p.yield_delay_median;
   return nullptr;
 }
 

@@ -34,6 +34,7 @@ struct Calibration {
   int preempt_count = 0;       // how many such gaps were seen
   double spin_time = 0;        // transport::kSpinPauses pause instructions, s
   double yield_delay = 0;      // mean delay until a waiter that spun out and yields sees a flag set on another CPU, s
+  double yield_delay_median = 0;  // its median, s
   int yield_trials = 0;
 };
 
