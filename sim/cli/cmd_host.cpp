@@ -198,10 +198,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
-      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
+      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  "
+      "remap {:.0f} ns + {:.0f} ns/page\n",
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
-      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9,
-      c.remap_per_page * 1e9);
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
+      c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
@@ -412,7 +413,8 @@ void add_host_commands(Commands& cmds) {
   pred->add_option("--max-error", *max_error, "relative error a cell may have")->capture_default_str();
   pred->add_flag("--check", *check, "exit 3 when a cell is off by more than --max-error");
   auto runs = std::make_shared<int>(3);
-  pred->add_option("--runs", *runs, "native table runs; per cell the median bandwidth counts and the spread is reported")
+  pred->add_option("--runs", *runs,
+                   "native table runs; per cell the median bandwidth counts and the spread is reported")
       ->capture_default_str();
   cmds.on(pred, [pred_args, check, max_error, runs] {
     return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs); });

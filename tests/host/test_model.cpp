@@ -27,10 +27,9 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k :
-       {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall", "switch_cost",
-        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time", "yield_delay", "yield_delay_median", "preempt_slice", "background_load",
-        "cma_ok"})
+  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall",
+                        "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
+                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -200,8 +199,9 @@ TEST_CASE("predict report: per-cell error, spread and the count within the limit
   CHECK_THAT(rep.table, Catch::Contains("+20.0%"));
   CHECK_THAT(rep.table, Catch::Contains("-50.0%"));
   CHECK_THAT(rep.table, Catch::Contains("1 MiB"));
-  CHECK_THAT(rep.table, Catch::Contains("1 of 2 cells within 25% (* marks the others); mean |error| 35.0%, worst 50.0%; "
-                                        "1 cell(s) whose native runs differ by more than 25%"));
+  CHECK_THAT(rep.table,
+             Catch::Contains("1 of 2 cells within 25% (* marks the others); mean |error| 35.0%, worst 50.0%; "
+                             "1 cell(s) whose native runs differ by more than 25%"));
   CHECK_THAT(rep.csv, Catch::StartsWith("procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,"));
   CHECK_THAT(rep.csv, Catch::Contains("\n2,4096,cma,cma,100.0,90.0,150.0,3,120.0,0.2000,1,"));
   CHECK_THAT(rep.csv, Catch::Contains("\n2,1048576,cma,cma,100.0,95.0,110.0,3,50.0,-0.5000,0,"));
@@ -247,7 +247,8 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("every parameter needs a source"));
   bad = j;
   bad["params"].erase("spin_time");
-  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.spin_time: missing parameter"));
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.spin_time: missing parameter"));
   bad = j;
   bad["params"]["cores"]["value"] = 0;
   CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);

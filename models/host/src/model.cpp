@@ -66,8 +66,9 @@ class Machine : public sc_core::sc_module {
       const double share = b / (1 + b);
       const double mean_gap = (1 - share) / share * p.preempt_slice;
       sc_core::sc_spawn_options opt;
-      sc_core::sc_spawn([this, c, mean_gap, seed] { background(c, mean_gap, seed * 7919 + static_cast<std::uint64_t>(c)); },
-                        sc_core::sc_gen_unique_name("background"), &opt);
+      sc_core::sc_spawn(
+          [this, c, mean_gap, seed] { background(c, mean_gap, seed * 7919 + static_cast<std::uint64_t>(c)); },
+          sc_core::sc_gen_unique_name("background"), &opt);
     }
   }
   Machine(const Machine&) = delete;
@@ -306,7 +307,8 @@ class Ring : public sc_core::sc_module {
   void cpu(int r, double seconds) { machine_.run(r, seconds, 0, 1); }
 
   // The transports' wait: spin (holding the core) for spin_time, then
-  // yield until pred() holds. A process alone on its core just sees the flag.
+  // yield until pred() holds (round robin with the other ring processes on
+  // the core, or, alone on it, seeing the flag a yield delay late).
   template <class Pred>
   void wait_for(int r, const sc_core::sc_event_or_list& evs, Pred pred) {
     if (pred()) return;

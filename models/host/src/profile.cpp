@@ -31,8 +31,7 @@ constexpr Field kFields[] = {
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
     {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
-    {"preempt_slice", "s", false, true},
-    {"background_load", "count", false, true},
+    {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {

@@ -47,11 +47,11 @@ struct SimCell {
 };
 
 struct SimResult {
-  double seconds = 0;    // simulated time of the timed steps (fastest repetition, slowest rank)
-  double bandwidth = 0;  // bytes received per process per second
-  double ops = 0;        // operations simulated (all repetitions)
-  double yields = 0;     // hand-overs of a core between ring processes, per ring step and rank (fastest repetition)
-  double background = 0; // seconds the background held cores, per core (fastest repetition)
+  double seconds = 0;     // simulated time of the timed steps (fastest repetition, slowest rank)
+  double bandwidth = 0;   // bytes received per process per second
+  double ops = 0;         // operations simulated (all repetitions)
+  double yields = 0;      // hand-overs of a core between ring processes, per ring step and rank (fastest repetition)
+  double background = 0;  // seconds the background held cores, per core (fastest repetition)
 };
 
 // Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:

@@ -24,8 +24,8 @@ struct PredictRow {
 
 struct PredictReport {
   int cells = 0;
-  int within = 0;  // |error| <= max_error
-  int noisy = 0;   // native spread (max/min - 1) > max_error
+  int within = 0;              // |error| <= max_error
+  int noisy = 0;               // native spread (max/min - 1) > max_error
   double mean = 0, worst = 0;  // |error|
   std::string table, csv;
 };
