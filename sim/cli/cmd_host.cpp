@@ -160,7 +160,6 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.background_load = c.background_load;
   p.spin_time = c.spin_time;
   p.preempt_slice = c.preempt_slice;
-  p.run_slice = c.run_slice;
   p.yield_delay = c.yield_delay;
   p.yield_delay_median = c.yield_delay_median;
   const std::string m = "calibrated: hopsim host calibrate, ";
@@ -186,7 +185,6 @@ int cmd_calibrate(const std::string& out, bool quick) {
                                       "(the transports' wait) sees a flag set from another CPU ({} trials)",
                                       c.yield_trials)},
       {"yield_delay_median", m + "median of the same trials"},
-      {"run_slice", m + "mean run of the same spinners between two gaps: (CPUs x wall - gaps) / number of gaps"},
       {"preempt_slice",
        m + fmt::format("mean length of the gaps over 50 us in the timeline of one spinning process per CPU ({} gaps; "
                        "0: none)",
@@ -199,10 +197,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
     std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]),
                              c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
-      "cores {}  background load {:.2f} (preempt slice {:.0f} us, run {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
+      "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
       "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  "
       "remap {:.0f} ns + {:.0f} ns/page\n",
-      c.cores, c.background_load, c.preempt_slice * 1e6, c.run_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
+      c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
       c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
       c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";

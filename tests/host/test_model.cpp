@@ -29,7 +29,7 @@ hh::Profile flat() {
   p.remap_per_page = 1e-7;
   for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall",
                         "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
-                        "yield_delay", "yield_delay_median", "preempt_slice", "run_slice", "background_load", "cma_ok"})
+                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -273,22 +273,4 @@ TEST_CASE("host model: a process that spun out sees its flag a yield delay late"
   // Each step: control message (L), seen 3 us late, then the read.
   CHECK(r[0].seconds == Approx(4 * (1e-6 + 3e-6 + double(1 << 20) / 2e9)).epsilon(1e-9));
   CHECK(r[0].yields == 0);
-}
-
-TEST_CASE("host model: background bursts come a measured turn apart", "[host][model]") {
-  auto p = flat();
-  p.memcpy_bw_all = {1e12, 1e12};
-  hh::SimCell c;
-  c.path = hh::CopyPath::zero_copy;
-  c.size = 1 << 20;
-  c.iters = 400;
-  // Bursts of 100 us, 300 us of our turn between them on average: a quarter
-  // of each core (background_load only matters without run_slice).
-  p.background_load = 2;
-  p.preempt_slice = 100e-6;
-  p.run_slice = 300e-6;
-  const auto r = hh::simulate_ring(p, {c});
-  CHECK(r[0].background / r[0].seconds == Approx(0.25).epsilon(0.2));
-  const double t_idle = c.iters * (1e-6 + double(1 << 20) / 2e9);
-  CHECK(r[0].seconds > 1.25 * t_idle);
 }

@@ -215,8 +215,6 @@ Calibration calibrate(const CalibrateOptions& o) {
     share = std::clamp(share, 0.02, 1.0);
     c.background_load = c.cores * (1.0 / share - 1.0);
     c.preempt_slice = gap_n > 0 ? gap_sum / gap_n : 0.0;
-    // Our turn: the mean uninterrupted run between two such gaps.
-    c.run_slice = gap_n > 0 ? (c.cores * wall - gap_sum) / gap_n : 0.0;
     c.preempt_count = static_cast<int>(gap_n);
   }
 

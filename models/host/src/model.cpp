@@ -53,23 +53,18 @@ class Machine : public sc_core::sc_module {
     SC_METHOD(on_wake);
     sensitive << wake_;
     dont_initialize();
-    // Background: bursts of preempt_slice arriving as a Poisson process per
-    // core, the mean time between them (our turn) run_slice as measured;
-    // without it, b = background_load / cores other runnable processes
-    // take b / (1 + b) of each core (the share the calibration measured for
-    // one spinning process per CPU: with autogroup scheduling, on by
-    // default, the kernel shares a CPU between sessions, so the ring's
-    // processes together get what one got).
+    // Background: b = background_load / cores other runnable processes per
+    // core, taking b / (1 + b) of it in bursts of preempt_slice.
     const double b = p.background_load / p.cores;
     for (int c = 0; c < p.cores; ++c) {
       const auto k = static_cast<double>(cores_[static_cast<std::size_t>(c)].queue.size());
-      if (p.preempt_slice <= 0 || k == 0) continue;
-      double mean_gap = p.run_slice;
-      if (mean_gap <= 0) {
-        if (b <= 0) continue;
-        const double share = b / (1 + b);
-        mean_gap = (1 - share) / share * p.preempt_slice;
-      }
+      if (b <= 0 || p.preempt_slice <= 0 || k == 0) continue;
+      // The share the calibration measured for one spinning process per
+      // CPU. With autogroup scheduling (Linux's default for desktop and
+      // login sessions) the kernel shares a CPU between sessions, not
+      // processes, so the ring's processes together get what one got.
+      const double share = b / (1 + b);
+      const double mean_gap = (1 - share) / share * p.preempt_slice;
       sc_core::sc_spawn_options opt;
       sc_core::sc_spawn(
           [this, c, mean_gap, seed] { background(c, mean_gap, seed * 7919 + static_cast<std::uint64_t>(c)); },
@@ -157,10 +152,11 @@ class Machine : public sc_core::sc_module {
     std::mt19937_64 rng(seed);
     auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
     auto& core = cores_[static_cast<std::size_t>(c)];
-    // A repetition starts in our turn on every core: it begins when every
-    // rank has left a barrier, so each was on a CPU.
+    // Start in the steady state: the ring's timing begins at an arbitrary
+    // moment, when the background holds the core with probability
+    // g / (g + mean_gap), for a uniformly distributed rest of its burst.
     const double g = p_.preempt_slice;
-    double burst = 0;
+    double burst = uniform() < g / (g + mean_gap) ? g * uniform() : 0.0;
     while (!finished_) {
       if (burst <= 0) {
         // Exponential gaps (a Poisson arrival of bursts), from 53 random bits.

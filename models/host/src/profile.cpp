@@ -31,7 +31,7 @@ constexpr Field kFields[] = {
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
     {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
-    {"preempt_slice", "s", false, true},   {"run_slice", "s", false, true},   {"background_load", "count", false, true},
+    {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -53,7 +53,6 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "background_load") return &p.background_load;
   if (n == "spin_time") return &p.spin_time;
   if (n == "preempt_slice") return &p.preempt_slice;
-  if (n == "run_slice") return &p.run_slice;
   if (n == "yield_delay") return &p.yield_delay;
   if (n == "yield_delay_median") return &p.yield_delay_median;
   return nullptr;

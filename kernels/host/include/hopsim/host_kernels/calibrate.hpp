@@ -32,7 +32,6 @@ struct Calibration {
   double background_load = 0;  // other runnable processes: from the CPU share spinning processes get
   double preempt_slice = 0;    // mean gap (> 50 us) in a spinning process's timeline: another process's turn, s
   int preempt_count = 0;       // how many such gaps were seen
-  double run_slice = 0;        // mean run of the spinning process between two such gaps, s
   double spin_time = 0;        // transport::kSpinPauses pause instructions, s
   double yield_delay = 0;      // mean delay until a waiter that spun out and yields sees a flag set on another CPU, s
   double yield_delay_median = 0;  // its median, s

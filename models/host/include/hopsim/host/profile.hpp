@@ -29,7 +29,6 @@ struct Profile {
   double spin_time = 0;               // s, the transports' spin before they yield (200 pause instructions)
   double yield_delay = 0;             // s, how late a waiter that spun out and yields sees its flag (mean)
   double yield_delay_median = 0;      // s, ... its median
-  double run_slice = 0;               // s, mean time a process of ours runs between two such turns of others (0: none seen)
   double preempt_slice = 0;           // s, mean time another runnable process holds a core it took (0: none seen)
   double background_load = 0;         // other runnable processes competing for the cores (measured)
   bool cma_ok = true;
