@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "hopsim/common/units.hpp"
 #include "hopsim/host/model.hpp"
 #include "hopsim/host/profile.hpp"
+#include "hopsim/host/report.hpp"
 #include "hopsim/host_kernels/calibrate.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 #include "hopsim/transport/cma.hpp"
@@ -51,11 +53,11 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
       ->delimiter(',')
       ->capture_default_str();
   s->add_flag("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
+  s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
+  s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
   if (native) {
     s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
     s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
-    s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
-    s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
     s->add_flag(
         "--deny-cma", a.deny_cma,
         "test aid: every rank makes itself inaccessible to CMA, so the kernel refuses it and the fallback runs");
@@ -92,11 +94,7 @@ hh::CopyPath to_path(Kind k) {
   return hh::CopyPath::double_copy;
 }
 
-std::string size_text(std::size_t s) {
-  if (s >= (1u << 20) && s % (1u << 20) == 0) return fmt::format("{} MiB", s >> 20);
-  if (s >= 1024 && s % 1024 == 0) return fmt::format("{} KiB", s >> 10);
-  return fmt::format("{} B", s);
-}
+using hh::size_text;
 
 // Native cells for every procs x transport x order, in that order.
 std::vector<hh::RingCell> run_native(const RingArgs& a) {
@@ -160,6 +158,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.remap_per_page = c.remap_per_page;
   p.cma_ok = c.cma_ok;
   p.background_load = c.background_load;
+  p.spin_time = c.spin_time;
+  p.preempt_slice = c.preempt_slice;
+  p.yield_delay = c.yield_delay;
+  p.yield_delay_median = c.yield_delay_median;
   const std::string m = "calibrated: hopsim host calibrate, ";
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
@@ -168,16 +170,25 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
       {"read_bw", m + "the ring's checksum pass over size bytes"},
       {"cma_bw",
-       c.cma_ok ? m + "process_vm_readv of size bytes from a child process" : "CMA refused here: " + c.cma_note},
+       c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
-      {"cma_call", m + "process_vm_readv of 8 bytes"},
-      {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
+      {"cma_call", m + "process_vm_writev of 8 bytes"},
+      {"cma_per_page", m + "least-squares slope of process_vm_writev time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
       {"remap_per_page", m + "same, per 4 KiB page"},
       {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
                               "CPU time / wall time"},
+      {"spin_time", m + "the transports' spin before a yield: 200 pause instructions (transport::kSpinPauses)"},
+      {"yield_delay", m + fmt::format("mean delay until a waiter pinned to one CPU that spun out and yields "
+                                      "(the transports' wait) sees a flag set from another CPU ({} trials)",
+                                      c.yield_trials)},
+      {"yield_delay_median", m + "median of the same trials"},
+      {"preempt_slice",
+       m + fmt::format("mean length of the gaps over 50 us in the timeline of one spinning process per CPU ({} gaps; "
+                       "0: none)",
+                       c.preempt_count)},
       {"cma_ok", c.cma_ok ? m + "process_vm_readv from a child succeeded" : "CMA refused here: " + c.cma_note},
   };
   std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12}\n", "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s",
@@ -186,9 +197,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
     std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]),
                              c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
   std::cout << fmt::format(
-      "cores {}  background load {:.2f}  c2c latency {:.0f} ns  syscall {:.0f} ns  switch {:.0f} ns  CMA call {:.0f} "
-      "ns, {:.0f} ns/page  remap {:.0f} ns + {:.0f} ns/page\n",
-      c.cores, c.background_load, c.c2c_latency * 1e9, c.syscall * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
+      "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
+      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  "
+      "remap {:.0f} ns + {:.0f} ns/page\n",
+      c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
       c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
@@ -231,17 +244,26 @@ int cmd_ring(const RingArgs& a) {
   return 0;
 }
 
-// Simulated cells for procs x transports x sizes.
-std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<std::tuple<int, Kind, std::size_t>>& keys,
-                                    bool remap) {
+// One cell to simulate: what the native ring ran.
+struct Key {
+  int procs;
+  Kind kind;
+  std::size_t size;
+  int iters;
+};
+
+// Simulated cells, each with the native ring's iterations and repetitions
+// (the fastest repetition counts, as natively).
+std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, bool remap, int reps) {
   std::vector<hh::SimCell> cells;
-  for (const auto& [procs, k, size] : keys) {
+  for (const auto& k : keys) {
     hh::SimCell c;
-    c.procs = procs;
-    c.size = size;
-    c.path = to_path(k);
+    c.procs = k.procs;
+    c.size = k.size;
+    c.path = to_path(k.kind);
     c.remap = remap;
-    c.iters = static_cast<int>(std::clamp<std::size_t>((8u << 20) / size, 8, 64));
+    c.iters = k.iters;
+    c.reps = reps;
     cells.push_back(c);
   }
   return hh::simulate_ring(p, cells);
@@ -250,70 +272,93 @@ std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<std:
 int cmd_simulate(const RingArgs& a) {
   if (!a.profile) throw ConfigError("--profile: required (a profile file or a host preset such as host-smp32)");
   const auto p = hh::load_profile(*a.profile);
-  std::vector<std::tuple<int, Kind, std::size_t>> keys;
+  if (a.reps < 1) throw ConfigError("--reps: at least 1");
+  hh::RingOptions ro;
+  ro.bytes_per_rep = static_cast<std::size_t>(parse_quantity(std::string_view(a.bytes), Dim::bytes, "--bytes"));
+  std::vector<Key> keys;
   for (int n : a.procs)
     for (Kind k : parse_kinds(a.transports))
-      for (auto s : parse_sizes(a.sizes)) keys.emplace_back(n, k, s);
-  const auto res = simulate(p, keys, a.remap);
+      for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s)});
+  const auto res = simulate(p, keys, a.remap, a.reps);
   std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
                            p.name, p.cores);
-  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9}\n", "procs", "size", "transport", "MB/s", "/memcpy");
+  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "transport", "MB/s", "/memcpy",
+                           "yields/step");
   std::ofstream csv;
   if (a.csv) {
     csv.open(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << "procs,size,transport,predicted_MBps,fraction_of_memcpy\n";
+    csv << "procs,size,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto& [n, k, s] = keys[i];
-    const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(s));
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f}\n", n, size_text(s), transport::kind_name(k),
-                             res[i].bandwidth / 1e6, frac);
+    const auto& k = keys[i];
+    const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(k.size));
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, size_text(k.size),
+                             transport::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
     if (csv)
-      csv << fmt::format("{},{},{},{:.1f},{:.3f}\n", n, s, transport::kind_name(k), res[i].bandwidth / 1e6, frac);
+      csv << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size, transport::kind_name(k.kind),
+                         res[i].bandwidth / 1e6, frac, res[i].yields, res[i].background);
   }
   return 0;
 }
 
-int cmd_predict(RingArgs a, bool check, double max_error) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int cmd_predict(RingArgs a, bool check, double max_error, int runs) {
   if (!a.profile) throw ConfigError("--profile: required (written by hopsim host calibrate)");
+  if (runs < 1) throw ConfigError(fmt::format("--runs: {} (at least 1)", runs));
   const auto p = hh::load_profile(*a.profile);
   a.order = "natural";
-  const auto native = run_native(a);
-  std::vector<std::tuple<int, Kind, std::size_t>> keys;
-  for (const auto& c : native) keys.emplace_back(c.procs, c.used, c.size);
-  const auto sim = simulate(p, keys, a.remap);
-  std::cout << fmt::format("native ring vs host model '{}' (the profile is the model's only input)\n", p.name);
-  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>14} {:>8} {:>9}\n", "procs", "size", "transport",
-                           "native MB/s", "predicted MB/s", "error", "/memcpy");
-  std::ofstream csv;
-  if (a.csv) {
-    csv.open(*a.csv);
-    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << "procs,size,transport,used,native_MBps,predicted_MBps,error,native_fraction_of_memcpy\n";
-  }
-  double worst = 0, sum = 0;
-  int within = 0;
+  // The native table `runs` times; per cell the median bandwidth counts.
+  std::vector<std::vector<hh::RingCell>> all;
+  for (int k = 0; k < runs; ++k) all.push_back(run_native(a));
+  const auto& native = all.front();
+  std::vector<Key> keys;
+  for (const auto& c : native) keys.push_back({c.procs, c.used, c.size, c.iters});
+  const auto sim = simulate(p, keys, a.remap, a.reps);
+  std::vector<hh::PredictRow> rows;
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];
-    const double err = (sim[i].bandwidth - c.bandwidth) / c.bandwidth;
-    const double frac = c.bandwidth / p.at(p.memcpy_bw, static_cast<double>(c.size));
-    worst = std::max(worst, std::abs(err));
-    sum += std::abs(err);
-    within += std::abs(err) <= max_error;
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>12.0f} {:>14.0f} {:>+7.1f}% {:>9.2f}{}\n", c.procs,
-                             size_text(c.size), used_text(c), c.bandwidth / 1e6, sim[i].bandwidth / 1e6, 100 * err,
-                             frac, std::abs(err) > max_error ? "  *" : "");
-    if (csv)
-      csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.4f},{:.3f}\n", c.procs, c.size,
-                         transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
-                         sim[i].bandwidth / 1e6, err, frac);
+    std::vector<double> bw;
+    std::string used = used_text(c);
+    for (const auto& run : all) {
+      bw.push_back(run[i].bandwidth);
+      if (!run[i].fallback.empty()) used = used_text(run[i]);
+    }
+    hh::PredictRow r;
+    r.procs = c.procs;
+    r.size = c.size;
+    r.requested = std::string(transport::kind_name(c.requested));
+    r.used = std::string(transport::kind_name(c.used));
+    r.used_text = used;
+    r.native = median(bw);
+    r.native_min = *std::min_element(bw.begin(), bw.end());
+    r.native_max = *std::max_element(bw.begin(), bw.end());
+    r.runs = runs;
+    r.predicted = sim[i].bandwidth;
+    r.fraction = r.native / p.at(p.memcpy_bw, static_cast<double>(c.size));
+    r.yields = sim[i].yields;
+    r.background = sim[i].background;
+    rows.push_back(r);
   }
-  std::cout << fmt::format("{} of {} cells within {:.0f}% (* marks the others); mean |error| {:.1f}%, worst {:.1f}%\n",
-                           within, native.size(), 100 * max_error, 100 * sum / static_cast<double>(native.size()),
-                           100 * worst);
-  if (check && within != static_cast<int>(native.size())) {
-    std::cerr << fmt::format("hopsim host predict: {} cell(s) off by more than {:.0f}%\n", native.size() - within,
+  const auto rep = hh::predict_report(rows, max_error);
+  std::cout << fmt::format(
+      "native ring (median of {} run{}, spread = max/min - 1) vs host model '{}' (the profile is the model's only "
+      "input)\n",
+      runs, runs == 1 ? "" : "s", p.name);
+  std::cout << rep.table;
+  if (a.csv) {
+    std::ofstream csv(*a.csv);
+    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
+    csv << rep.csv;
+    std::cout << "CSV written to " << *a.csv << "\n";
+  }
+  if (check && rep.within != rep.cells) {
+    std::cerr << fmt::format("hopsim host predict: {} cell(s) off by more than {:.0f}%\n", rep.cells - rep.within,
                              100 * max_error);
     return 3;
   }
@@ -367,8 +412,12 @@ void add_host_commands(Commands& cmds) {
   pred->add_option("--profile", pred_args->profile, "profile written by hopsim host calibrate")->required();
   pred->add_option("--max-error", *max_error, "relative error a cell may have")->capture_default_str();
   pred->add_flag("--check", *check, "exit 3 when a cell is off by more than --max-error");
-  cmds.on(pred, [pred_args, check, max_error] {
-    return checked([&] { return cmd_predict(*pred_args, *check, *max_error); });
+  auto runs = std::make_shared<int>(3);
+  pred->add_option("--runs", *runs,
+                   "native table runs; per cell the median bandwidth counts and the spread is reported")
+      ->capture_default_str();
+  cmds.on(pred, [pred_args, check, max_error, runs] {
+    return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs); });
   });
 }
 

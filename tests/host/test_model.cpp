@@ -5,6 +5,7 @@
 #include "hopsim/common/error.hpp"
 #include "hopsim/host/model.hpp"
 #include "hopsim/host/profile.hpp"
+#include "hopsim/host/report.hpp"
 
 namespace hh = hopsim::host;
 
@@ -26,9 +27,9 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k :
-       {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall", "switch_cost",
-        "cma_call", "cma_per_page", "remap_call", "remap_per_page", "background_load", "cma_ok"})
+  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall",
+                        "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
+                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -76,30 +77,134 @@ TEST_CASE("host model: a memory system too slow for both cores slows both", "[ho
   CHECK(r[0].seconds == Approx(3 * (1e-6 + 2 * double(1 << 20) / 2e9)).epsilon(1e-9));
 }
 
-TEST_CASE("host model: more processes than cores share them", "[host][model]") {
+TEST_CASE("host model: one process per core never hands a core over", "[host][model]") {
   auto p = flat();
   p.memcpy_bw_all = {1e12, 1e12};
+  p.switch_cost = 5e-6;
+  p.spin_time = 2e-6;
+  p.cores = 4;
   hh::SimCell c;
   c.path = hh::CopyPath::zero_copy;
   c.size = 1 << 20;
-  c.iters = 2;
-  c.procs = 4;  // 4 reads on 2 cores: each at half speed
+  c.iters = 3;
+  c.procs = 4;
   const auto r = hh::simulate_ring(p, {c});
-  CHECK(r[0].seconds == Approx(2 * (1e-6 + 2 * double(1 << 20) / 2e9)).epsilon(1e-9));
+  CHECK(r[0].yields == 0);
+  // As on the idle two-core machine: control message, then the read.
+  CHECK(r[0].seconds == Approx(3 * (1e-6 + double(1 << 20) / 2e9)).epsilon(1e-9));
 }
 
-TEST_CASE("host model: background load takes its share of the cores", "[host][model]") {
+TEST_CASE("host model: more processes than cores hand the cores over", "[host][model]") {
+  auto p = flat();
+  p.memcpy_bw_all = {1e12, 1e12};
+  p.spin_time = 2e-6;
+  p.switch_cost = 5e-6;
+  hh::SimCell four;
+  four.path = hh::CopyPath::zero_copy;
+  four.size = 4096;
+  four.iters = 200;
+  four.procs = 4;  // two ranks per core: each step both must run on it
+  auto two = four;
+  two.procs = 2;
+  const auto r = hh::simulate_ring(p, {four, two});
+  const double read = 4096 / 2e9;
+  // Two processes on two cores never yield; four do, at least once per
+  // step and rank, and each core then does two reads and two switches a step.
+  CHECK(r[1].yields == 0);
+  CHECK(r[0].yields >= 0.95);
+  CHECK(r[0].seconds >= 0.98 * four.iters * 2 * (read + p.switch_cost));
+  CHECK(r[0].bandwidth < 0.5 * r[1].bandwidth);
+}
+
+TEST_CASE("host model: processes outnumbering cores need a switch cost", "[host][model]") {
+  auto p = flat();
+  hh::SimCell c;
+  c.procs = 3;
+  CHECK_THROWS_WITH(hh::simulate_ring(p, {c}), Catch::Contains("switch_cost 0 (must be positive)"));
+}
+
+TEST_CASE("host model: background bursts take their fair share of the cores", "[host][model]") {
   auto p = flat();
   p.memcpy_bw_all = {1e12, 1e12};
   hh::SimCell c;
   c.path = hh::CopyPath::zero_copy;
   c.size = 1 << 20;
-  c.iters = 2;
-  c.procs = 4;
-  // Two background processes: each read gets 2 / (4 + 2) of a core.
+  c.iters = 400;
+  c.procs = 2;
+  // One other runnable process per core, in bursts of 100 us: half of each core.
   p.background_load = 2;
-  const auto q = hh::simulate_ring(p, {c});
-  CHECK(q[0].seconds == Approx(2 * (1e-6 + 3 * double(1 << 20) / 2e9)).epsilon(1e-9));
+  p.preempt_slice = 100e-6;
+  const auto r = hh::simulate_ring(p, {c});
+  const double t_idle = c.iters * (1e-6 + double(1 << 20) / 2e9);
+  CHECK(r[0].background / r[0].seconds == Approx(0.5).epsilon(0.15));
+  // Each core can work only half the time, and the ring needs both.
+  CHECK(r[0].seconds >= 0.95 * 2 * t_idle);
+}
+
+TEST_CASE("host model: double copy slows once its working set outgrows the cached sizes", "[host][model]") {
+  auto p = flat();
+  // A cache of about 2 MiB: memcpy at 80 GB/s up to 1 MiB, 20 GB/s from 4 MiB.
+  p.sizes = {4096, 1 << 20, 1 << 22, 1 << 24};
+  p.memcpy_bw = {80e9, 80e9, 20e9, 20e9};
+  p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
+  p.read_bw = {20e9, 20e9, 20e9, 20e9};
+  p.cma_bw = {1e9, 1e9, 1e9, 1e9};
+  std::vector<hh::SimCell> cells(2);
+  cells[0].size = 256 << 10;
+  cells[1].size = 4 << 20;
+  for (auto& c : cells) {
+    c.chunk = c.size;  // one chunk per message, one slot: the time by hand
+    c.slots = 1;
+    c.iters = 4;
+  }
+  // Working set: message + slot (one process per core).
+  CHECK(hh::double_copy_working_set(cells[0], 2) == Approx(512 << 10));
+  CHECK(hh::double_copy_working_set(cells[1], 2) == Approx(8 << 20));
+  auto eight = cells[1];
+  eight.procs = 8;  // four processes share each core's caches
+  CHECK(hh::double_copy_working_set(eight, 2) == Approx(4.0 * (8 << 20)));
+  const auto r = hh::simulate_ring(p, cells);
+  for (int i = 0; i < 2; ++i) {
+    const double S = double(cells[i].size);
+    const double bw = p.at(p.memcpy_bw, hh::double_copy_working_set(cells[i], 2));
+    CHECK(r[i].seconds == Approx(4 * (2 * S / bw + 1e-6 + S / 20e9)).epsilon(1e-9));
+  }
+  CHECK(p.at(p.memcpy_bw, 512 << 10) == Approx(80e9));
+  CHECK(p.at(p.memcpy_bw, 8 << 20) == Approx(20e9));
+  // Per step 2 S / 20 GB/s + S / 20 GB/s against 2 S / 80 GB/s + S / 20 GB/s.
+  CHECK(r[1].bandwidth < 0.6 * r[0].bandwidth);
+}
+
+TEST_CASE("predict report: per-cell error, spread and the count within the limit", "[host][report]") {
+  std::vector<hh::PredictRow> rows(2);
+  rows[0].procs = 2;
+  rows[0].size = 4096;
+  rows[0].requested = rows[0].used = rows[0].used_text = "cma";
+  rows[0].native = 100e6;
+  rows[0].native_min = 90e6;
+  rows[0].native_max = 150e6;  // spread 67%
+  rows[0].runs = 3;
+  rows[0].predicted = 120e6;  // +20%
+  rows[1] = rows[0];
+  rows[1].size = 1 << 20;
+  rows[1].native_min = 95e6;
+  rows[1].native_max = 110e6;
+  rows[1].predicted = 50e6;  // -50%
+  const auto rep = hh::predict_report(rows, 0.25);
+  CHECK(rep.cells == 2);
+  CHECK(rep.within == 1);
+  CHECK(rep.noisy == 1);
+  CHECK(rep.worst == Approx(0.5));
+  CHECK(rep.mean == Approx(0.35));
+  CHECK_THAT(rep.table, Catch::Contains("+20.0%"));
+  CHECK_THAT(rep.table, Catch::Contains("-50.0%"));
+  CHECK_THAT(rep.table, Catch::Contains("1 MiB"));
+  CHECK_THAT(rep.table,
+             Catch::Contains("1 of 2 cells within 25% (* marks the others); mean |error| 35.0%, worst 50.0%; "
+                             "1 cell(s) whose native runs differ by more than 25%"));
+  CHECK_THAT(rep.csv, Catch::StartsWith("procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,"));
+  CHECK_THAT(rep.csv, Catch::Contains("\n2,4096,cma,cma,100.0,90.0,150.0,3,120.0,0.2000,1,"));
+  CHECK_THAT(rep.csv, Catch::Contains("\n2,1048576,cma,cma,100.0,95.0,110.0,3,50.0,-0.5000,0,"));
 }
 
 TEST_CASE("host model rejects a ring of one and CMA on a machine without it", "[host][model]") {
@@ -120,6 +225,8 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   CHECK(q.cores == 2);
   CHECK(q.read_bw == p.read_bw);
   CHECK(q.c2c_latency == p.c2c_latency);
+  CHECK(q.spin_time == p.spin_time);
+  CHECK(q.preempt_slice == p.preempt_slice);
   CHECK(q.at(q.memcpy_bw, 65536) == Approx(4e9));
 
   auto bad = j;
@@ -139,6 +246,10 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   bad["params"]["memcpy_bw"]["source"] = "";
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("every parameter needs a source"));
   bad = j;
+  bad["params"].erase("spin_time");
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.spin_time: missing parameter"));
+  bad = j;
   bad["params"]["cores"]["value"] = 0;
   CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);
 }
@@ -147,4 +258,19 @@ TEST_CASE("the 32-way SMP preset loads with a source for every parameter", "[hos
   const auto p = hh::load_profile("host-smp32");
   CHECK(p.cores == 32);
   for (const auto& [k, v] : p.sources) CHECK_FALSE(v.empty());
+}
+
+TEST_CASE("host model: a process that spun out sees its flag a yield delay late", "[host][model]") {
+  auto p = flat();
+  p.memcpy_bw_all = {1e12, 1e12};
+  p.spin_time = 0;  // every wait spins out at once
+  p.yield_delay = p.yield_delay_median = 3e-6;
+  hh::SimCell c;
+  c.path = hh::CopyPath::zero_copy;
+  c.size = 1 << 20;
+  c.iters = 4;
+  const auto r = hh::simulate_ring(p, {c});
+  // Each step: control message (L), seen 3 us late, then the read.
+  CHECK(r[0].seconds == Approx(4 * (1e-6 + 3e-6 + double(1 << 20) / 2e9)).epsilon(1e-9));
+  CHECK(r[0].yields == 0);
 }

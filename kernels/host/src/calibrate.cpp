@@ -18,6 +18,7 @@
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 #include "hopsim/transport/cma.hpp"
+#include "hopsim/transport/node.hpp"
 
 namespace hopsim::host {
 namespace {
@@ -179,24 +180,48 @@ Calibration calibrate(const CalibrateOptions& o) {
 
   // Background load: one spinning process per core measures the share of
   // its core it gets (CPU time over wall time); with L other runnable
-  // processes spread over C cores the share is C / (C + L).
+  // processes spread over C cores the share is C / (C + L). The spinner
+  // also records the gaps in its own timeline longer than kGap: the time
+  // another process held the core once it had it (preempt_slice).
   {
-    const double wall = std::max(0.1, 5 * B);
-    const auto shares = in_processes(c.cores, [&](int) {
+    constexpr double kGap = 50e-6;
+    const double wall = std::max(0.2, 10 * B);
+    auto* gaps = shared_map<double>(2 * static_cast<std::size_t>(c.cores));
+    const auto shares = in_processes(c.cores, [&](int i) {
       timespec a{}, b{};
       ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
       const double t0 = now();
-      while (now() - t0 < wall) {
+      double last = t0, sum = 0, n = 0;
+      for (double t = t0; t - t0 < wall; t = now()) {
+        if (t - last > kGap) {
+          sum += t - last;
+          n += 1;
+        }
+        last = t;
       }
       ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+      gaps[2 * i] = sum;
+      gaps[2 * i + 1] = n;
       const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
       return cpu / (now() - t0);
     });
-    double share = 0;
+    double share = 0, gap_sum = 0, gap_n = 0;
     for (double v : shares) share += v / static_cast<double>(shares.size());
+    for (int i = 0; i < c.cores; ++i) {
+      gap_sum += gaps[2 * i];
+      gap_n += gaps[2 * i + 1];
+    }
+    ::munmap(gaps, sizeof(double) * 2 * static_cast<std::size_t>(c.cores));
     share = std::clamp(share, 0.02, 1.0);
     c.background_load = c.cores * (1.0 / share - 1.0);
+    c.preempt_slice = gap_n > 0 ? gap_sum / gap_n : 0.0;
+    c.preempt_count = static_cast<int>(gap_n);
   }
+
+  // The transports' spin before a yield.
+  c.spin_time = per_call(B, [] {
+    for (int i = 0; i < transport::kSpinPauses; ++i) __builtin_ia32_pause();
+  });
 
   // Ping-pong on one shared line: on two cores (latency), and on one core
   // with yields (the cost of handing the core to another process).
@@ -252,7 +277,75 @@ Calibration calibrate(const CalibrateOptions& o) {
     c.switch_cost = best;
   }
 
-  // CMA from a child that holds the buffer.
+  // Yield delay: how late a process that waits with the transports' wait
+  // (spin, then sched_yield) sees a flag once it has started yielding. The
+  // waiter (first CPU) announces it waits; the setter (second CPU) lets it
+  // spin out (4 spin times), then stamps the time and sets the flag; the
+  // waiter records when it saw it. Mean over the trials: on an idle machine
+  // a system call or two, under load the rest of another process's turn.
+  {
+    struct alignas(64) Shared {
+      std::atomic<std::uint64_t> waiting{0}, flag{0};
+      alignas(64) double stamp = 0;
+      alignas(64) double sum = 0;
+      int n = 0;
+      double delay[2000];
+    };
+    auto* sh = shared_map<Shared>();
+    new (sh) Shared();
+    const double hold = 4 * c.spin_time + 2e-6;
+    const double budget = std::max(0.1, 10 * B);
+    std::fflush(nullptr);
+    const pid_t p = ::fork();
+    if (p == 0) {
+      if (cpus.size() > 1) pin(cpus[1]);
+      for (std::uint64_t i = 1;; ++i) {
+        while (sh->waiting.load(std::memory_order_acquire) < i) ::sched_yield();
+        if (sh->waiting.load() == ~0ull) break;
+        const double t0 = now();
+        while (now() - t0 < hold) {
+        }
+        sh->stamp = now();
+        sh->flag.store(i, std::memory_order_release);
+      }
+      ::_exit(0);
+    }
+    if (!cpus.empty()) pin(cpus[0]);
+    const double start = now();
+    for (std::uint64_t i = 1; i <= 2000 && (i <= 20 || now() - start < budget); ++i) {
+      sh->waiting.store(i, std::memory_order_release);
+      int spins = 0;
+      while (sh->flag.load(std::memory_order_acquire) < i) {
+        if (spins < transport::kSpinPauses) {
+          __builtin_ia32_pause();
+          ++spins;
+        } else {
+          ::sched_yield();
+        }
+      }
+      const double seen = now();
+      sh->delay[sh->n] = std::max(0.0, seen - sh->stamp);
+      sh->sum += sh->delay[sh->n];
+      ++sh->n;
+    }
+    sh->waiting.store(~0ull, std::memory_order_release);
+    ::waitpid(p, nullptr, 0);
+    c.yield_delay = sh->n > 0 ? sh->sum / sh->n : 0.0;
+    if (sh->n > 0) {
+      std::vector<double> d(sh->delay, sh->delay + sh->n);
+      std::nth_element(d.begin(), d.begin() + sh->n / 2, d.end());
+      c.yield_delay_median = d[static_cast<std::size_t>(sh->n / 2)];
+    }
+    c.yield_trials = sh->n;
+    ::munmap(sh, sizeof(Shared));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : cpus) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);
+  }
+
+  // CMA into a child that holds the buffer: process_vm_writev, as the
+  // transport writes the receiver's buffer.
   {
     auto* buf =
         static_cast<std::byte*>(::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
@@ -262,15 +355,19 @@ Calibration calibrate(const CalibrateOptions& o) {
     const pid_t p = ::fork();
     if (p == 0) {
       transport::allow_ptracer(::getppid());
-      while (done->v.load() == 0) ::usleep(1000);
+      std::memset(buf, 3, maxs);  // the child's own pages, as a receiver's buffer is
+      done->v.store(1);
+      while (done->v.load() == 1) ::usleep(1000);
       ::_exit(0);
     }
+    while (done->v.load() == 0) ::usleep(100);
     std::vector<std::byte> local(maxs);
+    fill_pattern(local, 4, 1);
     try {
-      c.cma_call = per_call(B, [&] { transport::cma_read(p, local.data(), buf, 8); });
+      c.cma_call = per_call(B, [&] { transport::cma_write(p, local.data(), buf, 8); });
       std::vector<double> pages, times;
       for (auto s : o.sizes) {
-        const double t = per_call(B, [&] { transport::cma_read(p, local.data(), buf, s); });
+        const double t = per_call(B, [&] { transport::cma_write(p, local.data(), buf, s); });
         c.cma_bw.push_back(static_cast<double>(s) / t);
         if (s >= 65536) {
           pages.push_back(static_cast<double>(s) / 4096.0);
@@ -284,7 +381,7 @@ Calibration calibrate(const CalibrateOptions& o) {
       c.cma_note = e.what();
       c.cma_bw.assign(o.sizes.size(), 0.0);
     }
-    done->v.store(1);
+    done->v.store(2);
     ::waitpid(p, nullptr, 0);
     ::munmap(done, sizeof(Line));
     ::munmap(buf, maxs);

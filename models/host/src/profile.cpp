@@ -29,7 +29,9 @@ constexpr Field kFields[] = {
     {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
     {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
-    {"remap_per_page", "s", false, false}, {"background_load", "count", false, true},
+    {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
+    {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
+    {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -49,6 +51,10 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "remap_call") return &p.remap_call;
   if (n == "remap_per_page") return &p.remap_per_page;
   if (n == "background_load") return &p.background_load;
+  if (n == "spin_time") return &p.spin_time;
+  if (n == "preempt_slice") return &p.preempt_slice;
+  if (n == "yield_delay") return &p.yield_delay;
+  if (n == "yield_delay_median") return &p.yield_delay_median;
   return nullptr;
 }
 

@@ -106,7 +106,7 @@ namespace {
 // wait for may need this core.
 template <class Pred>
 void wait_until(const Counter& abort, Pred pred) {
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < kSpinPauses; ++i) {
     if (pred()) return;
     __builtin_ia32_pause();
   }

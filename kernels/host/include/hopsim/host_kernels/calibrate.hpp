@@ -24,12 +24,18 @@ struct Calibration {
   double switch_cost = 0;             // hand-over between two processes sharing one core (sched_yield), s
   bool cma_ok = false;
   std::string cma_note;        // why CMA could not be measured, if so
-  double cma_call = 0;         // process_vm_readv of 8 bytes, s
-  std::vector<double> cma_bw;  // process_vm_readv of `size` bytes from another process, bytes/s
+  double cma_call = 0;         // process_vm_writev of 8 bytes, s
+  std::vector<double> cma_bw;  // process_vm_writev of `size` bytes into another process, bytes/s
   double cma_per_page = 0;     // slope of CMA time over 4 KiB pages (sizes >= 64 KiB), s
   double remap_call = 0;       // mmap(MAP_POPULATE)+munmap of a shared range: fixed part, s
   double remap_per_page = 0;   // ... per 4 KiB page, s
   double background_load = 0;  // other runnable processes: from the CPU share spinning processes get
+  double preempt_slice = 0;    // mean gap (> 50 us) in a spinning process's timeline: another process's turn, s
+  int preempt_count = 0;       // how many such gaps were seen
+  double spin_time = 0;        // transport::kSpinPauses pause instructions, s
+  double yield_delay = 0;      // mean delay until a waiter that spun out and yields sees a flag set on another CPU, s
+  double yield_delay_median = 0;  // its median, s
+  int yield_trials = 0;
 };
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);

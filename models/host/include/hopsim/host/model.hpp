@@ -1,20 +1,29 @@
 #pragma once
-// The host machine model: cores, a shared memory system with finite
-// bandwidth, and the three intra-node copy paths as sequences of timed
-// operations, driven by the ring benchmark's protocol. Parameters come from
-// a Profile only.
+// The host machine model: cores with a scheduler, a shared memory system
+// with finite bandwidth, and the three intra-node copy paths as sequences of
+// timed operations, driven by the ring benchmark's protocol. Parameters come
+// from a Profile only.
 //
-// Timing: every operation has the duration it takes with the machine to
-// itself (from the profile's tables) and a memory traffic. Running
-// operations share the machine as a fluid: with R operations in progress on
-// C cores each gets min(1, C/R) of a core, and when the memory traffic they
-// then ask for exceeds the memory system's capacity (all cores copying at
-// once, from the profile) every memory-bound operation is slowed by the
-// same factor. Other work measured on the machine at calibration
-// (background_load runnable processes) competes for the cores as well. Processes that wait for a flag consume nothing;
-// a flag becomes visible to its reader one cache-line transfer (c2c_latency) after it was written, and a process that
-// waited pays a process switch when there are more runnable processes (ours and the background) than cores.
+// Cores: rank r lives on core r % cores (the kernel spreads an unpinned
+// ring over the CPUs; which rank lands where is not measured). A core runs
+// one process at a time. A process that must wait for a flag does what the
+// transports' wait does: it spins for spin_time holding its core, then
+// yields; a yield hands the core to the next process on the same core (round
+// robin) and the incoming process pays switch_cost before it looks at its
+// flags again. A process alone on its core just sees the flag. Other work on
+// the machine (background_load runnable processes, measured) takes each core
+// in bursts of preempt_slice seconds, arriving at random (seeded, so a run
+// is reproducible) at the rate that gives it its fair share of the core.
+//
+// Memory: every operation has the duration it takes with the machine to
+// itself (from the profile's tables) and a memory traffic; the operations
+// running on different cores share the memory system: when the traffic they
+// ask for exceeds its capacity (all cores copying at once, from the profile)
+// every memory-bound operation slows by the same factor. A flag becomes
+// visible to its reader one cache-line transfer (c2c_latency) after it was
+// written.
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -33,13 +42,22 @@ struct SimCell {
   std::size_t chunk = 64 * 1024;  // bounce-buffer slot (double copy)
   int slots = 4;
   int iters = 16;  // timed ring steps
+  int reps = 1;    // repetitions with different background seeds; the fastest counts (as the native ring)
+  std::uint64_t seed = 1;
 };
 
 struct SimResult {
-  double seconds = 0;    // simulated time of the timed steps
-  double bandwidth = 0;  // bytes received per process per second
-  double ops = 0;        // operations simulated
+  double seconds = 0;     // simulated time of the timed steps (fastest repetition, slowest rank)
+  double bandwidth = 0;   // bytes received per process per second
+  double ops = 0;         // operations simulated (all repetitions)
+  double yields = 0;      // hand-overs of a core between ring processes, per ring step and rank (fastest repetition)
+  double background = 0;  // seconds the background held cores, per core (fastest repetition)
 };
+
+// Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:
+// the processes on one core touch their message buffers and bounce slots,
+// k_core x (size + slots x chunk) bytes in each direction.
+[[nodiscard]] double double_copy_working_set(const SimCell& c, int cores);
 
 // Simulates every cell on its own instance of the machine, all in one
 // SystemC elaboration (so call it once per process). Throws ConfigError for

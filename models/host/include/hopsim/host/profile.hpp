@@ -26,6 +26,10 @@ struct Profile {
   double cma_per_page = 0;            // s
   double remap_call = 0;              // s
   double remap_per_page = 0;          // s
+  double spin_time = 0;               // s, the transports' spin before they yield (200 pause instructions)
+  double yield_delay = 0;             // s, how late a waiter that spun out and yields sees its flag (mean)
+  double yield_delay_median = 0;      // s, ... its median
+  double preempt_slice = 0;           // s, mean time another runnable process holds a core it took (0: none seen)
   double background_load = 0;         // other runnable processes competing for the cores (measured)
   bool cma_ok = true;
   std::map<std::string, std::string> sources;  // parameter -> where its value came from

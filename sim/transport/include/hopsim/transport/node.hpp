@@ -25,6 +25,11 @@ namespace hopsim::transport {
 
 enum class Kind { double_copy, cma, zero_copy };
 
+// A rank that waits (for a flag, a slot, a barrier) first spins this many
+// pause instructions, then calls sched_yield until its condition holds.
+// (hopsim host calibrate measures the same spin for the host model.)
+inline constexpr int kSpinPauses = 200;
+
 [[nodiscard]] std::string_view kind_name(Kind k);  // "double-copy", "cma", "zero-copy"
 // Parses a kind name; throws ConfigError naming `key` and the valid names.
 [[nodiscard]] Kind parse_kind(std::string_view name, std::string_view key);

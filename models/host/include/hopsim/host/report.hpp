@@ -1,0 +1,38 @@
+#pragma once
+// The per-cell error report of `hopsim host predict`: native (median of
+// runs, with its spread), predicted, relative error, and the count of cells
+// within the allowed error; as a text table and as CSV.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hopsim::host {
+
+struct PredictRow {
+  int procs = 0;
+  std::size_t size = 0;
+  std::string requested, used;  // transport names
+  std::string used_text;        // e.g. "double-copy (fallback)"
+  double native = 0;            // B/s, median over runs
+  double native_min = 0, native_max = 0;
+  int runs = 1;
+  double predicted = 0;   // B/s
+  double fraction = 0;    // native over the profile's memcpy bandwidth at this size
+  double yields = 0;      // model: core hand-overs per ring step and rank
+  double background = 0;  // model: seconds the background held each core
+};
+
+struct PredictReport {
+  int cells = 0;
+  int within = 0;              // |error| <= max_error
+  int noisy = 0;               // native spread (max/min - 1) > max_error
+  double mean = 0, worst = 0;  // |error|
+  std::string table, csv;
+};
+
+// error = (predicted - native) / native.
+[[nodiscard]] PredictReport predict_report(const std::vector<PredictRow>& rows, double max_error);
+// "4 KiB", "1 MiB", "100 B".
+[[nodiscard]] std::string size_text(std::size_t bytes);
+
+}  // namespace hopsim::host

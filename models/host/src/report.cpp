@@ -1,0 +1,52 @@
+#include "hopsim/host/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace hopsim::host {
+
+std::string size_text(std::size_t s) {
+  if (s >= (1u << 20) && s % (1u << 20) == 0) return fmt::format("{} MiB", s >> 20);
+  if (s >= 1024 && s % 1024 == 0) return fmt::format("{} KiB", s >> 10);
+  return fmt::format("{} B", s);
+}
+
+PredictReport predict_report(const std::vector<PredictRow>& rows, double max_error) {
+  PredictReport r;
+  double sum = 0;
+  std::ostringstream out, csv;
+  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}\n", "procs", "size", "transport",
+                     "native MB/s", "spread", "predicted MB/s", "error", "/memcpy", "yields");
+  csv << "procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,native_runs,predicted_MBps,error,"
+         "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s\n";
+  for (const auto& c : rows) {
+    const double err = (c.predicted - c.native) / c.native;
+    const double spread = c.native_min > 0 ? c.native_max / c.native_min - 1 : 0;
+    const bool ok = std::abs(err) <= max_error;
+    r.worst = std::max(r.worst, std::abs(err));
+    sum += std::abs(err);
+    r.within += ok;
+    r.noisy += spread > max_error;
+    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}\n", c.procs,
+                       size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
+                       c.fraction, c.yields, ok ? "" : "  *");
+    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f}\n", c.procs, c.size,
+                       c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
+                       c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background);
+  }
+  r.cells = static_cast<int>(rows.size());
+  r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+  out << fmt::format("{} of {} cells within {:.0f}% (* marks the others); mean |error| {:.1f}%, worst {:.1f}%",
+                     r.within, r.cells, 100 * max_error, 100 * r.mean, 100 * r.worst);
+  if (!rows.empty() && rows.front().runs > 1)
+    out << fmt::format("; {} cell(s) whose native runs differ by more than {:.0f}%", r.noisy, 100 * max_error);
+  out << "\n";
+  r.table = out.str();
+  r.csv = csv.str();
+  return r;
+}
+
+}  // namespace hopsim::host
