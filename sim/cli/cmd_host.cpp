@@ -149,6 +149,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.memcpy_bw_all = c.memcpy_bw_all;
   p.read_bw = c.read_bw;
   p.cma_bw = c.cma_bw;
+  p.xwrite_bw = c.xwrite_bw;
+  p.xcopy_bw = c.xcopy_bw;
+  p.xcma_bw = c.xcma_bw;
+  p.xread_bw = c.xread_bw;
   p.c2c_latency = c.c2c_latency;
   p.syscall = c.syscall;
   p.switch_cost = c.switch_cost;
@@ -171,6 +175,15 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"read_bw", m + "the ring's checksum pass over size bytes"},
       {"cma_bw",
        c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
+      {"xwrite_bw", m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
+                                    "slot the other reads next; median over rounds ({} at the largest size) of the "
+                                    "slower one",
+                                    c.exchange_rounds)},
+      {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
+      {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_writev into the other's receive buffer (read by its "
+                                 "owner in the round before)"
+                           : "CMA refused here: " + c.cma_note},
+      {"xread_bw", m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
@@ -191,11 +204,14 @@ int cmd_calibrate(const std::string& out, bool quick) {
                        c.preempt_count)},
       {"cma_ok", c.cma_ok ? m + "process_vm_readv from a child succeeded" : "CMA refused here: " + c.cma_note},
   };
-  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12}\n", "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s",
-                           "CMA MB/s");
+  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12} | exchange between two CPUs, MB/s: {:>8} {:>8} {:>8} {:>8}\n",
+                           "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s", "write", "copy", "CMA",
+                           "read");
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
-    std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f}\n", size_text(c.sizes[i]),
-                             c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6);
+    std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f} | {:>42.0f} {:>8.0f} {:>8.0f} {:>8.0f}\n",
+                             size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6,
+                             c.cma_bw[i] / 1e6, c.xwrite_bw[i] / 1e6, c.xcopy_bw[i] / 1e6, c.xcma_bw[i] / 1e6,
+                             c.xread_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
       "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  "

@@ -20,6 +20,11 @@ hh::Profile flat() {
   p.memcpy_bw_all = {100e9, 100e9};
   p.read_bw = {2e9, 2e9};
   p.cma_bw = {1e9, 1e9};
+  // Exchanges between two cores at the single-process rates, unless a test says otherwise.
+  p.xwrite_bw = p.memcpy_bw;
+  p.xcopy_bw = p.memcpy_bw;
+  p.xcma_bw = p.cma_bw;
+  p.xread_bw = p.read_bw;
   p.c2c_latency = 1e-6;
   p.syscall = 1e-7;
   p.switch_cost = 0;
@@ -27,7 +32,8 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "c2c_latency", "syscall",
+  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
+                        "xcma_bw", "xread_bw", "c2c_latency", "syscall",
                         "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
                         "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
     p.sources[k] = "test";
@@ -149,6 +155,10 @@ TEST_CASE("host model: double copy slows once its working set outgrows the cache
   p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
   p.read_bw = {20e9, 20e9, 20e9, 20e9};
   p.cma_bw = {1e9, 1e9, 1e9, 1e9};
+  p.xwrite_bw = p.memcpy_bw;
+  p.xcopy_bw = p.memcpy_bw;
+  p.xcma_bw = p.cma_bw;
+  p.xread_bw = p.read_bw;
   std::vector<hh::SimCell> cells(2);
   cells[0].size = 256 << 10;
   cells[1].size = 4 << 20;
@@ -207,6 +217,52 @@ TEST_CASE("predict report: per-cell error, spread and the count within the limit
   CHECK_THAT(rep.csv, Catch::Contains("\n2,1048576,cma,cma,100.0,95.0,110.0,3,50.0,-0.5000,0,"));
 }
 
+TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",
+          "[host][model]") {
+  auto p = flat();
+  p.xwrite_bw = {1e9, 1e9};   // a quarter of memcpy_bw
+  p.xcopy_bw = {2e9, 2e9};    // half of memcpy_bw
+  p.xcma_bw = {0.5e9, 0.5e9};  // half of cma_bw
+  p.xread_bw = {1e9, 1e9};     // half of read_bw
+  const double S = 1 << 20, L = 1e-6;
+  std::vector<hh::SimCell> cells(3);
+  cells[0].path = hh::CopyPath::zero_copy;
+  cells[1].path = hh::CopyPath::cma;
+  cells[2].path = hh::CopyPath::double_copy;
+  cells[2].chunk = 1 << 20;
+  cells[2].slots = 1;
+  for (auto& c : cells) {
+    c.size = 1 << 20;
+    c.iters = 4;
+  }
+  const auto r = hh::simulate_ring(p, cells);
+  // Zero copy reads a pool buffer its owner does not rewrite: unchanged.
+  CHECK(r[0].seconds == Approx(4 * (L + S / 2e9)).epsilon(1e-9));
+  // CMA: post, write at xcma_bw, done flag, checksum at xread_bw.
+  CHECK(r[1].seconds == Approx(4 * (2 * L + S / 0.5e9 + S / 1e9)).epsilon(1e-9));
+  // Double copy, one slot: in at xwrite_bw, flag, out at xcopy_bw, checksum
+  // of a private buffer at read_bw (the slot is free again long before).
+  CHECK(r[2].seconds == Approx(4 * (S / 1e9 + L + S / 2e9 + S / 2e9)).epsilon(1e-9));
+}
+
+TEST_CASE("host model: on one core nothing crosses, the local rates count", "[host][model]") {
+  auto p = flat();
+  p.xcma_bw = {0.5e9, 0.5e9};
+  p.xread_bw = {1e9, 1e9};
+  const double S = 1 << 20;
+  auto one = p;
+  one.cores = 1;
+  one.switch_cost = 1e-6;
+  std::vector<hh::SimCell> c1(1);
+  c1[0].path = hh::CopyPath::cma;
+  c1[0].size = 1 << 20;
+  c1[0].iters = 4;
+  const auto r1 = hh::simulate_ring(one, c1);
+  // Each step both ranks write and read at the local rates, one after the other on the core.
+  CHECK(r1[0].seconds >= 4 * 2 * (S / 1e9 + S / 2e9));
+  CHECK(r1[0].seconds < 4 * 2 * (S / 0.5e9 + S / 1e9));
+}
+
 TEST_CASE("host model rejects a ring of one and CMA on a machine without it", "[host][model]") {
   auto p = flat();
   hh::SimCell c;
@@ -245,6 +301,12 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   bad = j;
   bad["params"]["memcpy_bw"]["source"] = "";
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("every parameter needs a source"));
+  bad = j;
+  bad["params"].erase("xread_bw");
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.xread_bw: missing parameter"));
+  bad = j;
+  bad["params"]["xcopy_bw"]["value"] = {1e9, 0};
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("xcopy_bw.value: 0 must be positive"));
   bad = j;
   bad["params"].erase("spin_time");
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),

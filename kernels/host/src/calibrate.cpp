@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -126,6 +127,136 @@ std::pair<double, double> fit(const std::vector<double>& x, const std::vector<do
 struct alignas(64) Line {
   std::atomic<std::uint64_t> v{0};
 };
+
+// Two processes pinned to the first two CPUs exchange data at once, as two
+// neighbours of a ring on different cores do; every phase ends with a
+// barrier, so both run each phase at the same time:
+//   1. memcpy of a private buffer into the shared slot the other reads next
+//   2. memcpy out of my shared slot (which the other just wrote) into a private buffer
+//   3. process_vm_writev of a private buffer into the other's receive buffer
+//   4. checksum of my receive buffer (which the other just wrote with CMA)
+// Per size and phase: the median over rounds of the slower process's time
+// (a ring steps at its slower neighbour's pace). The lines cross between
+// the CPUs' caches in both directions at once, which single-process rates
+// do not show. One CPU: nothing crosses; the single-process rates are used.
+void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget) {
+  const std::size_t nsz = c.sizes.size();
+  if (cpus.size() < 2) {
+    c.xwrite_bw = c.memcpy_bw;
+    c.xcopy_bw = c.memcpy_bw;
+    c.xcma_bw = c.cma_bw;
+    c.xread_bw = c.read_bw;
+    return;
+  }
+  constexpr int kPhases = 4, kMaxRounds = 400;
+  struct alignas(64) Shared {
+    std::atomic<std::uint64_t> arrive[2];
+    alignas(64) std::atomic<std::uint64_t> pid[2];
+    std::atomic<std::uint64_t> recv_addr[2];
+    std::atomic<int> cma_failed{0};
+    alignas(64) double t[2][kPhases][kMaxRounds];
+  };
+  auto* sh = shared_map<Shared>();
+  new (sh) Shared();
+  auto* slot = static_cast<std::byte*>(
+      ::mmap(nullptr, 2 * maxs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));  // slot[i]: what i reads
+  if (slot == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map shared memory: {}", std::strerror(errno)));
+  const bool try_cma = c.cma_ok;
+  const pid_t launcher = ::getpid();
+  std::vector<int> rounds(nsz);
+  for (std::size_t i = 0; i < nsz; ++i)
+    rounds[i] = static_cast<int>(
+        std::clamp<double>(budget * 4e9 / static_cast<double>(c.sizes[i]), 8, static_cast<double>(kMaxRounds)));
+  for (auto& v : {&c.xwrite_bw, &c.xcopy_bw, &c.xcma_bw, &c.xread_bw}) v->assign(nsz, 0.0);
+
+  auto body = [&](int me) {
+    pin(cpus[static_cast<std::size_t>(me)]);
+    transport::allow_ptracer(launcher);
+    std::vector<std::byte> priv(maxs), out(maxs), recv(maxs);
+    fill_pattern(priv, me, 1);
+    std::memset(recv.data(), 0, maxs);
+    std::memset(out.data(), 0, maxs);
+    sh->recv_addr[me].store(reinterpret_cast<std::uint64_t>(recv.data()));
+    sh->pid[me].store(static_cast<std::uint64_t>(::getpid()));
+    std::uint64_t gen = 0;
+    auto barrier = [&] {
+      ++gen;
+      sh->arrive[me].store(gen, std::memory_order_release);
+      while (sh->arrive[1 - me].load(std::memory_order_acquire) < gen) __builtin_ia32_pause();
+    };
+    barrier();
+    const int other = 1 - me;
+    const auto peer = static_cast<pid_t>(sh->pid[other].load());
+    auto* peer_recv = reinterpret_cast<void*>(sh->recv_addr[other].load());
+    volatile std::uint64_t sink = 0;
+    for (std::size_t i = 0; i < nsz; ++i) {
+      const std::size_t s = c.sizes[i];
+      for (int k = -1; k < rounds[i]; ++k) {  // round -1 warms up
+        double t[kPhases] = {};
+        double t0 = now();
+        std::memcpy(slot + static_cast<std::size_t>(other) * maxs, priv.data(), s);
+        t[0] = now() - t0;
+        barrier();
+        t0 = now();
+        std::memcpy(out.data(), slot + static_cast<std::size_t>(me) * maxs, s);
+        t[1] = now() - t0;
+        barrier();
+        if (try_cma && sh->cma_failed.load() == 0) {
+          t0 = now();
+          try {
+            transport::cma_write(peer, priv.data(), peer_recv, s);
+          } catch (const Error&) {
+            sh->cma_failed.store(1);
+          }
+          t[2] = now() - t0;
+        }
+        barrier();
+        t0 = now();
+        sink = sink + checksum({recv.data(), s});
+        t[3] = now() - t0;
+        barrier();
+        if (k >= 0)
+          for (int ph = 0; ph < kPhases; ++ph) sh->t[me][ph][k] = t[ph];
+      }
+      barrier();
+      if (me == 0) {
+        for (int ph = 0; ph < kPhases; ++ph) {
+          std::vector<double> slower(static_cast<std::size_t>(rounds[i]));
+          for (int k = 0; k < rounds[i]; ++k) slower[static_cast<std::size_t>(k)] = std::max(sh->t[0][ph][k], sh->t[1][ph][k]);
+          std::nth_element(slower.begin(), slower.begin() + rounds[i] / 2, slower.end());
+          const double med = slower[static_cast<std::size_t>(rounds[i] / 2)];
+          (*std::array{&c.xwrite_bw, &c.xcopy_bw, &c.xcma_bw, &c.xread_bw}[static_cast<std::size_t>(ph)])[i] =
+              med > 0 ? static_cast<double>(s) / med : 0.0;
+        }
+      }
+      barrier();
+    }
+    return 0.0;
+  };
+  // Rank 0 runs in a child as well, so that the launcher's CPU set stays as it is.
+  auto* rates = shared_map<double>(4 * nsz);
+  in_processes(2, [&](int me) {
+    body(me);
+    if (me == 0)
+      for (std::size_t i = 0; i < nsz; ++i) {
+        rates[i] = c.xwrite_bw[i];
+        rates[nsz + i] = c.xcopy_bw[i];
+        rates[2 * nsz + i] = c.xcma_bw[i];
+        rates[3 * nsz + i] = c.xread_bw[i];
+      }
+    return 0.0;
+  });
+  for (std::size_t i = 0; i < nsz; ++i) {
+    c.xwrite_bw[i] = rates[i];
+    c.xcopy_bw[i] = rates[nsz + i];
+    c.xcma_bw[i] = try_cma && sh->cma_failed.load() == 0 ? rates[2 * nsz + i] : 0.0;
+    c.xread_bw[i] = rates[3 * nsz + i];
+  }
+  c.exchange_rounds = rounds.back();
+  ::munmap(rates, sizeof(double) * 4 * nsz);
+  ::munmap(slot, 2 * maxs);
+  ::munmap(sh, sizeof(Shared));
+}
 
 }  // namespace
 
@@ -386,6 +517,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     ::munmap(done, sizeof(Line));
     ::munmap(buf, maxs);
   }
+
+  exchange(c, cpus, maxs, B);
 
   // Page remap: map a range of a shared memory file with its page-table
   // entries filled, then unmap it.

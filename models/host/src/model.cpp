@@ -297,12 +297,24 @@ class Ring : public sc_core::sc_module {
   [[nodiscard]] const Machine& machine() const { return machine_; }
 
  private:
-  // Copy of `bytes` with a working-set-equivalent memcpy size of `ws` bytes.
-  void copy(int r, double bytes, double ws) {
-    machine_.run(r, bytes / p_.at(p_.memcpy_bw, ws), 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws));
+  // Whether rank r's data comes from (or goes to) another core: then its
+  // lines cross between the cores' caches, at the exchange rates the
+  // calibration measured with two CPUs at once (a profile without them,
+  // e.g. a hand-written one, uses the single-process rates).
+  [[nodiscard]] bool crosses(int a, int b) const {
+    return machine_.core_of(a) != machine_.core_of(b);
   }
-  void read(int r, double bytes) {
-    machine_.run(r, bytes / p_.at(p_.read_bw, bytes), bytes, 2 * p_.at(p_.memcpy_bw_all, bytes));
+  [[nodiscard]] double rate(const std::vector<double>& exchange, const std::vector<double>& local, double size,
+                            bool cross) const {
+    return cross && !exchange.empty() ? p_.at(exchange, size) : p_.at(local, size);
+  }
+  // Copy of `bytes` with a working-set-equivalent memcpy size of `ws` bytes,
+  // at the rate `bw` (B/s).
+  void copy(int r, double bytes, double ws, double bw) {
+    machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws));
+  }
+  void read(int r, double bytes, double bw) {
+    machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes));
   }
   void cpu(int r, double seconds) { machine_.run(r, seconds, 0, 1); }
 
@@ -361,6 +373,16 @@ class Ring : public sc_core::sc_module {
     const double C = static_cast<double>(c_.chunk);
     const std::uint64_t chunks = std::max<std::uint64_t>(1, (c_.size + c_.chunk - 1) / c_.chunk);
     const double ws_dc = double_copy_working_set(c_, p_.cores);
+    const int right = (r + 1) % n, left = (r + n - 1) % n;
+    // Double copy: into a slot the right neighbour read last, out of a slot
+    // the left one just wrote. CMA: into the right neighbour's buffer, then
+    // the checksum of what the left one wrote. Zero copy reads the left
+    // neighbour's pool buffer, which it does not rewrite: local rates.
+    const double dc_in = rate(p_.xwrite_bw, p_.memcpy_bw, ws_dc, crosses(r, right));
+    const double dc_out = rate(p_.xcopy_bw, p_.memcpy_bw, ws_dc, crosses(r, left));
+    const double cma_write = rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right));
+    const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
+    const double local_read = p_.at(p_.read_bw, S);
     std::uint64_t sent = 0, got = 0;  // double copy: chunks
     sc_core::sc_event_or_list both;
     both |= out.tail.event();
@@ -374,13 +396,13 @@ class Ring : public sc_core::sc_module {
         while (s < chunks || g < chunks) {
           bool progress = false;
           if (s < chunks && sent - out.tail.get() < K) {
-            copy(r, std::min(C, S - static_cast<double>(s) * C), ws_dc);
+            copy(r, std::min(C, S - static_cast<double>(s) * C), ws_dc, dc_in);
             out.head.set(++sent);
             ++s;
             progress = true;
           }
           if (g < chunks && in.head.get() > got) {
-            copy(r, std::min(C, S - static_cast<double>(g) * C), ws_dc);
+            copy(r, std::min(C, S - static_cast<double>(g) * C), ws_dc, dc_out);
             in.tail.set(++got);
             ++g;
             progress = true;
@@ -389,16 +411,16 @@ class Ring : public sc_core::sc_module {
             wait_for(r, both,
                      [&] { return (s < chunks && sent - out.tail.get() < K) || (g < chunks && in.head.get() > got); });
         }
-        read(r, S);
+        read(r, S, local_read);
       } else if (c_.path == CopyPath::cma) {
         // Post my buffer (in.tail), write into the right neighbour's once it
         // posted (out.tail), then wait for the left neighbour's write (in.head).
         in.tail.set(seq);
         wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
-        machine_.run(r, S / p_.at(p_.cma_bw, S), 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
+        machine_.run(r, S / cma_write, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
         out.head.set(seq);
         wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
-        read(r, S);
+        read(r, S, cma_read);
       } else {
         // Zero copy: a pool buffer (two per rank: the one of message seq-2
         // must be back), the receiver must have taken the last message, a
@@ -412,7 +434,7 @@ class Ring : public sc_core::sc_module {
         wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
         in.tail.set(seq);
         if (remap > 0) cpu(r, remap);
-        read(r, S);
+        read(r, S, local_read);
       }
     }
     end_[static_cast<std::size_t>(r)] = now_s();

@@ -26,6 +26,8 @@ constexpr Field kFields[] = {
     {"cores", "count", false, false},      {"sizes", "B", true, false},
     {"memcpy_bw", "B/s", true, false},     {"memcpy_bw_all", "B/s", true, false},
     {"read_bw", "B/s", true, false},       {"cma_bw", "B/s", true, true},
+    {"xwrite_bw", "B/s", true, false},     {"xcopy_bw", "B/s", true, false},
+    {"xcma_bw", "B/s", true, true},        {"xread_bw", "B/s", true, false},
     {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
     {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
@@ -40,6 +42,10 @@ std::vector<double>* table_of(Profile& p, std::string_view n) {
   if (n == "memcpy_bw_all") return &p.memcpy_bw_all;
   if (n == "read_bw") return &p.read_bw;
   if (n == "cma_bw") return &p.cma_bw;
+  if (n == "xwrite_bw") return &p.xwrite_bw;
+  if (n == "xcopy_bw") return &p.xcopy_bw;
+  if (n == "xcma_bw") return &p.xcma_bw;
+  if (n == "xread_bw") return &p.xread_bw;
   return nullptr;
 }
 double* scalar_of(Profile& p, std::string_view n) {

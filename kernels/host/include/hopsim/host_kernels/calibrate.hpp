@@ -27,6 +27,14 @@ struct Calibration {
   double cma_call = 0;         // process_vm_writev of 8 bytes, s
   std::vector<double> cma_bw;  // process_vm_writev of `size` bytes into another process, bytes/s
   double cma_per_page = 0;     // slope of CMA time over 4 KiB pages (sizes >= 64 KiB), s
+  // Two processes pinned to two CPUs exchanging at once, as a ring's
+  // neighbours do (per size: the median over rounds of the slower process's
+  // time; with one CPU, the single-process rates above):
+  std::vector<double> xwrite_bw;  // memcpy into a shared buffer the other CPU read last (a bounce slot), bytes/s
+  std::vector<double> xcopy_bw;   // memcpy out of a shared buffer the other CPU just wrote, bytes/s
+  std::vector<double> xcma_bw;    // process_vm_writev into the other's buffer that it read last, bytes/s
+  std::vector<double> xread_bw;   // checksum of a buffer the other CPU's process_vm_writev just wrote, bytes/s
+  int exchange_rounds = 0;        // rounds at the largest size
   double remap_call = 0;       // mmap(MAP_POPULATE)+munmap of a shared range: fixed part, s
   double remap_per_page = 0;   // ... per 4 KiB page, s
   double background_load = 0;  // other runnable processes: from the CPU share spinning processes get

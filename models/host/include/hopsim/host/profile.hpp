@@ -19,6 +19,11 @@ struct Profile {
   std::vector<double> memcpy_bw_all;  // B/s, all cores copying at once (sum)
   std::vector<double> read_bw;        // B/s, checksum pass over `size` bytes
   std::vector<double> cma_bw;         // B/s, process_vm_readv of `size` bytes (0: CMA unavailable)
+  // Two processes on two cores exchanging at once (a ring's neighbours):
+  std::vector<double> xwrite_bw;  // B/s, memcpy into a shared slot the other core read last
+  std::vector<double> xcopy_bw;   // B/s, memcpy out of a shared slot the other core just wrote
+  std::vector<double> xcma_bw;    // B/s, process_vm_writev into a buffer the other core read last (0: no CMA)
+  std::vector<double> xread_bw;   // B/s, checksum of a buffer the other core's CMA write just filled
   double c2c_latency = 0;             // s
   double syscall = 0;                 // s
   double switch_cost = 0;             // s
