@@ -153,6 +153,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.xcopy_bw = c.xcopy_bw;
   p.xcma_bw = c.xcma_bw;
   p.xread_bw = c.xread_bw;
+  p.step8_double = c.step8_double;
+  p.step8_cma = c.step8_cma;
+  p.step8_zero = c.step8_zero;
   p.c2c_latency = c.c2c_latency;
   p.syscall = c.syscall;
   p.switch_cost = c.switch_cost;
@@ -184,6 +187,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
                                  "owner in the round before)"
                            : "CMA refused here: " + c.cma_note},
       {"xread_bw", m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
+      {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
+                           "(transport::Node sendrecv); median seconds per step over batches of 256"},
+      {"step8_cma", c.cma_ok ? m + "same, over the CMA transport" : "CMA refused here: " + c.cma_note},
+      {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},

@@ -33,7 +33,7 @@ hh::Profile flat() {
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
   for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
-                        "xcma_bw", "xread_bw", "c2c_latency", "syscall",
+                        "xcma_bw", "xread_bw", "step8_double", "step8_cma", "step8_zero", "c2c_latency", "syscall",
                         "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
                         "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
     p.sources[k] = "test";
@@ -261,6 +261,32 @@ TEST_CASE("host model: on one core nothing crosses, the local rates count", "[ho
   // Each step both ranks write and read at the local rates, one after the other on the core.
   CHECK(r1[0].seconds >= 4 * 2 * (S / 1e9 + S / 2e9));
   CHECK(r1[0].seconds < 4 * 2 * (S / 0.5e9 + S / 1e9));
+}
+
+TEST_CASE("host model: an 8-byte step takes the measured 8-byte step of each transport", "[host][model]") {
+  auto p = flat();
+  p.step8_double = 5e-6;
+  p.step8_zero = 3e-6;
+  p.step8_cma = 9e-6;  // with cma_call 1e-6 and c2c_latency 1e-6: 6 us of protocol beyond the flags and the call
+  CHECK(hh::step_overhead(p, hh::CopyPath::double_copy) == Approx(4e-6));
+  CHECK(hh::step_overhead(p, hh::CopyPath::zero_copy) == Approx(2e-6));
+  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(6e-6));
+  std::vector<hh::SimCell> cells(3);
+  cells[0].path = hh::CopyPath::double_copy;
+  cells[1].path = hh::CopyPath::zero_copy;
+  cells[2].path = hh::CopyPath::cma;
+  for (auto& c : cells) {
+    c.size = 8;
+    c.iters = 100;
+  }
+  const auto r = hh::simulate_ring(p, cells);
+  // The data terms of 8 bytes are nanoseconds; the step is the measured one
+  // (for CMA less the call, which the model's CMA rate at 4 KiB carries).
+  CHECK(r[0].seconds / 100 == Approx(5e-6).epsilon(0.01));
+  CHECK(r[1].seconds / 100 == Approx(3e-6).epsilon(0.01));
+  CHECK(r[2].seconds / 100 == Approx(9e-6 - 1e-6).epsilon(0.01));
+  // A profile without the measurement (0) adds nothing.
+  CHECK(hh::step_overhead(flat(), hh::CopyPath::cma) == 0.0);
 }
 
 TEST_CASE("host model rejects a ring of one and CMA on a machine without it", "[host][model]") {

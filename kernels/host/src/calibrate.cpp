@@ -258,6 +258,52 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
   ::munmap(sh, sizeof(Shared));
 }
 
+// Seconds per step of two processes exchanging 8-byte messages over one
+// transport (the ring's protocol with no data to speak of): each rank pinned
+// to its own CPU where there are two; median over batches of 256 steps.
+double transport_step(transport::Kind kind, const std::vector<int>& cpus, double budget) {
+  constexpr int kBatch = 256, kMaxBatches = 400;
+  transport::Options to;
+  to.procs = 2;
+  to.kind = kind;
+  to.max_message = 8;
+  transport::Node node(to);
+  const auto rep = node.run([&](transport::Rank& r) {
+    if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(r.id()) % cpus.size()]);
+    const int peer = 1 - r.id();
+    std::uint64_t out = 0, in = 0;
+    auto step = [&] {
+      if (r.kind() == transport::Kind::zero_copy) {
+        auto buf = r.acquire(8);
+        std::memcpy(buf.data(), &out, 8);
+        const auto got = r.sendrecv_view(peer, buf, peer, 8);
+        std::memcpy(&in, got.data(), 8);
+      } else {
+        r.sendrecv(peer, {reinterpret_cast<const std::byte*>(&out), 8}, peer, {reinterpret_cast<std::byte*>(&in), 8});
+      }
+      ++out;
+    };
+    for (int i = 0; i < kBatch; ++i) step();
+    std::vector<double> per;
+    // Both ranks run the same number of batches (about `budget` seconds at a few us per step).
+    const int batches = std::clamp(static_cast<int>(budget * 800), 5, kMaxBatches);
+    for (int b = 0; b < batches; ++b) {
+      r.barrier();
+      const double t0 = now();
+      for (int i = 0; i < kBatch; ++i) step();
+      per.push_back((now() - t0) / kBatch);
+    }
+    std::nth_element(per.begin(), per.begin() + static_cast<std::ptrdiff_t>(per.size() / 2), per.end());
+    const double med = per[per.size() / 2];
+    std::memcpy(r.scratch().data(), &med, sizeof med);
+  });
+  if (rep.used != kind) return 0.0;
+  double a = 0, b = 0;
+  std::memcpy(&a, node.scratch(0).data(), sizeof a);
+  std::memcpy(&b, node.scratch(1).data(), sizeof b);
+  return std::max(a, b);
+}
+
 }  // namespace
 
 double memcpy_bandwidth(std::size_t size, double seconds) {
@@ -519,6 +565,9 @@ Calibration calibrate(const CalibrateOptions& o) {
   }
 
   exchange(c, cpus, maxs, B);
+  c.step8_double = transport_step(transport::Kind::double_copy, cpus, B);
+  c.step8_zero = transport_step(transport::Kind::zero_copy, cpus, B);
+  c.step8_cma = c.cma_ok ? transport_step(transport::Kind::cma, cpus, B) : 0.0;
 
   // Page remap: map a range of a shared memory file with its page-table
   // entries filled, then unmap it.

@@ -30,6 +30,19 @@ namespace {
 int per_core(int procs, int cores) { return (procs + cores - 1) / cores; }
 }  // namespace
 
+double step_overhead(const Profile& p, CopyPath path) {
+  const double L = p.c2c_latency;
+  switch (path) {
+    case CopyPath::double_copy:
+      return std::max(0.0, p.step8_double - L);
+    case CopyPath::zero_copy:
+      return std::max(0.0, p.step8_zero - L);
+    case CopyPath::cma:
+      return std::max(0.0, p.step8_cma - 2 * L - p.cma_call);
+  }
+  return 0.0;
+}
+
 double double_copy_working_set(const SimCell& c, int cores) {
   return per_core(c.procs, std::max(1, cores)) *
          (static_cast<double>(c.size) + static_cast<double>(c.slots) * static_cast<double>(c.chunk));
@@ -383,6 +396,7 @@ class Ring : public sc_core::sc_module {
     const double cma_write = rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right));
     const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
     const double local_read = p_.at(p_.read_bw, S);
+    const double overhead = step_overhead(p_, c_.path);
     std::uint64_t sent = 0, got = 0;  // double copy: chunks
     sc_core::sc_event_or_list both;
     both |= out.tail.event();
@@ -391,6 +405,7 @@ class Ring : public sc_core::sc_module {
 
     for (int it = 0; it < c_.iters; ++it) {
       const std::uint64_t seq = static_cast<std::uint64_t>(it) + 1;
+      cpu(r, overhead);
       if (c_.path == CopyPath::double_copy) {
         std::uint64_t s = 0, g = 0;
         while (s < chunks || g < chunks) {

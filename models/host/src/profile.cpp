@@ -28,7 +28,9 @@ constexpr Field kFields[] = {
     {"read_bw", "B/s", true, false},       {"cma_bw", "B/s", true, true},
     {"xwrite_bw", "B/s", true, false},     {"xcopy_bw", "B/s", true, false},
     {"xcma_bw", "B/s", true, true},        {"xread_bw", "B/s", true, false},
-    {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
+    {"step8_double", "s", false, true},    {"step8_cma", "s", false, true},
+    {"step8_zero", "s", false, true},      {"c2c_latency", "s", false, false},
+    {"syscall", "s", false, false},
     {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
     {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
@@ -50,6 +52,9 @@ std::vector<double>* table_of(Profile& p, std::string_view n) {
 }
 double* scalar_of(Profile& p, std::string_view n) {
   if (n == "c2c_latency") return &p.c2c_latency;
+  if (n == "step8_double") return &p.step8_double;
+  if (n == "step8_cma") return &p.step8_cma;
+  if (n == "step8_zero") return &p.step8_zero;
   if (n == "syscall") return &p.syscall;
   if (n == "switch_cost") return &p.switch_cost;
   if (n == "cma_call") return &p.cma_call;

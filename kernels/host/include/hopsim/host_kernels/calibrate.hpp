@@ -35,6 +35,11 @@ struct Calibration {
   std::vector<double> xcma_bw;    // process_vm_writev into the other's buffer that it read last, bytes/s
   std::vector<double> xread_bw;   // checksum of a buffer the other CPU's process_vm_writev just wrote, bytes/s
   int exchange_rounds = 0;        // rounds at the largest size
+  // The transports' own step: two processes (pinned to two CPUs when there
+  // are two) exchange 8-byte messages with transport::Node, sendrecv (or
+  // acquire + sendrecv_view); median seconds per step over batches. 0: not
+  // measured (CMA refused).
+  double step8_double = 0, step8_cma = 0, step8_zero = 0;
   double remap_call = 0;       // mmap(MAP_POPULATE)+munmap of a shared range: fixed part, s
   double remap_per_page = 0;   // ... per 4 KiB page, s
   double background_load = 0;  // other runnable processes: from the CPU share spinning processes get

@@ -54,6 +54,13 @@ struct SimResult {
   double background = 0;  // seconds the background held cores, per core (fastest repetition)
 };
 
+// CPU time each rank pays per ring step for its transport's protocol beyond
+// what the model's operations charge: the measured 8-byte step (step8_*:
+// shared-line misses on the channel's counters, slot lengths, buffer states)
+// less the flag latencies on an 8-byte step's critical path (1 for double
+// and zero copy, 2 for CMA) and, for CMA, the call (cma_bw already has it).
+[[nodiscard]] double step_overhead(const Profile& p, CopyPath path);
+
 // Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:
 // the processes on one core touch their message buffers and bounce slots,
 // k_core x (size + slots x chunk) bytes in each direction.

@@ -24,6 +24,9 @@ struct Profile {
   std::vector<double> xcopy_bw;   // B/s, memcpy out of a shared slot the other core just wrote
   std::vector<double> xcma_bw;    // B/s, process_vm_writev into a buffer the other core read last (0: no CMA)
   std::vector<double> xread_bw;   // B/s, checksum of a buffer the other core's CMA write just filled
+  // Seconds per step of two processes on two cores exchanging 8-byte
+  // messages over each transport (its protocol alone); 0: not measured.
+  double step8_double = 0, step8_cma = 0, step8_zero = 0;
   double c2c_latency = 0;             // s
   double syscall = 0;                 // s
   double switch_cost = 0;             // s
