@@ -133,6 +133,7 @@ struct alignas(64) Line {
 // barrier, so both run each phase at the same time:
 //   1. memcpy of a private buffer into the shared slot the other reads next
 //   2. memcpy out of my shared slot (which the other just wrote) into a private buffer
+// (rounds of 1 and 2, as double copy moves a chunk), then rounds of
 //   3. process_vm_writev of a private buffer into the other's receive buffer
 //   4. checksum of my receive buffer (which the other just wrote with CMA)
 // Per size and phase: the median over rounds of the slower process's time
@@ -172,7 +173,14 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
   auto body = [&](int me) {
     pin(cpus[static_cast<std::size_t>(me)]);
     transport::allow_ptracer(launcher);
-    std::vector<std::byte> priv(maxs), out(maxs), recv(maxs);
+    // Fresh private mappings, as a ring rank's buffers are (a vector here
+    // could reuse heap pages the parent's earlier measurements left behind).
+    auto fresh = [&] {
+      void* m = ::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map {} bytes: {}", maxs, std::strerror(errno)));
+      return std::span<std::byte>(static_cast<std::byte*>(m), maxs);
+    };
+    const auto priv = fresh(), out = fresh(), recv = fresh();
     fill_pattern(priv, me, 1);
     std::memset(recv.data(), 0, maxs);
     std::memset(out.data(), 0, maxs);
@@ -191,32 +199,37 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
     volatile std::uint64_t sink = 0;
     for (std::size_t i = 0; i < nsz; ++i) {
       const std::size_t s = c.sizes[i];
-      for (int k = -1; k < rounds[i]; ++k) {  // round -1 warms up
-        double t[kPhases] = {};
-        double t0 = now();
-        std::memcpy(slot + static_cast<std::size_t>(other) * maxs, priv.data(), s);
-        t[0] = now() - t0;
-        barrier();
-        t0 = now();
-        std::memcpy(out.data(), slot + static_cast<std::size_t>(me) * maxs, s);
-        t[1] = now() - t0;
-        barrier();
-        if (try_cma && sh->cma_failed.load() == 0) {
-          t0 = now();
-          try {
-            transport::cma_write(peer, priv.data(), peer_recv, s);
-          } catch (const Error&) {
-            sh->cma_failed.store(1);
+      // Double copy's pair of phases, then CMA's pair, each in rounds of
+      // its own (round -1 warms up), so that one pattern's buffers do not
+      // push the other's out of the caches.
+      for (int pair = 0; pair < 2; ++pair) {
+        if (pair == 1 && !try_cma) break;
+        for (int k = -1; k < rounds[i]; ++k) {
+          double t[2] = {};
+          double t0 = now();
+          if (pair == 0) {
+            std::memcpy(slot + static_cast<std::size_t>(other) * maxs, priv.data(), s);
+          } else if (sh->cma_failed.load() == 0) {
+            try {
+              transport::cma_write(peer, priv.data(), peer_recv, s);
+            } catch (const Error&) {
+              sh->cma_failed.store(1);
+            }
           }
-          t[2] = now() - t0;
+          t[0] = now() - t0;
+          barrier();
+          t0 = now();
+          if (pair == 0)
+            std::memcpy(out.data(), slot + static_cast<std::size_t>(me) * maxs, s);
+          else
+            sink = sink + checksum({recv.data(), s});
+          t[1] = now() - t0;
+          barrier();
+          if (k >= 0) {
+            sh->t[me][2 * pair][k] = t[0];
+            sh->t[me][2 * pair + 1][k] = t[1];
+          }
         }
-        barrier();
-        t0 = now();
-        sink = sink + checksum({recv.data(), s});
-        t[3] = now() - t0;
-        barrier();
-        if (k >= 0)
-          for (int ph = 0; ph < kPhases; ++ph) sh->t[me][ph][k] = t[ph];
       }
       barrier();
       if (me == 0) {

@@ -1,9 +1,11 @@
 #include "hopsim/host_kernels/ring.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -31,6 +33,26 @@ std::uint64_t splitmix(std::uint64_t x) {
 std::uint64_t stamp_of(int src, std::uint64_t seq) {
   return splitmix(seq * 1315423911ull + static_cast<std::uint64_t>(src));
 }
+// A page-aligned, zero-filled private buffer.
+class PageBuffer {
+ public:
+  explicit PageBuffer(std::size_t n) : n_(n) {
+    if (n_ == 0) return;
+    void* m = ::mmap(nullptr, n_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw Error(fmt::format("ring: cannot map a {}-byte buffer: {}", n_, std::strerror(errno)));
+    p_ = static_cast<std::byte*>(m);
+  }
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  ~PageBuffer() {
+    if (p_) ::munmap(p_, n_);
+  }
+  [[nodiscard]] std::byte* data() const { return p_; }
+
+ private:
+  std::byte* p_ = nullptr;
+  std::size_t n_ = 0;
+};
 }  // namespace
 
 std::uint64_t checksum(std::span<const std::byte> data) {
@@ -111,7 +133,12 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     const std::size_t maxs = to.max_message;
     auto* results = reinterpret_cast<double*>(r.scratch().data());
     const bool zc = r.kind() == transport::Kind::zero_copy;
-    std::vector<std::byte> sendbuf(zc ? 0 : maxs), recvbuf(zc ? 0 : maxs), expect(maxs);
+    // Message buffers start on a page, as MPI benchmarks allocate them: a
+    // CMA transfer is copied page by page, and a buffer that starts 16 bytes
+    // into a page (where malloc puts a large block) splits every page's copy
+    // in two on both sides (measured: 2x slower CMA at 1 MiB here).
+    PageBuffer sendbuf(zc ? 0 : maxs), recvbuf(zc ? 0 : maxs);
+    std::vector<std::byte> expect(maxs);
     std::uint64_t checked = 0;
     for (std::size_t si = 0; si < nsizes; ++si) {
       const std::size_t size = o.sizes[si];
