@@ -145,6 +145,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
                               transport::yama_rule(transport::yama_ptrace_scope()));
   p.cores = c.cores;
   for (auto s : c.sizes) p.sizes.push_back(static_cast<double>(s));
+  p.core_speed = c.core_speed;
   p.memcpy_bw = c.memcpy_bw;
   p.memcpy_bw_all = c.memcpy_bw_all;
   p.read_bw = c.read_bw;
@@ -172,6 +173,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
   const std::string m = "calibrated: hopsim host calibrate, ";
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
+      {"core_speed", m + "per CPU, pinned: the median time of the ring's checksum over 256 KiB on the first CPU / on "
+                         "this CPU (the single-process tables are measured on the first CPU)"},
       {"sizes", m + "table sizes"},
       {"memcpy_bw", m + "one process, memcpy of size bytes between two buffers, best of 3"},
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
@@ -226,6 +229,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
       c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
       c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
+  std::string speeds;
+  for (double v : c.core_speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
+  std::cout << fmt::format("CPU speeds (checksum time on the first CPU / on each): {}  8-byte step: double copy {:.2f} "
+                           "us, CMA {:.2f} us, zero copy {:.2f} us\n",
+                           speeds, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";

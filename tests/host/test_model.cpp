@@ -15,6 +15,7 @@ hh::Profile flat() {
   hh::Profile p;
   p.name = "flat";
   p.cores = 2;
+  p.core_speed = {1.0, 1.0};
   p.sizes = {4096, 1 << 24};
   p.memcpy_bw = {4e9, 4e9};
   p.memcpy_bw_all = {100e9, 100e9};
@@ -32,7 +33,7 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k : {"cores", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
+  for (const char* k : {"cores", "core_speed", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
                         "xcma_bw", "xread_bw", "step8_double", "step8_cma", "step8_zero", "c2c_latency", "syscall",
                         "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
                         "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
@@ -140,6 +141,20 @@ TEST_CASE("host model: a yield picks any other process on the core, not the next
   const auto r = hh::simulate_ring(p, {c});
   CHECK(r[0].yields > 1.6);
   CHECK(r[0].yields < 4.0);
+}
+
+TEST_CASE("host model: a slower core sets the ring's pace", "[host][model]") {
+  auto p = flat();
+  p.core_speed = {1.0, 0.5};  // core 1 takes twice as long for the same work
+  const double S = 1 << 20, L = 1e-6;
+  hh::SimCell c;
+  c.path = hh::CopyPath::zero_copy;
+  c.size = 1 << 20;
+  c.iters = 4;
+  const auto r = hh::simulate_ring(p, {c});
+  // Rank 1 reads at half the rate and, after the first control message,
+  // never waits (rank 0 is always ahead); rank 0 waits for rank 1 every step.
+  CHECK(r[0].seconds == Approx(L + 4 * S / 1e9).epsilon(1e-6));
 }
 
 TEST_CASE("host model: processes outnumbering cores need a switch cost", "[host][model]") {
@@ -347,6 +362,10 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   bad = j;
   bad["params"]["memcpy_bw"]["source"] = "";
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("every parameter needs a source"));
+  bad = j;
+  bad["params"]["core_speed"]["value"] = {1.0};
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("core_speed: 1 entries but 'cores' is 2 (one per core)"));
   bad = j;
   bad["params"].erase("xread_bw");
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.xread_bw: missing parameter"));

@@ -115,8 +115,10 @@ class Machine : public sc_core::sc_module {
     advance();
     Op op;
     op.core = core_of(r);
-    op.left = alone;
-    op.demand = traffic / alone;
+    // A slower core takes longer for the same work (its measured speed).
+    const auto c = static_cast<std::size_t>(op.core);
+    op.left = c < p_.core_speed.size() && p_.core_speed[c] > 0 ? alone / p_.core_speed[c] : alone;
+    op.demand = traffic / op.left;
     op.capacity = capacity;
     active_.push_back(&op);
     reschedule();

@@ -19,11 +19,13 @@ struct Field {
   const char* unit;
   bool table;
   bool optional_zero;  // may be 0 (e.g. CMA unavailable)
+  bool per_core = false;  // a list with one entry per core (else a table over `sizes`)
 };
 
 // The parameters, their units and whether they are tables over `sizes`.
 constexpr Field kFields[] = {
-    {"cores", "count", false, false},      {"sizes", "B", true, false},
+    {"cores", "count", false, false},      {"core_speed", "ratio", true, false, true},
+    {"sizes", "B", true, false},
     {"memcpy_bw", "B/s", true, false},     {"memcpy_bw_all", "B/s", true, false},
     {"read_bw", "B/s", true, false},       {"cma_bw", "B/s", true, true},
     {"xwrite_bw", "B/s", true, false},     {"xcopy_bw", "B/s", true, false},
@@ -40,6 +42,7 @@ constexpr Field kFields[] = {
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
   if (n == "sizes") return &p.sizes;
+  if (n == "core_speed") return &p.core_speed;
   if (n == "memcpy_bw") return &p.memcpy_bw;
   if (n == "memcpy_bw_all") return &p.memcpy_bw_all;
   if (n == "read_bw") return &p.read_bw;
@@ -168,6 +171,12 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   for (const auto& f : kFields) {
     if (!f.table) continue;
     const auto* t = table_of(p, f.name);
+    if (f.per_core) {
+      if (t->size() != static_cast<std::size_t>(p.cores))
+        throw ConfigError(fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(),
+                                      p.cores));
+      continue;
+    }
     if (t->size() != p.sizes.size())
       throw ConfigError(fmt::format("{}.{}: {} entries but 'sizes' has {}", base, f.name, t->size(), p.sizes.size()));
   }

@@ -16,7 +16,8 @@ struct CalibrateOptions {
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
-  std::vector<double> memcpy_bw;      // one process copying `size` bytes between two buffers, bytes/s
+  std::vector<double> core_speed;     // per CPU of the mask: the first CPU's checksum time / this CPU's (medians)
+  std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
   std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
   double c2c_latency = 0;             // one-way cache-line hand-over between two processes on two cores, s

@@ -14,6 +14,7 @@ struct Profile {
   std::string name;
   std::string description;
   int cores = 1;
+  std::vector<double> core_speed;     // per core: work takes its time / core_speed[c] (1: as fast as the tables)
   std::vector<double> sizes;          // bytes, ascending
   std::vector<double> memcpy_bw;      // B/s, one process copying `size` bytes
   std::vector<double> memcpy_bw_all;  // B/s, all cores copying at once (sum)
