@@ -347,24 +347,31 @@ Calibration calibrate(const CalibrateOptions& o) {
   // thread on the same physical core slows one; measured here: the
   // checksum at 10 GB/s on one CPU and 25 on the other for minutes). Per
   // CPU, pinned: the median time of the ring's checksum over a cached
-  // 256 KiB buffer; speed = the first CPU's time / this CPU's. The
-  // single-process tables below are measured on the first CPU.
+  // 256 KiB buffer in ten rounds over the CPUs; speed = the first CPU's
+  // time / this CPU's. The single-process tables below are measured on the
+  // first CPU.
   {
     std::vector<std::byte> a(256 * 1024);
     fill_pattern(a, 0, 1);
     volatile std::uint64_t sink = 0;
-    std::vector<double> med;
-    for (int cpu : cpus) {
-      pin(cpu);
-      std::vector<double> t;
-      const double start = now();
-      while (t.size() < 20 || (now() - start < 3 * B && t.size() < 100000)) {
-        const double t0 = now();
-        sink = sink + checksum(a);
-        t.push_back(now() - t0);
+    // Ten rounds over the CPUs, a slot of about B/3 on each per round, so
+    // that a slowdown lasting a moment weighs as much as it does in a run.
+    std::vector<std::vector<double>> t(cpus.size());
+    const double slot = std::max(0.005, B / 3);
+    for (int round = 0; round < 10; ++round)
+      for (std::size_t i = 0; i < cpus.size(); ++i) {
+        pin(cpus[i]);
+        const double start = now();
+        for (int k = 0; k < 4 || (now() - start < slot && k < 100000); ++k) {
+          const double t0 = now();
+          sink = sink + checksum(a);
+          t[i].push_back(now() - t0);
+        }
       }
-      std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-      med.push_back(t[t.size() / 2]);
+    std::vector<double> med;
+    for (auto& v : t) {
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      med.push_back(v[v.size() / 2]);
     }
     for (double m : med) c.core_speed.push_back(med.front() / m);
     if (c.core_speed.empty()) c.core_speed.push_back(1.0);
