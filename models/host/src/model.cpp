@@ -406,14 +406,14 @@ class Ring : public sc_core::sc_module {
     // the left one just wrote. CMA: into the right neighbour's buffer, then
     // the checksum of what the left one wrote. Zero copy reads the left
     // neighbour's pool buffer, which it does not rewrite: local rates.
-    // The lines that cross are the slots' (k_core x slots x chunk bytes on
-    // a core, at most the message), the private buffers stream at the
-    // working set's memcpy rate: a chunk copy goes at the slower of the two.
-    const double slot_ring = std::min<double>(S, static_cast<double>(K) * C) *
-                             std::ceil(static_cast<double>(n) / static_cast<double>(p_.cores));
+    // Each copy moves one chunk through a slot whose lines the other core
+    // touched last (the exchange rate at the chunk's size), while the
+    // private buffers stream at the working set's memcpy rate: a chunk copy
+    // goes at the slower of the two.
+    const double chunk_bytes = std::min(S, C);
     const double local_copy = p_.at(p_.memcpy_bw, ws_dc);
-    const double dc_in = std::min(local_copy, rate(p_.xwrite_bw, p_.memcpy_bw, slot_ring, crosses(r, right)));
-    const double dc_out = std::min(local_copy, rate(p_.xcopy_bw, p_.memcpy_bw, slot_ring, crosses(r, left)));
+    const double dc_in = std::min(local_copy, rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right)));
+    const double dc_out = std::min(local_copy, rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)));
     const double cma_write = rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right));
     const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
     const double local_read = p_.at(p_.read_bw, S);
