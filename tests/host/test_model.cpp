@@ -40,23 +40,32 @@ hh::Profile flat() {
     p.sources[k] = "test";
   return p;
 }
+
+// One cell per path: 1 MiB messages, 4 steps, 2 processes; double copy in
+// one chunk through one slot, so its time is easy to compute by hand.
+std::vector<hh::SimCell> cells_of(std::initializer_list<hh::CopyPath> paths) {
+  std::vector<hh::SimCell> cells;
+  for (auto path : paths) {
+    hh::SimCell c;
+    c.path = path;
+    c.size = 1 << 20;
+    c.iters = 4;
+    if (path == hh::CopyPath::double_copy) {
+      c.chunk = 1 << 20;
+      c.slots = 1;
+    }
+    cells.push_back(c);
+  }
+  return cells;
+}
 }  // namespace
 
 TEST_CASE("host model: timings of the three paths on an idle two-core machine", "[host][model]") {
   const auto p = flat();
   const double S = 1 << 20, L = 1e-6;
-  std::vector<hh::SimCell> cells(4);
-  cells[0].path = hh::CopyPath::zero_copy;
-  cells[1].path = hh::CopyPath::zero_copy;
+  auto cells = cells_of({hh::CopyPath::zero_copy, hh::CopyPath::zero_copy, hh::CopyPath::cma,
+                         hh::CopyPath::double_copy});  // double copy: one chunk per message, one slot
   cells[1].remap = true;
-  cells[2].path = hh::CopyPath::cma;
-  cells[3].path = hh::CopyPath::double_copy;
-  cells[3].chunk = 1 << 20;  // one chunk per message, one slot
-  cells[3].slots = 1;
-  for (auto& c : cells) {
-    c.size = 1 << 20;
-    c.iters = 4;
-  }
   const auto r = hh::simulate_ring(p, cells);
   // Zero copy: control message (L), then the checksum read (S / read_bw).
   CHECK(r[0].seconds == Approx(4 * (L + S / 2e9)).epsilon(1e-9));
@@ -147,11 +156,7 @@ TEST_CASE("host model: a slower core sets the ring's pace", "[host][model]") {
   auto p = flat();
   p.core_speed = {1.0, 0.5};  // core 1 takes twice as long for the same work
   const double S = 1 << 20, L = 1e-6;
-  hh::SimCell c;
-  c.path = hh::CopyPath::zero_copy;
-  c.size = 1 << 20;
-  c.iters = 4;
-  const auto r = hh::simulate_ring(p, {c});
+  const auto r = hh::simulate_ring(p, cells_of({hh::CopyPath::zero_copy}));
   // Rank 1 reads at half the rate and, after the first control message,
   // never waits (rank 0 is always ahead); rank 0 waits for rank 1 every step.
   CHECK(r[0].seconds == Approx(L + 4 * S / 1e9).epsilon(1e-6));
@@ -260,16 +265,7 @@ TEST_CASE("host model: data that crosses cores moves at the exchange rates, on o
   p.xcma_bw = {0.5e9, 0.5e9};  // half of cma_bw
   p.xread_bw = {1e9, 1e9};     // half of read_bw
   const double S = 1 << 20, L = 1e-6;
-  std::vector<hh::SimCell> cells(3);
-  cells[0].path = hh::CopyPath::zero_copy;
-  cells[1].path = hh::CopyPath::cma;
-  cells[2].path = hh::CopyPath::double_copy;
-  cells[2].chunk = 1 << 20;
-  cells[2].slots = 1;
-  for (auto& c : cells) {
-    c.size = 1 << 20;
-    c.iters = 4;
-  }
+  const auto cells = cells_of({hh::CopyPath::zero_copy, hh::CopyPath::cma, hh::CopyPath::double_copy});
   const auto r = hh::simulate_ring(p, cells);
   // Zero copy reads a pool buffer its owner does not rewrite: unchanged.
   CHECK(r[0].seconds == Approx(4 * (L + S / 2e9)).epsilon(1e-9));
@@ -288,11 +284,7 @@ TEST_CASE("host model: on one core nothing crosses, the local rates count", "[ho
   auto one = p;
   one.cores = 1;
   one.switch_cost = 1e-6;
-  std::vector<hh::SimCell> c1(1);
-  c1[0].path = hh::CopyPath::cma;
-  c1[0].size = 1 << 20;
-  c1[0].iters = 4;
-  const auto r1 = hh::simulate_ring(one, c1);
+  const auto r1 = hh::simulate_ring(one, cells_of({hh::CopyPath::cma}));
   // Each step both ranks write and read at the local rates, one after the other on the core.
   CHECK(r1[0].seconds >= 4 * 2 * (S / 1e9 + S / 2e9));
   CHECK(r1[0].seconds < 4 * 2 * (S / 0.5e9 + S / 1e9));
