@@ -2,6 +2,7 @@
 // machine into a profile; ring runs the hpcc-style ring natively; simulate
 // runs it on the host model; predict does both and reports the error per cell.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,7 @@ struct RingArgs {
   int min_steps = 16;
   bool remap = false;
   bool deny_cma = false;
+  std::string bind = "spread";
   std::optional<std::string> profile;
   std::optional<std::string> csv;
 };
@@ -63,6 +65,10 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
   if (native) {
     s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
     s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
+    s->add_option("--bind", a.bind,
+                  "rank placement: spread (rank r pinned to CPU r mod n of the allowed CPUs, what the host model "
+                  "assumes) or none (the kernel places and migrates them)")
+        ->capture_default_str();
     s->add_flag(
         "--deny-cma", a.deny_cma,
         "test aid: every rank makes itself inaccessible to CMA, so the kernel refuses it and the fallback runs");
@@ -109,6 +115,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a) {
     throw ConfigError(fmt::format("--order: '{}' (expected natural, random or both)", a.order));
   const double bytes = parse_quantity(std::string_view(a.bytes), Dim::bytes, "--bytes");
   if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
+  const auto bind = transport::parse_bind(a.bind, "--bind");
   std::vector<hh::RingCell> cells;
   for (int p : a.procs)
     for (Kind k : kinds)
@@ -125,6 +132,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a) {
         o.min_iters = a.min_steps;
         o.remap = a.remap;
         o.deny_cma = a.deny_cma;
+        o.bind = bind;
         const auto got = hh::run_ring(o);
         if (!got.empty() && !got.front().fallback.empty())
           std::cerr << "hopsim host ring: " << got.front().fallback << "\n";
@@ -247,6 +255,15 @@ int cmd_calibrate(const std::string& out, bool quick) {
   return 0;
 }
 
+// One line saying where the ranks ran.
+std::string placement_text(const RingArgs& a) {
+  return transport::parse_bind(a.bind, "--bind") == transport::Bind::spread
+             ? "ranks pinned: rank r on CPU r mod n of the n allowed CPUs (--bind spread, as the host model places "
+               "them)"
+             : "ranks not pinned (--bind none): the kernel placed and migrated them; the host model assumes rank r "
+               "on core r mod cores";
+}
+
 int cmd_ring(const RingArgs& a) {
   const auto cells = run_native(a);
   std::optional<hh::Profile> prof;
@@ -265,7 +282,7 @@ int cmd_ring(const RingArgs& a) {
     csv.open(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
     csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
-           "checked,fallback\n";
+           "checked,fallback,bind,cpus\n";
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
@@ -273,11 +290,13 @@ int cmd_ring(const RingArgs& a) {
                              c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
                              c.iters);
     if (csv)
-      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\"\n", c.procs, c.size, c.order,
-                         transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6, frac,
-                         mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback);
+      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\"\n", c.procs, c.size,
+                         c.order, transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
+                         frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback,
+                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "));
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
+  std::cout << placement_text(a) << "\n";
   if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
   return 0;
 }
@@ -391,6 +410,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs) {
       "input)\n",
       runs, runs == 1 ? "" : "s", p.name);
   std::cout << rep.table;
+  std::cout << placement_text(a) << "\n";
   if (a.csv) {
     std::ofstream csv(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));

@@ -1,5 +1,6 @@
 // The intra-node transports between real processes: data arrives intact,
 // CMA's limits and errors are handled, a refusal falls back and says so.
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -166,4 +167,54 @@ TEST_CASE("transport names are parsed and bad ones rejected", "[host][transport]
   ht::Options o;
   o.procs = 100;
   CHECK_THROWS_AS(ht::Node(o), hopsim::ConfigError);
+}
+
+TEST_CASE("bind spread pins rank r to CPU r mod n; none leaves placement to the kernel", "[host][transport]") {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  ht::Options o;
+  o.procs = 3;
+  o.bind = ht::Bind::spread;
+  ht::Node node(o);
+  const auto rep = node.run([](ht::Rank& r) {
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    ::sched_getaffinity(0, sizeof mine, &mine);
+    int n = 0, cpu = -1;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mine)) {
+        ++n;
+        cpu = c;
+      }
+    auto* out = reinterpret_cast<int*>(r.scratch().data());
+    out[0] = n;
+    out[1] = cpu;
+    out[2] = ::sched_getcpu();
+  });
+  REQUIRE(rep.cpu_of_rank.size() == 3);
+  for (int r = 0; r < 3; ++r) {
+    int got[3];
+    std::memcpy(got, node.scratch(r).data(), sizeof got);
+    const int want = cpus[static_cast<std::size_t>(r) % cpus.size()];
+    CHECK(rep.cpu_of_rank[static_cast<std::size_t>(r)] == want);
+    CHECK(got[0] == 1);  // exactly one CPU allowed
+    CHECK(got[1] == want);
+    CHECK(got[2] == want);
+  }
+  ht::Options none = o;
+  none.bind = ht::Bind::none;
+  ht::Node free_node(none);
+  CHECK(free_node.run([](ht::Rank&) {}).cpu_of_rank.empty());
+}
+
+TEST_CASE("an unknown binding name is rejected naming the key and the valid names", "[host][transport]") {
+  CHECK(ht::parse_bind("spread", "--bind") == ht::Bind::spread);
+  CHECK(ht::parse_bind("none", "--bind") == ht::Bind::none);
+  CHECK_THROWS_WITH(ht::parse_bind("scatter", "--bind"),
+                    Catch::Matchers::Contains("--bind") && Catch::Matchers::Contains("'scatter'") &&
+                        Catch::Matchers::Contains("spread or none"));
 }

@@ -119,6 +119,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   to.slots = o.slots;
   to.remap = o.remap;
   to.deny_cma = o.deny_cma;
+  to.bind = o.bind;
   to.corrupt_rank = o.corrupt_rank;
   to.corrupt_message = o.corrupt_message;
   transport::Node node(to);
@@ -199,6 +200,8 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     c.requested = rep.requested;
     c.used = rep.used;
     c.fallback = rep.fallback;
+    c.bind = o.bind;
+    c.cpu_of_rank = rep.cpu_of_rank;
     c.iters = ring_iters(o, c.size);
     double best = 1e300;
     for (int rp = 0; rp < o.reps; ++rp) {

@@ -103,7 +103,27 @@ Kind parse_kind(std::string_view name, std::string_view key) {
   throw ConfigError(fmt::format("{}: unknown transport '{}' (expected double-copy, cma or zero-copy)", key, name));
 }
 
+std::string_view bind_name(Bind b) { return b == Bind::spread ? "spread" : "none"; }
+
+Bind parse_bind(std::string_view name, std::string_view key) {
+  if (name == "none") return Bind::none;
+  if (name == "spread") return Bind::spread;
+  throw ConfigError(fmt::format("{}: unknown binding '{}' (expected spread or none)", key, name));
+}
+
 namespace {
+// The CPUs this process may run on, in increasing order.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0)
+    throw KernelError(fmt::format("transport: sched_getaffinity failed: {}", std::strerror(errno)));
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
 // Spins briefly, then yields: with more processes than cores the peer we
 // wait for may need this core.
 template <class Pred>
@@ -210,6 +230,12 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
   sh_->~Shared();
   new (sh_) Shared();
   launcher_ = ::getpid();
+  cpu_of_rank_.clear();
+  if (opt_.bind == Bind::spread) {
+    const auto cpus = allowed_cpus();
+    if (cpus.empty()) throw KernelError("transport: the launcher's CPU affinity mask is empty");
+    for (int r = 0; r < n; ++r) cpu_of_rank_.push_back(cpus[static_cast<std::size_t>(r) % cpus.size()]);
+  }
   std::fflush(nullptr);
   std::vector<pid_t> pids;
   for (int r = 0; r < n; ++r) {
@@ -308,6 +334,7 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
   RunReport rep;
   rep.requested = opt_.kind;
   rep.used = opt_.kind;
+  rep.cpu_of_rank = cpu_of_rank_;
   if (opt_.kind == Kind::cma && sh_->cma_refused.v.load() != 0) {
     rep.used = Kind::double_copy;
     rep.fallback = sh_->reason;
@@ -331,6 +358,15 @@ void Node::child(int id, const std::function<void(Rank&)>& body) {
     local_->received.assign(opt_.procs, 0);
     local_->views.assign(opt_.procs, {});
     me.pid = ::getpid();
+    if (!cpu_of_rank_.empty()) {
+      // Before anything is touched, so the rank's pages come from its CPU's node.
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpu_of_rank_[static_cast<std::size_t>(id)], &set);
+      if (::sched_setaffinity(0, sizeof set, &set) != 0)
+        throw KernelError(fmt::format("transport: pinning rank {} to CPU {} failed: {}", id,
+                                      cpu_of_rank_[static_cast<std::size_t>(id)], std::strerror(errno)));
+    }
     // Yama scope 1: let every process of this launch (descendants of the
     // launcher) attach to this one, the least privilege CMA needs.
     allow_ptracer(launcher_);

@@ -27,6 +27,9 @@ struct RingOptions {
   bool remap = false;
   std::size_t chunk = 64 * 1024;
   int slots = 4;
+  // Rank placement; spread (rank r on CPU r mod n) is what the host model
+  // assumes, and it makes the placement the same in every run.
+  transport::Bind bind = transport::Bind::spread;
   bool deny_cma = false;  // test aid (transport::Options::deny_cma)
   int corrupt_rank = -1;  // test aid (transport::Options::corrupt_rank)
   int corrupt_message = 0;
@@ -39,6 +42,8 @@ struct RingCell {
   transport::Kind requested = transport::Kind::double_copy;
   transport::Kind used = transport::Kind::double_copy;
   std::string fallback;  // why `used` differs, else empty
+  transport::Bind bind = transport::Bind::spread;
+  std::vector<int> cpu_of_rank;  // spread: the CPU of each rank; empty for none
   int iters = 0;
   double seconds = 0;                  // fastest repetition, slowest rank
   double bandwidth = 0;                // bytes received per process per second

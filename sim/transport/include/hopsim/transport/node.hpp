@@ -20,10 +20,20 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hopsim::transport {
 
 enum class Kind { double_copy, cma, zero_copy };
+
+// Where the ranks run. `none`: the kernel places and migrates them.
+// `spread`: rank r is pinned to CPU number r mod n of the n CPUs in the
+// launcher's affinity mask (as `mpirun --bind-to core --map-by core` cycles
+// ranks over cores), so the placement is known and the same in every run.
+enum class Bind { none, spread };
+[[nodiscard]] std::string_view bind_name(Bind b);  // "none", "spread"
+// Parses a binding name; throws ConfigError naming `key` and the valid names.
+[[nodiscard]] Bind parse_bind(std::string_view name, std::string_view key);
 
 // A rank that waits (for a flag, a slot, a barrier) first spins this many
 // pause instructions, then calls sched_yield until its condition holds.
@@ -41,6 +51,7 @@ struct Options {
   std::size_t chunk = 64 * 1024;      // bounce-buffer slot (double copy)
   int slots = 4;                      // slots per channel (double copy)
   bool remap = false;                 // zero copy: map the pages per message
+  Bind bind = Bind::none;             // rank placement (see Bind)
   // Test aid: every rank makes itself inaccessible to CMA (non-dumpable,
   // CAP_SYS_PTRACE dropped) so the kernel really refuses and the fallback runs.
   bool deny_cma = false;
@@ -65,6 +76,8 @@ struct RunReport {
   Kind requested = Kind::double_copy;
   Kind used = Kind::double_copy;
   std::string fallback;  // why `used` differs from `requested`; empty if it does not
+  // Bind::spread: the CPU each rank was pinned to (by rank); empty for none.
+  std::vector<int> cpu_of_rank;
 };
 
 class Node;
@@ -150,6 +163,7 @@ class Node {
   std::size_t pool_bytes_ = 0;
   std::size_t pool_buf_ = 0;  // bytes per pool buffer (page multiple)
   pid_t launcher_ = 0;
+  std::vector<int> cpu_of_rank_;  // Bind::spread: each rank's CPU (set before the forks)
   // Per-process state of the running rank (valid in the child only).
   struct Local;
   std::unique_ptr<Local> local_;
