@@ -107,8 +107,14 @@ hh::CopyPath to_path(Kind k) {
 
 using hh::size_text;
 
-// Native cells for every procs x transport x order, in that order.
-std::vector<hh::RingCell> run_native(const RingArgs& a) {
+// Probes the CPUs' rates (hh::checksum_rates), B/s per CPU.
+using Probe = std::function<std::vector<double>()>;
+
+// Native cells for every procs x transport x order, in that order. With a
+// probe, the CPUs are probed before the first launch and after each, and
+// every cell gets the mean of the probes around its launch in `rates`.
+std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
+                                     std::vector<std::vector<double>>* rates = nullptr) {
   const auto sizes = parse_sizes(a.sizes);
   const auto kinds = parse_kinds(a.transports);
   if (a.order != "natural" && a.order != "random" && a.order != "both")
@@ -117,6 +123,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a) {
   if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
   const auto bind = transport::parse_bind(a.bind, "--bind");
   std::vector<hh::RingCell> cells;
+  std::vector<double> before = probe ? probe() : std::vector<double>{};
   for (int p : a.procs)
     for (Kind k : kinds)
       for (bool random : {false, true}) {
@@ -137,6 +144,14 @@ std::vector<hh::RingCell> run_native(const RingArgs& a) {
         if (!got.empty() && !got.front().fallback.empty())
           std::cerr << "hopsim host ring: " << got.front().fallback << "\n";
         cells.insert(cells.end(), got.begin(), got.end());
+        if (probe && rates) {
+          auto after = probe();
+          std::vector<double> mean(after.size());
+          for (std::size_t c = 0; c < after.size(); ++c)
+            mean[c] = c < before.size() ? 0.5 * (before[c] + after[c]) : after[c];
+          rates->insert(rates->end(), got.size(), mean);
+          before = std::move(after);
+        }
       }
   return cells;
 }
@@ -161,6 +176,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.cores = c.cores;
   for (auto s : c.sizes) p.sizes.push_back(static_cast<double>(s));
   p.core_speed = c.core_speed;
+  p.checksum_rate = c.checksum_rate;
   p.memcpy_bw = c.memcpy_bw;
   p.memcpy_bw_all = c.memcpy_bw_all;
   p.read_bw = c.read_bw;
@@ -188,8 +204,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
   const std::string m = "calibrated: hopsim host calibrate, ";
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
-      {"core_speed", m + "per CPU, pinned: the median time of the ring's checksum over 256 KiB on the first CPU / on "
-                         "this CPU (the single-process tables are measured on the first CPU)"},
+      {"core_speed", m + "per CPU: the ring's checksum rate over 256 KiB with one pinned process per CPU, all at once "
+                         "(total bytes / total time) / checksum_rate (the single-process tables' condition)"},
+      {"checksum_rate", m + "the ring's checksum over 256 KiB on the first CPU alone, fastest batch"},
       {"sizes", m + "table sizes"},
       {"memcpy_bw", m + "one process, memcpy of size bytes between two buffers, best of 3"},
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
@@ -198,7 +215,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
        c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
       {"xwrite_bw", m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
                                     "slot the other reads next; median over rounds ({} at the largest size) of the "
-                                    "slower one",
+                                    "slower one, each time scaled by its CPU's speed probed just before",
                                     c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
       {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_writev into the other's receive buffer (read by its "
@@ -206,7 +223,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
                            : "CMA refused here: " + c.cma_note},
       {"xread_bw", m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
       {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
-                           "(transport::Node sendrecv); median seconds per step over batches of 256"},
+                           "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond the flag latencies "
+                           "(and CMA's call) scaled by the slower CPU's speed probed before the exchange"},
       {"step8_cma", c.cma_ok ? m + "same, over the CMA transport" : "CMA refused here: " + c.cma_note},
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
@@ -246,9 +264,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
       c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   std::string speeds;
   for (double v : c.core_speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
-  std::cout << fmt::format("CPU speeds (checksum time on the first CPU / on each): {}  8-byte step: double copy {:.2f} "
+  std::string xs;
+  for (double v : c.exchange_speed) xs += fmt::format("{}{:.2f}", xs.empty() ? "" : " ", v);
+  std::cout << fmt::format("CPU speeds, all busy (checksum rate / the first CPU's alone): {} (before the exchange: {})  8-byte step: double copy {:.2f} "
                            "us, CMA {:.2f} us, zero copy {:.2f} us\n",
-                           speeds, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
+                           speeds, xs, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
@@ -311,10 +331,12 @@ struct Key {
 
 // Simulated cells, each with the native ring's iterations and repetitions
 // (the fastest repetition counts, as natively).
-std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, bool remap, int reps) {
+std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, bool remap, int reps,
+                                    const std::vector<std::vector<double>>& speeds = {}) {
   std::vector<hh::SimCell> cells;
   for (const auto& k : keys) {
     hh::SimCell c;
+    if (!speeds.empty()) c.core_speed = speeds[cells.size()];
     c.procs = k.procs;
     c.size = k.size;
     c.path = to_path(k.kind);
@@ -367,18 +389,42 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int cmd_predict(RingArgs a, bool check, double max_error, int runs) {
+int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::string& cpu_speed) {
   if (!a.profile) throw ConfigError("--profile: required (written by hopsim host calibrate)");
   if (runs < 1) throw ConfigError(fmt::format("--runs: {} (at least 1)", runs));
+  if (cpu_speed != "calibrated" && cpu_speed != "probed")
+    throw ConfigError(fmt::format("--cpu-speed: '{}' (expected calibrated or probed)", cpu_speed));
   const auto p = hh::load_profile(*a.profile);
+  // The CPUs' speeds around every native launch, relative to the rate the
+  // profile's tables were measured at; a profile without that reference (a
+  // described machine) cannot be compared with this one's CPUs.
+  const bool probing = p.checksum_rate > 0;
+  if (cpu_speed == "probed" && !probing)
+    throw ConfigError(fmt::format(
+        "--cpu-speed probed: profile '{}' has no checksum_rate (0), so probed CPU speeds have nothing to be relative "
+        "to; recalibrate with hopsim host calibrate",
+        p.name));
+  Probe probe;
+  if (probing) probe = [] { return hh::checksum_rates(0.05); };
   a.order = "natural";
   // The native table `runs` times; per cell the median bandwidth counts.
   std::vector<std::vector<hh::RingCell>> all;
-  for (int k = 0; k < runs; ++k) all.push_back(run_native(a));
+  std::vector<std::vector<std::vector<double>>> rates(static_cast<std::size_t>(runs));
+  for (int k = 0; k < runs; ++k) all.push_back(run_native(a, probe, &rates[static_cast<std::size_t>(k)]));
   const auto& native = all.front();
+  // Per cell: the mean probed speed of each CPU over the runs.
+  std::vector<std::vector<double>> speed(native.size());
+  if (probing)
+    for (std::size_t i = 0; i < native.size(); ++i) {
+      std::vector<double> s(static_cast<std::size_t>(p.cores), 0.0);
+      for (const auto& run : rates)
+        for (std::size_t c = 0; c < s.size() && c < run[i].size(); ++c)
+          s[c] += run[i][c] / p.checksum_rate / static_cast<double>(runs);
+      speed[i] = std::move(s);
+    }
   std::vector<Key> keys;
   for (const auto& c : native) keys.push_back({c.procs, c.used, c.size, c.iters});
-  const auto sim = simulate(p, keys, a.remap, a.reps);
+  const auto sim = simulate(p, keys, a.remap, a.reps, cpu_speed == "probed" ? speed : std::vector<std::vector<double>>{});
   std::vector<hh::PredictRow> rows;
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];
@@ -402,13 +448,18 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs) {
     r.fraction = r.native / p.at(p.memcpy_bw, static_cast<double>(c.size));
     r.yields = sim[i].yields;
     r.background = sim[i].background;
+    r.speed = speed[i];
+    for (std::size_t k = 0; k < r.speed.size() && k < p.core_speed.size(); ++k)
+      r.drift = std::max(r.drift, std::abs(r.speed[k] / p.core_speed[k] - 1));
     rows.push_back(r);
   }
   const auto rep = hh::predict_report(rows, max_error);
   std::cout << fmt::format(
-      "native ring (median of {} run{}, spread = max/min - 1) vs host model '{}' (the profile is the model's only "
-      "input)\n",
-      runs, runs == 1 ? "" : "s", p.name);
+      "native ring (median of {} run{}, spread = max/min - 1) vs host model '{}' ({})\n", runs, runs == 1 ? "" : "s",
+      p.name,
+      cpu_speed == "probed"
+          ? "the profile, with each cell's CPU speeds probed around its native runs (--cpu-speed probed)"
+          : "the profile is the model's only input");
   std::cout << rep.table;
   std::cout << placement_text(a) << "\n";
   if (a.csv) {
@@ -476,8 +527,14 @@ void add_host_commands(Commands& cmds) {
   pred->add_option("--runs", *runs,
                    "native table runs; per cell the median bandwidth counts and the spread is reported")
       ->capture_default_str();
-  cmds.on(pred, [pred_args, check, max_error, runs] {
-    return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs); });
+  auto cpu_speed = std::make_shared<std::string>("calibrated");
+  pred->add_option("--cpu-speed", *cpu_speed,
+                   "CPU speeds the model uses: calibrated (the profile's) or probed (measured around each cell's "
+                   "native runs; a virtual machine's CPUs change speed when their host cores are shared). Both are "
+                   "probed and reported either way")
+      ->capture_default_str();
+  cmds.on(pred, [pred_args, check, max_error, runs, cpu_speed] {
+    return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs, *cpu_speed); });
   });
 }
 

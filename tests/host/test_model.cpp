@@ -36,7 +36,7 @@ hh::Profile flat() {
   for (const char* k : {"cores", "core_speed", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
                         "xcma_bw", "xread_bw", "step8_double", "step8_cma", "step8_zero", "c2c_latency", "syscall",
                         "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
-                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "cma_ok"})
+                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "checksum_rate", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -162,6 +162,24 @@ TEST_CASE("host model: a slower core sets the ring's pace", "[host][model]") {
   CHECK(r[0].seconds == Approx(L + 4 * S / 1e9).epsilon(1e-6));
 }
 
+TEST_CASE("host model: a cell's own core speeds replace the profile's", "[host][model]") {
+  // The profile's cores are equal (flat()); the second cell's run says core
+  // 1 ran at half speed: it takes the time of "a slower core sets the
+  // ring's pace", the first that of equal cores.
+  auto c = cells_of({hh::CopyPath::zero_copy, hh::CopyPath::zero_copy});
+  c[1].core_speed = {1.0, 0.5};
+  const double S = 1 << 20, L = 1e-6;
+  const auto r = hh::simulate_ring(flat(), c);
+  CHECK(r[1].seconds == Approx(L + 4 * S / 1e9).epsilon(1e-6));
+  CHECK(r[0].seconds < 0.6 * r[1].seconds);
+}
+
+TEST_CASE("host model: core speeds for another number of cores are rejected", "[host][model]") {
+  auto c = cells_of({hh::CopyPath::zero_copy});
+  c[0].core_speed = {1.0, 1.0, 1.0};
+  CHECK_THROWS_WITH(hh::simulate_ring(flat(), c), Catch::Contains("3 core speeds for a profile of 2 cores"));
+}
+
 TEST_CASE("host model: processes outnumbering cores need a switch cost", "[host][model]") {
   auto p = flat();
   hh::SimCell c;
@@ -255,6 +273,35 @@ TEST_CASE("predict report: per-cell error, spread and the count within the limit
   CHECK_THAT(rep.csv, Catch::StartsWith("procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,"));
   CHECK_THAT(rep.csv, Catch::Contains("\n2,4096,cma,cma,100.0,90.0,150.0,3,120.0,0.2000,1,"));
   CHECK_THAT(rep.csv, Catch::Contains("\n2,1048576,cma,cma,100.0,95.0,110.0,3,50.0,-0.5000,0,"));
+}
+
+TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on a changed machine",
+          "[host][report]") {
+  std::vector<hh::PredictRow> rows(2);
+  for (auto& r : rows) {
+    r.procs = 2;
+    r.size = 4096;
+    r.requested = r.used = r.used_text = "zero-copy";
+    r.native = r.native_min = r.native_max = 100e6;
+    r.predicted = 100e6;
+  }
+  rows[0].speed = {0.98, 0.97};
+  rows[0].drift = 0.03;
+  rows[1].speed = {0.97, 0.61};
+  rows[1].drift = 0.37;
+  const auto rep = hh::predict_report(rows, 0.25);
+  CHECK(rep.drifted == 1);
+  CHECK_THAT(rep.table, Catch::Contains("CPU speeds"));
+  CHECK_THAT(rep.table, Catch::Contains("0.97 0.61 ~"));
+  CHECK_THAT(rep.table, !Catch::Contains("0.98 0.97 ~"));
+  CHECK_THAT(rep.table, Catch::Contains("1 cell(s) ran with a CPU more than 10% off its calibrated speed"));
+  CHECK_THAT(rep.csv, Catch::Contains(",cpu_speeds,speed_drift\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",\"0.97 0.61\",0.370\n"));
+  // Not probed: no column, no line.
+  for (auto& r : rows) r.speed.clear();
+  const auto plain = hh::predict_report(rows, 0.25);
+  CHECK_THAT(plain.table, !Catch::Contains("CPU speeds"));
+  CHECK_THAT(plain.table, !Catch::Contains("calibrated speed"));
 }
 
 TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",

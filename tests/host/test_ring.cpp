@@ -1,9 +1,12 @@
 // The ring benchmark: every message is checksummed by its receiver, and
 // damage in transit is caught on each transport.
 #include <catch2/catch.hpp>
+#include <sched.h>
+
 #include <set>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/host_kernels/calibrate.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 
 using hopsim::transport::Kind;
@@ -95,4 +98,24 @@ TEST_CASE("a ring of one process is rejected with a clear message", "[host][ring
   o.procs = 2;
   o.sizes = {4};
   CHECK_THROWS_WITH(hh::run_ring(o), Catch::Contains("below the minimum of 8"));
+}
+
+TEST_CASE("the CPU probe gives one checksum rate per allowed CPU", "[host][calibrate]") {
+  cpu_set_t all;
+  REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);
+  const auto rates = hh::checksum_rates(0.01);
+  CHECK(rates.size() == static_cast<std::size_t>(CPU_COUNT(&all)));
+  for (double r : rates) CHECK(r > 1e6);  // 256 KiB checksums: even a crowded CPU does one in 0.25 s
+  // Restricted to one CPU, the probe sees that one.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  const auto single = hh::checksum_rates(0.01);
+  ::sched_setaffinity(0, sizeof all, &all);
+  CHECK(single.size() == 1);
 }

@@ -137,10 +137,15 @@ struct alignas(64) Line {
 //   3. process_vm_writev of a private buffer into the other's receive buffer
 //   4. checksum of my receive buffer (which the other just wrote with CMA)
 // Per size and phase: the median over rounds of the slower process's time
-// (a ring steps at its slower neighbour's pace). The lines cross between
+// (a ring steps at its slower neighbour's pace), each process's time first
+// scaled by its CPU's speed during the exchange (`speed`, relative to the
+// tables), so that the rates are those of CPUs as fast as the tables' (the
+// model slows each core by its own speed; a CPU that happened to be slow
+// during calibration would otherwise count twice). The lines cross between
 // the CPUs' caches in both directions at once, which single-process rates
 // do not show. One CPU: nothing crosses; the single-process rates are used.
-void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget) {
+void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
+              const std::vector<double>& speed) {
   const std::size_t nsz = c.sizes.size();
   if (cpus.size() < 2) {
     c.xwrite_bw = c.memcpy_bw;
@@ -235,7 +240,8 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
       if (me == 0) {
         for (int ph = 0; ph < kPhases; ++ph) {
           std::vector<double> slower(static_cast<std::size_t>(rounds[i]));
-          for (int k = 0; k < rounds[i]; ++k) slower[static_cast<std::size_t>(k)] = std::max(sh->t[0][ph][k], sh->t[1][ph][k]);
+          for (int k = 0; k < rounds[i]; ++k)
+            slower[static_cast<std::size_t>(k)] = std::max(sh->t[0][ph][k] * speed[0], sh->t[1][ph][k] * speed[1]);
           std::nth_element(slower.begin(), slower.begin() + rounds[i] / 2, slower.end());
           const double med = slower[static_cast<std::size_t>(rounds[i] / 2)];
           (*std::array{&c.xwrite_bw, &c.xcopy_bw, &c.xcma_bw, &c.xread_bw}[static_cast<std::size_t>(ph)])[i] =
@@ -329,6 +335,36 @@ double memcpy_bandwidth(std::size_t size, double seconds) {
          });
 }
 
+namespace {
+constexpr std::size_t kProbeBytes = 256 * 1024;  // cached on every CPU this project ran on (L2 >= 512 KiB)
+}  // namespace
+
+std::vector<double> checksum_rates(double seconds) {
+  const auto cpus = allowed_cpus();
+  const int n = std::max<int>(1, static_cast<int>(cpus.size()));
+  auto* go = shared_map<Line>();
+  const auto rates = in_processes(n, [&](int i) {
+    if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(i)]);
+    std::vector<std::byte> a(kProbeBytes);
+    fill_pattern(a, i, 1);
+    volatile std::uint64_t sink = 0;
+    sink = sink + checksum(a);  // first touch
+    go->v.fetch_add(1);
+    while (go->v.load() < static_cast<std::uint64_t>(n)) ::sched_yield();
+    const double t0 = now();
+    double t = t0;
+    long k = 0;
+    while (k < 4 || t - t0 < seconds) {
+      sink = sink + checksum(a);
+      ++k;
+      t = now();
+    }
+    return static_cast<double>(k) * static_cast<double>(a.size()) / (t - t0);
+  });
+  ::munmap(go, sizeof(Line));
+  return rates;
+}
+
 Calibration calibrate(const CalibrateOptions& o) {
   Calibration c;
   const auto cpus = allowed_cpus();
@@ -343,37 +379,19 @@ Calibration calibrate(const CalibrateOptions& o) {
     for (int cpu : cpus) CPU_SET(cpu, &set);
     ::sched_setaffinity(0, sizeof set, &set);
   };
-  // The CPUs' speeds: a virtual machine's CPUs need not be equal (a host
-  // thread on the same physical core slows one; measured here: the
-  // checksum at 10 GB/s on one CPU and 25 on the other for minutes). Per
-  // CPU, pinned: the median time of the ring's checksum over a cached
-  // 256 KiB buffer in ten rounds over the CPUs; speed = the first CPU's
-  // time / this CPU's. The single-process tables below are measured on the
-  // first CPU.
+  // The CPUs' speeds relative to the tables: the tables are measured on
+  // the first CPU alone (fastest batch); a ring keeps every CPU busy for
+  // its whole run, so it goes at each CPU's mean rate with all of them busy
+  // (checksum_rates). A virtual machine's CPUs need not be equal, nor stay
+  // as they are (a host thread on the same physical core slows one).
   {
-    std::vector<std::byte> a(256 * 1024);
+    pin(cpus.empty() ? 0 : cpus.front());
+    std::vector<std::byte> a(kProbeBytes);
     fill_pattern(a, 0, 1);
     volatile std::uint64_t sink = 0;
-    // Ten rounds over the CPUs, a slot of about B/3 on each per round, so
-    // that a slowdown lasting a moment weighs as much as it does in a run.
-    std::vector<std::vector<double>> t(cpus.size());
-    const double slot = std::max(0.005, B / 3);
-    for (int round = 0; round < 10; ++round)
-      for (std::size_t i = 0; i < cpus.size(); ++i) {
-        pin(cpus[i]);
-        const double start = now();
-        for (int k = 0; k < 4 || (now() - start < slot && k < 100000); ++k) {
-          const double t0 = now();
-          sink = sink + checksum(a);
-          t[i].push_back(now() - t0);
-        }
-      }
-    std::vector<double> med;
-    for (auto& v : t) {
-      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-      med.push_back(v[v.size() / 2]);
-    }
-    for (double m : med) c.core_speed.push_back(med.front() / m);
+    c.checksum_rate = static_cast<double>(a.size()) / per_call(B, [&] { sink = sink + checksum(a); });
+    restore_cpus();
+    for (double r : checksum_rates(std::max(0.05, 3 * B))) c.core_speed.push_back(r / c.checksum_rate);
     if (c.core_speed.empty()) c.core_speed.push_back(1.0);
     if (!cpus.empty()) pin(cpus.front());
   }
@@ -618,10 +636,25 @@ Calibration calibrate(const CalibrateOptions& o) {
     ::munmap(buf, maxs);
   }
 
-  exchange(c, cpus, maxs, B);
-  c.step8_double = transport_step(transport::Kind::double_copy, cpus, B);
-  c.step8_zero = transport_step(transport::Kind::zero_copy, cpus, B);
-  c.step8_cma = c.cma_ok ? transport_step(transport::Kind::cma, cpus, B) : 0.0;
+  // The two CPUs' speeds now (they change while we measure), relative to
+  // the tables; the exchange and the 8-byte steps are scaled to tables'
+  // speed with them, as the model applies each core's speed itself.
+  std::vector<double> now_speed{1.0, 1.0};
+  if (cpus.size() >= 2) {
+    const auto r = checksum_rates(std::max(0.03, B));
+    for (std::size_t i = 0; i < 2; ++i) now_speed[i] = r[i] / c.checksum_rate;
+  }
+  c.exchange_speed = now_speed;
+  exchange(c, cpus, maxs, B, now_speed);
+  // The protocol's CPU time of an 8-byte step (the part beyond the flags'
+  // latencies and, for CMA, the call; see host::step_overhead) ran at the
+  // slower CPU's pace.
+  const double slow = std::min(now_speed[0], now_speed[1]);
+  auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
+  c.step8_double = scaled(transport_step(transport::Kind::double_copy, cpus, B), c.c2c_latency);
+  c.step8_zero = scaled(transport_step(transport::Kind::zero_copy, cpus, B), c.c2c_latency);
+  c.step8_cma =
+      c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), 2 * c.c2c_latency + c.cma_call) : 0.0;
 
   // Page remap: map a range of a shared memory file with its page-table
   // entries filled, then unmap it.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <systemc>
+#include <utility>
 
 #include "hopsim/common/error.hpp"
 
@@ -60,9 +61,10 @@ double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
 class Machine : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Machine);
-  Machine(sc_core::sc_module_name n, const Profile& p, int procs, std::uint64_t seed)
+  Machine(sc_core::sc_module_name n, const Profile& p, int procs, std::uint64_t seed, std::vector<double> speed)
       : sc_module(n),
         p_(p),
+        speed_(speed.empty() ? p.core_speed : std::move(speed)),
         cores_(static_cast<std::size_t>(p.cores)),
         granted_(static_cast<std::size_t>(procs)),
         pick_(seed ^ 0x9e3779b97f4a7c15ull) {
@@ -117,7 +119,7 @@ class Machine : public sc_core::sc_module {
     op.core = core_of(r);
     // A slower core takes longer for the same work (its measured speed).
     const auto c = static_cast<std::size_t>(op.core);
-    op.left = c < p_.core_speed.size() && p_.core_speed[c] > 0 ? alone / p_.core_speed[c] : alone;
+    op.left = c < speed_.size() && speed_[c] > 0 ? alone / speed_[c] : alone;
     op.demand = traffic / op.left;
     op.capacity = capacity;
     active_.push_back(&op);
@@ -252,6 +254,7 @@ class Machine : public sc_core::sc_module {
   }
 
   const Profile& p_;
+  std::vector<double> speed_;  // per core (SimCell::core_speed or the profile's)
   std::vector<Core> cores_;
   std::vector<sc_core::sc_event> granted_;
   std::list<Op*> active_;
@@ -302,7 +305,7 @@ class Ring : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Ring);
   Ring(sc_core::sc_module_name n, const Profile& p, const SimCell& c, std::uint64_t seed)
-      : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed), rng_(seed ^ 0x5eed) {
+      : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed, c.core_speed), rng_(seed ^ 0x5eed) {
     for (int r = 0; r < c.procs; ++r)
       chan_.push_back(std::make_unique<Channel>(fmt::format("ch{}", r), p.c2c_latency));  // r -> r+1
     start_.assign(static_cast<std::size_t>(c.procs), 0.0);
@@ -498,6 +501,8 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
       throw ConfigError(fmt::format("host model: profile '{}' says CMA is not available on its machine", p.name));
     if (c.slots < 1 || c.chunk < 64 || c.iters < 1 || c.reps < 1)
       throw ConfigError("host model: slots, chunk, iters and reps must be positive");
+    if (!c.core_speed.empty() && c.core_speed.size() != static_cast<std::size_t>(p.cores))
+      throw ConfigError(fmt::format("host model: {} core speeds for a profile of {} cores", c.core_speed.size(), p.cores));
     if (c.procs > p.cores && p.switch_cost <= 0)
       throw ConfigError(fmt::format(
           "host model: {} processes on {} cores hand cores over, but profile '{}' has switch_cost 0 (must be positive)",

@@ -38,6 +38,7 @@ constexpr Field kFields[] = {
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
     {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
     {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
+    {"checksum_rate", "B/s", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -69,6 +70,7 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "preempt_slice") return &p.preempt_slice;
   if (n == "yield_delay") return &p.yield_delay;
   if (n == "yield_delay_median") return &p.yield_delay_median;
+  if (n == "checksum_rate") return &p.checksum_rate;
   return nullptr;
 }
 

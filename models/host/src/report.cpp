@@ -18,10 +18,12 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
   PredictReport r;
   double sum = 0;
   std::ostringstream out, csv;
-  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}\n", "procs", "size", "transport",
-                     "native MB/s", "spread", "predicted MB/s", "error", "/memcpy", "yields");
+  const bool probed = !rows.empty() && !rows.front().speed.empty();
+  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}{}\n", "procs", "size", "transport",
+                     "native MB/s", "spread", "predicted MB/s", "error", "/memcpy", "yields",
+                     probed ? "  CPU speeds" : "");
   csv << "procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,native_runs,predicted_MBps,error,"
-         "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s\n";
+         "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s,cpu_speeds,speed_drift\n";
   for (const auto& c : rows) {
     const double err = (c.predicted - c.native) / c.native;
     const double spread = c.native_min > 0 ? c.native_max / c.native_min - 1 : 0;
@@ -30,12 +32,17 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
     sum += std::abs(err);
     r.within += ok;
     r.noisy += spread > max_error;
-    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}\n", c.procs,
+    const bool drifted = c.drift > kSpeedDrift;
+    r.drifted += drifted;
+    std::string speeds;
+    for (double v : c.speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
+    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}\n", c.procs,
                        size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
-                       c.fraction, c.yields, ok ? "" : "  *");
-    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f}\n", c.procs, c.size,
-                       c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
-                       c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background);
+                       c.fraction, c.yields, probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "",
+                       ok ? "" : "  *");
+    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f}\n", c.procs,
+                       c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
+                       c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift);
   }
   r.cells = static_cast<int>(rows.size());
   r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
@@ -44,6 +51,11 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
   if (!rows.empty() && rows.front().runs > 1)
     out << fmt::format("; {} cell(s) whose native runs differ by more than {:.0f}%", r.noisy, 100 * max_error);
   out << "\n";
+  if (probed)
+    out << fmt::format(
+        "{} cell(s) ran with a CPU more than {:.0f}% off its calibrated speed (~ marks them: the machine changed "
+        "since calibration)\n",
+        r.drifted, 100 * kSpeedDrift);
   r.table = out.str();
   r.csv = csv.str();
   return r;

@@ -16,7 +16,8 @@ struct CalibrateOptions {
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
-  std::vector<double> core_speed;     // per CPU of the mask: the first CPU's checksum time / this CPU's (medians)
+  std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate
+  double checksum_rate = 0;           // the ring's checksum over 256 KiB on the first CPU alone, fastest batch, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
   std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
@@ -36,6 +37,7 @@ struct Calibration {
   std::vector<double> xcma_bw;    // process_vm_writev into the other's buffer that it read last, bytes/s
   std::vector<double> xread_bw;   // checksum of a buffer the other CPU's process_vm_writev just wrote, bytes/s
   int exchange_rounds = 0;        // rounds at the largest size
+  std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
   // The transports' own step: two processes (pinned to two CPUs when there
   // are two) exchange 8-byte messages with transport::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
@@ -53,6 +55,16 @@ struct Calibration {
 };
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
+
+// The CPUs' speed right now, in the condition of a ring run: one process
+// per allowed CPU, each pinned to its CPU, all checksumming a cached
+// 256 KiB buffer at once for `seconds`. Per CPU (in the order of the
+// affinity mask) the rate in bytes/s as total bytes over total time, so a
+// slowdown lasting part of the window weighs for its part (a virtual CPU
+// whose host core is shared runs slower for seconds to minutes: measured
+// here, one CPU at 0.65 of the other for minutes, then equal again).
+// Throws Error when a probing process fails.
+[[nodiscard]] std::vector<double> checksum_rates(double seconds);
 // One process's memcpy bandwidth (B/s) for `size`-byte copies, best of 3 rounds of `seconds` in all.
 [[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
 

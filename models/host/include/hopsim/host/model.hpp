@@ -44,6 +44,9 @@ struct SimCell {
   int iters = 16;  // timed ring steps
   int reps = 1;    // repetitions with different background seeds; the fastest counts (as the native ring)
   std::uint64_t seed = 1;
+  // Per core: its speed during this run (as Profile::core_speed, which it
+  // replaces when not empty; e.g. probed around a native run).
+  std::vector<double> core_speed;
 };
 
 struct SimResult {

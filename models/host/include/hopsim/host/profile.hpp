@@ -15,6 +15,10 @@ struct Profile {
   std::string description;
   int cores = 1;
   std::vector<double> core_speed;     // per core: work takes its time / core_speed[c] (1: as fast as the tables)
+  // B/s of the ring's checksum over 256 KiB on the first core alone when the
+  // tables were measured: what core_speed is relative to, so that a later
+  // probe of the cores (checksum_rates) gives their speed then; 0: unknown.
+  double checksum_rate = 0;
   std::vector<double> sizes;          // bytes, ascending
   std::vector<double> memcpy_bw;      // B/s, one process copying `size` bytes
   std::vector<double> memcpy_bw_all;  // B/s, all cores copying at once (sum)

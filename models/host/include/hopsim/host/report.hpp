@@ -20,12 +20,21 @@ struct PredictRow {
   double fraction = 0;    // native over the profile's memcpy bandwidth at this size
   double yields = 0;      // model: core hand-overs per ring step and rank
   double background = 0;  // model: seconds the background held each core
+  // The CPUs' speeds probed around the native runs of this cell (mean over
+  // runs; relative to the calibration's first CPU alone); empty: not probed.
+  std::vector<double> speed;
+  double drift = 0;  // largest |probed / calibrated - 1| over the CPUs
 };
+
+// A cell whose CPUs ran more than this far off their calibrated speed ran
+// on a machine the profile no longer describes.
+constexpr double kSpeedDrift = 0.10;
 
 struct PredictReport {
   int cells = 0;
   int within = 0;              // |error| <= max_error
   int noisy = 0;               // native spread (max/min - 1) > max_error
+  int drifted = 0;             // drift > kSpeedDrift
   double mean = 0, worst = 0;  // |error|
   std::string table, csv;
 };
