@@ -167,7 +167,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
     o.seconds_per_point = 0.006;
     o.pingpong_rounds = 2000;
   }
-  std::cout << fmt::format("Calibrating this machine ({} s per point, fastest batch counts)...\n", o.seconds_per_point);
+  std::cout << fmt::format("Calibrating this machine ({} s per point; rates: the median batch, latencies: the fastest)...\n", o.seconds_per_point);
   const auto c = hh::calibrate(o);
   hh::Profile p;
   p.name = "this-machine";
@@ -206,11 +206,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"cores", m + "CPUs in this process's affinity mask"},
       {"core_speed", m + "per CPU: the ring's checksum rate over 256 KiB with one pinned process per CPU, all at once "
                          "(total bytes / total time) / checksum_rate (the single-process tables' condition)"},
-      {"checksum_rate", m + "the ring's checksum over 256 KiB on the first CPU alone, fastest batch"},
+      {"checksum_rate", m + "the ring's checksum over 256 KiB on the first CPU alone, median of 1 ms batches"},
       {"sizes", m + "table sizes"},
-      {"memcpy_bw", m + "one process, memcpy of size bytes between two buffers, best of 3"},
-      {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum"},
-      {"read_bw", m + "the ring's checksum pass over size bytes"},
+      {"memcpy_bw", m + "one process on the first CPU, memcpy of size bytes between two buffers, median of 1 ms batches"},
+      {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum of their median batches"},
+      {"read_bw", m + "the ring's checksum pass over size bytes, median of 1 ms batches"},
       {"cma_bw",
        c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
       {"xwrite_bw", m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "

@@ -10,14 +10,14 @@ namespace hopsim::host {
 struct CalibrateOptions {
   double seconds_per_point = 0.03;  // measuring time per table point
   int pingpong_rounds = 20000;      // round trips per cache-line ping-pong (the hand-over test does a quarter)
-  std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
+  std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
 };
 
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
   std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate
-  double checksum_rate = 0;           // the ring's checksum over 256 KiB on the first CPU alone, fastest batch, bytes/s
+  double checksum_rate = 0;           // the ring's checksum over 256 KiB on the first CPU alone, median batch, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
   std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
