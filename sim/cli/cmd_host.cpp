@@ -43,6 +43,8 @@ struct RingArgs {
   std::string bytes = "16MiB";
   int min_steps = 16;
   bool remap = false;
+  std::string chunk = "64KiB";  // double copy: bounce-buffer slot size
+  int slots = 4;                // double copy: slots per channel
   bool deny_cma = false;
   std::string bind = "spread";
   std::optional<std::string> profile;
@@ -56,6 +58,9 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
       ->delimiter(',')
       ->capture_default_str();
   s->add_flag("--remap", a.remap, "zero copy pays a page remap per message (as page flipping would)");
+  s->add_option("--chunk", a.chunk, "double copy: size of a bounce-buffer slot (a message moves in chunks of it)")
+      ->capture_default_str();
+  s->add_option("--slots", a.slots, "double copy: slots per channel (chunks in flight)")->capture_default_str();
   s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
   s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
   s->add_option("--min-steps", a.min_steps,
@@ -107,6 +112,16 @@ hh::CopyPath to_path(Kind k) {
 
 using hh::size_text;
 
+// The double-copy bounce buffer of --chunk and --slots, checked.
+std::pair<std::size_t, int> bounce_of(const RingArgs& a) {
+  const double c = parse_quantity(std::string_view(a.chunk), Dim::bytes, "--chunk");
+  if (c < 64 || c != std::floor(c) || c > double(1u << 30))
+    throw ConfigError(fmt::format("--chunk: '{}' (a whole number of bytes from 64 B to 1 GiB)", a.chunk));
+  if (a.slots < 1 || a.slots > transport::kMaxSlots)
+    throw ConfigError(fmt::format("--slots: {} (1 to {})", a.slots, transport::kMaxSlots));
+  return {static_cast<std::size_t>(c), a.slots};
+}
+
 // Probes the CPUs' rates (hh::checksum_rates), B/s per CPU.
 using Probe = std::function<std::vector<double>()>;
 
@@ -138,6 +153,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
         o.bytes_per_rep = static_cast<std::size_t>(bytes);
         o.min_iters = a.min_steps;
         o.remap = a.remap;
+        std::tie(o.chunk, o.slots) = bounce_of(a);
         o.deny_cma = a.deny_cma;
         o.bind = bind;
         const auto got = hh::run_ring(o);
@@ -331,8 +347,9 @@ struct Key {
 
 // Simulated cells, each with the native ring's iterations and repetitions
 // (the fastest repetition counts, as natively).
-std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, bool remap, int reps,
+std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, const RingArgs& a,
                                     const std::vector<std::vector<double>>& speeds = {}) {
+  const auto [chunk, slots] = bounce_of(a);
   std::vector<hh::SimCell> cells;
   for (const auto& k : keys) {
     hh::SimCell c;
@@ -340,9 +357,11 @@ std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>
     c.procs = k.procs;
     c.size = k.size;
     c.path = to_path(k.kind);
-    c.remap = remap;
+    c.remap = a.remap;
+    c.chunk = chunk;
+    c.slots = slots;
     c.iters = k.iters;
-    c.reps = reps;
+    c.reps = a.reps;
     cells.push_back(c);
   }
   return hh::simulate_ring(p, cells);
@@ -360,7 +379,7 @@ int cmd_simulate(const RingArgs& a) {
   for (int n : a.procs)
     for (Kind k : parse_kinds(a.transports))
       for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s)});
-  const auto res = simulate(p, keys, a.remap, a.reps);
+  const auto res = simulate(p, keys, a);
   std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
                            p.name, p.cores);
   std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "transport", "MB/s", "/memcpy",
@@ -424,7 +443,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     }
   std::vector<Key> keys;
   for (const auto& c : native) keys.push_back({c.procs, c.used, c.size, c.iters});
-  const auto sim = simulate(p, keys, a.remap, a.reps, cpu_speed == "probed" ? speed : std::vector<std::vector<double>>{});
+  const auto sim = simulate(p, keys, a, cpu_speed == "probed" ? speed : std::vector<std::vector<double>>{});
   std::vector<hh::PredictRow> rows;
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];

@@ -25,7 +25,6 @@
 namespace hopsim::transport {
 
 namespace {
-constexpr int kMaxSlots = 16;
 constexpr std::size_t kScratch = 4096;
 constexpr std::size_t kErrLen = 480;
 // Exit codes of a rank process.

@@ -40,6 +40,9 @@ enum class Bind { none, spread };
 // (hopsim host calibrate measures the same spin for the host model.)
 inline constexpr int kSpinPauses = 200;
 
+// Double copy: at most this many bounce-buffer slots per channel.
+inline constexpr int kMaxSlots = 16;
+
 [[nodiscard]] std::string_view kind_name(Kind k);  // "double-copy", "cma", "zero-copy"
 // Parses a kind name; throws ConfigError naming `key` and the valid names.
 [[nodiscard]] Kind parse_kind(std::string_view name, std::string_view key);
