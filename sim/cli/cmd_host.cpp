@@ -207,6 +207,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.c2c_latency = c.c2c_latency;
   p.syscall = c.syscall;
   p.switch_cost = c.switch_cost;
+  p.switch_cost_many = c.switch_cost_many;
   p.cma_call = c.cma_call;
   p.cma_per_page = c.cma_per_page;
   p.remap_call = c.remap_call;
@@ -246,6 +247,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
+      {"switch_cost_many", m + "four processes pinned to one CPU, each calling sched_yield in a loop: wall time / "
+                               "context switches (getrusage), fastest of 3"},
       {"cma_call", m + "process_vm_writev of 8 bytes"},
       {"cma_per_page", m + "least-squares slope of process_vm_writev time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
@@ -273,10 +276,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              c.xread_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
-      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns  CMA call {:.0f} ns, {:.0f} ns/page  "
+      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns (among 4: {:.0f})  CMA call {:.0f} ns, {:.0f} ns/page  "
       "remap {:.0f} ns + {:.0f} ns/page\n",
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
-      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.cma_call * 1e9,
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.switch_cost_many * 1e9, c.cma_call * 1e9,
       c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   std::string speeds;
   for (double v : c.core_speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);

@@ -38,7 +38,7 @@ constexpr Field kFields[] = {
     {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
     {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
     {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
-    {"checksum_rate", "B/s", false, true},
+    {"checksum_rate", "B/s", false, true}, {"switch_cost_many", "s", false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -61,6 +61,7 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "step8_zero") return &p.step8_zero;
   if (n == "syscall") return &p.syscall;
   if (n == "switch_cost") return &p.switch_cost;
+  if (n == "switch_cost_many") return &p.switch_cost_many;
   if (n == "cma_call") return &p.cma_call;
   if (n == "cma_per_page") return &p.cma_per_page;
   if (n == "remap_call") return &p.remap_call;

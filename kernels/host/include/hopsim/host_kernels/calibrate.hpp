@@ -24,6 +24,7 @@ struct Calibration {
   double c2c_latency = 0;             // one-way cache-line hand-over between two processes on two cores, s
   double syscall = 0;                 // a trivial system call (getppid), s
   double switch_cost = 0;             // hand-over between two processes sharing one core (sched_yield), s
+  double switch_cost_many = 0;        // a switch among four processes sharing one core (sched_yield), s
   bool cma_ok = false;
   std::string cma_note;        // why CMA could not be measured, if so
   double cma_call = 0;         // process_vm_writev of 8 bytes, s

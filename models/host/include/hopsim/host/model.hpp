@@ -8,9 +8,10 @@
 // ring over the CPUs; which rank lands where is not measured). A core runs
 // one process at a time. A process that must wait for a flag does what the
 // transports' wait does: it spins for spin_time holding its core, then
-// yields; a yield hands the core to the next process on the same core (round
-// robin) and the incoming process pays switch_cost before it looks at its
-// flags again. A process alone on its core just sees the flag. Other work on
+// yields; a yield hands the core to the next process on the same core in
+// a fixed cycle (round robin, in an order unrelated to the ring's: see
+// SimCell::orders) and the incoming process pays switch_cost before it
+// looks at its flags again. A process alone on its core just sees the flag. Other work on
 // the machine (background_load runnable processes, measured) takes each core
 // in bursts of preempt_slice seconds, arriving at random (seeded, so a run
 // is reproducible) at the rate that gives it its fair share of the core.
@@ -43,6 +44,12 @@ struct SimCell {
   int slots = 4;
   int iters = 16;  // timed ring steps
   int reps = 1;    // repetitions with different background seeds; the fastest counts (as the native ring)
+  // Cycle orders of the processes sharing a core to simulate, when three or
+  // more share one (the kernel hands a CPU round in a fixed cycle that has
+  // nothing to do with the ring's order and differs from launch to launch:
+  // traced); per order the fastest repetition, and the median over orders
+  // counts (as `host predict` takes the median over native launches).
+  int orders = 7;
   std::uint64_t seed = 1;
   // Per core: its speed during this run (as Profile::core_speed, which it
   // replaces when not empty; e.g. probed around a native run).
@@ -50,7 +57,7 @@ struct SimCell {
 };
 
 struct SimResult {
-  double seconds = 0;     // simulated time of the timed steps (fastest repetition, slowest rank)
+  double seconds = 0;     // simulated time of the timed steps (slowest rank; fastest repetition, median order)
   double bandwidth = 0;   // bytes received per process per second
   double ops = 0;         // operations simulated (all repetitions)
   double yields = 0;      // hand-overs of a core between ring processes, per ring step and rank (fastest repetition)
@@ -68,6 +75,9 @@ struct SimResult {
 // the processes on one core touch their message buffers and bounce slots,
 // k_core x (size + slots x chunk) bytes in each direction.
 [[nodiscard]] double double_copy_working_set(const SimCell& c, int cores);
+
+// How many cycle orders simulate_ring runs for a cell on `cores` cores.
+[[nodiscard]] int cycle_orders(const SimCell& c, int cores);
 
 // Simulates every cell on its own instance of the machine, all in one
 // SystemC elaboration (so call it once per process). Throws ConfigError for

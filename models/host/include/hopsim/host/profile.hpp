@@ -34,7 +34,8 @@ struct Profile {
   double step8_double = 0, step8_cma = 0, step8_zero = 0;
   double c2c_latency = 0;             // s
   double syscall = 0;                 // s
-  double switch_cost = 0;             // s
+  double switch_cost = 0;             // s, a hand-over between two processes sharing a core
+  double switch_cost_many = 0;        // s, a switch among four or more sharing a core (0: switch_cost)
   double cma_call = 0;                // s
   double cma_per_page = 0;            // s
   double remap_call = 0;              // s
