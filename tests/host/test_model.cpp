@@ -187,6 +187,29 @@ TEST_CASE("host model: a switch among four or more processes costs switch_cost_m
   CHECK(r[1].seconds < 400 * 2 * 10e-6);
 }
 
+TEST_CASE("host model: CMA's copy slows with the buffers of the processes sharing a core", "[host][model]") {
+  // 8 processes on 2 cores, 4 MiB: each core holds 4 senders' and
+  // receivers' buffers, so the copy part of a CMA call goes at memcpy's
+  // rate at 16 MiB instead of at 4 MiB: per byte 1/xcma + 1/memcpy(16 MiB)
+  // - 1/memcpy(4 MiB).
+  auto p = flat();
+  p.memcpy_bw = {100e9, 0.5e9};  // log-log: 1.21 GB/s at 4 MiB, 0.5 at 16 MiB
+  p.switch_cost = 5e-6;
+  p.spin_time = 1e-6;
+  hh::SimCell c;
+  c.procs = 8;
+  c.path = hh::CopyPath::cma;
+  c.size = 4 << 20;
+  c.iters = 4;
+  c.orders = 1;
+  const double S = c.size;
+  const double per_byte = 1 / 1e9 + 1 / p.at(p.memcpy_bw, 4 * S) - 1 / p.at(p.memcpy_bw, S);
+  CHECK(p.at(p.memcpy_bw, S) == Approx(1.21e9).epsilon(0.01));
+  const auto r = hh::simulate_ring(p, {c});
+  // Each core makes 4 of these copies per step, one after another.
+  CHECK(r[0].seconds > 0.98 * c.iters * 4 * S * per_byte);
+}
+
 TEST_CASE("host model: with three or more processes on a core the median over cycle orders counts",
           "[host][model]") {
   // No background (flat()), so the cycle order is the only thing the seeds

@@ -423,7 +423,14 @@ class Ring : public sc_core::sc_module {
     const double local_copy = p_.at(p_.memcpy_bw, ws_dc);
     const double dc_in = std::min(local_copy, rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right)));
     const double dc_out = std::min(local_copy, rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)));
-    const double cma_write = rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right));
+    // CMA's copy is measured with one process per CPU. With k processes on a
+    // core their send and receive buffers share its caches: the copy part
+    // of the call takes what a memcpy takes at k times the size instead of
+    // at the size (the call's fixed and per-page costs stay).
+    const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
+    const double cma_write =
+        1.0 / (1.0 / rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right)) +
+               std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, k_core * S) - 1.0 / p_.at(p_.memcpy_bw, S)));
     const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
     const double local_read = p_.at(p_.read_bw, S);
     const double overhead = step_overhead(p_, c_.path);
