@@ -135,6 +135,29 @@ TEST_CASE("host model: more processes than cores hand the cores over", "[host][m
   CHECK(r[0].bandwidth < 0.5 * r[1].bandwidth);
 }
 
+namespace {
+// One core, 1 us spin, 5 us switch between two.
+hh::Profile one_core() {
+  auto p = flat();
+  p.cores = 1;
+  p.core_speed = {1.0};
+  p.spin_time = 1e-6;
+  p.switch_cost = 5e-6;
+  return p;
+}
+// A ring of 8-byte zero-copy messages, 400 steps, one cycle order (from `seed`).
+hh::SimCell small_messages(int procs, std::uint64_t seed) {
+  hh::SimCell c;
+  c.path = hh::CopyPath::zero_copy;
+  c.size = 8;
+  c.iters = 400;
+  c.procs = procs;
+  c.orders = 1;
+  c.seed = seed;
+  return c;
+}
+}  // namespace
+
 TEST_CASE("host model: a yield hands the core round a fixed cycle", "[host][model]") {
   // Four ring processes on one core, 8-byte zero-copy messages: in a fixed
   // cycle (traced natively: the kernel runs the processes sharing a CPU
@@ -143,44 +166,18 @@ TEST_CASE("host model: a yield hands the core round a fixed cycle", "[host][mode
   // the order (natively, 8 processes on 2 CPUs: 1.10 context switches per
   // rank and step, perf stat); a uniform pick at every yield needs about
   // three (the model before session 15: 1.6-4.0).
-  auto p = flat();
-  p.cores = 1;
-  p.core_speed = {1.0};
-  p.spin_time = 1e-6;
-  p.switch_cost = 5e-6;
   std::vector<hh::SimCell> cells;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    hh::SimCell c;
-    c.path = hh::CopyPath::zero_copy;
-    c.size = 8;
-    c.iters = 400;
-    c.procs = 4;
-    c.orders = 1;
-    c.seed = seed;  // a different cycle order each
-    cells.push_back(c);
-  }
-  for (const auto& x : hh::simulate_ring(p, cells)) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) cells.push_back(small_messages(4, seed));  // six cycle orders
+  for (const auto& x : hh::simulate_ring(one_core(), cells)) {
     CHECK(x.yields > 0.99);
     CHECK(x.yields < 1.01);
   }
 }
 
 TEST_CASE("host model: a switch among four or more processes costs switch_cost_many", "[host][model]") {
-  auto p = flat();
-  p.cores = 1;
-  p.core_speed = {1.0};
-  p.spin_time = 1e-6;
-  p.switch_cost = 5e-6;
+  auto p = one_core();
   p.switch_cost_many = 20e-6;
-  hh::SimCell four;
-  four.path = hh::CopyPath::zero_copy;
-  four.size = 8;
-  four.iters = 400;
-  four.procs = 4;
-  four.orders = 1;
-  auto two = four;
-  two.procs = 2;
-  const auto r = hh::simulate_ring(p, {four, two});
+  const auto r = hh::simulate_ring(p, {small_messages(4, 1), small_messages(2, 1)});
   // One hand-over per step and rank (see the fixed cycle): 4 of 20 us a step, 2 of 5 us.
   CHECK(r[0].seconds > 0.97 * 400 * 4 * 20e-6);
   CHECK(r[0].seconds < 1.2 * 400 * 4 * (20e-6 + 2e-6));
