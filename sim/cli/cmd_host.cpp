@@ -183,7 +183,9 @@ int cmd_calibrate(const std::string& out, bool quick) {
     o.seconds_per_point = 0.006;
     o.pingpong_rounds = 2000;
   }
-  std::cout << fmt::format("Calibrating this machine ({} s per point; rates: the median batch, latencies: the fastest)...\n", o.seconds_per_point);
+  std::cout << fmt::format(
+      "Calibrating this machine ({} s per point; rates: the median batch, latencies: the fastest)...\n",
+      o.seconds_per_point);
   const auto c = hh::calibrate(o);
   hh::Profile p;
   p.name = "this-machine";
@@ -225,22 +227,26 @@ int cmd_calibrate(const std::string& out, bool quick) {
                          "(total bytes / total time) / checksum_rate (the single-process tables' condition)"},
       {"checksum_rate", m + "the ring's checksum over 256 KiB on the first CPU alone, median of 1 ms batches"},
       {"sizes", m + "table sizes"},
-      {"memcpy_bw", m + "one process on the first CPU, memcpy of size bytes between two buffers, median of 1 ms batches"},
+      {"memcpy_bw",
+       m + "one process on the first CPU, memcpy of size bytes between two buffers, median of 1 ms batches"},
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum of their median batches"},
       {"read_bw", m + "the ring's checksum pass over size bytes, median of 1 ms batches"},
       {"cma_bw",
        c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
-      {"xwrite_bw", m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
-                                    "slot the other reads next; median over rounds ({} at the largest size) of the "
-                                    "slower one, each time scaled by its CPU's speed probed just before",
-                                    c.exchange_rounds)},
+      {"xwrite_bw",
+       m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
+                       "slot the other reads next; median over rounds ({} at the largest size) of the "
+                       "slower one, each time scaled by its CPU's speed probed just before",
+                       c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
       {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_writev into the other's receive buffer (read by its "
                                  "owner in the round before)"
                            : "CMA refused here: " + c.cma_note},
-      {"xread_bw", m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
+      {"xread_bw",
+       m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
       {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
-                           "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond the flag latencies "
+                           "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond "
+                           "the flag latencies "
                            "(and CMA's call) scaled by the slower CPU's speed probed before the exchange"},
       {"step8_cma", c.cma_ok ? m + "same, over the CMA transport" : "CMA refused here: " + c.cma_note},
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
@@ -276,18 +282,21 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              c.xread_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
-      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns (among 4: {:.0f})  CMA call {:.0f} ns, {:.0f} ns/page  "
+      "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns (among 4: {:.0f})  CMA call {:.0f} "
+      "ns, {:.0f} ns/page  "
       "remap {:.0f} ns + {:.0f} ns/page\n",
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
-      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.switch_cost_many * 1e9, c.cma_call * 1e9,
-      c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
+      c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.switch_cost_many * 1e9,
+      c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
   std::string speeds;
   for (double v : c.core_speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
   std::string xs;
   for (double v : c.exchange_speed) xs += fmt::format("{}{:.2f}", xs.empty() ? "" : " ", v);
-  std::cout << fmt::format("CPU speeds, all busy (checksum rate / the first CPU's alone): {} (before the exchange: {})  8-byte step: double copy {:.2f} "
-                           "us, CMA {:.2f} us, zero copy {:.2f} us\n",
-                           speeds, xs, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
+  std::cout << fmt::format(
+      "CPU speeds, all busy (checksum rate / the first CPU's alone): {} (before the exchange: {})  8-byte step: double "
+      "copy {:.2f} "
+      "us, CMA {:.2f} us, zero copy {:.2f} us\n",
+      speeds, xs, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";

@@ -1,8 +1,7 @@
 // The host model: exact timings computed by hand for small cases, and the
 // strict reading of profiles.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "hopsim/common/error.hpp"
@@ -36,10 +35,12 @@ hh::Profile flat() {
   p.cma_per_page = 1e-7;
   p.remap_call = 1e-5;
   p.remap_per_page = 1e-7;
-  for (const char* k : {"cores", "core_speed", "sizes", "memcpy_bw", "memcpy_bw_all", "read_bw", "cma_bw", "xwrite_bw", "xcopy_bw",
-                        "xcma_bw", "xread_bw", "step8_double", "step8_cma", "step8_zero", "c2c_latency", "syscall",
-                        "switch_cost", "cma_call", "cma_per_page", "remap_call", "remap_per_page", "spin_time",
-                        "yield_delay", "yield_delay_median", "preempt_slice", "background_load", "checksum_rate", "switch_cost_many", "cma_ok"})
+  for (const char* k :
+       {"cores",         "core_speed",      "sizes",          "memcpy_bw",        "memcpy_bw_all", "read_bw",
+        "cma_bw",        "xwrite_bw",       "xcopy_bw",       "xcma_bw",          "xread_bw",      "step8_double",
+        "step8_cma",     "step8_zero",      "c2c_latency",    "syscall",          "switch_cost",   "cma_call",
+        "cma_per_page",  "remap_call",      "remap_per_page", "spin_time",        "yield_delay",   "yield_delay_median",
+        "preempt_slice", "background_load", "checksum_rate",  "switch_cost_many", "cma_ok"})
     p.sources[k] = "test";
   return p;
 }
@@ -207,8 +208,7 @@ TEST_CASE("host model: CMA's copy slows with the buffers of the processes sharin
   CHECK(r[0].seconds > 0.98 * c.iters * 4 * S * per_byte);
 }
 
-TEST_CASE("host model: with three or more processes on a core the median over cycle orders counts",
-          "[host][model]") {
+TEST_CASE("host model: with three or more processes on a core the median over cycle orders counts", "[host][model]") {
   // No background (flat()), so the cycle order is the only thing the seeds
   // change: a cell of 7 orders from seed s is the median of the cells of
   // one order from seeds s .. s + 6.
@@ -362,8 +362,7 @@ TEST_CASE("predict report: per-cell error, spread and the count within the limit
   CHECK_THAT(rep.csv, Catch::Contains("\n2,1048576,cma,cma,100.0,95.0,110.0,3,50.0,-0.5000,0,"));
 }
 
-TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on a changed machine",
-          "[host][report]") {
+TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on a changed machine", "[host][report]") {
   std::vector<hh::PredictRow> rows(2);
   for (auto& r : rows) {
     r.procs = 2;

@@ -1,8 +1,8 @@
 // The ring benchmark: every message is checksummed by its receiver, and
 // damage in transit is caught on each transport.
-#include <catch2/catch.hpp>
 #include <sched.h>
 
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "hopsim/common/error.hpp"

@@ -398,7 +398,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     std::vector<std::byte> a(kProbeBytes);
     fill_pattern(a, 0, 1);
     volatile std::uint64_t sink = 0;
-    c.checksum_rate = static_cast<double>(a.size()) / per_call(B, [&] { sink = sink + checksum(a); }, Batch::median);
+    c.checksum_rate = static_cast<double>(a.size()) / per_call(
+                                                          B, [&] { sink = sink + checksum(a); }, Batch::median);
     restore_cpus();
     for (double r : checksum_rates(std::max(0.05, 3 * B))) c.core_speed.push_back(r / c.checksum_rate);
     if (c.core_speed.empty()) c.core_speed.push_back(1.0);
@@ -411,14 +412,18 @@ Calibration calibrate(const CalibrateOptions& o) {
     volatile std::uint64_t sink = 0;
     for (auto s : o.sizes) {
       c.memcpy_bw.push_back(static_cast<double>(s) / per_call(
-                                B,
-                                [&] {
-                                  std::memcpy(b.data(), a.data(), s);
-                                  sink = sink + static_cast<std::uint64_t>(b[s / 2]);
-                                },
-                                Batch::median));
-      c.read_bw.push_back(static_cast<double>(s) /
-                          per_call(B, [&] { sink = sink + checksum({a.data(), s}); }, Batch::median));
+                                                         B,
+                                                         [&] {
+                                                           std::memcpy(b.data(), a.data(), s);
+                                                           sink = sink + static_cast<std::uint64_t>(b[s / 2]);
+                                                         },
+                                                         Batch::median));
+      c.read_bw.push_back(static_cast<double>(s) / per_call(
+                                                       B,
+                                                       [&] {
+                                                         sink = sink + checksum({a.data(), s});
+                                                       },
+                                                       Batch::median));
     }
   }
   restore_cpus();
@@ -431,7 +436,8 @@ Calibration calibrate(const CalibrateOptions& o) {
       fill_pattern(a, i, 1);
       go->v.fetch_add(1);
       while (go->v.load() < static_cast<std::uint64_t>(c.cores)) ::sched_yield();
-      return static_cast<double>(s) / per_call(B, [&] { std::memcpy(b.data(), a.data(), s); }, Batch::median);
+      return static_cast<double>(s) / per_call(
+                                          B, [&] { std::memcpy(b.data(), a.data(), s); }, Batch::median);
     });
     ::munmap(go, sizeof(Line));
     double sum = 0;
@@ -705,8 +711,7 @@ Calibration calibrate(const CalibrateOptions& o) {
   auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
   c.step8_double = scaled(transport_step(transport::Kind::double_copy, cpus, B), c.c2c_latency);
   c.step8_zero = scaled(transport_step(transport::Kind::zero_copy, cpus, B), c.c2c_latency);
-  c.step8_cma =
-      c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), 2 * c.c2c_latency + c.cma_call) : 0.0;
+  c.step8_cma = c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), 2 * c.c2c_latency + c.cma_call) : 0.0;
 
   // Page remap: map a range of a shared memory file with its page-table
   // entries filled, then unmap it.

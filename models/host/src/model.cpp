@@ -515,7 +515,8 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
     if (c.slots < 1 || c.chunk < 64 || c.iters < 1 || c.reps < 1 || c.orders < 1)
       throw ConfigError("host model: slots, chunk, iters, reps and orders must be positive");
     if (!c.core_speed.empty() && c.core_speed.size() != static_cast<std::size_t>(p.cores))
-      throw ConfigError(fmt::format("host model: {} core speeds for a profile of {} cores", c.core_speed.size(), p.cores));
+      throw ConfigError(
+          fmt::format("host model: {} core speeds for a profile of {} cores", c.core_speed.size(), p.cores));
     if (c.procs > p.cores && p.switch_cost <= 0)
       throw ConfigError(fmt::format(
           "host model: {} processes on {} cores hand cores over, but profile '{}' has switch_cost 0 (must be positive)",

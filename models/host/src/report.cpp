@@ -40,9 +40,9 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
                        size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
                        c.fraction, c.yields, probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "",
                        ok ? "" : "  *");
-    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f}\n", c.procs,
-                       c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
-                       c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift);
+    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f}\n",
+                       c.procs, c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6,
+                       c.runs, c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift);
   }
   r.cells = static_cast<int>(rows.size());
   r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
