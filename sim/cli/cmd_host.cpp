@@ -288,10 +288,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
       c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.switch_cost_many * 1e9,
       c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
-  std::string speeds;
-  for (double v : c.core_speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
-  std::string xs;
-  for (double v : c.exchange_speed) xs += fmt::format("{}{:.2f}", xs.empty() ? "" : " ", v);
+  const std::string speeds = fmt::format("{:.2f}", fmt::join(c.core_speed, " "));
+  const std::string xs = fmt::format("{:.2f}", fmt::join(c.exchange_speed, " "));
   std::cout << fmt::format(
       "CPU speeds, all busy (checksum rate / the first CPU's alone): {} (before the exchange: {})  8-byte step: double "
       "copy {:.2f} "

@@ -1,6 +1,7 @@
 #include "hopsim/host/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -34,8 +35,7 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
     r.noisy += spread > max_error;
     const bool drifted = c.drift > kSpeedDrift;
     r.drifted += drifted;
-    std::string speeds;
-    for (double v : c.speed) speeds += fmt::format("{}{:.2f}", speeds.empty() ? "" : " ", v);
+    const std::string speeds = fmt::format("{:.2f}", fmt::join(c.speed, " "));
     out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}\n", c.procs,
                        size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
                        c.fraction, c.yields, probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "",
