@@ -25,6 +25,7 @@
 #include "hopsim/host/report.hpp"
 #include "hopsim/host_kernels/calibrate.hpp"
 #include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"
 
 namespace hopsim::cli {
@@ -46,6 +47,7 @@ struct RingArgs {
   std::string chunk = "64KiB";  // double copy: bounce-buffer slot size
   int slots = 4;                // double copy: slots per channel
   bool deny_cma = false;
+  bool small_pages = false;  // native: 4 KiB pages for the message buffers
   std::string bind = "spread";
   std::optional<std::string> profile;
   std::optional<std::string> csv;
@@ -155,6 +157,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
         o.remap = a.remap;
         std::tie(o.chunk, o.slots) = bounce_of(a);
         o.deny_cma = a.deny_cma;
+        o.huge_pages = !a.small_pages;
         o.bind = bind;
         const auto got = hh::run_ring(o);
         if (!got.empty() && !got.front().fallback.empty())
@@ -231,19 +234,19 @@ int cmd_calibrate(const std::string& out, bool quick) {
        m + "one process on the first CPU, memcpy of size bytes between two buffers, median of 1 ms batches"},
       {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum of their median batches"},
       {"read_bw", m + "the ring's checksum pass over size bytes, median of 1 ms batches"},
-      {"cma_bw",
-       c.cma_ok ? m + "process_vm_writev of size bytes into a child process" : "CMA refused here: " + c.cma_note},
+      {"cma_bw", c.cma_ok ? m + "process_vm_readv of size bytes from a child process (huge-page buffers, as the ring's)"
+                          : "CMA refused here: " + c.cma_note},
       {"xwrite_bw",
        m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
                        "slot the other reads next; median over rounds ({} at the largest size) of the "
                        "slower one, each time scaled by its CPU's speed probed just before",
                        c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
-      {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_writev into the other's receive buffer (read by its "
-                                 "owner in the round before)"
+      {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_readv of the other's send buffer into its own "
+                                 "receive buffer (the CMA transport's pull)"
                            : "CMA refused here: " + c.cma_note},
       {"xread_bw",
-       m + "same exchange, each checksums its receive buffer just written by the other's process_vm_writev"},
+       m + "same exchange, each checksums its receive buffer right after its own process_vm_readv wrote it"},
       {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
                            "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond "
                            "the flag latencies "
@@ -255,8 +258,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
       {"switch_cost_many", m + "four processes pinned to one CPU, each calling sched_yield in a loop: wall time / "
                                "context switches (getrusage), fastest of 3"},
-      {"cma_call", m + "process_vm_writev of 8 bytes"},
-      {"cma_per_page", m + "least-squares slope of process_vm_writev time over 4 KiB pages, sizes >= 64 KiB"},
+      {"cma_call", m + "process_vm_readv of 8 bytes"},
+      {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
       {"remap_per_page", m + "same, per 4 KiB page"},
       {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
@@ -310,6 +313,30 @@ std::string placement_text(const RingArgs& a) {
                "on core r mod cores";
 }
 
+// One line saying what pages backed the copying transports' message buffers.
+std::string pages_text(const std::vector<hh::RingCell>& cells) {
+  long least = -1;
+  bool any = false, huge = true;
+  for (const auto& c : cells) {
+    if (c.requested == Kind::zero_copy) continue;
+    huge = c.huge_pages;
+    if (c.huge_kib >= 0) least = any ? std::min(least, c.huge_kib) : c.huge_kib;
+    any = true;
+  }
+  if (!any) return "message buffers: zero copy's shared pool (4 KiB shared-memory pages)";
+  if (!huge) return "message buffers: 4 KiB pages (--small-pages)";
+  const std::string mode = transport::thp_mode();
+  if (least < 0)
+    return fmt::format("message buffers: huge pages asked for (THP {}); /proc/self/smaps unreadable", mode);
+  if (least == 0)
+    return fmt::format(
+        "message buffers: huge pages asked for, none given (THP {}): 4 KiB pages, CMA pays more per page", mode);
+  return fmt::format(
+      "message buffers: transparent huge pages (THP {}; at least {} KiB of each rank's send and receive "
+      "buffers); --small-pages for 4 KiB pages",
+      mode, least);
+}
+
 int cmd_ring(const RingArgs& a) {
   const auto cells = run_native(a);
   std::optional<hh::Profile> prof;
@@ -328,7 +355,7 @@ int cmd_ring(const RingArgs& a) {
     csv.open(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
     csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
-           "checked,fallback,bind,cpus\n";
+           "checked,fallback,bind,cpus,huge_kib\n";
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
@@ -336,13 +363,14 @@ int cmd_ring(const RingArgs& a) {
                              c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
                              c.iters);
     if (csv)
-      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\"\n", c.procs, c.size,
+      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\",{}\n", c.procs, c.size,
                          c.order, transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
                          frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback,
-                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "));
+                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "), c.huge_kib);
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << placement_text(a) << "\n";
+  std::cout << pages_text(cells) << "\n";
   if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
   return 0;
 }
@@ -533,6 +561,9 @@ void add_host_commands(Commands& cmds) {
   auto* ring =
       host->add_subcommand("ring", "hpcc-style ring bandwidth, native: N processes over the chosen transports");
   add_ring_options(ring, *ring_args, true);
+  ring->add_flag("--small-pages", ring_args->small_pages,
+                 "4 KiB pages for the send and receive buffers (default: they ask for transparent huge pages, as "
+                 "`host calibrate` measures them)");
   ring->add_option("--profile", ring_args->profile,
                    "profile whose memcpy bandwidth the table is divided by (default: measured now)");
   cmds.on(ring, [ring_args] { return checked([&] { return cmd_ring(*ring_args); }); });

@@ -5,12 +5,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"
 #include "hopsim/transport/node.hpp"
 
@@ -217,4 +222,52 @@ TEST_CASE("an unknown binding name is rejected naming the key and the valid name
   CHECK_THROWS_WITH(ht::parse_bind("scatter", "--bind"),
                     Catch::Matchers::Contains("--bind") && Catch::Matchers::Contains("'scatter'") &&
                         Catch::Matchers::Contains("spread or none"));
+}
+
+TEST_CASE("a message of the wrong size is named by its receiver", "[host][transport]") {
+  // The receiver checks the length its source posted (CMA: before it pulls;
+  // double copy: with the first chunk) and names both ranks.
+  for (Kind k : {Kind::double_copy, Kind::cma}) {
+    INFO(ht::kind_name(k));
+    ht::Options o;
+    o.procs = 2;
+    o.kind = k;
+    o.max_message = 64;
+    ht::Node node(o);
+    CHECK_THROWS_MATCHES(node.run([](ht::Rank& r) {
+      std::array<std::byte, 16> b{};
+      if (r.id() == 0)
+        r.send(1, {b.data(), 8});
+      else
+        r.recv(0, {b.data(), 16});
+    }),
+                         hopsim::KernelError,
+                         Catch::Matchers::Message("rank 1: transport: rank 1 expects 16 bytes but rank 0 sends 8"));
+  }
+}
+
+TEST_CASE("message buffers: huge ones start on a 2 MiB page, zeroed; the kernel's account is read",
+          "[host][transport]") {
+  const ht::MessageBuffer h(64 * 1024, true), s(64 * 1024, false), big(4u << 20, true);
+  REQUIRE(h.data() != nullptr);
+  CHECK(reinterpret_cast<std::uintptr_t>(h.data()) % (2u << 20) == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(s.data()) % 4096 == 0);
+  CHECK(h.size() == 64 * 1024);
+  CHECK(std::all_of(h.data(), h.data() + h.size(), [](std::byte b) { return b == std::byte{0}; }));
+  CHECK(std::all_of(s.data(), s.data() + s.size(), [](std::byte b) { return b == std::byte{0}; }));
+  // A 64 KiB mapping cannot hold a 2 MiB page.
+  CHECK(s.huge_kib() == 0);
+  const std::string mode = ht::thp_mode();
+  INFO("THP mode " << mode);
+  CHECK((mode == "always" || mode == "madvise" || mode == "never" || mode == "absent"));
+  for (const auto* b : {&h, &big}) {
+    const long kib = b->huge_kib();
+    CHECK(kib >= 0);
+    CHECK(kib % 2048 == 0);  // whole 2 MiB pages
+    if (mode == "never" || mode == "absent") CHECK(kib == 0);
+  }
+  // Where the kernel offers huge pages, a buffer that asks gets them (the
+  // CMA figures in docs/host-copy.md depend on it).
+  if (mode == "always" || mode == "madvise") CHECK(big.huge_kib() >= 2048);
+  CHECK(ht::MessageBuffer(0, true).data() == nullptr);
 }

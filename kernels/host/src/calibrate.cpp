@@ -19,6 +19,7 @@
 
 #include "hopsim/common/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"
 #include "hopsim/transport/node.hpp"
 
@@ -143,8 +144,9 @@ struct alignas(64) Line {
 //   1. memcpy of a private buffer into the shared slot the other reads next
 //   2. memcpy out of my shared slot (which the other just wrote) into a private buffer
 // (rounds of 1 and 2, as double copy moves a chunk), then rounds of
-//   3. process_vm_writev of a private buffer into the other's receive buffer
-//   4. checksum of my receive buffer (which the other just wrote with CMA)
+//   3. process_vm_readv of the other's send buffer into my receive buffer
+//      (the CMA transport's pull)
+//   4. checksum of my receive buffer (which my own CMA call just wrote)
 // Per size and phase: the median over rounds of the slower process's time
 // (a ring steps at its slower neighbour's pace), each process's time first
 // scaled by its CPU's speed during the exchange (`speed`, relative to the
@@ -154,7 +156,7 @@ struct alignas(64) Line {
 // the CPUs' caches in both directions at once, which single-process rates
 // do not show. One CPU: nothing crosses; the single-process rates are used.
 void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
-              const std::vector<double>& speed) {
+              const std::vector<double>& speed, bool huge) {
   const std::size_t nsz = c.sizes.size();
   if (cpus.size() < 2) {
     c.xwrite_bw = c.memcpy_bw;
@@ -167,7 +169,7 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
   struct alignas(64) Shared {
     std::atomic<std::uint64_t> arrive[2];
     alignas(64) std::atomic<std::uint64_t> pid[2];
-    std::atomic<std::uint64_t> recv_addr[2];
+    std::atomic<std::uint64_t> send_addr[2];
     std::atomic<int> cma_failed{0};
     alignas(64) double t[2][kPhases][kMaxRounds];
   };
@@ -189,16 +191,11 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
     transport::allow_ptracer(launcher);
     // Fresh private mappings, as a ring rank's buffers are (a vector here
     // could reuse heap pages the parent's earlier measurements left behind).
-    auto fresh = [&] {
-      void* m = ::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map {} bytes: {}", maxs, std::strerror(errno)));
-      return std::span<std::byte>(static_cast<std::byte*>(m), maxs);
-    };
-    const auto priv = fresh(), out = fresh(), recv = fresh();
+    // With the ring's page size (transport::MessageBuffer).
+    const transport::MessageBuffer priv_buf(maxs, huge), out_buf(maxs, huge), recv_buf(maxs, huge);
+    const std::span<std::byte> priv{priv_buf.data(), maxs}, out{out_buf.data(), maxs}, recv{recv_buf.data(), maxs};
     fill_pattern(priv, me, 1);
-    std::memset(recv.data(), 0, maxs);
-    std::memset(out.data(), 0, maxs);
-    sh->recv_addr[me].store(reinterpret_cast<std::uint64_t>(recv.data()));
+    sh->send_addr[me].store(reinterpret_cast<std::uint64_t>(priv.data()));
     sh->pid[me].store(static_cast<std::uint64_t>(::getpid()));
     std::uint64_t gen = 0;
     auto barrier = [&] {
@@ -209,7 +206,7 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
     barrier();
     const int other = 1 - me;
     const auto peer = static_cast<pid_t>(sh->pid[other].load());
-    auto* peer_recv = reinterpret_cast<void*>(sh->recv_addr[other].load());
+    const auto* peer_send = reinterpret_cast<const void*>(sh->send_addr[other].load());
     volatile std::uint64_t sink = 0;
     for (std::size_t i = 0; i < nsz; ++i) {
       const std::size_t s = c.sizes[i];
@@ -225,7 +222,7 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
             std::memcpy(slot + static_cast<std::size_t>(other) * maxs, priv.data(), s);
           } else if (sh->cma_failed.load() == 0) {
             try {
-              transport::cma_write(peer, priv.data(), peer_recv, s);
+              transport::cma_read(peer, recv.data(), peer_send, s);
             } catch (const Error&) {
               sh->cma_failed.store(1);
             }
@@ -406,7 +403,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     if (!cpus.empty()) pin(cpus.front());
   }
   {
-    std::vector<std::byte> a(maxs), b(maxs);
+    const transport::MessageBuffer abuf(maxs, o.huge_pages), bbuf(maxs, o.huge_pages);
+    const std::span<std::byte> a{abuf.data(), maxs}, b{bbuf.data(), maxs};
     fill_pattern(a, 0, 1);
     fill_pattern(b, 1, 1);
     volatile std::uint64_t sink = 0;
@@ -432,7 +430,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     auto* go = shared_map<Line>();
     const auto each = in_processes(c.cores, [&](int i) {
       if (cpus.size() > 1) pin(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-      std::vector<std::byte> a(s), b(s);
+      const transport::MessageBuffer abuf(s, o.huge_pages), bbuf(s, o.huge_pages);
+      const std::span<std::byte> a{abuf.data(), s}, b{bbuf.data(), s};
       fill_pattern(a, i, 1);
       go->v.fetch_add(1);
       while (go->v.load() < static_cast<std::uint64_t>(c.cores)) ::sched_yield();
@@ -651,30 +650,43 @@ Calibration calibrate(const CalibrateOptions& o) {
     ::sched_setaffinity(0, sizeof set, &set);
   }
 
-  // CMA into a child that holds the buffer: process_vm_writev, as the
-  // transport writes the receiver's buffer.
+  // CMA from a child that holds the message: process_vm_readv into a
+  // buffer of ours, as the transport's receiver pulls from its sender. The
+  // child maps its buffer itself (pages inherited over fork would be
+  // copied on write, and a huge page split into small ones).
   {
-    auto* buf =
-        static_cast<std::byte*>(::mmap(nullptr, maxs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    fill_pattern({buf, maxs}, 2, 1);
-    auto* done = shared_map<Line>();
+    struct Posted {
+      std::atomic<std::uint64_t> state{0};
+      std::atomic<std::uint64_t> addr{0};
+    };
+    auto* sh = shared_map<Posted>();
+    new (sh) Posted();
     std::fflush(nullptr);
     const pid_t p = ::fork();
     if (p == 0) {
-      transport::allow_ptracer(::getppid());
-      std::memset(buf, 3, maxs);  // the child's own pages, as a receiver's buffer is
-      done->v.store(1);
-      while (done->v.load() == 1) ::usleep(1000);
-      ::_exit(0);
+      int rc = 0;
+      try {
+        transport::allow_ptracer(::getppid());
+        const transport::MessageBuffer buf(maxs, o.huge_pages);
+        fill_pattern({buf.data(), maxs}, 2, 1);
+        sh->addr.store(reinterpret_cast<std::uint64_t>(buf.data()));
+        sh->state.store(1);
+        while (sh->state.load() == 1) ::usleep(1000);
+      } catch (...) {
+        rc = 1;
+        sh->state.store(3);
+      }
+      ::_exit(rc);
     }
-    while (done->v.load() == 0) ::usleep(100);
-    std::vector<std::byte> local(maxs);
-    fill_pattern(local, 4, 1);
+    while (sh->state.load() == 0) ::usleep(100);
+    const auto* remote = reinterpret_cast<const void*>(sh->addr.load());
+    const transport::MessageBuffer local(maxs, o.huge_pages);
     try {
-      c.cma_call = per_call(B, [&] { transport::cma_write(p, local.data(), buf, 8); });
+      if (sh->state.load() != 1) throw Error("the child holding the CMA buffer failed");
+      c.cma_call = per_call(B, [&] { transport::cma_read(p, local.data(), remote, 8); });
       std::vector<double> pages, times;
       for (auto s : o.sizes) {
-        const double t = per_call(B, [&] { transport::cma_write(p, local.data(), buf, s); });
+        const double t = per_call(B, [&] { transport::cma_read(p, local.data(), remote, s); });
         c.cma_bw.push_back(static_cast<double>(s) / t);
         if (s >= 65536) {
           pages.push_back(static_cast<double>(s) / 4096.0);
@@ -688,10 +700,9 @@ Calibration calibrate(const CalibrateOptions& o) {
       c.cma_note = e.what();
       c.cma_bw.assign(o.sizes.size(), 0.0);
     }
-    done->v.store(2);
+    sh->state.store(2);
     ::waitpid(p, nullptr, 0);
-    ::munmap(done, sizeof(Line));
-    ::munmap(buf, maxs);
+    ::munmap(sh, sizeof(Posted));
   }
 
   // The two CPUs' speeds now (they change while we measure), relative to
@@ -703,7 +714,7 @@ Calibration calibrate(const CalibrateOptions& o) {
     for (std::size_t i = 0; i < 2; ++i) now_speed[i] = r[i] / c.checksum_rate;
   }
   c.exchange_speed = now_speed;
-  exchange(c, cpus, maxs, B, now_speed);
+  exchange(c, cpus, maxs, B, now_speed, o.huge_pages);
   // The protocol's CPU time of an 8-byte step (the part beyond the flags'
   // latencies and, for CMA, the call; see host::step_overhead) ran at the
   // slower CPU's pace.

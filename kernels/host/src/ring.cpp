@@ -11,6 +11,7 @@
 #include <random>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/transport/buffer.hpp"
 
 namespace hopsim::host {
 namespace {
@@ -33,26 +34,6 @@ std::uint64_t splitmix(std::uint64_t x) {
 std::uint64_t stamp_of(int src, std::uint64_t seq) {
   return splitmix(seq * 1315423911ull + static_cast<std::uint64_t>(src));
 }
-// A page-aligned, zero-filled private buffer.
-class PageBuffer {
- public:
-  explicit PageBuffer(std::size_t n) : n_(n) {
-    if (n_ == 0) return;
-    void* m = ::mmap(nullptr, n_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) throw Error(fmt::format("ring: cannot map a {}-byte buffer: {}", n_, std::strerror(errno)));
-    p_ = static_cast<std::byte*>(m);
-  }
-  PageBuffer(const PageBuffer&) = delete;
-  PageBuffer& operator=(const PageBuffer&) = delete;
-  ~PageBuffer() {
-    if (p_) ::munmap(p_, n_);
-  }
-  [[nodiscard]] std::byte* data() const { return p_; }
-
- private:
-  std::byte* p_ = nullptr;
-  std::size_t n_ = 0;
-};
 }  // namespace
 
 std::uint64_t checksum(std::span<const std::byte> data) {
@@ -108,8 +89,13 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   for (auto s : o.sizes)
     if (s < 8) throw ConfigError(fmt::format("ring: message size {} bytes is below the minimum of 8", s));
   if (o.reps < 1) throw ConfigError("ring: at least one repetition");
-  if (o.sizes.size() * static_cast<std::size_t>(o.reps) * 2 > 4096 / sizeof(double))
-    throw ConfigError("ring: too many sizes x repetitions for one launch (at most 256)");
+  // Each rank's results (a time per size and repetition, a count per size,
+  // its huge-page KiB) fill its 4 KiB scratch.
+  if (o.sizes.size() * (static_cast<std::size_t>(o.reps) + 1) + 1 > 4096 / sizeof(double))
+    throw ConfigError(
+        fmt::format("ring: {} sizes x {} repetitions is too many for one launch (sizes x (repetitions + "
+                    "1) at most 511)",
+                    o.sizes.size(), o.reps));
 
   transport::Options to;
   to.procs = o.procs;
@@ -137,8 +123,13 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     // Message buffers start on a page, as MPI benchmarks allocate them: a
     // CMA transfer is copied page by page, and a buffer that starts 16 bytes
     // into a page (where malloc puts a large block) splits every page's copy
-    // in two on both sides (measured: 2x slower CMA at 1 MiB here).
-    PageBuffer sendbuf(zc ? 0 : maxs), recvbuf(zc ? 0 : maxs);
+    // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
+    // default they ask for huge pages (transport::MessageBuffer).
+    const transport::MessageBuffer sendbuf(zc ? 0 : maxs, o.huge_pages), recvbuf(zc ? 0 : maxs, o.huge_pages);
+    {
+      const long a = sendbuf.huge_kib(), b = recvbuf.huge_kib();
+      results[nsizes * (o.reps + 1)] = a < 0 || b < 0 ? -1.0 : static_cast<double>(a + b);
+    }
     std::vector<std::byte> expect(maxs);
     std::uint64_t checked = 0;
     for (std::size_t si = 0; si < nsizes; ++si) {
@@ -215,11 +206,15 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     }
     c.seconds = best;
     c.bandwidth = static_cast<double>(c.size) * c.iters / best;
+    c.huge_kib = -1;
     for (int rk = 0; rk < o.procs; ++rk) {
-      double n;
+      double n, h;
       std::memcpy(&n, node.scratch(rk).data() + (nsizes * o.reps + si) * sizeof(double), sizeof n);
       c.messages_checked += static_cast<std::uint64_t>(n);
+      std::memcpy(&h, node.scratch(rk).data() + nsizes * (o.reps + 1) * sizeof(double), sizeof h);
+      if (h >= 0) c.huge_kib = rk == 0 ? static_cast<long>(h) : std::min(c.huge_kib, static_cast<long>(h));
     }
+    c.huge_pages = o.huge_pages;
     cells.push_back(c);
   }
   return cells;

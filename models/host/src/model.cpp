@@ -412,8 +412,8 @@ class Ring : public sc_core::sc_module {
     const double ws_dc = double_copy_working_set(c_, p_.cores);
     const int right = (r + 1) % n, left = (r + n - 1) % n;
     // Double copy: into a slot the right neighbour read last, out of a slot
-    // the left one just wrote. CMA: into the right neighbour's buffer, then
-    // the checksum of what the left one wrote. Zero copy reads the left
+    // the left one just wrote. CMA: the left neighbour's send buffer pulled
+    // into mine, then the checksum of what my pull wrote. Zero copy reads the left
     // neighbour's pool buffer, which it does not rewrite: local rates.
     // Each copy moves one chunk through a slot whose lines the other core
     // touched last (the exchange rate at the chunk's size), while the
@@ -428,9 +428,8 @@ class Ring : public sc_core::sc_module {
     // of the call takes what a memcpy takes at k times the size instead of
     // at the size (the call's fixed and per-page costs stay).
     const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
-    const double cma_write =
-        1.0 / (1.0 / rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, right)) +
-               std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, k_core * S) - 1.0 / p_.at(p_.memcpy_bw, S)));
+    const double cma_pull = 1.0 / (1.0 / rate(p_.xcma_bw, p_.cma_bw, S, crosses(r, left)) +
+                                   std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, k_core * S) - 1.0 / p_.at(p_.memcpy_bw, S)));
     const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
     const double local_read = p_.at(p_.read_bw, S);
     const double overhead = step_overhead(p_, c_.path);
@@ -465,13 +464,14 @@ class Ring : public sc_core::sc_module {
         }
         read(r, S, local_read);
       } else if (c_.path == CopyPath::cma) {
-        // Post my buffer (in.tail), write into the right neighbour's once it
-        // posted (out.tail), then wait for the left neighbour's write (in.head).
-        in.tail.set(seq);
-        wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
-        machine_.run(r, S / cma_write, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
+        // Post my send buffer (out.head), pull the left neighbour's once it
+        // posted (in.head) and say so (in.tail), then wait until the right
+        // neighbour pulled mine (out.tail); the checksum follows.
         out.head.set(seq);
         wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
+        machine_.run(r, S / cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
+        in.tail.set(seq);
+        wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
         read(r, S, cma_read);
       } else {
         // Zero copy: a pool buffer (two per rank: the one of message seq-2

@@ -11,6 +11,9 @@ struct CalibrateOptions {
   double seconds_per_point = 0.03;  // measuring time per table point
   int pingpong_rounds = 20000;      // round trips per cache-line ping-pong (the hand-over test does a quarter)
   std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+  // Buffers of the copy and CMA measurements ask for transparent huge pages,
+  // as the ring's message buffers do by default (transport::MessageBuffer).
+  bool huge_pages = true;
 };
 
 struct Calibration {
@@ -27,16 +30,16 @@ struct Calibration {
   double switch_cost_many = 0;        // a switch among four processes sharing one core (sched_yield), s
   bool cma_ok = false;
   std::string cma_note;        // why CMA could not be measured, if so
-  double cma_call = 0;         // process_vm_writev of 8 bytes, s
-  std::vector<double> cma_bw;  // process_vm_writev of `size` bytes into another process, bytes/s
+  double cma_call = 0;         // process_vm_readv of 8 bytes, s
+  std::vector<double> cma_bw;  // process_vm_readv of `size` bytes from another process, bytes/s
   double cma_per_page = 0;     // slope of CMA time over 4 KiB pages (sizes >= 64 KiB), s
   // Two processes pinned to two CPUs exchanging at once, as a ring's
   // neighbours do (per size: the median over rounds of the slower process's
   // time; with one CPU, the single-process rates above):
   std::vector<double> xwrite_bw;  // memcpy into a shared buffer the other CPU read last (a bounce slot), bytes/s
   std::vector<double> xcopy_bw;   // memcpy out of a shared buffer the other CPU just wrote, bytes/s
-  std::vector<double> xcma_bw;    // process_vm_writev into the other's buffer that it read last, bytes/s
-  std::vector<double> xread_bw;   // checksum of a buffer the other CPU's process_vm_writev just wrote, bytes/s
+  std::vector<double> xcma_bw;    // process_vm_readv of the other's send buffer into my receive buffer, bytes/s
+  std::vector<double> xread_bw;   // checksum of my receive buffer right after that CMA call wrote it, bytes/s
   int exchange_rounds = 0;        // rounds at the largest size
   std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
   // The transports' own step: two processes (pinned to two CPUs when there

@@ -27,6 +27,10 @@ struct RingOptions {
   bool remap = false;
   std::size_t chunk = 64 * 1024;
   int slots = 4;
+  // Send and receive buffers advised to use transparent huge pages
+  // (transport::MessageBuffer); false: 4 KiB pages. Zero copy's messages
+  // live in the shared pool either way.
+  bool huge_pages = true;
   // Rank placement; spread (rank r on CPU r mod n) is what the host model
   // assumes, and it makes the placement the same in every run.
   transport::Bind bind = transport::Bind::spread;
@@ -48,6 +52,10 @@ struct RingCell {
   double seconds = 0;                  // fastest repetition, slowest rank
   double bandwidth = 0;                // bytes received per process per second
   std::uint64_t messages_checked = 0;  // checksummed messages over all ranks and repetitions
+  bool huge_pages = true;              // RingOptions::huge_pages
+  // KiB of a rank's send and receive buffers backed by huge pages (the
+  // least over ranks); -1 unknown (no /proc/self/smaps).
+  long huge_kib = -1;
 };
 
 // Iterations per repetition for a message size.

@@ -27,8 +27,8 @@ struct Profile {
   // Two processes on two cores exchanging at once (a ring's neighbours):
   std::vector<double> xwrite_bw;  // B/s, memcpy into a shared slot the other core read last
   std::vector<double> xcopy_bw;   // B/s, memcpy out of a shared slot the other core just wrote
-  std::vector<double> xcma_bw;    // B/s, process_vm_writev into a buffer the other core read last (0: no CMA)
-  std::vector<double> xread_bw;   // B/s, checksum of a buffer the other core's CMA write just filled
+  std::vector<double> xcma_bw;    // B/s, process_vm_readv of the other core's send buffer into mine (0: no CMA)
+  std::vector<double> xread_bw;   // B/s, checksum of my receive buffer right after my CMA pull filled it
   // Seconds per step of two processes on two cores exchanging 8-byte
   // messages over each transport (its protocol alone); 0: not measured.
   double step8_double = 0, step8_cma = 0, step8_zero = 0;

@@ -3,8 +3,9 @@
 // copy paths:
 //   double_copy  sender copies into a shared-memory bounce buffer, receiver
 //                copies out (two copies, pipelined in chunks);
-//   cma          receiver posts its buffer's address, sender writes it with
-//                process_vm_writev (one copy, by the kernel);
+//   cma          sender posts its buffer's address, receiver reads it with
+//                process_vm_readv into its own buffer (one copy, by the
+//                kernel, on the receiver's CPU);
 //   zero_copy    sender fills a buffer of a shared pool and sends a small
 //                control message; receiver reads in place (no copy), with
 //                an optional remap of the pages into its address space, the
