@@ -257,7 +257,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
       {"switch_cost_many", m + "four processes pinned to one CPU, each calling sched_yield in a loop: wall time / "
-                               "context switches (getrusage), fastest of 3"},
+                               "context switches (getrusage), fastest of 3 trials at the start and 3 at the end of the calibration"},
       {"cma_call", m + "process_vm_readv of 8 bytes"},
       {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
