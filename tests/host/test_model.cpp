@@ -449,6 +449,34 @@ TEST_CASE("host model: an 8-byte step takes the measured 8-byte step of each tra
   CHECK(hh::step_overhead(flat(), hh::CopyPath::cma) == 0.0);
 }
 
+TEST_CASE("host model: the CMA call's exchange extra is counted once", "[host][model]") {
+  // The 8-byte step was measured with both processes pulling at once; so
+  // was the 4 KiB pull of the exchange table. Here the exchange makes the
+  // 4 KiB pull 2 us slower than alone (4 us at 1 GB/s alone, 6 us
+  // exchanged): the step's protocol part is what remains beyond a call
+  // that also took 2 us longer.
+  auto p = flat();
+  p.step8_cma = 9e-6;
+  p.xcma_bw = {4096 / 6.096e-6, 1e9};
+  CHECK(hh::cma_call_exchanged(p) == Approx(1e-6 + 2e-6));
+  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(9e-6 - 2e-6 - 3e-6));
+  // One 4 KiB step: protocol 4 us + two flags 2 us + the exchanged pull
+  // 6.096 us + the checksum 2.048 us. Subtracting the lone call (as before
+  // session 16) gives a protocol part of 6 us and a step 2 us longer.
+  hh::SimCell c;
+  c.path = hh::CopyPath::cma;
+  c.size = 4096;
+  c.iters = 100;
+  const auto r = hh::simulate_ring(p, {c});
+  CHECK(r[0].seconds / 100 == Approx(4e-6 + 2e-6 + 6.096e-6 + 2.048e-6).epsilon(0.02));
+  // Never below the lone call (an exchange faster than alone), and the lone
+  // call without exchange tables.
+  p.xcma_bw = {2e9, 2e9};
+  CHECK(hh::cma_call_exchanged(p) == Approx(1e-6));
+  p.xcma_bw.clear();
+  CHECK(hh::cma_call_exchanged(p) == Approx(1e-6));
+}
+
 TEST_CASE("host model rejects a ring of one and CMA on a machine without it", "[host][model]") {
   auto p = flat();
   hh::SimCell c;

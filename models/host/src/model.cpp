@@ -39,9 +39,16 @@ double step_overhead(const Profile& p, CopyPath path) {
     case CopyPath::zero_copy:
       return std::max(0.0, p.step8_zero - L);
     case CopyPath::cma:
-      return std::max(0.0, p.step8_cma - 2 * L - p.cma_call);
+      return std::max(0.0, p.step8_cma - 2 * L - cma_call_exchanged(p));
   }
   return 0.0;
+}
+
+double cma_call_exchanged(const Profile& p) {
+  if (p.sizes.empty() || p.cma_bw.empty() || p.xcma_bw.empty() || p.cma_bw.front() <= 0 || p.xcma_bw.front() <= 0)
+    return p.cma_call;
+  const double s0 = p.sizes.front();
+  return p.cma_call + std::max(0.0, s0 / p.xcma_bw.front() - s0 / p.cma_bw.front());
 }
 
 double double_copy_working_set(const SimCell& c, int cores) {

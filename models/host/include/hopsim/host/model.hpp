@@ -68,8 +68,19 @@ struct SimResult {
 // what the model's operations charge: the measured 8-byte step (step8_*:
 // shared-line misses on the channel's counters, slot lengths, buffer states)
 // less the flag latencies on an 8-byte step's critical path (1 for double
-// and zero copy, 2 for CMA) and, for CMA, the call (cma_bw already has it).
+// and zero copy, 2 for CMA) and, for CMA, the call (cma_bw already has it)
+// as the 8-byte exchange met it: both processes pulling at once (see
+// cma_call_exchanged).
 [[nodiscard]] double step_overhead(const Profile& p, CopyPath path);
+
+// A CMA call's fixed cost when the two processes of an exchange call at
+// once, as in the 8-byte step: cma_call plus what the exchange's smallest
+// pull took beyond the same pull alone (sizes[0] / xcma_bw[0] - sizes[0] /
+// cma_bw[0]), never less than cma_call. The model charges a pull across
+// cores at xcma_bw, which carries that extra already; subtracting only the
+// lone call from step8_cma would count it twice (session 16: the 2-process
+// 4 KiB CMA cell 16-22% slow in every round).
+[[nodiscard]] double cma_call_exchanged(const Profile& p);
 
 // Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:
 // the processes on one core touch their message buffers and bounce slots,
