@@ -58,6 +58,9 @@ struct RingCell {
   long huge_kib = -1;
 };
 
+// Untimed steps per message size before the timed repetitions.
+inline constexpr int kWarmupSteps = 2;
+
 // Iterations per repetition for a message size.
 [[nodiscard]] int ring_iters(const RingOptions& o, std::size_t size);
 // Ring neighbours of every rank: left[r] sends to r, r sends to right[r].
