@@ -238,7 +238,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
                           : "CMA refused here: " + c.cma_note},
       {"xwrite_bw",
        m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
-                       "slot the other reads next; median over rounds ({} at the largest size) of the "
+                       "slot the other reads next, timed until the stores are visible (a fence); median over rounds "
+                       "({} at the largest size) of the "
                        "slower one, each time scaled by its CPU's speed probed just before",
                        c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
@@ -249,15 +250,16 @@ int cmd_calibrate(const std::string& out, bool quick) {
        m + "same exchange, each checksums its receive buffer right after its own process_vm_readv wrote it"},
       {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
                            "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond "
-                           "the flag latencies "
-                           "(and CMA's call) scaled by the slower CPU's speed probed before the exchange"},
+                           "the flag latencies (and CMA's call) scaled by the slower CPU's speed probed just before; "
+                           "measured after the exchange and at the end of the calibration, the faster counts"},
       {"step8_cma", c.cma_ok ? m + "same, over the CMA transport" : "CMA refused here: " + c.cma_note},
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
-      {"switch_cost_many", m + "four processes pinned to one CPU, each calling sched_yield in a loop: wall time / "
-                               "context switches (getrusage), fastest of 3 trials at the start and 3 at the end of the calibration"},
+      {"switch_cost_many",
+       m + "four processes pinned to one CPU, each calling sched_yield in a loop: wall time / "
+           "context switches (getrusage), fastest of 3 trials at the start and 3 at the end of the calibration"},
       {"cma_call", m + "process_vm_readv of 8 bytes"},
       {"cma_per_page", m + "least-squares slope of process_vm_readv time over 4 KiB pages, sizes >= 64 KiB"},
       {"remap_call", m + "mmap(MAP_SHARED|MAP_POPULATE)+munmap of a memfd range, fixed part of a least-squares line"},
