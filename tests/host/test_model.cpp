@@ -339,6 +339,38 @@ TEST_CASE("host model: double copy slows once its working set outgrows the cache
   CHECK(r[1].bandwidth < 0.6 * r[0].bandwidth);
 }
 
+TEST_CASE("host model: a double-copy chunk pays the exchange and the working set's slowdown", "[host][model]") {
+  // 1 MiB through 4 slots of 64 KiB, 2 processes: working set 1.25 MiB,
+  // where memcpy runs at 40 GB/s against 80 at the chunk's 64 KiB; the
+  // exchange moves a 64 KiB chunk at 32 GB/s. A chunk copy per byte:
+  // 1/32 + (1/40 - 1/80) ns, 22.9 GB/s (the slower of the two, used up to
+  // session 16, gave 32 GB/s: 118 us a step instead of 144).
+  auto p = flat();
+  p.sizes = {4096, 64 << 10, 1 << 20, 1 << 24};
+  p.memcpy_bw = {80e9, 80e9, 40e9, 40e9};
+  p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
+  p.read_bw = {20e9, 20e9, 20e9, 20e9};
+  p.cma_bw = {1e9, 1e9, 1e9, 1e9};
+  p.xwrite_bw = {32e9, 32e9, 32e9, 32e9};
+  p.xcopy_bw = p.xwrite_bw;
+  p.xcma_bw = p.cma_bw;
+  p.xread_bw = p.read_bw;
+  p.c2c_latency = 1e-7;
+  hh::SimCell c;
+  c.size = 1 << 20;
+  c.chunk = 64 << 10;
+  c.slots = 4;
+  c.iters = 8;
+  const double S = c.size;
+  CHECK(hh::double_copy_working_set(c, 2) == Approx(1.25 * (1 << 20)));
+  const double per_byte = 1 / 32e9 + (1 / p.at(p.memcpy_bw, 1.25 * (1 << 20)) - 1 / 80e9);
+  CHECK(per_byte == Approx(1 / 32e9 + 1 / 80e9));
+  const double step = 2 * S * per_byte + S / 20e9;  // 16 chunks in, 16 out, the checksum
+  const auto r = hh::simulate_ring(p, {c});
+  CHECK(r[0].seconds / c.iters > 0.98 * step);
+  CHECK(r[0].seconds / c.iters < 1.1 * step);
+}
+
 TEST_CASE("predict report: per-cell error, spread and the count within the limit", "[host][report]") {
   std::vector<hh::PredictRow> rows(2);
   rows[0].procs = 2;
