@@ -518,6 +518,33 @@ TEST_CASE("host model: the CMA call's exchange extra is counted once", "[host][m
   CHECK(hh::cma_call_exchanged(p) == Approx(1e-6));
 }
 
+TEST_CASE("host model: a flag latency finer than the time resolution is seen when its event fires", "[host][model]") {
+  // A calibrated latency of 167.11012 ns fires at 167.110 ns (1 ps
+  // resolution); a process alone on its core that spun out waits for that
+  // one event. Compared in seconds the value was still pending then and
+  // the ring stood still for ever (a session-16 profile hung `host
+  // predict`); compared in SystemC time it is seen.
+  auto p = flat();
+  p.c2c_latency = 1.6711011994630097e-07;
+  p.spin_time = 1e-7;
+  p.yield_delay = p.yield_delay_median = 1e-6;
+  std::vector<hh::SimCell> cells;
+  for (auto path : {hh::CopyPath::zero_copy, hh::CopyPath::double_copy, hh::CopyPath::cma}) {
+    hh::SimCell c;
+    c.path = path;
+    c.size = 4096;
+    c.iters = 50;
+    c.reps = 2;
+    cells.push_back(c);
+  }
+  const auto r = hh::simulate_ring(p, cells);
+  REQUIRE(r.size() == 3);
+  for (const auto& x : r) {
+    CHECK(x.seconds > 0);
+    CHECK(x.seconds < 50 * 100e-6);  // microseconds a step, not a stall
+  }
+}
+
 TEST_CASE("host model rejects a ring of one and CMA on a machine without it", "[host][model]") {
   auto p = flat();
   hh::SimCell c;

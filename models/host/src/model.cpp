@@ -200,7 +200,18 @@ class Machine : public sc_core::sc_module {
     // g / (g + mean_gap), for a uniformly distributed rest of its burst.
     const double g = p_.preempt_slice;
     double burst = uniform() < g / (g + mean_gap) ? g * uniform() : 0.0;
+    // A ring whose processes all wait for an event that never comes would
+    // keep the background going for ever; after 10000 bursts in which no
+    // rank started an operation or yielded, stop (simulate_ring then reports
+    // the stalled ring).
+    long idle_bursts = 0, seen = -1;
     while (!finished_) {
+      if (ops_ + yields_ != seen) {
+        seen = ops_ + yields_;
+        idle_bursts = 0;
+      } else if (++idle_bursts > 10000) {
+        break;
+      }
       if (burst <= 0) {
         // Exponential gaps (a Poisson arrival of bursts), from 53 random bits.
         sc_core::wait(sc_time(-mean_gap * std::log1p(-uniform()), SC_SEC));
@@ -284,13 +295,19 @@ class Machine : public sc_core::sc_module {
 class Flag {
  public:
   Flag(const char* name, double latency) : ev_(name), latency_(latency) {}
+  // The value is visible from the instant the event fires, compared in
+  // SystemC's own time (a latency with a part below the time resolution,
+  // e.g. 167.11012 ns, fires at 167.110 ns; compared as seconds the value
+  // was still pending then, and a process alone on its core that waited
+  // for that one event waited for ever: session 16).
   void set(std::uint64_t v) {
-    pending_.push_back({now_s() + latency_, v});
-    ev_.notify(sc_time(latency_, SC_SEC));
+    const sc_time d(latency_, SC_SEC);
+    pending_.push_back({sc_core::sc_time_stamp() + d, v});
+    ev_.notify(d);
   }
   [[nodiscard]] std::uint64_t get() {
-    const double t = now_s();
-    while (!pending_.empty() && pending_.front().first <= t + 1e-13) {
+    const sc_time t = sc_core::sc_time_stamp();
+    while (!pending_.empty() && pending_.front().first <= t) {
       value_ = pending_.front().second;
       pending_.pop_front();
     }
@@ -302,7 +319,7 @@ class Flag {
   sc_core::sc_event_queue ev_;
   double latency_;
   std::uint64_t value_ = 0;
-  std::deque<std::pair<double, std::uint64_t>> pending_;
+  std::deque<std::pair<sc_time, std::uint64_t>> pending_;
 };
 
 // One direction r -> r+1: head (published), tail (consumed or posted), rel
@@ -339,6 +356,8 @@ class Ring : public sc_core::sc_module {
     return s;
   }
   [[nodiscard]] const Machine& machine() const { return machine_; }
+  // Every rank ran all its steps.
+  [[nodiscard]] bool complete() const { return finished_ranks_ == c_.procs; }
 
  private:
   // Whether rank r's data comes from (or goes to) another core: then its
@@ -557,6 +576,15 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
                                                   cells[i].seed + static_cast<std::uint64_t>(o)));
   }
   sc_core::sc_start();
+  // A ring whose ranks stopped short is a fault of the model (a lost
+  // wake-up), never a result.
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    for (const auto& r : rings[i])
+      if (!r->complete())
+        throw Error(
+            fmt::format("host model: the {}-process {} ring of {} bytes stopped before its {} steps (a "
+                        "model fault: a process waits for an event that no longer comes)",
+                        cells[i].procs, path_name(cells[i].path), cells[i].size, cells[i].iters));
   std::vector<SimResult> out;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     // Per order the fastest repetition (as natively, where all repetitions
