@@ -45,6 +45,23 @@ hh::Profile flat() {
   return p;
 }
 
+// flat() over four table sizes: memcpy as given, double copy's exchange
+// (copy in and out) at `xcopy`; the memory system at 1 TB/s, reads at
+// 20 GB/s, CMA at 1 GB/s.
+hh::Profile four_sizes(std::vector<double> sizes, std::vector<double> memcpy, std::vector<double> xcopy) {
+  auto p = flat();
+  p.sizes = std::move(sizes);
+  p.memcpy_bw = std::move(memcpy);
+  p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
+  p.read_bw = {20e9, 20e9, 20e9, 20e9};
+  p.cma_bw = {1e9, 1e9, 1e9, 1e9};
+  p.xwrite_bw = xcopy;
+  p.xcopy_bw = std::move(xcopy);
+  p.xcma_bw = p.cma_bw;
+  p.xread_bw = p.read_bw;
+  return p;
+}
+
 // One cell per path: 1 MiB messages, 4 steps, 2 processes; double copy in
 // one chunk through one slot, so its time is easy to compute by hand.
 std::vector<hh::SimCell> cells_of(std::initializer_list<hh::CopyPath> paths) {
@@ -302,17 +319,8 @@ TEST_CASE("host model: background bursts take their fair share of the cores", "[
 }
 
 TEST_CASE("host model: double copy slows once its working set outgrows the cached sizes", "[host][model]") {
-  auto p = flat();
   // A cache of about 2 MiB: memcpy at 80 GB/s up to 1 MiB, 20 GB/s from 4 MiB.
-  p.sizes = {4096, 1 << 20, 1 << 22, 1 << 24};
-  p.memcpy_bw = {80e9, 80e9, 20e9, 20e9};
-  p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
-  p.read_bw = {20e9, 20e9, 20e9, 20e9};
-  p.cma_bw = {1e9, 1e9, 1e9, 1e9};
-  p.xwrite_bw = p.memcpy_bw;
-  p.xcopy_bw = p.memcpy_bw;
-  p.xcma_bw = p.cma_bw;
-  p.xread_bw = p.read_bw;
+  auto p = four_sizes({4096, 1 << 20, 1 << 22, 1 << 24}, {80e9, 80e9, 20e9, 20e9}, {80e9, 80e9, 20e9, 20e9});
   std::vector<hh::SimCell> cells(2);
   cells[0].size = 256 << 10;
   cells[1].size = 4 << 20;
@@ -345,16 +353,7 @@ TEST_CASE("host model: a double-copy chunk pays the exchange and the working set
   // exchange moves a 64 KiB chunk at 32 GB/s. A chunk copy per byte:
   // 1/32 + (1/40 - 1/80) ns, 22.9 GB/s (the slower of the two, used up to
   // session 16, gave 32 GB/s: 118 us a step instead of 144).
-  auto p = flat();
-  p.sizes = {4096, 64 << 10, 1 << 20, 1 << 24};
-  p.memcpy_bw = {80e9, 80e9, 40e9, 40e9};
-  p.memcpy_bw_all = {1e12, 1e12, 1e12, 1e12};
-  p.read_bw = {20e9, 20e9, 20e9, 20e9};
-  p.cma_bw = {1e9, 1e9, 1e9, 1e9};
-  p.xwrite_bw = {32e9, 32e9, 32e9, 32e9};
-  p.xcopy_bw = p.xwrite_bw;
-  p.xcma_bw = p.cma_bw;
-  p.xread_bw = p.read_bw;
+  auto p = four_sizes({4096, 64 << 10, 1 << 20, 1 << 24}, {80e9, 80e9, 40e9, 40e9}, {32e9, 32e9, 32e9, 32e9});
   p.c2c_latency = 1e-7;
   hh::SimCell c;
   c.size = 1 << 20;
