@@ -717,11 +717,15 @@ Calibration calibrate(const CalibrateOptions& o) {
   // The two CPUs' speeds now (they change while we measure), relative to
   // the tables; the exchange and the 8-byte steps are scaled to tables'
   // speed with them, as the model applies each core's speed itself.
-  std::vector<double> now_speed{1.0, 1.0};
-  if (cpus.size() >= 2) {
-    const auto r = checksum_rates(std::max(0.03, B));
-    for (std::size_t i = 0; i < 2; ++i) now_speed[i] = r[i] / c.checksum_rate;
-  }
+  auto speeds_now = [&] {
+    std::vector<double> v{1.0, 1.0};
+    if (cpus.size() >= 2) {
+      const auto r = checksum_rates(std::max(0.03, B));
+      for (std::size_t i = 0; i < 2; ++i) v[i] = r[i] / c.checksum_rate;
+    }
+    return v;
+  };
+  const std::vector<double> now_speed = speeds_now();
   c.exchange_speed = now_speed;
   exchange(c, cpus, maxs, B, now_speed, o.huge_pages);
   // The protocol's CPU time of an 8-byte step (the part beyond the flags'
@@ -766,12 +770,7 @@ Calibration calibrate(const CalibrateOptions& o) {
   }
   const double many = std::min(many_first, switch_among_many());
   c.switch_cost_many = many < 1e300 ? many : c.switch_cost;
-  std::vector<double> end_speed{1.0, 1.0};
-  if (cpus.size() >= 2) {
-    const auto r = checksum_rates(std::max(0.03, B));
-    for (std::size_t i = 0; i < 2; ++i) end_speed[i] = r[i] / c.checksum_rate;
-  }
-  const auto steps_end = steps8(end_speed);
+  const auto steps_end = steps8(speeds_now());
   c.step8_double = std::min(steps_first[0], steps_end[0]);
   c.step8_zero = std::min(steps_first[1], steps_end[1]);
   c.step8_cma = std::min(steps_first[2], steps_end[2]);

@@ -450,9 +450,11 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
     // into mine and tell it I am done, then wait until my destination has
     // read mine (the send buffer is the caller's again once we return).
     // Pulling copies into the receiver's own buffer on its own CPU, so the
-    // data it reads next is in its caches; measured against the sender
-    // pushing with process_vm_writev on this project's machine: 1.3-1.9x
-    // faster for 2-4 processes from 64 KiB to 4 MiB (docs/host-copy.md).
+    // data it reads next is in its caches. Measured on this project's
+    // machine against the sender pushing with process_vm_writev: with the
+    // ring's huge-page buffers 1.3-1.9x faster for 2-4 processes from 64 KiB
+    // to 4 MiB; on 4 KiB pages 1.3-1.5x at 64 KiB-1 MiB with 2 processes but
+    // 0.8-1.0x at 4 MiB (docs/host-copy.md, session 16).
     const std::uint64_t seq = dst >= 0 ? ++L.sent[dst] : 0;
     if (dst >= 0) {
       Channel& c = sh->chan[id_][dst];
