@@ -46,6 +46,7 @@ struct RingArgs {
   bool remap = false;
   std::string chunk = "64KiB";  // double copy: bounce-buffer slot size
   int slots = 4;                // double copy: slots per channel
+  int cma_buffers = 4;          // CMA: send buffers from the transport (0: rendezvous)
   bool deny_cma = false;
   bool small_pages = false;  // native: 4 KiB pages for the message buffers
   std::string bind = "spread";
@@ -63,6 +64,11 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
   s->add_option("--chunk", a.chunk, "double copy: size of a bounce-buffer slot (a message moves in chunks of it)")
       ->capture_default_str();
   s->add_option("--slots", a.slots, "double copy: slots per channel (chunks in flight)")->capture_default_str();
+  s->add_option("--cma-buffers", a.cma_buffers,
+                "CMA: send buffers taken from the transport, so a sender goes on while its last messages are "
+                "pulled (1 to 16); 0: send from the ring's own buffer and wait for each pull (a blocking "
+                "MPI_Sendrecv's rendezvous)")
+      ->capture_default_str();
   s->add_option("--reps", a.reps, "timed repetitions per cell; the fastest counts")->capture_default_str();
   s->add_option("--bytes", a.bytes, "data each process receives per repetition")->capture_default_str();
   s->add_option("--min-steps", a.min_steps,
@@ -121,6 +127,9 @@ std::pair<std::size_t, int> bounce_of(const RingArgs& a) {
     throw ConfigError(fmt::format("--chunk: '{}' (a whole number of bytes from 64 B to 1 GiB)", a.chunk));
   if (a.slots < 1 || a.slots > transport::kMaxSlots)
     throw ConfigError(fmt::format("--slots: {} (1 to {})", a.slots, transport::kMaxSlots));
+  if (a.cma_buffers < 0 || a.cma_buffers > transport::kMaxSlots)
+    throw ConfigError(fmt::format("--cma-buffers: {} (0 for a rendezvous, 1 to {} transport buffers)", a.cma_buffers,
+                                  transport::kMaxSlots));
   return {static_cast<std::size_t>(c), a.slots};
 }
 
@@ -156,6 +165,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
         o.min_iters = a.min_steps;
         o.remap = a.remap;
         std::tie(o.chunk, o.slots) = bounce_of(a);
+        o.cma_buffers = a.cma_buffers;
         o.deny_cma = a.deny_cma;
         o.huge_pages = !a.small_pages;
         o.bind = bind;
@@ -252,7 +262,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
                            "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond "
                            "the flag latencies (and CMA's call) scaled by the slower CPU's speed probed just before; "
                            "measured after the exchange and at the end of the calibration, the faster counts"},
-      {"step8_cma", c.cma_ok ? m + "same, over the CMA transport" : "CMA refused here: " + c.cma_note},
+      {"step8_cma", c.cma_ok ? m + "same, over the CMA transport (sending from its buffers, acquire + sendrecv)"
+                             : "CMA refused here: " + c.cma_note},
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"syscall", m + "syscall(SYS_getppid)"},
@@ -315,6 +326,17 @@ std::string placement_text(const RingArgs& a) {
                "on core r mod cores";
 }
 
+// One line saying how CMA senders used their buffers ("" without CMA).
+std::string cma_text(const RingArgs& a) {
+  if (std::find(a.transports.begin(), a.transports.end(), "cma") == a.transports.end()) return "";
+  if (a.cma_buffers == 0)
+    return "CMA: each sender waited for its message's pull (--cma-buffers 0, a blocking MPI_Sendrecv's rendezvous)\n";
+  return fmt::format(
+      "CMA: senders sent from {} transport buffers each and went on while their messages were pulled "
+      "(--cma-buffers; 0 waits for each pull)\n",
+      a.cma_buffers);
+}
+
 // One line saying what pages backed the copying transports' message buffers.
 std::string pages_text(const std::vector<hh::RingCell>& cells) {
   long least = -1;
@@ -372,6 +394,7 @@ int cmd_ring(const RingArgs& a) {
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << placement_text(a) << "\n";
+  std::cout << cma_text(a);
   std::cout << pages_text(cells) << "\n";
   if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
   return 0;
@@ -400,6 +423,7 @@ std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>
     c.remap = a.remap;
     c.chunk = chunk;
     c.slots = slots;
+    c.cma_buffers = a.cma_buffers;
     c.iters = k.iters;
     c.reps = a.reps;
     cells.push_back(c);
@@ -521,6 +545,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
           : "the profile is the model's only input");
   std::cout << rep.table;
   std::cout << placement_text(a) << "\n";
+  std::cout << cma_text(a);
   if (a.csv) {
     std::ofstream csv(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));

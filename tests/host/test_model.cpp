@@ -84,16 +84,20 @@ std::vector<hh::SimCell> cells_of(std::initializer_list<hh::CopyPath> paths) {
 TEST_CASE("host model: timings of the three paths on an idle two-core machine", "[host][model]") {
   const auto p = flat();
   const double S = 1 << 20, L = 1e-6;
-  auto cells = cells_of({hh::CopyPath::zero_copy, hh::CopyPath::zero_copy, hh::CopyPath::cma,
-                         hh::CopyPath::double_copy});  // double copy: one chunk per message, one slot
+  auto cells = cells_of({hh::CopyPath::zero_copy, hh::CopyPath::zero_copy, hh::CopyPath::cma, hh::CopyPath::double_copy,
+                         hh::CopyPath::cma});  // double copy: one chunk per message, one slot
   cells[1].remap = true;
+  cells[4].cma_buffers = 0;  // rendezvous
   const auto r = hh::simulate_ring(p, cells);
   // Zero copy: control message (L), then the checksum read (S / read_bw).
   CHECK(r[0].seconds == Approx(4 * (L + S / 2e9)).epsilon(1e-9));
   // Remap adds remap_call + 256 pages per message.
   CHECK(r[1].seconds == Approx(4 * (L + 1e-5 + 256 * 1e-7 + S / 2e9)).epsilon(1e-9));
-  // CMA: post (L), write (S / cma_bw), done flag (L), read.
-  CHECK(r[2].seconds == Approx(4 * (2 * L + S / 1e9 + S / 2e9)).epsilon(1e-9));
+  // CMA from transport buffers: post (L), pull (S / cma_bw), read; the
+  // sender does not wait for its message's pull.
+  CHECK(r[2].seconds == Approx(4 * (L + S / 1e9 + S / 2e9)).epsilon(1e-9));
+  // CMA rendezvous: post (L), pull, done flag (L), read.
+  CHECK(r[4].seconds == Approx(4 * (2 * L + S / 1e9 + S / 2e9)).epsilon(1e-9));
   // Double copy, one slot: copy in (S / memcpy_bw), flag (L), copy out, free
   // slot seen by the next message... each step: in, L, out, read; the slot
   // was freed by the copy-out one L before it is needed again.
@@ -442,8 +446,8 @@ TEST_CASE("host model: data that crosses cores moves at the exchange rates, on o
   const auto r = hh::simulate_ring(p, cells);
   // Zero copy reads a pool buffer its owner does not rewrite: unchanged.
   CHECK(r[0].seconds == Approx(4 * (L + S / 2e9)).epsilon(1e-9));
-  // CMA: post, write at xcma_bw, done flag, checksum at xread_bw.
-  CHECK(r[1].seconds == Approx(4 * (2 * L + S / 0.5e9 + S / 1e9)).epsilon(1e-9));
+  // CMA: post, pull at xcma_bw, checksum at xread_bw.
+  CHECK(r[1].seconds == Approx(4 * (L + S / 0.5e9 + S / 1e9)).epsilon(1e-9));
   // Double copy, one slot: in at xwrite_bw, flag, out at xcopy_bw, checksum
   // of a private buffer at read_bw (the slot is free again long before).
   CHECK(r[2].seconds == Approx(4 * (S / 1e9 + L + S / 2e9 + S / 2e9)).epsilon(1e-9));
@@ -467,10 +471,10 @@ TEST_CASE("host model: an 8-byte step takes the measured 8-byte step of each tra
   auto p = flat();
   p.step8_double = 5e-6;
   p.step8_zero = 3e-6;
-  p.step8_cma = 9e-6;  // with cma_call 1e-6 and c2c_latency 1e-6: 6 us of protocol beyond the flags and the call
+  p.step8_cma = 9e-6;  // with cma_call 1e-6 and c2c_latency 1e-6: 7 us of protocol beyond the flag and the call
   CHECK(hh::step_overhead(p, hh::CopyPath::double_copy) == Approx(4e-6));
   CHECK(hh::step_overhead(p, hh::CopyPath::zero_copy) == Approx(2e-6));
-  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(6e-6));
+  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(7e-6));
   std::vector<hh::SimCell> cells(3);
   cells[0].path = hh::CopyPath::double_copy;
   cells[1].path = hh::CopyPath::zero_copy;
@@ -499,16 +503,16 @@ TEST_CASE("host model: the CMA call's exchange extra is counted once", "[host][m
   p.step8_cma = 9e-6;
   p.xcma_bw = {4096 / 6.096e-6, 1e9};
   CHECK(hh::cma_call_exchanged(p) == Approx(1e-6 + 2e-6));
-  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(9e-6 - 2e-6 - 3e-6));
-  // One 4 KiB step: protocol 4 us + two flags 2 us + the exchanged pull
+  CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(9e-6 - 1e-6 - 3e-6));
+  // One 4 KiB step: protocol 5 us + one flag 1 us + the exchanged pull
   // 6.096 us + the checksum 2.048 us. Subtracting the lone call (as before
-  // session 16) gives a protocol part of 6 us and a step 2 us longer.
+  // session 16) gives a protocol part of 7 us and a step 2 us longer.
   hh::SimCell c;
   c.path = hh::CopyPath::cma;
   c.size = 4096;
   c.iters = 100;
   const auto r = hh::simulate_ring(p, {c});
-  CHECK(r[0].seconds / 100 == Approx(4e-6 + 2e-6 + 6.096e-6 + 2.048e-6).epsilon(0.02));
+  CHECK(r[0].seconds / 100 == Approx(5e-6 + 1e-6 + 6.096e-6 + 2.048e-6).epsilon(0.02));
   // Never below the lone call (an exchange faster than alone), and the lone
   // call without exchange tables.
   p.xcma_bw = {2e9, 2e9};

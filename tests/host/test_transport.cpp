@@ -1,5 +1,6 @@
 // The intra-node transports between real processes: data arrives intact,
 // CMA's limits and errors are handled, a refusal falls back and says so.
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -7,10 +8,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hopsim/common/error.hpp"
@@ -270,4 +274,128 @@ TEST_CASE("message buffers: huge ones start on a 2 MiB page, zeroed; the kernel'
   // CMA figures in docs/host-copy.md depend on it).
   if (mode == "always" || mode == "madvise") CHECK(big.huge_kib() >= 2048);
   CHECK(ht::MessageBuffer(0, true).data() == nullptr);
+}
+
+namespace {
+// A word both ranks of a node see (mapped before the fork).
+struct SharedWord {
+  SharedWord() {
+    void* m = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(m != MAP_FAILED);
+    p = static_cast<std::atomic<std::uint64_t>*>(m);
+    p->store(0);
+  }
+  ~SharedWord() { ::munmap(p, 4096); }
+  SharedWord(const SharedWord&) = delete;
+  SharedWord& operator=(const SharedWord&) = delete;
+  std::atomic<std::uint64_t>* p = nullptr;
+};
+}  // namespace
+
+TEST_CASE("CMA from transport buffers: a sender is as many messages ahead as it has buffers, no more",
+          "[host][transport]") {
+  // Rank 0 sends from acquire()'s buffers while rank 1 receives nothing
+  // until rank 0 says how far it got. With 3 buffers rank 0 sends 3
+  // messages; its 4th acquire() waits for rank 1's first pull. A sender
+  // that waited for each pull (a rendezvous) would not get past the first.
+  ht::Options o;
+  o.procs = 2;
+  o.kind = Kind::cma;
+  o.max_message = 4096;
+  o.cma_buffers = 3;
+  ht::Node node(o);
+  SharedWord sent;
+  const auto rep = node.run([&](ht::Rank& r) {
+    const auto nb = static_cast<std::uint64_t>(r.send_buffers());
+    std::memcpy(r.scratch().data() + 16, &nb, 8);
+    if (r.id() == 0) {
+      for (std::uint64_t m = 1; m <= 5; ++m) {
+        auto buf = r.acquire(4096);
+        hopsim::host::fill_pattern(buf, static_cast<int>(m), 7);
+        r.send(1, buf);
+        sent.p->store(m);
+      }
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      while (sent.p->load() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+        std::this_thread::yield();
+      // Rank 0 is stuck in its 4th acquire() until we pull.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::uint64_t seen = sent.p->load();
+      std::memcpy(r.scratch().data(), &seen, 8);
+      std::vector<std::byte> in(4096), want(4096);
+      std::uint64_t bad = 0;
+      for (int m = 1; m <= 5; ++m) {
+        r.recv(0, in);
+        hopsim::host::fill_pattern(want, m, 7);
+        bad += in != want ? 1 : 0;
+      }
+      std::memcpy(r.scratch().data() + 8, &bad, 8);
+    }
+  });
+  REQUIRE(rep.used == Kind::cma);
+  std::uint64_t seen = 0, bad = 1;
+  std::memcpy(&seen, node.scratch(1).data(), 8);
+  std::memcpy(&bad, node.scratch(1).data() + 8, 8);
+  CHECK(seen == 3);
+  CHECK(bad == 0);
+  std::uint64_t nb = 0;
+  std::memcpy(&nb, node.scratch(0).data() + 16, 8);
+  CHECK(nb == 3);
+}
+
+TEST_CASE("CMA from transport buffers: a sender that is done stays until its messages were pulled",
+          "[host][transport]") {
+  // Rank 0 sends one message and returns from its body at once; rank 1
+  // pulls it 100 ms later. Had rank 0's process exited, the pull would fail
+  // with ESRCH.
+  ht::Options o;
+  o.procs = 2;
+  o.kind = Kind::cma;
+  o.max_message = 64 * 1024;
+  ht::Node node(o);
+  const auto rep = node.run([&](ht::Rank& r) {
+    if (r.id() == 0) {
+      auto buf = r.acquire(64 * 1024);
+      hopsim::host::fill_pattern(buf, 0, 9);
+      r.send(1, buf);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::vector<std::byte> in(64 * 1024), want(64 * 1024);
+    r.recv(0, in);
+    hopsim::host::fill_pattern(want, 0, 9);
+    const std::uint64_t ok = in == want ? 1 : 0;
+    std::memcpy(r.scratch().data(), &ok, 8);
+  });
+  REQUIRE(rep.used == Kind::cma);
+  std::uint64_t ok = 0;
+  std::memcpy(&ok, node.scratch(1).data(), 8);
+  CHECK(ok == 1);
+}
+
+TEST_CASE("CMA send buffers: their number is checked, and double copy has none to acquire", "[host][transport]") {
+  ht::Options o;
+  o.kind = Kind::cma;
+  for (int bad : {0, ht::kMaxSlots + 1}) {
+    o.cma_buffers = bad;
+    CHECK_THROWS_MATCHES(ht::Node(o), hopsim::ConfigError,
+                         Catch::Matchers::Message(fmt::format(
+                             "transport: {} CMA send buffers per rank (allowed 1 to {})", bad, ht::kMaxSlots)));
+  }
+  o.cma_buffers = 4;
+  o.kind = Kind::double_copy;
+  o.procs = 1;  // one rank, so the error is always rank 0's
+  ht::Node node(o);
+  CHECK_THROWS_MATCHES(node.run([](ht::Rank& r) {
+    const auto nb = static_cast<std::uint64_t>(r.send_buffers()) + 100;
+    std::memcpy(r.scratch().data(), &nb, 8);
+    (void)r.acquire(8);
+  }),
+                       hopsim::ConfigError,
+                       Catch::Matchers::Message("rank 0: transport: acquire() needs the zero-copy or the CMA transport "
+                                                "(double copy sends any buffer)"));
+  std::uint64_t nb = 0;
+  std::memcpy(&nb, node.scratch(0).data(), 8);
+  CHECK(nb == 100);  // send_buffers() was 0
 }

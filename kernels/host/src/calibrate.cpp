@@ -307,6 +307,11 @@ double transport_step(transport::Kind kind, const std::vector<int>& cpus, double
         std::memcpy(buf.data(), &out, 8);
         const auto got = r.sendrecv_view(peer, buf, peer, 8);
         std::memcpy(&in, got.data(), 8);
+      } else if (r.kind() == transport::Kind::cma) {
+        // From a transport buffer, as the ring sends (RingOptions::cma_buffers).
+        auto buf = r.acquire(8);
+        std::memcpy(buf.data(), &out, 8);
+        r.sendrecv(peer, buf, peer, {reinterpret_cast<std::byte*>(&in), 8});
       } else {
         r.sendrecv(peer, {reinterpret_cast<const std::byte*>(&out), 8}, peer, {reinterpret_cast<std::byte*>(&in), 8});
       }
@@ -741,7 +746,7 @@ Calibration calibrate(const CalibrateOptions& o) {
     return std::array<double, 3>{
         scaled(transport_step(transport::Kind::double_copy, cpus, B), c.c2c_latency),
         scaled(transport_step(transport::Kind::zero_copy, cpus, B), c.c2c_latency),
-        c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), 2 * c.c2c_latency + c.cma_call) : 0.0};
+        c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), c.c2c_latency + c.cma_call) : 0.0};
   };
   const auto steps_first = steps8(now_speed);
 

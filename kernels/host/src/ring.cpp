@@ -103,6 +103,8 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   to.max_message = *std::max_element(o.sizes.begin(), o.sizes.end());
   to.chunk = o.chunk;
   to.slots = o.slots;
+  to.cma_buffers = std::max(1, o.cma_buffers);
+  to.huge_pages = o.huge_pages;
   to.remap = o.remap;
   to.deny_cma = o.deny_cma;
   to.bind = o.bind;
@@ -120,14 +122,19 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     const std::size_t maxs = to.max_message;
     auto* results = reinterpret_cast<double*>(r.scratch().data());
     const bool zc = r.kind() == transport::Kind::zero_copy;
+    // CMA with the transport's send buffers (RingOptions::cma_buffers).
+    const bool cma_own = r.kind() == transport::Kind::cma && o.cma_buffers > 0;
     // Message buffers start on a page, as MPI benchmarks allocate them: a
     // CMA transfer is copied page by page, and a buffer that starts 16 bytes
     // into a page (where malloc puts a large block) splits every page's copy
     // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
     // default they ask for huge pages (transport::MessageBuffer).
-    const transport::MessageBuffer sendbuf(zc ? 0 : maxs, o.huge_pages), recvbuf(zc ? 0 : maxs, o.huge_pages);
+    const transport::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages),
+        recvbuf(zc ? 0 : maxs, o.huge_pages);
+    const int nbuf = cma_own ? r.send_buffers() : 0;
+    for (int b = 0; b < nbuf; ++b) (void)r.acquire(maxs);  // the transport makes them at the first call
     {
-      const long a = sendbuf.huge_kib(), b = recvbuf.huge_kib();
+      const long a = cma_own ? r.send_buffers_huge_kib() : sendbuf.huge_kib(), b = recvbuf.huge_kib();
       results[nsizes * (o.reps + 1)] = a < 0 || b < 0 ? -1.0 : static_cast<double>(a + b);
     }
     std::vector<std::byte> expect(maxs);
@@ -139,7 +146,10 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
       std::uint64_t w0;
       std::memcpy(&w0, expect.data(), 8);
       const std::uint64_t base = checksum({expect.data(), size}) - w0;
-      if (!zc) fill_pattern({sendbuf.data(), size}, me, seed);
+      if (!zc && !cma_own) fill_pattern({sendbuf.data(), size}, me, seed);
+      // CMA: each transport buffer gets the pattern once per size (all are
+      // free here: the last size's pulls ended before the barrier).
+      for (int b = 0; b < nbuf; ++b) fill_pattern(r.acquire(size), me, seed);
       int filled = 0;  // zero copy: the two pool buffers get the pattern once per size
       const int iters = ring_iters(o, size);
       std::uint64_t seq = 0;
@@ -155,6 +165,11 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
           }
           std::memcpy(buf.data(), &st, 8);
           got = r.sendrecv_view(R, buf, L, size);
+        } else if (cma_own) {
+          auto buf = r.acquire(size);
+          std::memcpy(buf.data(), &st, 8);
+          r.sendrecv(R, buf, L, {recvbuf.data(), size});
+          got = {recvbuf.data(), size};
         } else {
           std::memcpy(sendbuf.data(), &st, 8);
           r.sendrecv(R, {sendbuf.data(), size}, L, {recvbuf.data(), size});

@@ -39,7 +39,7 @@ double step_overhead(const Profile& p, CopyPath path) {
     case CopyPath::zero_copy:
       return std::max(0.0, p.step8_zero - L);
     case CopyPath::cma:
-      return std::max(0.0, p.step8_cma - 2 * L - cma_call_exchanged(p));
+      return std::max(0.0, p.step8_cma - L - cma_call_exchanged(p));
   }
   return 0.0;
 }
@@ -502,14 +502,19 @@ class Ring : public sc_core::sc_module {
         }
         read(r, S, local_read);
       } else if (c_.path == CopyPath::cma) {
-        // Post my send buffer (out.head), pull the left neighbour's once it
-        // posted (in.head) and say so (in.tail), then wait until the right
-        // neighbour pulled mine (out.tail); the checksum follows.
+        // Post my send buffer (out.head): with B transport buffers, once the
+        // right neighbour pulled the message sent B steps ago from the same
+        // buffer. Pull the left neighbour's once it posted (in.head) and say
+        // so (in.tail); without transport buffers (rendezvous), then wait
+        // until the right neighbour pulled mine (out.tail). The checksum
+        // follows.
+        const auto B = static_cast<std::uint64_t>(c_.cma_buffers);
+        if (B > 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() + B >= seq; });
         out.head.set(seq);
         wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
         machine_.run(r, S / cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
         in.tail.set(seq);
-        wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
+        if (B == 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
         read(r, S, cma_read);
       } else {
         // Zero copy: a pool buffer (two per rank: the one of message seq-2
@@ -552,6 +557,9 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
       throw ConfigError(fmt::format("host model: profile '{}' says CMA is not available on its machine", p.name));
     if (c.slots < 1 || c.chunk < 64 || c.iters < 1 || c.reps < 1 || c.orders < 1)
       throw ConfigError("host model: slots, chunk, iters, reps and orders must be positive");
+    if (c.cma_buffers < 0 || c.cma_buffers > kMaxCmaBuffers)
+      throw ConfigError(fmt::format("host model: {} CMA send buffers (0 for a rendezvous, at most {})", c.cma_buffers,
+                                    kMaxCmaBuffers));
     if (!c.core_speed.empty() && c.core_speed.size() != static_cast<std::size_t>(p.cores))
       throw ConfigError(
           fmt::format("host model: {} core speeds for a profile of {} cores", c.core_speed.size(), p.cores));

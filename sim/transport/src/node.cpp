@@ -1,11 +1,11 @@
 #include "hopsim/transport/node.hpp"
 
 #include <fmt/format.h>
-#include <sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,10 +16,12 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "hopsim/common/error.hpp"
+#include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"
 
 namespace hopsim::transport {
@@ -42,17 +44,20 @@ struct alignas(64) Counter {
 struct Channel {
   Counter head;  // double copy: chunks published; cma: send buffers posted; zero copy: messages posted
   Counter tail;  // double copy: chunks consumed; cma: messages read
-  alignas(64) std::uint64_t addr = 0;  // cma: sender's buffer; zero copy: pool offset
+  alignas(64) std::uint64_t addr = 0;  // zero copy: pool offset
   std::uint64_t len = 0;
-  std::uint64_t slot_len[kMaxSlots] = {};
-  std::uint64_t slot_msg[kMaxSlots] = {};  // total length of the message the chunk belongs to
+  std::uint64_t slot_len[kMaxSlots] = {};  // double copy: bytes in the chunk; cma: the message's address
+  std::uint64_t slot_msg[kMaxSlots] = {};  // total length of the message the chunk (cma: message) belongs to
+  std::int32_t slot_buf[kMaxSlots] = {};   // cma: the sender's acquire() buffer the message is in, -1 if none
 };
 
 struct alignas(64) RankSlot {
   pid_t pid = 0;
   char error[kErrLen] = {};
   int error_code = 0;
-  std::atomic<std::uint32_t> pool_busy[2];  // zero copy: buffer handed over, not yet released
+  // Zero copy (two) and CMA (cma_buffers): buffer handed over, not yet
+  // released by its receiver.
+  std::atomic<std::uint32_t> pool_busy[kMaxSlots];
   alignas(64) std::byte scratch[kScratch];
 };
 }  // namespace
@@ -75,6 +80,7 @@ struct Node::Local {
   std::vector<std::uint64_t> sent, received;  // message counts per peer
   std::uint64_t recv_total = 0;               // all messages received (fault injection)
   std::uint64_t acquired = 0;
+  std::vector<std::unique_ptr<MessageBuffer>> cma_bufs;  // CMA: acquire()'s buffers, made at the first call
   struct View {
     int buf = -1;
     void* map = nullptr;
@@ -183,6 +189,9 @@ Node::Node(const Options& o) : opt_(o) {
     throw ConfigError(fmt::format("transport: {} processes requested (allowed 1 to {})", o.procs, kMaxProcs));
   if (o.slots < 1 || o.slots > kMaxSlots)
     throw ConfigError(fmt::format("transport: {} slots per channel (allowed 1 to {})", o.slots, kMaxSlots));
+  if (o.cma_buffers < 1 || o.cma_buffers > kMaxSlots)
+    throw ConfigError(
+        fmt::format("transport: {} CMA send buffers per rank (allowed 1 to {})", o.cma_buffers, kMaxSlots));
   if (o.chunk < 64) throw ConfigError(fmt::format("transport: chunk of {} bytes is too small (at least 64)", o.chunk));
   sh_bytes_ = round_up(sizeof(Shared), page_size());
   void* m = ::mmap(nullptr, sh_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -392,6 +401,10 @@ void Node::child(int id, const std::function<void(Rank&)>& body) {
     local_->kind = kind;
     body(rank);
     rank.release_views();
+    // CMA: messages still in flight are read from this process's memory,
+    // so it stays until its receivers pulled them.
+    for (std::size_t b = 0; b < local_->cma_bufs.size(); ++b)
+      wait_until(sh_->abort, [&] { return sh_->rank[id].pool_busy[b].load(std::memory_order_acquire) == 0; });
   } catch (const Aborted&) {
     code = kExitAborted;
   } catch (const ConfigError& e) {
@@ -455,26 +468,45 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
     // ring's huge-page buffers 1.3-1.9x faster for 2-4 processes from 64 KiB
     // to 4 MiB; on 4 KiB pages 1.3-1.5x at 64 KiB-1 MiB with 2 processes but
     // 0.8-1.0x at 4 MiB (docs/host-copy.md, session 16).
+    // A send buffer from acquire() is released by the receiver after its
+    // pull, so the sender need not wait here: with two or more processes
+    // per core, waiting for each pull made every rank run once per step in
+    // lockstep (session 17: 64 KiB, 4 processes, 1600-2100 MB/s against
+    // 2100-2970 with four buffers).
     const std::uint64_t seq = dst >= 0 ? ++L.sent[dst] : 0;
+    int buf = -1;
     if (dst >= 0) {
+      for (std::size_t b = 0; b < L.cma_bufs.size(); ++b) {
+        const std::byte* base = L.cma_bufs[b]->data();
+        if (out.data() >= base && out.data() + out.size() <= base + L.cma_bufs[b]->size()) buf = static_cast<int>(b);
+      }
       Channel& c = sh->chan[id_][dst];
-      c.addr = reinterpret_cast<std::uint64_t>(out.data());
-      c.len = out.size();
+      // A slot per message in flight (each holds a buffer; at most kMaxSlots).
+      wait_until(sh->abort, [&] { return c.tail.v.load(std::memory_order_acquire) + kMaxSlots >= seq; });
+      const auto k = static_cast<std::size_t>(seq % kMaxSlots);
+      c.slot_len[k] = reinterpret_cast<std::uint64_t>(out.data());
+      c.slot_msg[k] = out.size();
+      c.slot_buf[k] = buf;
+      if (buf >= 0) sh->rank[id_].pool_busy[buf].store(1, std::memory_order_relaxed);
       c.head.v.store(seq, std::memory_order_release);
     }
     if (src >= 0) {
       Channel& c = sh->chan[src][id_];
       const std::uint64_t rseq = ++L.received[src];
       wait_until(sh->abort, [&] { return c.head.v.load(std::memory_order_acquire) >= rseq; });
-      if (c.len != in.size())
+      const auto k = static_cast<std::size_t>(rseq % kMaxSlots);
+      const std::uint64_t len = c.slot_msg[k], addr = c.slot_len[k];
+      const int from = c.slot_buf[k];
+      if (len != in.size())
         throw KernelError(
-            fmt::format("transport: rank {} expects {} bytes but rank {} sends {}", id_, in.size(), src, c.len));
-      if (!in.empty()) cma_read(sh->rank[src].pid, in.data(), reinterpret_cast<const void*>(c.addr), in.size());
+            fmt::format("transport: rank {} expects {} bytes but rank {} sends {}", id_, in.size(), src, len));
+      if (!in.empty()) cma_read(sh->rank[src].pid, in.data(), reinterpret_cast<const void*>(addr), in.size());
+      if (from >= 0) sh->rank[src].pool_busy[from].store(0, std::memory_order_release);
       c.tail.v.store(rseq, std::memory_order_release);
       if (static_cast<int>(L.recv_total++) == N.opt_.corrupt_message && N.opt_.corrupt_rank == id_)
         flip_bit(in.data(), in.size());
     }
-    if (dst >= 0) {
+    if (dst >= 0 && buf < 0) {
       Channel& c = sh->chan[id_][dst];
       wait_until(sh->abort, [&] { return c.tail.v.load(std::memory_order_acquire) >= seq; });
     }
@@ -542,12 +574,44 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
   if (dst >= 0) ++L.sent[dst];
 }
 
+int Rank::send_buffers() const {
+  switch (node_.local_->kind) {
+    case Kind::zero_copy:
+      return 2;
+    case Kind::cma:
+      return node_.opt_.cma_buffers;
+    case Kind::double_copy:
+      break;
+  }
+  return 0;
+}
+
+long Rank::send_buffers_huge_kib() const {
+  long kib = 0;
+  for (const auto& b : node_.local_->cma_bufs) {
+    const long k = b->huge_kib();
+    if (k < 0) return -1;
+    kib += k;
+  }
+  return kib;
+}
+
 std::span<std::byte> Rank::acquire(std::size_t bytes) {
   auto& N = node_;
-  if (N.opt_.kind != Kind::zero_copy) throw ConfigError("transport: acquire() needs the zero-copy transport");
+  auto& L = *N.local_;
+  if (L.kind == Kind::double_copy)
+    throw ConfigError("transport: acquire() needs the zero-copy or the CMA transport (double copy sends any buffer)");
   if (bytes > N.opt_.max_message)
     throw ConfigError(fmt::format("transport: buffer of {} bytes exceeds max_message {}", bytes, N.opt_.max_message));
-  auto& L = *N.local_;
+  if (L.kind == Kind::cma) {
+    if (L.cma_bufs.empty())
+      for (int b = 0; b < N.opt_.cma_buffers; ++b)
+        L.cma_bufs.push_back(std::make_unique<MessageBuffer>(N.opt_.max_message, N.opt_.huge_pages));
+    const auto b = static_cast<std::size_t>(L.acquired++ % L.cma_bufs.size());
+    auto& busy = N.sh_->rank[id_].pool_busy[b];
+    wait_until(N.sh_->abort, [&] { return busy.load(std::memory_order_acquire) == 0; });
+    return {L.cma_bufs[b]->data(), bytes};
+  }
   const int b = static_cast<int>(L.acquired++ % 2);
   auto& busy = N.sh_->rank[id_].pool_busy[b];
   wait_until(N.sh_->abort, [&] { return busy.load(std::memory_order_acquire) == 0; });

@@ -27,6 +27,11 @@ struct RingOptions {
   bool remap = false;
   std::size_t chunk = 64 * 1024;
   int slots = 4;
+  // CMA: send buffers the ring takes from the transport (acquire()), so a
+  // rank goes on while its message is pulled (transport::Options::
+  // cma_buffers); 0: it sends from its own buffer and waits for each pull,
+  // the rendezvous of a blocking MPI_Sendrecv.
+  int cma_buffers = 4;
   // Send and receive buffers advised to use transparent huge pages
   // (transport::MessageBuffer); false: 4 KiB pages. Zero copy's messages
   // live in the shared pool either way.

@@ -35,6 +35,9 @@ namespace hopsim::host {
 enum class CopyPath { double_copy, cma, zero_copy };
 [[nodiscard]] std::string_view path_name(CopyPath p);
 
+// As transport::kMaxSlots (the model does not depend on the transport).
+inline constexpr int kMaxCmaBuffers = 16;
+
 struct SimCell {
   int procs = 2;
   std::size_t size = 65536;
@@ -42,6 +45,10 @@ struct SimCell {
   bool remap = false;
   std::size_t chunk = 64 * 1024;  // bounce-buffer slot (double copy)
   int slots = 4;
+  // CMA: the sender's transport buffers (a sender may be this many messages
+  // ahead of its receiver's pulls; transport::Options::cma_buffers); 0: it
+  // waits for each pull (rendezvous). 0 to kMaxCmaBuffers.
+  int cma_buffers = 4;
   int iters = 16;  // timed ring steps
   int reps = 1;    // repetitions with different background seeds; the fastest counts (as the native ring)
   // Cycle orders of the processes sharing a core to simulate, when three or
@@ -67,8 +74,9 @@ struct SimResult {
 // CPU time each rank pays per ring step for its transport's protocol beyond
 // what the model's operations charge: the measured 8-byte step (step8_*:
 // shared-line misses on the channel's counters, slot lengths, buffer states)
-// less the flag latencies on an 8-byte step's critical path (1 for double
-// and zero copy, 2 for CMA) and, for CMA, the call (cma_bw already has it)
+// less the flag latency on an 8-byte step's critical path (the peer's
+// message seen; calibrate's CMA step sends from transport buffers, so it does
+// not wait for its own message's pull) and, for CMA, the call (cma_bw already has it)
 // as the 8-byte exchange met it: both processes pulling at once (see
 // cma_call_exchanged).
 [[nodiscard]] double step_overhead(const Profile& p, CopyPath path);

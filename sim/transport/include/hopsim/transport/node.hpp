@@ -41,7 +41,8 @@ enum class Bind { none, spread };
 // (hopsim host calibrate measures the same spin for the host model.)
 inline constexpr int kSpinPauses = 200;
 
-// Double copy: at most this many bounce-buffer slots per channel.
+// Double copy: at most this many bounce-buffer slots per channel; CMA: at
+// most this many send buffers per rank (messages in flight per channel).
 inline constexpr int kMaxSlots = 16;
 
 [[nodiscard]] std::string_view kind_name(Kind k);  // "double-copy", "cma", "zero-copy"
@@ -54,6 +55,13 @@ struct Options {
   std::size_t max_message = 1 << 20;  // largest message any rank sends
   std::size_t chunk = 64 * 1024;      // bounce-buffer slot (double copy)
   int slots = 4;                      // slots per channel (double copy)
+  // CMA: the send buffers acquire() rotates through (1 to kMaxSlots), each
+  // max_message bytes of the rank's own memory. A message sent from one is
+  // pulled by its receiver while the sender goes on, so a sender may be
+  // this many messages ahead of its receivers, as double copy is by its
+  // slots.
+  int cma_buffers = 4;
+  bool huge_pages = true;             // CMA send buffers ask for transparent huge pages (MessageBuffer)
   bool remap = false;                 // zero copy: map the pages per message
   Bind bind = Bind::none;             // rank placement (see Bind)
   // Test aid: every rank makes itself inaccessible to CMA (non-dumpable,
@@ -96,15 +104,25 @@ class Rank {
 
   // Sends `out` to `dst` while receiving `in` from `src` (either may be -1
   // for none); returns when both are complete. Message sizes must match on
-  // both ends. Copying transports only (double copy, CMA).
+  // both ends. Copying transports only (double copy, CMA). CMA: `out` from
+  // acquire() is the transport's until acquire() hands that buffer out
+  // again, so the call returns once `in` arrived and does not wait for the
+  // receiver's pull; any other `out` is waited for (a rendezvous).
   void sendrecv(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in);
   void send(int dst, std::span<const std::byte> out) { sendrecv(dst, out, -1, {}); }
   void recv(int src, std::span<std::byte> in) { sendrecv(-1, {}, src, in); }
 
   // Zero copy: a buffer of this rank's slice of the shared pool (waits until
-  // the receiver released the last message sent from it). At most
-  // Options::max_message bytes. Buffers alternate, two per rank.
+  // the receiver released the last message sent from it). Buffers
+  // alternate, two per rank. CMA: one of Options::cma_buffers private
+  // buffers in turn (waits until the last message sent from it was pulled).
+  // At most Options::max_message bytes. Double copy: ConfigError.
   std::span<std::byte> acquire(std::size_t bytes);
+  // How many buffers acquire() rotates through (0: double copy).
+  [[nodiscard]] int send_buffers() const;
+  // CMA: KiB of acquire()'s buffers on huge pages (MessageBuffer::huge_kib;
+  // -1 unknown); 0 before the first acquire() and for the other transports.
+  [[nodiscard]] long send_buffers_huge_kib() const;
   // Zero copy: hands `out` (from acquire) to `dst` and returns a view of the
   // message from `src` (`expect` bytes), in place in src's pool slice. The
   // view stays valid until the next sendrecv_view from the same `src` or release_views().
