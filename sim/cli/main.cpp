@@ -1,5 +1,9 @@
 // hopsim: run kernels of message-passing accelerators natively and on
 // cycle-approximate SystemC models, side by side.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -9,29 +13,27 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
+#include "commands.hpp"
+#include "hopsim/bgq/params.hpp"
 #include "hopsim/common/error.hpp"
 #include "hopsim/common/log.hpp"
 #include "hopsim/common/preset.hpp"
 #include "hopsim/common/scenario.hpp"
-#include "hopsim/bgq/params.hpp"
+#include "hopsim/common/strict_json.hpp"
 #include "hopsim/epiphany/params.hpp"
-#include "hopsim/xeonphi/model.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
-#include "hopsim/runtime/run.hpp"
+#include "hopsim/host/profile.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/family.hpp"
-#include "hopsim/traces/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/runtime/run.hpp"
 #include "hopsim/runtime/validate.hpp"
-#include "hopsim/traffic/scenario.hpp"
+#include "hopsim/traces/error.hpp"
 #include "hopsim/traces/export.hpp"
 #include "hopsim/traces/import.hpp"
 #include "hopsim/traces/reader.hpp"
+#include "hopsim/traffic/scenario.hpp"
+#include "hopsim/xeonphi/model.hpp"
 #include "passing.h"
-#include "commands.hpp"
 
 namespace {
 
@@ -222,6 +224,25 @@ void list_kernels() {
 
 void list_params(const std::string& preset_name) {
   const auto preset = hopsim::load_preset(preset_name, "preset");
+  if (preset.family == "host") {
+    // A host profile (the host model's parameters, tables over `sizes`),
+    // read as strictly as `host simulate` reads it.
+    const auto j = hopsim::host::load_profile(preset_name).to_json();
+    for (const auto& [name, v] : j["params"].items()) {
+      std::string value;
+      if (v["value"].is_array()) {
+        std::vector<std::string> parts;
+        for (const auto& x : v["value"]) parts.push_back(fmt::format("{:.4g}", x.get<double>()));
+        value = fmt::format("[{}]", fmt::join(parts, " "));
+      } else {
+        value = v["value"].is_boolean() ? (v["value"].get<bool>() ? "true" : "false")
+                                        : fmt::format("{:.4g}", v["value"].get<double>());
+      }
+      std::cout << fmt::format("{:<20} {} {}  [{}]\n", name, value, v["unit"].get<std::string>(),
+                               v["source"].get<std::string>());
+    }
+    return;
+  }
   const auto& decls = preset.family == "bgq"       ? hopsim::bgq::param_decls()
                       : preset.family == "xeonphi" ? hopsim::xeonphi::param_decls()
                       : preset.family == "network" ? hopsim::traffic::network_param_decls()
