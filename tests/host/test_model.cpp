@@ -625,3 +625,37 @@ TEST_CASE("host model: a process that spun out sees its flag a yield delay late"
   CHECK(r[0].seconds == Approx(4 * (1e-6 + 3e-6 + double(1 << 20) / 2e9)).epsilon(1e-9));
   CHECK(r[0].yields == 0);
 }
+
+TEST_CASE("host model: simulate_ring runs again in the same process; how rings are spread over workers changes nothing",
+          "[host][model]") {
+  // The rings run in worker processes, each with its own SystemC
+  // elaboration: this process never elaborates, so a second call works
+  // (before session 17 it threw), and a cell's result does not depend on
+  // which other rings shared its worker.
+  auto p = flat();
+  p.cores = 2;
+  p.switch_cost = 2e-6;
+  std::vector<hh::SimCell> many;
+  for (int procs : {2, 4, 8})
+    for (auto path : {hh::CopyPath::double_copy, hh::CopyPath::cma, hh::CopyPath::zero_copy}) {
+      hh::SimCell c;
+      c.procs = procs;
+      c.path = path;
+      c.size = 65536;
+      c.iters = 8;
+      c.reps = 2;
+      many.push_back(c);
+    }
+  const auto all = hh::simulate_ring(p, many);
+  const auto again = hh::simulate_ring(p, many);
+  const auto alone = hh::simulate_ring(p, {many.back()});
+  REQUIRE(all.size() == many.size());
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    INFO("cell " << i);
+    CHECK(all[i].seconds > 0);
+    CHECK(again[i].seconds == all[i].seconds);
+    CHECK(again[i].yields == all[i].yields);
+  }
+  CHECK(alone[0].seconds == all.back().seconds);
+  CHECK(alone[0].ops == all.back().ops);
+}

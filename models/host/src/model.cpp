@@ -1,13 +1,23 @@
 #include "hopsim/host/model.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <list>
 #include <memory>
+#include <numeric>
 #include <random>
+#include <string>
 #include <systemc>
 #include <utility>
 
@@ -547,6 +557,129 @@ class Ring : public sc_core::sc_module {
   std::mt19937_64 rng_;
 };
 
+// One simulated ring: cell, cycle order, repetition.
+struct RingJob {
+  std::size_t cell;
+  int order;
+  int rep;
+};
+
+// What a worker reports per ring (plain data in shared memory).
+struct RingOutcome {
+  double seconds = 0;
+  double yields = 0;  // per ring step and rank
+  double background = 0;
+  double ops = 0;
+  std::uint32_t complete = 0;
+};
+
+// Relative cost of simulating a ring (for spreading rings over workers):
+// ranks x steps x operations per step, more when processes share cores.
+double ring_weight(const SimCell& c, int cores) {
+  const double chunks =
+      c.path == CopyPath::double_copy ? std::max(1.0, std::ceil(static_cast<double>(c.size) / c.chunk)) : 1.0;
+  return static_cast<double>(c.procs) * c.iters * (2.0 + chunks) * (c.procs > cores ? 2.0 : 1.0);
+}
+
+// Simulates `jobs` in this process (one SystemC elaboration) into `out`.
+void run_rings(const Profile& p, const std::vector<SimCell>& cells, const std::vector<RingJob>& jobs,
+               const std::vector<std::size_t>& mine, RingOutcome* out) {
+  std::vector<std::unique_ptr<Ring>> rings;
+  for (std::size_t j : mine) {
+    const RingJob& b = jobs[j];
+    const SimCell& c = cells[b.cell];
+    rings.push_back(std::make_unique<Ring>(fmt::format("ring{}_{}_{}", b.cell, b.order, b.rep).c_str(), p, c,
+                                           c.seed * 1000003ull + static_cast<std::uint64_t>(b.rep),
+                                           c.seed + static_cast<std::uint64_t>(b.order)));
+  }
+  sc_core::sc_start();
+  for (std::size_t n = 0; n < mine.size(); ++n) {
+    const Ring& r = *rings[n];
+    const SimCell& c = cells[jobs[mine[n]].cell];
+    RingOutcome& o = out[mine[n]];
+    o.seconds = r.seconds();
+    o.yields = r.machine().yields() / (static_cast<double>(c.iters) * c.procs);
+    o.background = r.machine().background_time();
+    o.ops = r.machine().ops();
+    o.complete = r.complete() ? 1 : 0;
+  }
+}
+
+// Worker processes: as many as CPUs this process may use (at most 16 and
+// one per ring), each simulating its share of the rings, the heaviest
+// first to the least loaded.
+std::vector<RingOutcome> run_in_workers(const Profile& p, const std::vector<SimCell>& cells,
+                                        const std::vector<RingJob>& jobs) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const auto nw = static_cast<std::size_t>(
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, cpus)), 1, std::min<std::size_t>(16, jobs.size())));
+  std::vector<std::size_t> by_weight(jobs.size());
+  std::iota(by_weight.begin(), by_weight.end(), std::size_t{0});
+  std::vector<double> w(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) w[j] = ring_weight(cells[jobs[j].cell], p.cores);
+  std::stable_sort(by_weight.begin(), by_weight.end(), [&](std::size_t a, std::size_t b) { return w[a] > w[b]; });
+  std::vector<std::vector<std::size_t>> share(nw);
+  std::vector<double> load(nw, 0.0);
+  for (std::size_t j : by_weight) {
+    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    share[least].push_back(j);
+    load[least] += w[j];
+  }
+
+  // Results and each worker's error text in shared memory.
+  constexpr std::size_t kErr = 1024;
+  const std::size_t bytes = jobs.size() * sizeof(RingOutcome) + nw * kErr;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw Error(fmt::format("host model: cannot map {} bytes for the workers", bytes));
+  struct Unmap {
+    void* m;
+    std::size_t n;
+    ~Unmap() { ::munmap(m, n); }
+  } unmap{m, bytes};
+  auto* outcome = new (m) RingOutcome[jobs.size()];
+  char* errors = static_cast<char*>(m) + jobs.size() * sizeof(RingOutcome);
+
+  std::fflush(nullptr);
+  std::vector<pid_t> pids;
+  for (std::size_t k = 0; k < nw; ++k) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      for (pid_t q : pids) ::kill(q, SIGKILL);
+      for (pid_t q : pids) ::waitpid(q, nullptr, 0);
+      throw Error(fmt::format("host model: cannot start a simulation worker: {}", std::strerror(errno)));
+    }
+    if (pid == 0) {
+      int code = 0;
+      try {
+        run_rings(p, cells, jobs, share[k], outcome);
+      } catch (const std::exception& e) {
+        std::snprintf(errors + k * kErr, kErr, "%s", e.what());
+        code = 1;
+      }
+      std::fflush(nullptr);
+      ::_exit(code);
+    }
+    pids.push_back(pid);
+  }
+  std::string failed;
+  for (std::size_t k = 0; k < nw; ++k) {
+    int st = 0;
+    while (::waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
+    }
+    if (!failed.empty()) continue;
+    if (WIFSIGNALED(st))
+      failed =
+          fmt::format("host model: a simulation worker died of signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+      failed = errors[k * kErr] != 0 ? std::string(errors + k * kErr)
+                                     : std::string("host model: a simulation worker failed");
+  }
+  if (!failed.empty()) throw Error(failed);
+  return {outcome, outcome + jobs.size()};
+}
+
 }  // namespace
 
 std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell>& cells) {
@@ -568,32 +701,33 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
           "host model: {} processes on {} cores hand cores over, but profile '{}' has switch_cost 0 (must be positive)",
           c.procs, p.cores, p.name));
   }
-  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
-    throw Error(
-        "host model: SystemC elaborates once per process; simulate_ring can run only once (pass all cells at once)");
   // Per cell: orders x reps rings; ring (o, k) has the core cycle order
-  // seed + o and background seed seed * 1000003 + k.
-  std::vector<std::vector<std::unique_ptr<Ring>>> rings(cells.size());
+  // seed + o and background seed seed * 1000003 + k. The rings are spread
+  // over worker processes, each with its own SystemC elaboration (one per
+  // process is all SystemC allows), so this process never elaborates and
+  // may call simulate_ring again.
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    throw Error("host model: SystemC already ran in this process; simulate_ring's workers could not elaborate");
+  std::vector<RingJob> jobs;
   std::vector<int> orders(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i) {
     orders[i] = cycle_orders(cells[i], p.cores);
     for (int o = 0; o < orders[i]; ++o)
-      for (int k = 0; k < cells[i].reps; ++k)
-        rings[i].push_back(std::make_unique<Ring>(fmt::format("ring{}_{}_{}", i, o, k).c_str(), p, cells[i],
-                                                  cells[i].seed * 1000003ull + static_cast<std::uint64_t>(k),
-                                                  cells[i].seed + static_cast<std::uint64_t>(o)));
+      for (int k = 0; k < cells[i].reps; ++k) jobs.push_back({i, o, k});
   }
-  sc_core::sc_start();
-  // A ring whose ranks stopped short is a fault of the model (a lost
-  // wake-up), never a result.
+  const auto outcome = run_in_workers(p, cells, jobs);
+  std::size_t next = 0;
   for (std::size_t i = 0; i < cells.size(); ++i)
-    for (const auto& r : rings[i])
-      if (!r->complete())
+    for (int n = 0; n < orders[i] * cells[i].reps; ++n)
+      // A ring whose ranks stopped short is a fault of the model (a lost
+      // wake-up), never a result.
+      if (outcome[next++].complete == 0)
         throw Error(
             fmt::format("host model: the {}-process {} ring of {} bytes stopped before its {} steps (a "
                         "model fault: a process waits for an event that no longer comes)",
                         cells[i].procs, path_name(cells[i].path), cells[i].size, cells[i].iters));
   std::vector<SimResult> out;
+  next = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     // Per order the fastest repetition (as natively, where all repetitions
     // of a launch share one order); of those, the median.
@@ -602,13 +736,12 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
     for (int o = 0; o < orders[i]; ++o) {
       SimResult best;
       for (int k = 0; k < cells[i].reps; ++k) {
-        const auto& r = rings[i][static_cast<std::size_t>(o * cells[i].reps + k)];
-        ops += r->machine().ops();
-        const double s = r->seconds();
-        if (best.seconds == 0 || s < best.seconds) {
-          best.seconds = s;
-          best.yields = r->machine().yields() / (static_cast<double>(cells[i].iters) * cells[i].procs);
-          best.background = r->machine().background_time();
+        const RingOutcome& r = outcome[next++];
+        ops += r.ops;
+        if (best.seconds == 0 || r.seconds < best.seconds) {
+          best.seconds = r.seconds;
+          best.yields = r.yields;
+          best.background = r.background;
         }
       }
       per_order.push_back(best);

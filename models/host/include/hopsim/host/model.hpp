@@ -98,9 +98,13 @@ struct SimResult {
 // How many cycle orders simulate_ring runs for a cell on `cores` cores.
 [[nodiscard]] int cycle_orders(const SimCell& c, int cores);
 
-// Simulates every cell on its own instance of the machine, all in one
-// SystemC elaboration (so call it once per process). Throws ConfigError for
-// a cell the profile cannot run (CMA with cma_ok false, fewer than 2 processes).
+// Simulates every cell on its own instance of the machine. The rings run in
+// worker processes (one per CPU this process may use, at most 16), each
+// with its own SystemC elaboration, so the caller's process never
+// elaborates and may call this again; it must not have run SystemC itself.
+// Throws ConfigError for a cell the profile cannot run (CMA with cma_ok
+// false, fewer than 2 processes), Error for a worker that failed (its
+// message) or a ring that stopped short (a model fault).
 [[nodiscard]] std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell>& cells);
 
 }  // namespace hopsim::host
