@@ -62,6 +62,17 @@ hh::Profile four_sizes(std::vector<double> sizes, std::vector<double> memcpy, st
   return p;
 }
 
+// A cell of `procs` processes exchanging `size`-byte messages `iters` times per repetition.
+hh::SimCell cell(hh::CopyPath path, std::size_t size, int iters, int reps, int procs = 2) {
+  hh::SimCell c;
+  c.path = path;
+  c.size = size;
+  c.iters = iters;
+  c.reps = reps;
+  c.procs = procs;
+  return c;
+}
+
 // One cell per path: 1 MiB messages, 4 steps, 2 processes; double copy in
 // one chunk through one slot, so its time is easy to compute by hand.
 std::vector<hh::SimCell> cells_of(std::initializer_list<hh::CopyPath> paths) {
@@ -532,14 +543,8 @@ TEST_CASE("host model: a flag latency finer than the time resolution is seen whe
   p.spin_time = 1e-7;
   p.yield_delay = p.yield_delay_median = 1e-6;
   std::vector<hh::SimCell> cells;
-  for (auto path : {hh::CopyPath::zero_copy, hh::CopyPath::double_copy, hh::CopyPath::cma}) {
-    hh::SimCell c;
-    c.path = path;
-    c.size = 4096;
-    c.iters = 50;
-    c.reps = 2;
-    cells.push_back(c);
-  }
+  for (auto path : {hh::CopyPath::zero_copy, hh::CopyPath::double_copy, hh::CopyPath::cma})
+    cells.push_back(cell(path, 4096, 50, 2));
   const auto r = hh::simulate_ring(p, cells);
   REQUIRE(r.size() == 3);
   for (const auto& x : r) {
@@ -637,15 +642,8 @@ TEST_CASE("host model: simulate_ring runs again in the same process; how rings a
   p.switch_cost = 2e-6;
   std::vector<hh::SimCell> many;
   for (int procs : {2, 4, 8})
-    for (auto path : {hh::CopyPath::double_copy, hh::CopyPath::cma, hh::CopyPath::zero_copy}) {
-      hh::SimCell c;
-      c.procs = procs;
-      c.path = path;
-      c.size = 65536;
-      c.iters = 8;
-      c.reps = 2;
-      many.push_back(c);
-    }
+    for (auto path : {hh::CopyPath::double_copy, hh::CopyPath::cma, hh::CopyPath::zero_copy})
+      many.push_back(cell(path, 65536, 8, 2, procs));
   const auto all = hh::simulate_ring(p, many);
   const auto again = hh::simulate_ring(p, many);
   const auto alone = hh::simulate_ring(p, {many.back()});
