@@ -361,6 +361,28 @@ std::string pages_text(const std::vector<hh::RingCell>& cells) {
       mode, least);
 }
 
+// Per ring size and order, CMA's bandwidth over double copy's at each
+// message size (the comparison), one line each; "" unless both ran
+// (and CMA was not refused).
+std::string cma_ratio_text(const std::vector<hh::RingCell>& cells) {
+  std::map<std::tuple<int, std::string, std::size_t>, double> cma, dc;
+  for (const auto& c : cells) {
+    if (c.requested == Kind::cma && c.used == Kind::cma) cma[{c.procs, c.order, c.size}] = c.bandwidth;
+    if (c.requested == Kind::double_copy) dc[{c.procs, c.order, c.size}] = c.bandwidth;
+  }
+  std::map<std::pair<int, std::string>, std::vector<std::string>> lines;
+  for (const auto& [k, bw] : cma) {
+    const auto it = dc.find(k);
+    if (it == dc.end() || it->second <= 0) continue;
+    lines[{std::get<0>(k), std::get<1>(k)}].push_back(
+        fmt::format("{} {:.2f}x", size_text(std::get<2>(k)), bw / it->second));
+  }
+  std::string out;
+  for (const auto& [k, parts] : lines)
+    out += fmt::format("CMA over double copy, {} processes, {} order: {}\n", k.first, k.second, fmt::join(parts, ", "));
+  return out;
+}
+
 int cmd_ring(const RingArgs& a) {
   const auto cells = run_native(a);
   std::optional<hh::Profile> prof;
@@ -393,6 +415,7 @@ int cmd_ring(const RingArgs& a) {
                          transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "), c.huge_kib);
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
+  std::cout << cma_ratio_text(cells);
   std::cout << placement_text(a) << "\n";
   std::cout << cma_text(a);
   std::cout << pages_text(cells) << "\n";
