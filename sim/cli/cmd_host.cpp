@@ -250,7 +250,8 @@ int cmd_calibrate(const std::string& out, bool quick) {
        m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
                        "slot the other reads next, timed until the stores are visible (a fence); median over rounds "
                        "({} at the largest size) of the "
-                       "slower one, each time scaled by its CPU's speed probed just before",
+                       "slower one, each time scaled by its CPU's speed probed just before; measured after the "
+                       "single-process tables and at the end, per size the faster",
                        c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
       {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_readv of the other's send buffer into its own "
