@@ -656,4 +656,5 @@ TEST_CASE("host model: simulate_ring runs again in the same process; how rings a
   }
   CHECK(alone[0].seconds == all.back().seconds);
   CHECK(alone[0].ops == all.back().ops);
+  CHECK(hh::simulate_ring(p, {}).empty());  // no cells, no workers
 }

@@ -610,9 +610,10 @@ void run_rings(const Profile& p, const std::vector<SimCell>& cells, const std::v
 // first to the least loaded.
 std::vector<RingOutcome> run_in_workers(const Profile& p, const std::vector<SimCell>& cells,
                                         const std::vector<RingJob>& jobs) {
+  if (jobs.empty()) return {};
   cpu_set_t set;
   CPU_ZERO(&set);
-  int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   const auto nw = static_cast<std::size_t>(
       std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, cpus)), 1, std::min<std::size_t>(16, jobs.size())));
   std::vector<std::size_t> by_weight(jobs.size());
@@ -638,7 +639,8 @@ std::vector<RingOutcome> run_in_workers(const Profile& p, const std::vector<SimC
     std::size_t n;
     ~Unmap() { ::munmap(m, n); }
   } unmap{m, bytes};
-  auto* outcome = new (m) RingOutcome[jobs.size()];
+  auto* outcome = static_cast<RingOutcome*>(m);
+  std::uninitialized_default_construct_n(outcome, jobs.size());
   char* errors = static_cast<char*>(m) + jobs.size() * sizeof(RingOutcome);
 
   std::fflush(nullptr);
@@ -646,9 +648,10 @@ std::vector<RingOutcome> run_in_workers(const Profile& p, const std::vector<SimC
   for (std::size_t k = 0; k < nw; ++k) {
     const pid_t pid = ::fork();
     if (pid < 0) {
+      const int err = errno;
       for (pid_t q : pids) ::kill(q, SIGKILL);
       for (pid_t q : pids) ::waitpid(q, nullptr, 0);
-      throw Error(fmt::format("host model: cannot start a simulation worker: {}", std::strerror(errno)));
+      throw Error(fmt::format("host model: cannot start a simulation worker: {}", std::strerror(err)));
     }
     if (pid == 0) {
       int code = 0;
