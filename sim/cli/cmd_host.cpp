@@ -329,9 +329,10 @@ std::string placement_text(const RingArgs& a) {
                "on core r mod cores";
 }
 
-// One line saying how CMA senders used their buffers ("" without CMA).
-std::string cma_text(const RingArgs& a) {
-  if (std::find(a.transports.begin(), a.transports.end(), "cma") == a.transports.end()) return "";
+// One line saying how CMA senders used their buffers ("" unless a cell
+// ran over CMA: not requested, or refused and fallen back).
+std::string cma_text(const RingArgs& a, const std::vector<hh::RingCell>& cells) {
+  if (std::none_of(cells.begin(), cells.end(), [](const hh::RingCell& c) { return c.used == Kind::cma; })) return "";
   if (a.cma_buffers == 0)
     return "CMA: each sender waited for its message's pull (--cma-buffers 0, a blocking MPI_Sendrecv's rendezvous)\n";
   return fmt::format(
@@ -420,7 +421,7 @@ int cmd_ring(const RingArgs& a) {
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << cma_ratio_text(cells);
   std::cout << placement_text(a) << "\n";
-  std::cout << cma_text(a);
+  std::cout << cma_text(a, cells);
   std::cout << pages_text(cells) << "\n";
   if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
   return 0;
@@ -571,7 +572,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
           : "the profile is the model's only input");
   std::cout << rep.table;
   std::cout << placement_text(a) << "\n";
-  std::cout << cma_text(a);
+  std::cout << cma_text(a, native);
   if (a.csv) {
     std::ofstream csv(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
