@@ -314,6 +314,14 @@ int cmd_calibrate(const std::string& out, bool quick) {
       "copy {:.2f} "
       "us, CMA {:.2f} us, zero copy {:.2f} us\n",
       speeds, xs, c.step8_double * 1e6, c.step8_cma * 1e6, c.step8_zero * 1e6);
+  if (c.spells.slow_share > 0)
+    std::cout << fmt::format(
+        "CPU speed spells: slow {:.0f}% of the time at {:.2f} of full speed, {:.2f} ms per slow spell, in 100 us "
+        "batches of the all-busy probe. These CPUs are not steady (a host core shared with other work?): the model "
+        "runs each at its mean speed, and predictions made with this profile can be off by up to the difference\n",
+        100 * c.spells.slow_share, c.spells.slow_speed, c.spells.slow_dwell * 1e3);
+  else
+    std::cout << "CPU speed spells: none (the CPUs kept their speed within 3/4 of full in 100 us batches)\n";
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";

@@ -100,6 +100,47 @@ TEST_CASE("a ring of one process is rejected with a clear message", "[host][ring
   CHECK_THROWS_WITH(hh::run_ring(o), Catch::Contains("below the minimum of 8"));
 }
 
+TEST_CASE("speed spells are fitted to batch rates: levels, share and length", "[host][calibrate]") {
+  // Two CPUs, 100 us batches: runs of 30 fast (10 GB/s) and 20 slow (5 GB/s) batches.
+  std::vector<double> one;
+  for (int k = 0; k < 4; ++k) {
+    one.insert(one.end(), 30, 10e9);
+    one.insert(one.end(), 20, 5e9);
+  }
+  const auto f = hh::fit_speed_spells({one, one}, 1e-4);
+  CHECK(f.slow_speed == Approx(0.5));
+  CHECK(f.slow_share == Approx(0.4));
+  CHECK(f.slow_dwell == Approx(20 * 1e-4));  // 16 runs of 20 batches
+  CHECK(f.batches == 400);
+  // A run split between the two CPUs' series counts as two spells.
+  const auto g = hh::fit_speed_spells(
+      {std::vector<double>(one.begin(), one.begin() + 40), std::vector<double>(one.begin() + 40, one.end())}, 1e-4);
+  CHECK(g.slow_dwell == Approx(80 * 1e-4 / 5));
+  // Steady rates, noise within 3/4 of the fast level, too few batches, or
+  // slow batches under 5%: no spells.
+  CHECK(hh::fit_speed_spells({std::vector<double>(100, 8e9)}, 1e-4).slow_share == 0);
+  std::vector<double> noisy;
+  for (int i = 0; i < 100; ++i) noisy.push_back(i % 2 ? 8e9 : 6.5e9);
+  CHECK(hh::fit_speed_spells({noisy}, 1e-4).slow_share == 0);
+  CHECK(hh::fit_speed_spells({std::vector<double>(one.begin(), one.begin() + 19)}, 1e-4).slow_share == 0);
+  std::vector<double> rare(100, 10e9);
+  rare[50] = rare[51] = rare[52] = rare[53] = 4e9;  // 4%
+  CHECK(hh::fit_speed_spells({rare}, 1e-4).slow_share == 0);
+  rare[54] = 4e9;  // 5%
+  CHECK(hh::fit_speed_spells({rare}, 1e-4).slow_share == Approx(0.05));
+}
+
+TEST_CASE("the CPU probe records its batches when asked", "[host][calibrate]") {
+  std::vector<std::vector<double>> batches;
+  const auto rates = hh::checksum_rates(0.02, &batches, 1e-3);
+  REQUIRE(batches.size() == rates.size());
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    CHECK(batches[i].size() >= 10);  // 20 ms in 1 ms batches (each at least 1 ms)
+    CHECK(batches[i].size() <= 20);
+    for (double b : batches[i]) CHECK(b > 1e6);
+  }
+}
+
 TEST_CASE("the CPU probe gives one checksum rate per allowed CPU", "[host][calibrate]") {
   cpu_set_t all;
   REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);

@@ -354,10 +354,15 @@ namespace {
 constexpr std::size_t kProbeBytes = 256 * 1024;  // cached on every CPU this project ran on (L2 >= 512 KiB)
 }  // namespace
 
-std::vector<double> checksum_rates(double seconds) {
+std::vector<double> checksum_rates(double seconds, std::vector<std::vector<double>>* batches, double batch) {
   const auto cpus = allowed_cpus();
   const int n = std::max<int>(1, static_cast<int>(cpus.size()));
   auto* go = shared_map<Line>();
+  // Each process's batch rates (at most kMax), then their count.
+  constexpr std::size_t kMax = 1 << 14;
+  const bool record = batches != nullptr && batch > 0;
+  const std::size_t per = kMax + 1;
+  double* series = record ? shared_map<double>(per * static_cast<std::size_t>(n)) : nullptr;
   const auto rates = in_processes(n, [&](int i) {
     if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(i)]);
     std::vector<std::byte> a(kProbeBytes);
@@ -367,17 +372,67 @@ std::vector<double> checksum_rates(double seconds) {
     go->v.fetch_add(1);
     while (go->v.load() < static_cast<std::uint64_t>(n)) ::sched_yield();
     const double t0 = now();
-    double t = t0;
-    long k = 0;
+    double t = t0, tb = t0;
+    long k = 0, kb = 0;
+    std::size_t m = 0;
+    double* mine = record ? series + per * static_cast<std::size_t>(i) : nullptr;
     while (k < 4 || t - t0 < seconds) {
       sink = sink + checksum(a);
       ++k;
       t = now();
+      if (mine && t - tb >= batch) {
+        if (m < kMax) mine[m++] = static_cast<double>(k - kb) * static_cast<double>(a.size()) / (t - tb);
+        tb = t;
+        kb = k;
+      }
     }
+    if (mine) mine[kMax] = static_cast<double>(m);
     return static_cast<double>(k) * static_cast<double>(a.size()) / (t - t0);
   });
   ::munmap(go, sizeof(Line));
+  if (record) {
+    batches->assign(static_cast<std::size_t>(n), {});
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+      const double* mine = series + per * i;
+      (*batches)[i].assign(mine, mine + static_cast<std::size_t>(mine[kMax]));
+    }
+    ::munmap(series, sizeof(double) * per * static_cast<std::size_t>(n));
+  }
   return rates;
+}
+
+SpeedSpells fit_speed_spells(const std::vector<std::vector<double>>& series, double batch) {
+  std::vector<double> all;
+  for (const auto& s : series) all.insert(all.end(), s.begin(), s.end());
+  SpeedSpells f;
+  if (all.size() < 20 || batch <= 0) return f;
+  std::vector<double> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  // The fast level: the 90th percentile; a batch below 3/4 of it is slow.
+  const double fast = sorted[sorted.size() * 9 / 10];
+  const double cut = 0.75 * fast;
+  double sum_slow = 0, sum_fast = 0;
+  std::size_t n_slow = 0, spells = 0;
+  for (const auto& s : series)
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const bool slow = s[i] < cut;
+      if (slow) {
+        sum_slow += s[i];
+        ++n_slow;
+        if (i == 0 || s[i - 1] >= cut) ++spells;
+      } else {
+        sum_fast += s[i];
+      }
+    }
+  const std::size_t n_fast = all.size() - n_slow;
+  // Slow spells in under 5% of the batches, or none fast: no spells (a
+  // core slow throughout has that as its mean speed).
+  if (n_slow * 20 < all.size() || n_fast == 0 || spells == 0) return f;
+  f.slow_speed = (sum_slow / static_cast<double>(n_slow)) / (sum_fast / static_cast<double>(n_fast));
+  f.slow_share = static_cast<double>(n_slow) / static_cast<double>(all.size());
+  f.slow_dwell = static_cast<double>(n_slow) * batch / static_cast<double>(spells);
+  f.batches = all.size();
+  return f;
 }
 
 Calibration calibrate(const CalibrateOptions& o) {
@@ -387,6 +442,9 @@ Calibration calibrate(const CalibrateOptions& o) {
   c.sizes = o.sizes;
   const double B = o.seconds_per_point;
   const std::size_t maxs = *std::max_element(o.sizes.begin(), o.sizes.end());
+  // The all-busy probes' rates in 100 us batches, for the speed spells.
+  constexpr double kSpellBatch = 1e-4;
+  std::vector<std::vector<double>> spell_batches;
 
   auto restore_cpus = [&] {
     cpu_set_t set;
@@ -407,7 +465,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     c.checksum_rate = static_cast<double>(a.size()) / per_call(
                                                           B, [&] { sink = sink + checksum(a); }, Batch::median);
     restore_cpus();
-    for (double r : checksum_rates(std::max(0.05, 3 * B))) c.speed_start.push_back(r / c.checksum_rate);
+    for (double r : checksum_rates(std::max(0.05, 3 * B), &spell_batches, kSpellBatch))
+      c.speed_start.push_back(r / c.checksum_rate);
     if (c.speed_start.empty()) c.speed_start.push_back(1.0);
     c.core_speed = c.speed_start;
     if (!cpus.empty()) pin(cpus.front());
@@ -798,7 +857,11 @@ Calibration calibrate(const CalibrateOptions& o) {
   // one CPU alone, two probes of one calibration up to 2x apart; the mean
   // of two (probed at the start and before the exchange) re-simulated 12
   // rounds with 228 of 432 cells within 25% against 189 with one.
-  for (double r : checksum_rates(std::max(0.05, 3 * B))) c.speed_end.push_back(r / c.checksum_rate);
+  std::vector<std::vector<double>> end_batches;
+  for (double r : checksum_rates(std::max(0.05, 3 * B), &end_batches, kSpellBatch))
+    c.speed_end.push_back(r / c.checksum_rate);
+  spell_batches.insert(spell_batches.end(), end_batches.begin(), end_batches.end());
+  c.spells = fit_speed_spells(spell_batches, kSpellBatch);
   for (std::size_t i = 0; i < c.core_speed.size() && i < c.speed_end.size(); ++i)
     c.core_speed[i] = 0.5 * (c.speed_start[i] + c.speed_end[i]);
   return c;

@@ -16,12 +16,28 @@ struct CalibrateOptions {
   bool huge_pages = true;
 };
 
+// A CPU's speed in spells (see host::Profile::slow_share): fitted to the
+// rates of short batches of the all-busy probe.
+struct SpeedSpells {
+  double slow_speed = 1;    // mean rate of the slow batches over that of the fast ones
+  double slow_share = 0;    // fraction of the batches that were slow (0: no spells)
+  double slow_dwell = 0;    // s, slow batches x batch length / number of slow runs
+  std::size_t batches = 0;  // batches fitted (0: no spells found)
+};
+
+// Fits spells to per-CPU series of consecutive batch rates, `batch`
+// seconds each: the fast level is the 90th percentile of all batches, a
+// batch under 3/4 of it is slow. Fewer than 20 batches, slow ones under 5%
+// of them or no fast one: no spells (slow_share 0).
+[[nodiscard]] SpeedSpells fit_speed_spells(const std::vector<std::vector<double>>& series, double batch);
+
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
   std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate
                                       // (the mean of speed_start and speed_end)
   std::vector<double> speed_start, speed_end;  // the two probes: after the single-process tables, at the end
+  SpeedSpells spells;                          // fitted to both probes' 100 us batches
   double checksum_rate = 0;           // the ring's checksum over 256 KiB on the first CPU alone, median batch, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
@@ -70,7 +86,10 @@ struct Calibration {
 // whose host core is shared runs slower for seconds to minutes: measured
 // here, one CPU at 0.65 of the other for minutes, then equal again).
 // Throws Error when a probing process fails.
-[[nodiscard]] std::vector<double> checksum_rates(double seconds);
+// With `batches`, also each CPU's rates in consecutive batches of `batch`
+// seconds (at most 16384 per CPU).
+[[nodiscard]] std::vector<double> checksum_rates(double seconds, std::vector<std::vector<double>>* batches = nullptr,
+                                                 double batch = 1e-4);
 // One process's memcpy bandwidth (B/s) for `size`-byte copies, best of 3 rounds of `seconds` in all.
 [[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
 
