@@ -469,7 +469,13 @@ class Ring : public sc_core::sc_module {
     // gives for k times the size (the call stays one per message). Session
     // 16: the memcpy table's slowdown from S to kS used before left the
     // 8-process 4 MiB cell +35% in quiet rounds (re-simulated: +3..+12%).
-    const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
+    // That was the rendezvous, where each rank waits for its own pull, so a
+    // core's k pulls of a step happen together. With transport buffers
+    // (session 17) the senders run ahead and the term over-charged: over 20
+    // rounds in sessions 17 and 18 the 8-process 4 MiB cell came out -35%
+    // (median; 7 of 20 within 25%) with it, -6% (13 of 20) without, 4
+    // processes 4 MiB -23% / -11%; so it applies to the rendezvous only.
+    const double k_core = c_.cma_buffers == 0 ? static_cast<double>(per_core(c_.procs, std::max(1, p_.cores))) : 1.0;
     const bool pull_crosses = crosses(r, left);
     const double call = pull_crosses ? cma_call_exchanged(p_) : p_.cma_call;
     // Seconds per byte of a pull of `x` bytes beyond its call.
