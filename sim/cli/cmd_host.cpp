@@ -197,7 +197,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
     o.pingpong_rounds = 2000;
   }
   std::cout << fmt::format(
-      "Calibrating this machine ({} s per point; rates: the median batch, latencies: the fastest)...\n",
+      "Calibrating this machine ({} s per point; rates: the mean over 1 ms batches, latencies: the fastest batch)...\n",
       o.seconds_per_point);
   const auto c = hh::calibrate(o);
   hh::Profile p;
@@ -239,12 +239,14 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"core_speed", m + "per CPU: the ring's checksum rate over 256 KiB with one pinned process per CPU, all at once "
                          "(total bytes / total time) / checksum_rate (the single-process tables' condition); the mean "
                          "of two such probes, after the single-process tables and at the end"},
-      {"checksum_rate", m + "the ring's checksum over 256 KiB on the first CPU alone, median of 1 ms batches"},
+      {"checksum_rate",
+       m + "the ring's checksum over 256 KiB on the first CPU alone, total time over 1 ms batches (their mean)"},
       {"sizes", m + "table sizes"},
       {"memcpy_bw",
-       m + "one process on the first CPU, memcpy of size bytes between two buffers, median of 1 ms batches"},
-      {"memcpy_bw_all", m + "one process per CPU (pinned) copying at once, sum of their median batches"},
-      {"read_bw", m + "the ring's checksum pass over size bytes, median of 1 ms batches"},
+       m + "one process on the first CPU, memcpy of size bytes between two buffers, mean over 1 ms batches"},
+      {"memcpy_bw_all",
+       m + "one process per CPU (pinned) copying at once, sum of their rates (each the mean over 1 ms batches)"},
+      {"read_bw", m + "the ring's checksum pass over size bytes, mean over 1 ms batches"},
       {"cma_bw", c.cma_ok ? m + "process_vm_readv of size bytes from a child process (huge-page buffers, as the ring's)"
                           : "CMA refused here: " + c.cma_note},
       {"xwrite_bw",

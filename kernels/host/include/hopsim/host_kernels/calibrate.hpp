@@ -38,7 +38,7 @@ struct Calibration {
                                       // (the mean of speed_start and speed_end)
   std::vector<double> speed_start, speed_end;  // the two probes: after the single-process tables, at the end
   SpeedSpells spells;                          // fitted to both probes' 100 us batches
-  double checksum_rate = 0;           // the ring's checksum over 256 KiB on the first CPU alone, median batch, bytes/s
+  double checksum_rate = 0;  // the ring's checksum over 256 KiB on the first CPU alone, mean over 1 ms batches, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
   std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
