@@ -41,7 +41,7 @@ enum class Batch {
             // CPUs run the checksum in speed spells (session 18: 100 us batches at either about 6 or 12-24
             // GB/s, slow 33-97% of the time), so the median fell on either level by chance and the speeds
             // relative to it came out 0.34-1.72 between calibrations; over 12 alternating rounds each
-            // (12:21-12:31 UTC) the mean gave 256 of 432 predicted cells within 25%, the median 132 of 396
+            // (12:21-12:31 UTC) the mean gave 256 of 432 predicted cells within 25%, the median 150 of 432
 };
 
 // Seconds per call of f over many short batches (about budget/30 seconds
