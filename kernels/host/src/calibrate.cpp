@@ -456,45 +456,61 @@ Calibration calibrate(const CalibrateOptions& o) {
     ::sched_setaffinity(0, sizeof set, &set);
   };
   // The CPUs' speeds relative to the tables: the tables are measured on
-  // the first CPU alone (fastest batch); a ring keeps every CPU busy for
+  // the first CPU alone (the mean over batches); a ring keeps every CPU busy for
   // its whole run, so it goes at each CPU's mean rate with all of them busy
   // (checksum_rates). A virtual machine's CPUs need not be equal, nor stay
   // as they are (a host thread on the same physical core slows one).
+  // The reference and the single-process tables in passes: each pass
+  // measures every entry for a fifth of its time, so that every entry is
+  // the mean over the same moments spread across the tables' whole
+  // measurement. One entry after the other (up to session 18) put each in
+  // its own 30 ms, and this VM's CPUs change speed between two levels for
+  // milliseconds to seconds (session 18, finding 2): one calibration's
+  // checksum table read 12.0, 12.3, 5.5, 6.4, 5.6, 5.4 GB/s from 4 KiB to
+  // 4 MiB, and the ring's checksum then ran at 16 GB/s at 64 KiB.
   {
     pin(cpus.empty() ? 0 : cpus.front());
-    std::vector<std::byte> a(kProbeBytes);
-    fill_pattern(a, 0, 1);
-    volatile std::uint64_t sink = 0;
-    c.checksum_rate = static_cast<double>(a.size()) / per_call(
-                                                          B, [&] { sink = sink + checksum(a); }, Batch::mean);
-    restore_cpus();
-    for (double r : checksum_rates(std::max(0.05, 3 * B), &spell_batches, kSpellBatch))
-      c.speed_start.push_back(r / c.checksum_rate);
-    if (c.speed_start.empty()) c.speed_start.push_back(1.0);
-    c.core_speed = c.speed_start;
-    if (!cpus.empty()) pin(cpus.front());
-  }
-  {
+    std::vector<std::byte> ref(kProbeBytes);
+    fill_pattern(ref, 0, 1);
     const transport::MessageBuffer abuf(maxs, o.huge_pages), bbuf(maxs, o.huge_pages);
     const std::span<std::byte> a{abuf.data(), maxs}, b{bbuf.data(), maxs};
     fill_pattern(a, 0, 1);
     fill_pattern(b, 1, 1);
     volatile std::uint64_t sink = 0;
-    for (auto s : o.sizes) {
-      c.memcpy_bw.push_back(static_cast<double>(s) / per_call(
-                                                         B,
-                                                         [&] {
-                                                           std::memcpy(b.data(), a.data(), s);
-                                                           sink = sink + static_cast<std::uint64_t>(b[s / 2]);
-                                                         },
-                                                         Batch::mean));
-      c.read_bw.push_back(static_cast<double>(s) / per_call(
-                                                       B,
-                                                       [&] {
-                                                         sink = sink + checksum({a.data(), s});
-                                                       },
-                                                       Batch::mean));
+    constexpr int kPasses = 5;
+    const std::size_t nsz = o.sizes.size();
+    double t_ref = 0;
+    std::vector<double> t_mem(nsz, 0.0), t_read(nsz, 0.0);
+    for (int pass = 0; pass < kPasses; ++pass) {
+      t_ref += per_call(
+          B / kPasses, [&] { sink = sink + checksum(ref); }, Batch::mean);
+      for (std::size_t i = 0; i < nsz; ++i) {
+        const std::size_t sz = o.sizes[i];
+        t_mem[i] += per_call(
+            B / kPasses,
+            [&] {
+              std::memcpy(b.data(), a.data(), sz);
+              sink = sink + static_cast<std::uint64_t>(b[sz / 2]);
+            },
+            Batch::mean);
+        t_read[i] += per_call(
+            B / kPasses,
+            [&] {
+              sink = sink + checksum({a.data(), sz});
+            },
+            Batch::mean);
+      }
     }
+    c.checksum_rate = kPasses * static_cast<double>(ref.size()) / t_ref;
+    for (std::size_t i = 0; i < nsz; ++i) {
+      c.memcpy_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_mem[i]);
+      c.read_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_read[i]);
+    }
+    restore_cpus();
+    for (double r : checksum_rates(std::max(0.05, 3 * B), &spell_batches, kSpellBatch))
+      c.speed_start.push_back(r / c.checksum_rate);
+    if (c.speed_start.empty()) c.speed_start.push_back(1.0);
+    c.core_speed = c.speed_start;
   }
   restore_cpus();
   // All cores copying at once: the memory system's shared limit.
