@@ -366,6 +366,13 @@ std::vector<double> checksum_rates(double seconds, std::vector<std::vector<doubl
   const bool record = batches != nullptr && batch > 0;
   const std::size_t per = kMax + 1;
   double* series = record ? shared_map<double>(per * static_cast<std::size_t>(n)) : nullptr;
+  struct Unmap {
+    void* p;
+    std::size_t bytes;
+    ~Unmap() {
+      if (p) ::munmap(p, bytes);
+    }
+  } unmap_series{series, sizeof(double) * per * static_cast<std::size_t>(n)};
   const auto rates = in_processes(n, [&](int i) {
     if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(i)]);
     std::vector<std::byte> a(kProbeBytes);
@@ -399,7 +406,6 @@ std::vector<double> checksum_rates(double seconds, std::vector<std::vector<doubl
       const double* mine = series + per * i;
       (*batches)[i].assign(mine, mine + static_cast<std::size_t>(mine[kMax]));
     }
-    ::munmap(series, sizeof(double) * per * static_cast<std::size_t>(n));
   }
   return rates;
 }
@@ -512,7 +518,6 @@ Calibration calibrate(const CalibrateOptions& o) {
     if (c.speed_start.empty()) c.speed_start.push_back(1.0);
     c.core_speed = c.speed_start;
   }
-  restore_cpus();
   // All cores copying at once: the memory system's shared limit.
   for (auto s : o.sizes) {
     auto* go = shared_map<Line>();
