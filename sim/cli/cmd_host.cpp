@@ -220,6 +220,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.step8_cma = c.step8_cma;
   p.step8_zero = c.step8_zero;
   p.c2c_latency = c.c2c_latency;
+  p.exchange_handover = c.exchange_handover;
   p.syscall = c.syscall;
   p.switch_cost = c.switch_cost;
   p.switch_cost_many = c.switch_cost_many;
@@ -270,6 +271,10 @@ int cmd_calibrate(const std::string& out, bool quick) {
                              : "CMA refused here: " + c.cma_note},
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
+      {"exchange_handover",
+       m + fmt::format("the same ping-pong ({} round trips, fastest batch of 50) just before and just after the "
+                       "exchange whose tables the profile keeps, the larger",
+                       hh::kPlacementRounds)},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
       {"switch_cost_many",
@@ -324,6 +329,19 @@ int cmd_calibrate(const std::string& out, bool quick) {
         100 * c.spells.slow_share, c.spells.slow_speed, c.spells.slow_dwell * 1e3);
   else
     std::cout << "CPU speed spells: none (the CPUs kept their speed within 3/4 of full in 100 us batches)\n";
+  if (c.exchange_handover > 0) {
+    std::vector<std::string> hs;
+    for (double h : c.exchange_handovers) hs.push_back(fmt::format("{:.0f}", h * 1e9));
+    const bool apart = transport::placement_differs(c.exchange_handover, c.c2c_latency);
+    std::cout << fmt::format(
+        "CPU placement: the two CPUs handed a cache line over in {} ns around the exchange{} (fastest ever {:.0f} "
+        "ns); the tables kept were measured at {:.0f} ns: {}\n",
+        fmt::join(hs, ", "), hs.size() == 1 ? "" : "s", c.c2c_latency * 1e9, c.exchange_handover * 1e9,
+        apart ? "with the CPUs apart (the hypervisor ran them on distant cores the whole time: data crossing "
+                "between them goes about 3x slower than when near, and rings run near will beat the prediction)"
+              : "near (one cache); a ring run while the hypervisor holds them apart goes slower than predicted "
+                "(host predict marks such cells)");
+  }
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
@@ -337,6 +355,34 @@ std::string placement_text(const RingArgs& a) {
                "them)"
              : "ranks not pinned (--bind none): the kernel placed and migrated them; the host model assumes rank r "
                "on core r mod cores";
+}
+
+// Where the hypervisor ran ranks 0 and 1's CPUs during the fastest
+// repetitions (RingCell::handover): "" when not probed; otherwise the
+// range, and the cells that ran apart relative to the nearest seen (or to
+// `near`, the profile's, when given).
+std::string handover_text(const std::vector<hh::RingCell>& cells, double near = 0) {
+  double lo = 1e300, hi = 0;
+  for (const auto& c : cells)
+    if (c.handover > 0) {
+      lo = std::min(lo, c.handover);
+      hi = std::max(hi, c.handover);
+    }
+  if (hi <= 0) return "";
+  const double ref = near > 0 ? near : lo;
+  std::vector<std::string> apart;
+  for (const auto& c : cells)
+    if (c.handover > ref && transport::placement_differs(c.handover, ref))
+      apart.push_back(fmt::format("{}p {} {}", c.procs, size_text(c.size), transport::kind_name(c.requested)));
+  std::string out = fmt::format(
+      "CPU placement: ranks 0 and 1 handed a cache line over in {:.0f}-{:.0f} ns around the fastest repetitions",
+      lo * 1e9, hi * 1e9);
+  if (apart.empty()) return out + "\n";
+  return out + fmt::format(
+                   "; {} cell(s) ran with the CPUs apart (over {:.1f}x the {} {:.0f} ns: the hypervisor ran them on "
+                   "distant cores, and data crossing between them goes about 3x slower): {}\n",
+                   apart.size(), transport::kApartRatio, near > 0 ? "profile's" : "nearest", ref * 1e9,
+                   fmt::join(apart, ", "));
 }
 
 // One line saying how CMA senders used their buffers ("" unless a cell
@@ -415,7 +461,7 @@ int cmd_ring(const RingArgs& a) {
     csv.open(*a.csv);
     if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
     csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
-           "checked,fallback,bind,cpus,huge_kib\n";
+           "checked,fallback,bind,cpus,huge_kib,handover_ns\n";
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
@@ -423,14 +469,16 @@ int cmd_ring(const RingArgs& a) {
                              c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
                              c.iters);
     if (csv)
-      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\",{}\n", c.procs, c.size,
-                         c.order, transport::kind_name(c.requested), transport::kind_name(c.used), c.bandwidth / 1e6,
-                         frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback,
-                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "), c.huge_kib);
+      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\",{},{:.1f}\n", c.procs,
+                         c.size, c.order, transport::kind_name(c.requested), transport::kind_name(c.used),
+                         c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback,
+                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "), c.huge_kib,
+                         c.handover > 0 ? c.handover * 1e9 : -1.0);
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << cma_ratio_text(cells);
   std::cout << placement_text(a) << "\n";
+  std::cout << handover_text(cells, prof ? prof->exchange_handover : 0.0);
   std::cout << cma_text(a, cells);
   std::cout << pages_text(cells) << "\n";
   if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
@@ -549,11 +597,14 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];
     std::vector<double> bw;
+    std::vector<std::pair<double, double>> by_bw;  // (bandwidth, hand-over) per run
     std::string used = used_text(c);
     for (const auto& run : all) {
       bw.push_back(run[i].bandwidth);
+      by_bw.emplace_back(run[i].bandwidth, run[i].handover);
       if (!run[i].fallback.empty()) used = used_text(run[i]);
     }
+    std::sort(by_bw.begin(), by_bw.end());
     hh::PredictRow r;
     r.procs = c.procs;
     r.size = c.size;
@@ -569,6 +620,11 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     r.yields = sim[i].yields;
     r.background = sim[i].background;
     r.speed = speed[i];
+    // The placement of the run whose bandwidth is the median (the lower
+    // middle one for an even count).
+    r.handover = by_bw[(by_bw.size() - 1) / 2].second;
+    r.profile_handover = p.exchange_handover;
+    r.moved = transport::placement_differs(r.handover, r.profile_handover);
     for (std::size_t k = 0; k < r.speed.size() && k < p.core_speed.size(); ++k)
       r.drift = std::max(r.drift, std::abs(r.speed[k] / p.core_speed[k] - 1));
     rows.push_back(r);

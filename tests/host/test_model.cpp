@@ -446,13 +446,53 @@ TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on 
   CHECK_THAT(rep.table, Catch::Contains("0.97 0.61 ~"));
   CHECK_THAT(rep.table, !Catch::Contains("0.98 0.97 ~"));
   CHECK_THAT(rep.table, Catch::Contains("1 cell(s) ran with a CPU more than 10% off its calibrated speed"));
-  CHECK_THAT(rep.csv, Catch::Contains(",cpu_speeds,speed_drift\n"));
-  CHECK_THAT(rep.csv, Catch::Contains(",\"0.97 0.61\",0.370\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",cpu_speeds,speed_drift,"));
+  CHECK_THAT(rep.csv, Catch::Contains(",\"0.97 0.61\",0.370,"));
   // Not probed: no column, no line.
   for (auto& r : rows) r.speed.clear();
   const auto plain = hh::predict_report(rows, 0.25);
   CHECK_THAT(plain.table, !Catch::Contains("CPU speeds"));
   CHECK_THAT(plain.table, !Catch::Contains("calibrated speed"));
+}
+
+TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in another than the profile's",
+          "[host][report]") {
+  std::vector<hh::PredictRow> rows(3);
+  for (auto& r : rows) {
+    r.procs = 2;
+    r.size = 65536;
+    r.requested = r.used = r.used_text = "double-copy";
+    r.native = r.native_min = r.native_max = 100e6;
+    r.predicted = 110e6;
+    r.profile_handover = 45e-9;
+    r.handover = 50e-9;
+  }
+  rows[1].handover = 230e-9;  // apart: ran at half the prediction
+  rows[1].moved = true;
+  rows[1].native = rows[1].native_min = rows[1].native_max = 50e6;
+  rows[2].predicted = 200e6;  // near, and off
+  const auto rep = hh::predict_report(rows, 0.25);
+  CHECK(rep.moved == 1);
+  CHECK(rep.moved_within == 0);
+  CHECK_THAT(rep.table, Catch::Contains("hand-over"));
+  CHECK_THAT(rep.table, Catch::Contains("230 ns ^"));
+  CHECK_THAT(rep.table, !Catch::Contains("50 ns ^"));
+  CHECK_THAT(rep.table, Catch::Contains("1 cell(s) ran with the CPUs placed otherwise than when the profile's exchange "
+                                        "tables were measured"));
+  CHECK_THAT(rep.table, Catch::Contains("against the profile's 45 ns"));
+  CHECK_THAT(rep.table, Catch::Contains("1 of the other 2 cells within 25%"));
+  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0\n"));
+  // Not probed: no column, no line, -1 in the CSV.
+  for (auto& r : rows) {
+    r.handover = -1;
+    r.moved = false;
+  }
+  const auto plain = hh::predict_report(rows, 0.25);
+  CHECK_THAT(plain.table, !Catch::Contains("hand-over"));
+  CHECK_THAT(plain.table, !Catch::Contains("placed otherwise"));
+  CHECK_THAT(plain.csv, Catch::Contains(",-1.0,45.0,0\n"));
 }
 
 TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",
@@ -618,6 +658,24 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
   bad = j;
   bad["params"]["cores"]["value"] = 0;
   CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);
+}
+
+TEST_CASE("profiles: the exchange's hand-over is optional, kept when known, checked when given", "[host][profile]") {
+  auto p = flat();
+  const auto j = p.to_json();
+  CHECK_FALSE(j["params"].contains("exchange_handover"));  // unknown: left out, as older profiles have it
+  CHECK(hh::Profile::from_json(j, "t.json").exchange_handover == 0);
+  p.exchange_handover = 45e-9;
+  p.sources["exchange_handover"] = "measured";
+  const auto k = p.to_json();
+  CHECK(hh::Profile::from_json(k, "t.json").exchange_handover == Approx(45e-9));
+  auto bad = k;
+  bad["params"]["exchange_handover"]["unit"] = "ns";
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("exchange_handover.unit: 'ns' but this parameter is in s"));
+  bad = k;
+  bad["params"]["exchange_handover"]["value"] = -1;
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("exchange_handover.value: -1"));
 }
 
 TEST_CASE("the 32-way SMP preset loads with a source for every parameter", "[host][profile]") {

@@ -399,3 +399,54 @@ TEST_CASE("CMA send buffers: their number is checked, and double copy has none t
   std::memcpy(&nb, node.scratch(0).data(), 8);
   CHECK(nb == 100);  // send_buffers() was 0
 }
+
+TEST_CASE("hand-over probe: the leader gets a one-way cache-line time, the other 0, again and again",
+          "[host][transport]") {
+  ht::Options o;
+  o.procs = 3;
+  o.bind = ht::Bind::spread;
+  ht::Node node(o);
+  constexpr int kRoundTrips = 300;
+  node.run([&](ht::Rank& r) {
+    auto* out = reinterpret_cast<double*>(r.scratch().data());
+    if (r.id() == 1) return;  // not in the pair: a third rank does not disturb it
+    const int peer = r.id() == 0 ? 2 : 0;
+    for (int k = 0; k < 3; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      out[2 * k] = r.handover(peer, kRoundTrips);
+      out[2 * k + 1] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  });
+  for (int k = 0; k < 3; ++k) {
+    double lead[2], other[2];
+    std::memcpy(lead, node.scratch(0).data() + 2 * k * sizeof(double), sizeof lead);
+    std::memcpy(other, node.scratch(2).data() + 2 * k * sizeof(double), sizeof other);
+    CHECK(lead[0] > 0);
+    // The fastest batch is no slower than the whole call's mean round trip.
+    CHECK(2 * kRoundTrips * lead[0] <= lead[1]);
+    CHECK(other[0] == 0.0);
+  }
+}
+
+TEST_CASE("hand-over probe: a peer that is itself or not in the node is refused by name", "[host][transport]") {
+  ht::Options o;
+  o.procs = 2;
+  ht::Node node(o);
+  CHECK_THROWS_WITH(node.run([](ht::Rank& r) {
+    if (r.id() == 0) (void)r.handover(0);
+  }),
+                    Catch::Matchers::Contains("rank 0 asked for a hand-over with rank 0 of a 2-process node"));
+  CHECK_THROWS_WITH(node.run([](ht::Rank& r) {
+    if (r.id() == 1) (void)r.handover(5);
+  }),
+                    Catch::Matchers::Contains("hand-over with rank 5"));
+}
+
+TEST_CASE("placement: two hand-overs differ when one is more than 2.5 times the other", "[host][transport]") {
+  CHECK_FALSE(ht::placement_differs(17e-9, 40e-9));  // a core's two threads against one cache: both near
+  CHECK_FALSE(ht::placement_differs(40e-9, 99e-9));
+  CHECK(ht::placement_differs(40e-9, 101e-9));
+  CHECK(ht::placement_differs(230e-9, 45e-9));
+  CHECK_FALSE(ht::placement_differs(0, 230e-9));  // unknown
+  CHECK_FALSE(ht::placement_differs(230e-9, -1));
+}

@@ -1,6 +1,7 @@
 #include "hopsim/host_kernels/ring.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -90,10 +91,11 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     if (s < 8) throw ConfigError(fmt::format("ring: message size {} bytes is below the minimum of 8", s));
   if (o.reps < 1) throw ConfigError("ring: at least one repetition");
   // Each rank's results (a time per size and repetition, a count per size,
-  // its huge-page KiB) fill its 4 KiB scratch.
-  if (o.sizes.size() * (static_cast<std::size_t>(o.reps) + 1) + 1 > 4096 / sizeof(double))
+  // its huge-page KiB, a hand-over per size and repetition) fill its 4 KiB
+  // scratch.
+  if (o.sizes.size() * (2 * static_cast<std::size_t>(o.reps) + 1) + 1 > 4096 / sizeof(double))
     throw ConfigError(
-        fmt::format("ring: {} sizes x {} repetitions is too many for one launch (sizes x (repetitions + "
+        fmt::format("ring: {} sizes x {} repetitions is too many for one launch (sizes x (2 x repetitions + "
                     "1) at most 511)",
                     o.sizes.size(), o.reps));
 
@@ -111,6 +113,14 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   to.corrupt_rank = o.corrupt_rank;
   to.corrupt_message = o.corrupt_message;
   transport::Node node(to);
+  // Ranks 0 and 1 on two CPUs (spread over at least two) probe their
+  // cache-line hand-over around every timed repetition.
+  bool probe_handover = false;
+  if (o.bind == transport::Bind::spread) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    probe_handover = ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+  }
 
   std::vector<int> left, right;
   ring_neighbours(o.procs, o.random_order, o.seed, left, right);
@@ -121,6 +131,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     const int me = r.id(), L = left[me], R = right[me];
     const std::size_t maxs = to.max_message;
     auto* results = reinterpret_cast<double*>(r.scratch().data());
+    double* handovers = results + nsizes * (o.reps + 1) + 1;  // rank 0's count
     const bool zc = r.kind() == transport::Kind::zero_copy;
     // CMA with the transport's send buffers (RingOptions::cma_buffers).
     const bool cma_own = r.kind() == transport::Kind::cma && o.cma_buffers > 0;
@@ -191,10 +202,15 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
       // third, so fastest-of-3 was fastest-of-2).
       for (int w = 0; w < kWarmupSteps; ++w) one();
       for (int rp = 0; rp < o.reps; ++rp) {
+        const double before = probe_handover && me < 2 ? r.handover(1 - me) : 0.0;
         r.barrier();
         const double t0 = now();
         for (int k = 0; k < iters; ++k) one();
         results[si * o.reps + rp] = now() - t0;
+        if (probe_handover && me < 2) {
+          const double after = r.handover(1 - me);
+          handovers[si * o.reps + rp] = std::max(before, after);
+        }
       }
       r.barrier();
       results[nsizes * o.reps + si] = static_cast<double>(checked);
@@ -215,6 +231,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     c.cpu_of_rank = rep.cpu_of_rank;
     c.iters = ring_iters(o, c.size);
     double best = 1e300;
+    int fastest = 0;
     for (int rp = 0; rp < o.reps; ++rp) {
       double slowest = 0;
       for (int rk = 0; rk < o.procs; ++rk) {
@@ -222,9 +239,16 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
         std::memcpy(&t, node.scratch(rk).data() + (si * o.reps + rp) * sizeof(double), sizeof t);
         slowest = std::max(slowest, t);
       }
-      best = std::min(best, slowest);
+      if (slowest < best) {
+        best = slowest;
+        fastest = rp;
+      }
     }
     c.seconds = best;
+    if (probe_handover)
+      std::memcpy(&c.handover,
+                  node.scratch(0).data() + (nsizes * (o.reps + 1) + 1 + si * o.reps + fastest) * sizeof(double),
+                  sizeof c.handover);
     c.bandwidth = static_cast<double>(c.size) * c.iters / best;
     c.huge_kib = -1;
     for (int rk = 0; rk < o.procs; ++rk) {

@@ -20,24 +20,40 @@ struct Field {
   bool table;
   bool optional_zero;  // may be 0 (e.g. CMA unavailable)
   bool per_core = false;  // a list with one entry per core (else a table over `sizes`)
+  bool optional = false;  // may be missing from the file (then 0)
 };
 
 // The parameters, their units and whether they are tables over `sizes`.
 constexpr Field kFields[] = {
-    {"cores", "count", false, false},      {"core_speed", "ratio", true, false, true},
-    {"sizes", "B", true, false},           {"memcpy_bw", "B/s", true, false},
-    {"memcpy_bw_all", "B/s", true, false}, {"read_bw", "B/s", true, false},
-    {"cma_bw", "B/s", true, true},         {"xwrite_bw", "B/s", true, false},
-    {"xcopy_bw", "B/s", true, false},      {"xcma_bw", "B/s", true, true},
-    {"xread_bw", "B/s", true, false},      {"step8_double", "s", false, true},
-    {"step8_cma", "s", false, true},       {"step8_zero", "s", false, true},
-    {"c2c_latency", "s", false, false},    {"syscall", "s", false, false},
-    {"switch_cost", "s", false, true},     {"cma_call", "s", false, true},
-    {"cma_per_page", "s", false, true},    {"remap_call", "s", false, true},
-    {"remap_per_page", "s", false, false}, {"spin_time", "s", false, true},
-    {"yield_delay", "s", false, true},     {"yield_delay_median", "s", false, true},
-    {"preempt_slice", "s", false, true},   {"background_load", "count", false, true},
-    {"checksum_rate", "B/s", false, true}, {"switch_cost_many", "s", false, true},
+    {"cores", "count", false, false},
+    {"core_speed", "ratio", true, false, true},
+    {"sizes", "B", true, false},
+    {"memcpy_bw", "B/s", true, false},
+    {"memcpy_bw_all", "B/s", true, false},
+    {"read_bw", "B/s", true, false},
+    {"cma_bw", "B/s", true, true},
+    {"xwrite_bw", "B/s", true, false},
+    {"xcopy_bw", "B/s", true, false},
+    {"xcma_bw", "B/s", true, true},
+    {"xread_bw", "B/s", true, false},
+    {"step8_double", "s", false, true},
+    {"step8_cma", "s", false, true},
+    {"step8_zero", "s", false, true},
+    {"c2c_latency", "s", false, false},
+    {"syscall", "s", false, false},
+    {"switch_cost", "s", false, true},
+    {"cma_call", "s", false, true},
+    {"cma_per_page", "s", false, true},
+    {"remap_call", "s", false, true},
+    {"remap_per_page", "s", false, false},
+    {"spin_time", "s", false, true},
+    {"yield_delay", "s", false, true},
+    {"yield_delay_median", "s", false, true},
+    {"preempt_slice", "s", false, true},
+    {"background_load", "count", false, true},
+    {"checksum_rate", "B/s", false, true},
+    {"switch_cost_many", "s", false, true},
+    {"exchange_handover", "s", false, true, false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -71,6 +87,7 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "yield_delay") return &p.yield_delay;
   if (n == "yield_delay_median") return &p.yield_delay_median;
   if (n == "checksum_rate") return &p.checksum_rate;
+  if (n == "exchange_handover") return &p.exchange_handover;
   return nullptr;
 }
 
@@ -99,6 +116,8 @@ nlohmann::json Profile::to_json() const {
     else
       v = *scalar_of(self, f.name);
     const auto s = sources.find(f.name);
+    // An optional parameter left unknown (0, no source) is left out.
+    if (f.optional && v == 0 && (s == sources.end() || s->second.empty())) continue;
     params[f.name] = {{"value", v}, {"unit", f.unit}, {"source", s == sources.end() ? "" : s->second}};
   }
   params["cma_ok"] = {
@@ -141,6 +160,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   };
   for (const auto& f : kFields) {
     const std::string key = join_path(join_path(base, f.name), "value");
+    if (f.optional && !ps.contains(f.name)) continue;
     const auto& v = entry(f.name, f.unit);
     if (std::string_view(f.name) == "cores") {
       if (!v.is_number_integer() || v.get<int>() < 1)

@@ -20,11 +20,13 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
   double sum = 0;
   std::ostringstream out, csv;
   const bool probed = !rows.empty() && !rows.front().speed.empty();
-  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}{}\n", "procs", "size", "transport",
+  const bool placed = std::any_of(rows.begin(), rows.end(), [](const PredictRow& c) { return c.handover > 0; });
+  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}{}{}\n", "procs", "size", "transport",
                      "native MB/s", "spread", "predicted MB/s", "error", "/memcpy", "yields",
-                     probed ? "  CPU speeds" : "");
+                     placed ? "  hand-over" : "", probed ? "  CPU speeds" : "");
   csv << "procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,native_runs,predicted_MBps,error,"
-         "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s,cpu_speeds,speed_drift\n";
+         "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s,cpu_speeds,speed_drift,"
+         "native_handover_ns,profile_handover_ns,placement_moved\n";
   for (const auto& c : rows) {
     const double err = (c.predicted - c.native) / c.native;
     const double spread = c.native_min > 0 ? c.native_max / c.native_min - 1 : 0;
@@ -35,14 +37,21 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
     r.noisy += spread > max_error;
     const bool drifted = c.drift > kSpeedDrift;
     r.drifted += drifted;
+    r.moved += c.moved;
+    r.moved_within += c.moved && ok;
     const std::string speeds = fmt::format("{:.2f}", fmt::join(c.speed, " "));
-    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}\n", c.procs,
+    const std::string hand = !placed          ? ""
+                             : c.handover > 0 ? fmt::format("  {:>6.0f} ns{}", c.handover * 1e9, c.moved ? " ^" : "  ")
+                                              : fmt::format("  {:>9}  ", "-");
+    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}{}\n", c.procs,
                        size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
-                       c.fraction, c.yields, probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "",
-                       ok ? "" : "  *");
-    csv << fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f}\n",
-                       c.procs, c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6,
-                       c.runs, c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift);
+                       c.fraction, c.yields, hand,
+                       probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "", ok ? "" : "  *");
+    csv << fmt::format(
+        "{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f},{:.1f},{:.1f},{}\n",
+        c.procs, c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
+        c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift,
+        c.handover > 0 ? c.handover * 1e9 : -1.0, c.profile_handover * 1e9, c.moved ? 1 : 0);
   }
   r.cells = static_cast<int>(rows.size());
   r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
@@ -56,6 +65,12 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
         "{} cell(s) ran with a CPU more than {:.0f}% off its calibrated speed (~ marks them: the machine changed "
         "since calibration)\n",
         r.drifted, 100 * kSpeedDrift);
+  if (r.moved > 0)
+    out << fmt::format(
+        "{} cell(s) ran with the CPUs placed otherwise than when the profile's exchange tables were measured (^ "
+        "marks them: their cache-line hand-over against the profile's {:.0f} ns; the hypervisor moved the virtual "
+        "CPUs, which the profile cannot know); {} of the other {} cells within {:.0f}%\n",
+        r.moved, rows.front().profile_handover * 1e9, r.within - r.moved_within, r.cells - r.moved, 100 * max_error);
   r.table = out.str();
   r.csv = csv.str();
   return r;

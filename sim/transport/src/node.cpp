@@ -67,6 +67,7 @@ struct Node::Shared {
   Counter barrier_count;
   Counter barrier_sense;
   Counter cma_refused;
+  Counter handover;                           // Rank::handover: odd values from the leader, even from the other
   std::uint64_t probe_word = 0x686f7073696d;  // read by the CMA probe
   char reason[1024] = {};
   RankSlot rank[Node::kMaxProcs];
@@ -441,6 +442,41 @@ void Rank::barrier() {
     wait_until(sh->abort, [&] { return sh->barrier_sense.v.load(std::memory_order_acquire) == next; });
   }
   L.sense = next;
+}
+
+double Rank::handover(int peer, int round_trips) {
+  auto* sh = node_.sh_;
+  if (peer == id_ || peer < 0 || peer >= size())
+    throw ConfigError(
+        fmt::format("transport: rank {} asked for a hand-over with rank {} of a {}-process node", id_, peer, size()));
+  if (round_trips < 1) throw ConfigError(fmt::format("transport: {} hand-over round trips (at least 1)", round_trips));
+  auto& line = sh->handover.v;
+  using clock = std::chrono::steady_clock;
+  constexpr int kBatch = 25;
+  if (id_ > peer) {
+    // The other side: answer each odd value with the next even one (the
+    // leader writes odd values only after seeing ours).
+    for (int i = 0; i < round_trips; ++i) {
+      std::uint64_t v = 0;
+      wait_until(sh->abort, [&] { return ((v = line.load(std::memory_order_acquire)) & 1u) != 0; });
+      line.store(v + 1, std::memory_order_release);
+    }
+    return 0.0;
+  }
+  double best = 1e300;
+  auto t0 = clock::now();
+  for (int i = 0; i < round_trips; ++i) {
+    const std::uint64_t v = line.load(std::memory_order_acquire);  // even: the last answer (or 0)
+    line.store(v + 1, std::memory_order_release);
+    wait_until(sh->abort, [&] { return line.load(std::memory_order_acquire) == v + 2; });
+    if ((i + 1) % kBatch == 0 || i + 1 == round_trips) {
+      const auto t1 = clock::now();
+      const int n = (i + 1) % kBatch == 0 ? kBatch : (i + 1) % kBatch;
+      best = std::min(best, std::chrono::duration<double>(t1 - t0).count() / (2.0 * n));
+      t0 = t1;
+    }
+  }
+  return best;
 }
 
 void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in) {

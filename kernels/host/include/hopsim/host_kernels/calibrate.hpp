@@ -60,6 +60,11 @@ struct Calibration {
   std::vector<double> xread_bw;   // checksum of my receive buffer right after that CMA call wrote it, bytes/s
   int exchange_rounds = 0;        // rounds at the largest size
   std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
+  // One-way cache-line hand-over between the two CPUs around each exchange
+  // measured (the larger of the probes just before and after; s), and
+  // around what the tables keep (keep_exchange); 0 with one CPU.
+  std::vector<double> exchange_handovers;
+  double exchange_handover = 0;
   // The transports' own step: two processes (pinned to two CPUs when there
   // are two) exchange 8-byte messages with transport::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
@@ -78,6 +83,16 @@ struct Calibration {
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
 
+// Round trips of the placement probe around each exchange.
+inline constexpr int kPlacementRounds = 400;
+
+// Merges a second exchange measurement (`again`, its hand-over `h_again`)
+// into `kept` (hand-over `h_kept`): measured in different placements
+// (transport::placement_differs), the tables of the nearer one (smaller
+// hand-over) whole; in the same, per table entry the faster (a single
+// exchange catches slow spells). Returns the hand-over of what is kept.
+double keep_exchange(Calibration& kept, const Calibration& again, double h_kept, double h_again);
+
 // The CPUs' speed right now, in the condition of a ring run: one process
 // per allowed CPU, each pinned to its CPU, all checksumming a cached
 // 256 KiB buffer at once for `seconds`. Per CPU (in the order of the
@@ -90,7 +105,9 @@ struct Calibration {
 // seconds (at most 16384 per CPU).
 [[nodiscard]] std::vector<double> checksum_rates(double seconds, std::vector<std::vector<double>>* batches = nullptr,
                                                  double batch = 1e-4);
-// One process's memcpy bandwidth (B/s) for `size`-byte copies, best of 3 rounds of `seconds` in all.
+// One process's memcpy bandwidth (B/s) for `size`-byte copies between two
+// page-aligned buffers (transport::MessageBuffer, huge pages asked for), the
+// fastest batch over `seconds`.
 [[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
 
 }  // namespace hopsim::host

@@ -61,6 +61,12 @@ struct RingCell {
   // KiB of a rank's send and receive buffers backed by huge pages (the
   // least over ranks); -1 unknown (no /proc/self/smaps).
   long huge_kib = -1;
+  // One-way cache-line hand-over between ranks 0 and 1 around the fastest
+  // repetition (s; the larger of the probes just before and just after it,
+  // transport::Rank::handover), which tells whether the hypervisor ran
+  // their CPUs near (one cache) or apart; -1 when not probed (bind none,
+  // or one CPU).
+  double handover = -1;
 };
 
 // Untimed steps per message size before the timed repetitions.

@@ -33,6 +33,11 @@ struct Profile {
   // messages over each transport (its protocol alone); 0: not measured.
   double step8_double = 0, step8_cma = 0, step8_zero = 0;
   double c2c_latency = 0;             // s
+  // One-way cache-line hand-over between the two CPUs around the exchange
+  // whose tables the profile keeps (s): tells whether the x*_bw tables were
+  // measured with the CPUs near or apart (Rank::handover); 0: unknown (an
+  // older profile, a described machine). Optional in the file.
+  double exchange_handover = 0;
   double syscall = 0;                 // s
   double switch_cost = 0;             // s, a hand-over between two processes sharing a core
   double switch_cost_many = 0;        // s, a switch among four or more sharing a core (0: switch_cost)

@@ -24,6 +24,12 @@ struct PredictRow {
   // runs; relative to the calibration's first CPU alone); empty: not probed.
   std::vector<double> speed;
   double drift = 0;  // largest |probed / calibrated - 1| over the CPUs
+  // Cache-line hand-over between ranks 0 and 1 around the native run whose
+  // bandwidth is the median (s; -1 not probed), the profile's around its
+  // exchange tables (s; 0 unknown), and whether the two were met in
+  // different placements of the CPUs (transport::placement_differs).
+  double handover = -1, profile_handover = 0;
+  bool moved = false;
 };
 
 // A cell whose CPUs ran more than this far off their calibrated speed ran
@@ -35,6 +41,8 @@ struct PredictReport {
   int within = 0;              // |error| <= max_error
   int noisy = 0;               // native spread (max/min - 1) > max_error
   int drifted = 0;             // drift > kSpeedDrift
+  int moved = 0;               // cells run in another CPU placement than the profile's tables
+  int moved_within = 0;        // ... of them within max_error
   double mean = 0, worst = 0;  // |error|
   std::string table, csv;
 };

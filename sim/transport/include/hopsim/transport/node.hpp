@@ -80,6 +80,15 @@ struct Options {
   double stop_grace = 2.0;
 };
 
+// Two hand-overs of the same two CPUs (Rank::handover, s) were met in
+// different placements, one near and one apart, when one is more than
+// kApartRatio times the other (measured here: 30-60 ns near, 190-240 ns
+// apart). False when either is unknown (<= 0).
+inline constexpr double kApartRatio = 2.5;
+[[nodiscard]] inline bool placement_differs(double a, double b) {
+  return a > 0 && b > 0 && (a > kApartRatio * b || b > kApartRatio * a);
+}
+
 // Thrown inside a rank by Rank::check_abort() once another rank failed;
 // run() counts a rank that ends with it as stopped, not as failed.
 struct Aborted {};
@@ -130,6 +139,16 @@ class Rank {
   void release_views();
 
   void barrier();
+  // One-way hand-over of a cache line between this process and `peer` (s):
+  // half the round trip of the fastest batch of 25 among `round_trips`
+  // ping-pongs on one shared line. A two-rank collective: both call it with
+  // the same `round_trips` at the same point, the lower id leading; only one
+  // pair at a time. Pinned to two CPUs it tells how far apart the hypervisor
+  // runs them: on a virtual machine the same two CPUs hand over in 30-60 ns
+  // (one cache) or 190-240 ns (apart), changing within seconds (session 19,
+  // docs/host-copy.md), and data crossing between them goes about 3x slower
+  // apart. ConfigError for peer == id() or out of range.
+  [[nodiscard]] double handover(int peer, int round_trips = 200);
   // Whether another rank failed (or the monitor stopped the run); a rank
   // waiting on something of its own calls check_abort() in its loop.
   [[nodiscard]] bool aborted() const;
