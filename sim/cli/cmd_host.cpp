@@ -221,6 +221,11 @@ int cmd_calibrate(const std::string& out, bool quick) {
   p.step8_zero = c.step8_zero;
   p.c2c_latency = c.c2c_latency;
   p.exchange_handover = c.exchange_handover;
+  p.xwrite_bw_apart = c.xwrite_bw_apart;
+  p.xcopy_bw_apart = c.xcopy_bw_apart;
+  p.xcma_bw_apart = c.xcma_bw_apart;
+  p.xread_bw_apart = c.xread_bw_apart;
+  p.apart_handover = c.apart_handover;
   p.syscall = c.syscall;
   p.switch_cost = c.switch_cost;
   p.switch_cost_many = c.switch_cost_many;
@@ -275,6 +280,12 @@ int cmd_calibrate(const std::string& out, bool quick) {
        m + fmt::format("the same ping-pong ({} round trips, fastest batch of 50) just before and just after the "
                        "exchange whose tables the profile keeps, the larger",
                        hh::kPlacementRounds)},
+      {"xwrite_bw_apart", m + "the exchanges (as xwrite_bw) that ran with the two CPUs apart (hand-over over 2.5x "
+                              "c2c_latency around them), per size the faster"},
+      {"xcopy_bw_apart", m + "same, as xcopy_bw"},
+      {"xcma_bw_apart", m + "same, as xcma_bw"},
+      {"xread_bw_apart", m + "same, as xread_bw"},
+      {"apart_handover", m + "the hand-over around those exchanges (as exchange_handover), the larger"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
       {"switch_cost_many",
@@ -335,12 +346,18 @@ int cmd_calibrate(const std::string& out, bool quick) {
     const bool apart = transport::placement_differs(c.exchange_handover, c.c2c_latency);
     std::cout << fmt::format(
         "CPU placement: the two CPUs handed a cache line over in {} ns around the exchange{} (fastest ever {:.0f} "
-        "ns); the tables kept were measured at {:.0f} ns: {}\n",
+        "ns); the tables kept were measured at {:.0f} ns; {}\n",
         fmt::join(hs, ", "), hs.size() == 1 ? "" : "s", c.c2c_latency * 1e9, c.exchange_handover * 1e9,
-        apart ? "with the CPUs apart (the hypervisor ran them on distant cores the whole time: data crossing "
-                "between them goes about 3x slower than when near, and rings run near will beat the prediction)"
-              : "near (one cache); a ring run while the hypervisor holds them apart goes slower than predicted "
-                "(host predict marks such cells)");
+        apart ? "that is with the CPUs apart (the hypervisor ran them on distant cores during every exchange: data "
+                "crossing between them goes about 3x slower than near, and rings run near will beat the prediction)"
+        : c.apart_handover > 0
+            ? fmt::format("near (one cache), and the exchanges met apart ({:.0f} ns) are kept as the apart tables, "
+                          "for rings run while the hypervisor holds the CPUs apart (host predict --placement "
+                          "probed)",
+                          c.apart_handover * 1e9)
+            : "no other placement met during the calibration; host predict marks the cells of a ring run "
+              "in another (a hand-over more than 2.5x off; data crossing between CPUs apart goes about 3x "
+              "slower than near), and the profile has no apart tables to simulate them with");
   }
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
@@ -557,12 +574,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::string& cpu_speed) {
+int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::string& cpu_speed,
+                const std::string& placement) {
   if (!a.profile) throw ConfigError("--profile: required (written by hopsim host calibrate)");
   if (runs < 1) throw ConfigError(fmt::format("--runs: {} (at least 1)", runs));
   if (cpu_speed != "calibrated" && cpu_speed != "probed")
     throw ConfigError(fmt::format("--cpu-speed: '{}' (expected calibrated or probed)", cpu_speed));
+  if (placement != "calibrated" && placement != "probed")
+    throw ConfigError(fmt::format("--placement: '{}' (expected calibrated or probed)", placement));
   const auto p = hh::load_profile(*a.profile);
+  if (placement == "probed" && !p.has_apart())
+    std::cerr << fmt::format(
+        "hopsim host predict: --placement probed: profile '{}' has no exchange tables measured with the CPUs apart "
+        "(its calibration did not meet that placement); every cell is simulated in the profile's placement\n",
+        p.name);
   // The CPUs' speeds around every native launch, relative to the rate the
   // profile's tables were measured at; a profile without that reference (a
   // described machine) cannot be compared with this one's CPUs.
@@ -590,21 +615,48 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
           s[c] += run[i][c] / p.checksum_rate / static_cast<double>(runs);
       speed[i] = std::move(s);
     }
-  std::vector<Key> keys;
-  for (const auto& c : native) keys.push_back({c.procs, c.used, c.size, c.iters});
-  const auto sim = simulate(p, keys, a, cpu_speed == "probed" ? speed : std::vector<std::vector<double>>{});
+  // Per cell: the hand-over of ranks 0 and 1 around the run whose bandwidth
+  // is the median (the lower middle one for an even count), and whether
+  // that run had the CPUs apart where the profile's tables are near.
+  std::vector<double> handover(native.size(), -1.0);
+  std::vector<char> apart(native.size(), 0);
+  for (std::size_t i = 0; i < native.size(); ++i) {
+    std::vector<std::pair<double, double>> by_bw;  // (bandwidth, hand-over) per run
+    for (const auto& run : all) by_bw.emplace_back(run[i].bandwidth, run[i].handover);
+    std::sort(by_bw.begin(), by_bw.end());
+    handover[i] = by_bw[(by_bw.size() - 1) / 2].second;
+    apart[i] = handover[i] > p.exchange_handover && transport::placement_differs(handover[i], p.exchange_handover);
+  }
+  // The model: each cell in the profile's placement, or (--placement
+  // probed, with apart tables in the profile) the cells run apart on the
+  // profile's apart view.
+  const bool by_placement = placement == "probed" && p.has_apart();
+  std::vector<hh::SimResult> sim(native.size());
+  for (const bool in_apart : {false, true}) {
+    std::vector<Key> keys;
+    std::vector<std::vector<double>> sp;
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < native.size(); ++i) {
+      if ((by_placement && apart[i] != 0) != in_apart) continue;
+      const auto& c = native[i];
+      keys.push_back({c.procs, c.used, c.size, c.iters});
+      sp.push_back(speed[i]);
+      idx.push_back(i);
+    }
+    if (keys.empty()) continue;
+    const auto got =
+        simulate(in_apart ? p.as_apart() : p, keys, a, cpu_speed == "probed" ? sp : std::vector<std::vector<double>>{});
+    for (std::size_t k = 0; k < idx.size(); ++k) sim[idx[k]] = got[k];
+  }
   std::vector<hh::PredictRow> rows;
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];
     std::vector<double> bw;
-    std::vector<std::pair<double, double>> by_bw;  // (bandwidth, hand-over) per run
     std::string used = used_text(c);
     for (const auto& run : all) {
       bw.push_back(run[i].bandwidth);
-      by_bw.emplace_back(run[i].bandwidth, run[i].handover);
       if (!run[i].fallback.empty()) used = used_text(run[i]);
     }
-    std::sort(by_bw.begin(), by_bw.end());
     hh::PredictRow r;
     r.procs = c.procs;
     r.size = c.size;
@@ -620,11 +672,11 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     r.yields = sim[i].yields;
     r.background = sim[i].background;
     r.speed = speed[i];
-    // The placement of the run whose bandwidth is the median (the lower
-    // middle one for an even count).
-    r.handover = by_bw[(by_bw.size() - 1) / 2].second;
+    r.handover = handover[i];
     r.profile_handover = p.exchange_handover;
-    r.moved = transport::placement_differs(r.handover, r.profile_handover);
+    // Simulated in its own placement: not a cell the profile missed.
+    r.moved = transport::placement_differs(r.handover, r.profile_handover) && !(by_placement && apart[i] != 0);
+    r.modelled_apart = by_placement && apart[i] != 0;
     for (std::size_t k = 0; k < r.speed.size() && k < p.core_speed.size(); ++k)
       r.drift = std::max(r.drift, std::abs(r.speed[k] / p.core_speed[k] - 1));
     rows.push_back(r);
@@ -633,9 +685,16 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
   std::cout << fmt::format(
       "native ring (median of {} run{}, spread = max/min - 1) vs host model '{}' ({})\n", runs, runs == 1 ? "" : "s",
       p.name,
-      cpu_speed == "probed"
-          ? "the profile, with each cell's CPU speeds probed around its native runs (--cpu-speed probed)"
-          : "the profile is the model's only input");
+      cpu_speed == "probed" || by_placement
+          ? fmt::format("the profile, with {}{}{}",
+                        cpu_speed == "probed" ? "each cell's CPU speeds probed around its native runs (--cpu-speed "
+                                                "probed)"
+                                              : "",
+                        cpu_speed == "probed" && by_placement ? " and " : "",
+                        by_placement ? "the cells whose native run had the CPUs apart simulated on its tables "
+                                       "measured apart (--placement probed; + marks them)"
+                                     : "")
+          : std::string("the profile is the model's only input"));
   std::cout << rep.table;
   std::cout << placement_text(a) << "\n";
   std::cout << cma_text(a, native);
@@ -713,8 +772,15 @@ void add_host_commands(Commands& cmds) {
                    "native runs; a virtual machine's CPUs change speed when their host cores are shared). Both are "
                    "probed and reported either way")
       ->capture_default_str();
-  cmds.on(pred, [pred_args, check, max_error, runs, cpu_speed] {
-    return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs, *cpu_speed); });
+  auto placement = std::make_shared<std::string>("calibrated");
+  pred->add_option("--placement", *placement,
+                   "CPU placement the model uses: calibrated (the profile's exchange tables for every cell) or "
+                   "probed (a cell whose native run had the two CPUs apart, by the cache-line hand-over of ranks 0 "
+                   "and 1, is simulated on the profile's tables measured apart, when the calibration met that "
+                   "placement). Placement is probed and reported either way")
+      ->capture_default_str();
+  cmds.on(pred, [pred_args, check, max_error, runs, cpu_speed, placement] {
+    return checked([&] { return cmd_predict(*pred_args, *check, *max_error, *runs, *cpu_speed, *placement); });
   });
 }
 

@@ -481,9 +481,9 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
                                         "tables were measured"));
   CHECK_THAT(rep.table, Catch::Contains("against the profile's 45 ns"));
   CHECK_THAT(rep.table, Catch::Contains("1 of the other 2 cells within 25%"));
-  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved\n"));
-  CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1\n"));
-  CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved,modelled_apart\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1,0\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0,0\n"));
   // Not probed: no column, no line, -1 in the CSV.
   for (auto& r : rows) {
     r.handover = -1;
@@ -492,7 +492,17 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
   const auto plain = hh::predict_report(rows, 0.25);
   CHECK_THAT(plain.table, !Catch::Contains("hand-over"));
   CHECK_THAT(plain.table, !Catch::Contains("placed otherwise"));
-  CHECK_THAT(plain.csv, Catch::Contains(",-1.0,45.0,0\n"));
+  CHECK_THAT(plain.csv, Catch::Contains(",-1.0,45.0,0,0\n"));
+  // Simulated on the apart tables: marked +, counted, not among the moved.
+  rows[1].handover = 230e-9;
+  rows[1].modelled_apart = true;
+  const auto both = hh::predict_report(rows, 0.25);
+  CHECK(both.apart == 1);
+  CHECK(both.moved == 0);
+  CHECK_THAT(both.table, Catch::Contains("230 ns +"));
+  CHECK_THAT(both.table, Catch::Contains("1 cell(s) ran with the CPUs apart and were simulated on the profile's tables "
+                                         "measured apart"));
+  CHECK_THAT(both.csv, Catch::Contains(",230.0,45.0,0,1\n"));
 }
 
 TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",
@@ -725,4 +735,58 @@ TEST_CASE("host model: simulate_ring runs again in the same process; how rings a
   CHECK(alone[0].seconds == all.back().seconds);
   CHECK(alone[0].ops == all.back().ops);
   CHECK(hh::simulate_ring(p, {}).empty());  // no cells, no workers
+}
+
+TEST_CASE("profiles: exchange tables measured apart are optional, checked, and give an apart view", "[host][profile]") {
+  auto p = flat();
+  CHECK_FALSE(p.has_apart());
+  CHECK_THROWS_WITH(p.as_apart(),
+                    Catch::Contains("profile 'flat' has no exchange tables measured with the CPUs apart"));
+  p.step8_double = 3e-6;
+  p.xwrite_bw_apart = {1e9, 1e9};
+  p.xcopy_bw_apart = {1.5e9, 1.5e9};
+  p.xcma_bw_apart = {0.5e9, 0.5e9};
+  p.xread_bw_apart = {1e9, 1e9};
+  p.apart_handover = 4e-6;
+  for (const char* k : {"xwrite_bw_apart", "xcopy_bw_apart", "xcma_bw_apart", "xread_bw_apart", "apart_handover"})
+    p.sources[k] = "test";
+  CHECK(p.has_apart());
+  const auto j = p.to_json();
+  const auto q = hh::Profile::from_json(j, "t.json");
+  CHECK(q.xcopy_bw_apart == p.xcopy_bw_apart);
+  CHECK(q.apart_handover == Approx(4e-6));
+  const auto a = q.as_apart();
+  CHECK(a.xwrite_bw == p.xwrite_bw_apart);
+  CHECK(a.xcopy_bw == p.xcopy_bw_apart);
+  CHECK(a.xcma_bw == p.xcma_bw_apart);
+  CHECK(a.xread_bw == p.xread_bw_apart);
+  CHECK(a.c2c_latency == Approx(4e-6));
+  CHECK(a.step8_double == Approx(3e-6 + 3e-6));  // one flag hand-over later
+  CHECK(a.step8_cma == 0);                       // not measured stays so
+  CHECK(a.memcpy_bw == p.memcpy_bw);
+  auto bad = j;
+  bad["params"]["xcopy_bw_apart"]["value"] = {1e9};
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("xcopy_bw_apart: 1 entries but 'sizes' has 2"));
+  bad = j;
+  bad["params"].erase("xread_bw_apart");  // one table missing: loads, but no apart view
+  CHECK_FALSE(hh::Profile::from_json(bad, "t.json").has_apart());
+}
+
+TEST_CASE("host model: double copy between cores apart goes at the apart exchange rates", "[host][model]") {
+  auto p = flat();
+  p.xwrite_bw_apart = {1e9, 1e9};  // a quarter of the near ones
+  p.xcopy_bw_apart = {1e9, 1e9};
+  p.xcma_bw_apart = p.cma_bw;
+  p.xread_bw_apart = p.read_bw;
+  p.apart_handover = p.c2c_latency;
+  auto c = cell(hh::CopyPath::double_copy, 1 << 20, 8, 1, 2);
+  const double near = hh::simulate_ring(p, {c}).front().bandwidth;
+  const double apart = hh::simulate_ring(p.as_apart(), {c}).front().bandwidth;
+  INFO("near " << near / 1e6 << " MB/s, apart " << apart / 1e6);
+  CHECK(apart < 0.5 * near);
+  // CMA here has the same tables both ways: the same bandwidth.
+  c.path = hh::CopyPath::cma;
+  CHECK(hh::simulate_ring(p.as_apart(), {c}).front().bandwidth ==
+        Approx(hh::simulate_ring(p, {c}).front().bandwidth).epsilon(1e-9));
 }

@@ -190,40 +190,48 @@ TEST_CASE("ring cells carry the hand-over of ranks 0 and 1 when spread over two 
   for (const auto& c : single) CHECK(c.handover == -1);
 }
 
-TEST_CASE("two exchange measurements: different placements keep the nearer whole, the same the faster entries",
-          "[host][calibrate]") {
-  hh::Calibration kept;
-  kept.xwrite_bw = {10, 20};
-  kept.xcopy_bw = {1, 2};
-  kept.xcma_bw = {5, 5};
-  kept.xread_bw = {7, 7};
-  hh::Calibration again;
-  again.xwrite_bw = {15, 10};
-  again.xcopy_bw = {3, 1};
-  again.xcma_bw = {4, 6};
-  again.xread_bw = {8, 6};
-  {  // both near (40 and 50 ns): per entry the faster, and the larger hand-over
-    auto k = kept;
-    CHECK(hh::keep_exchange(k, again, 40e-9, 50e-9) == Approx(50e-9));
-    CHECK(k.xwrite_bw == std::vector<double>{15, 20});
-    CHECK(k.xcopy_bw == std::vector<double>{3, 2});
-    CHECK(k.xcma_bw == std::vector<double>{5, 6});
-    CHECK(k.xread_bw == std::vector<double>{8, 7});
-  }
-  {  // the second ran apart: the first stays as it was
-    auto k = kept;
-    CHECK(hh::keep_exchange(k, again, 40e-9, 210e-9) == Approx(40e-9));
-    CHECK(k.xwrite_bw == kept.xwrite_bw);
-    CHECK(k.xread_bw == kept.xread_bw);
-  }
-  {  // the first ran apart: the second's tables replace it whole
-    auto k = kept;
-    CHECK(hh::keep_exchange(k, again, 220e-9, 45e-9) == Approx(45e-9));
-    CHECK(k.xwrite_bw == again.xwrite_bw);
-    CHECK(k.xcopy_bw == again.xcopy_bw);
-    CHECK(k.xcma_bw == again.xcma_bw);
-    CHECK(k.xread_bw == again.xread_bw);
-  }
+TEST_CASE("exchanges are sorted by placement: near ones kept, apart ones as the apart tables", "[host][calibrate]") {
+  auto run = [](std::vector<double> w, std::vector<double> x, double h) {
+    hh::ExchangeRun r;
+    r.tables.xwrite_bw = std::move(w);
+    r.tables.xcopy_bw = std::move(x);
+    r.tables.xcma_bw = {1, 1};
+    r.tables.xread_bw = {2, 2};
+    r.handover = h;
+    return r;
+  };
+  hh::Calibration c;
+  c.c2c_latency = 40e-9;
+  // Two near (45, 50 ns), one apart (210 ns): per entry the faster of the near ones.
+  hh::sort_exchanges(c, {run({10, 20}, {1, 2}, 45e-9), run({4, 4}, {9, 9}, 210e-9), run({15, 10}, {3, 1}, 50e-9)});
+  CHECK(c.xwrite_bw == std::vector<double>{15, 20});
+  CHECK(c.xcopy_bw == std::vector<double>{3, 2});
+  CHECK(c.exchange_handover == Approx(50e-9));
+  CHECK(c.xwrite_bw_apart == std::vector<double>{4, 4});
+  CHECK(c.xcopy_bw_apart == std::vector<double>{9, 9});
+  CHECK(c.xread_bw_apart == std::vector<double>{2, 2});
+  CHECK(c.apart_handover == Approx(210e-9));
+  CHECK(c.exchange_handovers == std::vector<double>{45e-9, 210e-9, 50e-9});
+  CHECK(c.c2c_latency == Approx(40e-9));
+  // All apart (and the ping-pong never saw better): they are the tables, none apart.
+  hh::Calibration d;
+  d.c2c_latency = 200e-9;
+  hh::sort_exchanges(d, {run({1, 1}, {1, 1}, 220e-9), run({2, 0.5}, {1, 1}, 230e-9)});
+  CHECK(d.xwrite_bw == std::vector<double>{2, 1});
+  CHECK(d.xwrite_bw_apart.empty());
+  CHECK(d.apart_handover == 0);
+  CHECK(d.exchange_handover == Approx(230e-9));
+  // The ping-pong met only the apart placement, an exchange the near one:
+  // that exchange is kept, the others are apart, and the flags' latency is the near one.
+  hh::Calibration e;
+  e.c2c_latency = 209e-9;
+  hh::sort_exchanges(e, {run({1, 1}, {1, 1}, 238e-9), run({7, 7}, {5, 5}, 49e-9)});
+  CHECK(e.xwrite_bw == std::vector<double>{7, 7});
+  CHECK(e.xwrite_bw_apart == std::vector<double>{1, 1});
+  CHECK(e.exchange_handover == Approx(49e-9));
+  CHECK(e.apart_handover == Approx(238e-9));
+  CHECK(e.c2c_latency == Approx(49e-9));
+  CHECK(hh::nearest_handover(0, {}) == 0);
 }
 
 TEST_CASE("memcpy reference: 64 KiB copies are not slowed by a misaligned destination", "[host][calibrate]") {

@@ -450,17 +450,49 @@ SpeedSpells fit_speed_spells(const std::vector<std::vector<double>>& series, dou
   return f;
 }
 
-double keep_exchange(Calibration& kept, const Calibration& again, double h_kept, double h_again) {
-  auto tables = {&Calibration::xwrite_bw, &Calibration::xcopy_bw, &Calibration::xcma_bw, &Calibration::xread_bw};
-  if (transport::placement_differs(h_kept, h_again)) {
-    if (h_again > h_kept) return h_kept;
-    for (auto t : tables) kept.*t = again.*t;
-    return h_again;
+namespace {
+using Tables = std::vector<double> Calibration::*;
+constexpr Tables kExchangeTables[] = {&Calibration::xwrite_bw, &Calibration::xcopy_bw, &Calibration::xcma_bw,
+                                      &Calibration::xread_bw};
+constexpr Tables kApartTables[] = {&Calibration::xwrite_bw_apart, &Calibration::xcopy_bw_apart,
+                                   &Calibration::xcma_bw_apart, &Calibration::xread_bw_apart};
+// Per entry the faster of `into` (empty: taken as it is) and `from`.
+void merge_faster(std::vector<double>& into, const std::vector<double>& from) {
+  if (into.empty()) {
+    into = from;
+    return;
   }
-  for (auto t : tables)
-    for (std::size_t i = 0; i < (kept.*t).size() && i < (again.*t).size(); ++i)
-      (kept.*t)[i] = std::max((kept.*t)[i], (again.*t)[i]);
-  return std::max(h_kept, h_again);
+  for (std::size_t i = 0; i < into.size() && i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+}  // namespace
+
+double nearest_handover(double c2c, const std::vector<ExchangeRun>& runs) {
+  double near = c2c > 0 ? c2c : 1e300;
+  for (const auto& r : runs)
+    if (r.handover > 0) near = std::min(near, r.handover);
+  return near < 1e300 ? near : 0.0;
+}
+
+void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs) {
+  const double near = nearest_handover(c.c2c_latency, runs);
+  auto apart = [&](double h) { return h > near && transport::placement_differs(h, near); };
+  const bool any_near = std::any_of(runs.begin(), runs.end(), [&](const ExchangeRun& r) { return !apart(r.handover); });
+  for (auto t : kExchangeTables) (c.*t).clear();
+  for (auto t : kApartTables) (c.*t).clear();
+  c.exchange_handover = c.apart_handover = 0;
+  c.exchange_handovers.clear();
+  for (const auto& r : runs) {
+    c.exchange_handovers.push_back(r.handover);
+    // Apart runs go to the apart tables when a near one is there to keep.
+    const bool to_apart = any_near && apart(r.handover);
+    for (std::size_t k = 0; k < std::size(kExchangeTables); ++k)
+      merge_faster(c.*(to_apart ? kApartTables[k] : kExchangeTables[k]), r.tables.*kExchangeTables[k]);
+    double& h = to_apart ? c.apart_handover : c.exchange_handover;
+    h = std::max(h, r.handover);
+  }
+  // The flags' latency is the near one (a ping-pong of the whole
+  // calibration can have met only the apart placement).
+  if (any_near && near > 0) c.c2c_latency = c.c2c_latency > 0 ? std::min(c.c2c_latency, near) : near;
 }
 
 Calibration calibrate(const CalibrateOptions& o) {
@@ -840,13 +872,16 @@ Calibration calibrate(const CalibrateOptions& o) {
   // (190-240 ns) by turns lasting up to seconds, and data crossing between
   // them goes ~3x slower apart (session 19).
   auto handover_now = [&] { return cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, kPlacementRounds) : 0.0; };
-  auto measured_exchange = [&](Calibration& into, const std::vector<double>& speed) {
+  std::vector<ExchangeRun> runs;
+  auto measured_exchange = [&](const std::vector<double>& speed) {
+    ExchangeRun r{c, 0.0};
     const double before = handover_now();
-    exchange(into, cpus, maxs, B, speed, o.huge_pages);
-    return std::max(before, handover_now());
+    exchange(r.tables, cpus, maxs, B, speed, o.huge_pages);
+    r.handover = std::max(before, handover_now());
+    runs.push_back(std::move(r));
+    sort_exchanges(c, runs);
   };
-  c.exchange_handovers.push_back(measured_exchange(c, now_speed));
-  c.exchange_handover = c.exchange_handovers.back();
+  measured_exchange(now_speed);
   // The protocol's CPU time of an 8-byte step (the part beyond the flags'
   // latencies and, for CMA, the call; see host::step_overhead) ran at the
   // slower CPU's pace. Measured here and again at the end of the
@@ -899,15 +934,14 @@ Calibration calibrate(const CalibrateOptions& o) {
   // slot at 4.0-7.3 GB/s (as slow at 1 MiB), the others at 11.6-29.2
   // (29-54 at 1 MiB), and the rounds with the slow ones predicted double
   // copy 40-76% slow.
-  // Up to two more while every exchange so far ran with the CPUs apart
-  // (kept tables of the near placement, the machine's own, whenever one
-  // is met; predict marks cells that ran in another placement).
+  // Up to two more until both placements were met: the kept tables near
+  // (the machine's own), and apart tables besides when the hypervisor also
+  // ran the CPUs apart (predict --placement probed simulates the cells run
+  // apart with them). A machine that never moves its CPUs pays two more
+  // exchanges.
   for (int k = 0; k < 3 && cpus.size() > 1; ++k) {
-    if (k > 0 && !transport::placement_differs(c.exchange_handover, c.c2c_latency)) break;
-    Calibration again = c;
-    const double h = measured_exchange(again, speeds_now());
-    c.exchange_handovers.push_back(h);
-    c.exchange_handover = keep_exchange(c, again, c.exchange_handover, h);
+    if (k > 0 && c.apart_handover > 0) break;  // both placements met
+    measured_exchange(speeds_now());
   }
   // The CPUs' speed: the mean of this probe and the first. Single probes
   // scattered widely: in session 17 the all-busy probe gave 0.34-1.36 of

@@ -54,6 +54,11 @@ constexpr Field kFields[] = {
     {"checksum_rate", "B/s", false, true},
     {"switch_cost_many", "s", false, true},
     {"exchange_handover", "s", false, true, false, true},
+    {"xwrite_bw_apart", "B/s", true, false, false, true},
+    {"xcopy_bw_apart", "B/s", true, false, false, true},
+    {"xcma_bw_apart", "B/s", true, true, false, true},
+    {"xread_bw_apart", "B/s", true, false, false, true},
+    {"apart_handover", "s", false, true, false, true},
 };
 
 std::vector<double>* table_of(Profile& p, std::string_view n) {
@@ -67,6 +72,10 @@ std::vector<double>* table_of(Profile& p, std::string_view n) {
   if (n == "xcopy_bw") return &p.xcopy_bw;
   if (n == "xcma_bw") return &p.xcma_bw;
   if (n == "xread_bw") return &p.xread_bw;
+  if (n == "xwrite_bw_apart") return &p.xwrite_bw_apart;
+  if (n == "xcopy_bw_apart") return &p.xcopy_bw_apart;
+  if (n == "xcma_bw_apart") return &p.xcma_bw_apart;
+  if (n == "xread_bw_apart") return &p.xread_bw_apart;
   return nullptr;
 }
 double* scalar_of(Profile& p, std::string_view n) {
@@ -88,10 +97,32 @@ double* scalar_of(Profile& p, std::string_view n) {
   if (n == "yield_delay_median") return &p.yield_delay_median;
   if (n == "checksum_rate") return &p.checksum_rate;
   if (n == "exchange_handover") return &p.exchange_handover;
+  if (n == "apart_handover") return &p.apart_handover;
   return nullptr;
 }
 
 }  // namespace
+
+bool Profile::has_apart() const {
+  const std::size_t n = sizes.size();
+  return apart_handover > 0 && n > 0 && xwrite_bw_apart.size() == n && xcopy_bw_apart.size() == n &&
+         xcma_bw_apart.size() == n && xread_bw_apart.size() == n;
+}
+
+Profile Profile::as_apart() const {
+  if (!has_apart())
+    throw ConfigError(fmt::format("profile '{}' has no exchange tables measured with the CPUs apart", name));
+  Profile q = *this;
+  q.xwrite_bw = xwrite_bw_apart;
+  q.xcopy_bw = xcopy_bw_apart;
+  q.xcma_bw = xcma_bw_apart;
+  q.xread_bw = xread_bw_apart;
+  const double extra = std::max(0.0, apart_handover - c2c_latency);
+  for (double* s : {&q.step8_double, &q.step8_cma, &q.step8_zero})
+    if (*s > 0) *s += extra;
+  q.c2c_latency = std::max(c2c_latency, apart_handover);
+  return q;
+}
 
 double Profile::at(const std::vector<double>& t, double size) const {
   if (t.empty()) return 0;
@@ -116,8 +147,8 @@ nlohmann::json Profile::to_json() const {
     else
       v = *scalar_of(self, f.name);
     const auto s = sources.find(f.name);
-    // An optional parameter left unknown (0, no source) is left out.
-    if (f.optional && v == 0 && (s == sources.end() || s->second.empty())) continue;
+    // An optional parameter left unknown (0 or empty) is left out.
+    if (f.optional && (f.table ? table_of(self, f.name)->empty() : v == 0)) continue;
     params[f.name] = {{"value", v}, {"unit", f.unit}, {"source", s == sources.end() ? "" : s->second}};
   }
   params["cma_ok"] = {
@@ -193,6 +224,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   for (const auto& f : kFields) {
     if (!f.table) continue;
     const auto* t = table_of(p, f.name);
+    if (f.optional && t->empty()) continue;
     if (f.per_core) {
       if (t->size() != static_cast<std::size_t>(p.cores))
         throw ConfigError(fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(),

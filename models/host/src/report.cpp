@@ -26,7 +26,7 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
                      placed ? "  hand-over" : "", probed ? "  CPU speeds" : "");
   csv << "procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,native_runs,predicted_MBps,error,"
          "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s,cpu_speeds,speed_drift,"
-         "native_handover_ns,profile_handover_ns,placement_moved\n";
+         "native_handover_ns,profile_handover_ns,placement_moved,modelled_apart\n";
   for (const auto& c : rows) {
     const double err = (c.predicted - c.native) / c.native;
     const double spread = c.native_min > 0 ? c.native_max / c.native_min - 1 : 0;
@@ -38,20 +38,24 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
     const bool drifted = c.drift > kSpeedDrift;
     r.drifted += drifted;
     r.moved += c.moved;
+    r.apart += c.modelled_apart;
     r.moved_within += c.moved && ok;
     const std::string speeds = fmt::format("{:.2f}", fmt::join(c.speed, " "));
     const std::string hand = !placed          ? ""
-                             : c.handover > 0 ? fmt::format("  {:>6.0f} ns{}", c.handover * 1e9, c.moved ? " ^" : "  ")
+                             : c.handover > 0 ? fmt::format("  {:>6.0f} ns{}", c.handover * 1e9,
+                                                            c.moved            ? " ^"
+                                                            : c.modelled_apart ? " +"
+                                                                               : "  ")
                                               : fmt::format("  {:>9}  ", "-");
     out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}{}\n", c.procs,
                        size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
                        c.fraction, c.yields, hand,
                        probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "", ok ? "" : "  *");
     csv << fmt::format(
-        "{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f},{:.1f},{:.1f},{}\n",
+        "{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f},{:.1f},{:.1f},{},{}\n",
         c.procs, c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
         c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift,
-        c.handover > 0 ? c.handover * 1e9 : -1.0, c.profile_handover * 1e9, c.moved ? 1 : 0);
+        c.handover > 0 ? c.handover * 1e9 : -1.0, c.profile_handover * 1e9, c.moved ? 1 : 0, c.modelled_apart ? 1 : 0);
   }
   r.cells = static_cast<int>(rows.size());
   r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
@@ -71,6 +75,10 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
         "marks them: their cache-line hand-over against the profile's {:.0f} ns; the hypervisor moved the virtual "
         "CPUs, which the profile cannot know); {} of the other {} cells within {:.0f}%\n",
         r.moved, rows.front().profile_handover * 1e9, r.within - r.moved_within, r.cells - r.moved, 100 * max_error);
+  if (r.apart > 0)
+    out << fmt::format(
+        "{} cell(s) ran with the CPUs apart and were simulated on the profile's tables measured apart (+ marks them)\n",
+        r.apart);
   r.table = out.str();
   r.csv = csv.str();
   return r;

@@ -62,9 +62,14 @@ struct Calibration {
   std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
   // One-way cache-line hand-over between the two CPUs around each exchange
   // measured (the larger of the probes just before and after; s), and
-  // around what the tables keep (keep_exchange); 0 with one CPU.
+  // around what the tables keep (sort_exchanges); 0 with one CPU.
   std::vector<double> exchange_handovers;
   double exchange_handover = 0;
+  // When the kept tables are near and some exchange ran with the CPUs apart
+  // (transport::placement_differs against c2c_latency): those exchanges'
+  // tables (per entry the faster) and hand-over; else empty / 0.
+  std::vector<double> xwrite_bw_apart, xcopy_bw_apart, xcma_bw_apart, xread_bw_apart;
+  double apart_handover = 0;
   // The transports' own step: two processes (pinned to two CPUs when there
   // are two) exchange 8-byte messages with transport::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
@@ -86,12 +91,24 @@ struct Calibration {
 // Round trips of the placement probe around each exchange.
 inline constexpr int kPlacementRounds = 400;
 
-// Merges a second exchange measurement (`again`, its hand-over `h_again`)
-// into `kept` (hand-over `h_kept`): measured in different placements
-// (transport::placement_differs), the tables of the nearer one (smaller
-// hand-over) whole; in the same, per table entry the faster (a single
-// exchange catches slow spells). Returns the hand-over of what is kept.
-double keep_exchange(Calibration& kept, const Calibration& again, double h_kept, double h_again);
+// One measured exchange: its tables (Calibration::x*_bw) and the
+// hand-over around it (s).
+struct ExchangeRun {
+  Calibration tables;
+  double handover = 0;
+};
+// The near reference: the smallest of c2c_latency (if > 0) and the runs'
+// hand-overs; 0 if none is known.
+[[nodiscard]] double nearest_handover(double c2c, const std::vector<ExchangeRun>& runs);
+// Sorts the measured exchanges into `c`: relative to the nearest hand-over,
+// a run more than transport::kApartRatio slower ran with the CPUs apart.
+// The near runs give the x*_bw tables (per entry the faster: one exchange
+// catches slow spells) and exchange_handover (their largest); the apart
+// ones, when a near one is there, the x*_bw_apart tables and
+// apart_handover; with none near, all runs give the x*_bw tables and there
+// are no apart ones. c2c_latency is lowered to the nearest hand-over when
+// a near run beat it. exchange_handovers lists every run's.
+void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs);
 
 // The CPUs' speed right now, in the condition of a ring run: one process
 // per allowed CPU, each pinned to its CPU, all checksumming a cached

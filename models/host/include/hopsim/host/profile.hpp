@@ -38,6 +38,12 @@ struct Profile {
   // measured with the CPUs near or apart (Rank::handover); 0: unknown (an
   // older profile, a described machine). Optional in the file.
   double exchange_handover = 0;
+  // The same exchange measured with the two CPUs apart (a cache-line
+  // hand-over over transport::kApartRatio times c2c_latency: a hypervisor
+  // running them on distant cores), when the calibration met that
+  // placement besides the near one; empty / 0 otherwise. Optional.
+  std::vector<double> xwrite_bw_apart, xcopy_bw_apart, xcma_bw_apart, xread_bw_apart;
+  double apart_handover = 0;          // s, the hand-over around those
   double syscall = 0;                 // s
   double switch_cost = 0;             // s, a hand-over between two processes sharing a core
   double switch_cost_many = 0;        // s, a switch among four or more sharing a core (0: switch_cost)
@@ -55,6 +61,15 @@ struct Profile {
 
   // Log-log interpolation of a table at `size`, clamped at the ends.
   [[nodiscard]] double at(const std::vector<double>& table, double size) const;
+
+  // Whether the apart exchange tables are there (and complete).
+  [[nodiscard]] bool has_apart() const;
+  // This profile for a ring run with the CPUs apart: the apart exchange
+  // tables in place of the x*_bw ones, flags visible apart_handover after
+  // they are set (c2c_latency), and the 8-byte steps longer by the
+  // difference (one flag hand-over on their critical path). Requires
+  // has_apart() (else ConfigError).
+  [[nodiscard]] Profile as_apart() const;
 
   [[nodiscard]] nlohmann::json to_json() const;
   // Strict reading: unknown keys, wrong units, missing parameters, unequal

@@ -30,6 +30,7 @@ struct PredictRow {
   // different placements of the CPUs (transport::placement_differs).
   double handover = -1, profile_handover = 0;
   bool moved = false;
+  bool modelled_apart = false;  // simulated on the profile's apart tables (predict --placement probed)
 };
 
 // A cell whose CPUs ran more than this far off their calibrated speed ran
@@ -43,6 +44,7 @@ struct PredictReport {
   int drifted = 0;             // drift > kSpeedDrift
   int moved = 0;               // cells run in another CPU placement than the profile's tables
   int moved_within = 0;        // ... of them within max_error
+  int apart = 0;               // cells simulated on the profile's apart tables
   double mean = 0, worst = 0;  // |error|
   std::string table, csv;
 };
