@@ -37,7 +37,16 @@ std::uint64_t stamp_of(int src, std::uint64_t seq) {
 }
 }  // namespace
 
-std::uint64_t checksum(std::span<const std::byte> data) {
+// Never inlined: the ring, the calibration's tables and its CPU probes all
+// run this one copy of the loop, aligned to 32 bytes (-falign-loops=32,
+// kernels/host/CMakeLists.txt). The loop is six instructions; on this
+// AMD EPYC (Zen 3) it ran 2x slower when its copy straddled a 32-byte
+// boundary, and each inlined copy lay where the rest of its function put
+// it: after an unrelated change to the ring the ring's copy moved from
+// offset 0 to 16 of its 32-byte window and the zero-copy ring dropped
+// from 10-13 to 5-6 GB/s, while the calibration's copies stayed where
+// they were (session 19, docs/host-copy.md).
+[[gnu::noinline]] std::uint64_t checksum(std::span<const std::byte> data) {
   const std::size_t words = data.size() / 8;
   const auto* p = data.data();
   std::uint64_t s = 0;

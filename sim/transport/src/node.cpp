@@ -67,11 +67,11 @@ struct Node::Shared {
   Counter barrier_count;
   Counter barrier_sense;
   Counter cma_refused;
-  Counter handover;                           // Rank::handover: odd values from the leader, even from the other
   std::uint64_t probe_word = 0x686f7073696d;  // read by the CMA probe
   char reason[1024] = {};
   RankSlot rank[Node::kMaxProcs];
   Channel chan[Node::kMaxProcs][Node::kMaxProcs];  // [src][dst]
+  Counter handover;  // Rank::handover: odd values from the leader, even from the other
 };
 
 struct Node::Local {
