@@ -469,13 +469,16 @@ class Ring : public sc_core::sc_module {
     // gives for k times the size (the call stays one per message). Session
     // 16: the memcpy table's slowdown from S to kS used before left the
     // 8-process 4 MiB cell +35% in quiet rounds (re-simulated: +3..+12%).
-    // That was the rendezvous, where each rank waits for its own pull, so a
-    // core's k pulls of a step happen together. With transport buffers
-    // (session 17) the senders run ahead and the term over-charged: over 20
-    // rounds in sessions 17 and 18 the 8-process 4 MiB cell came out -35%
-    // (median; 7 of 20 within 25%) with it, -6% (13 of 20) without, 4
-    // processes 4 MiB -23% / -11%; so it applies to the rendezvous only.
-    const double k_core = c_.cma_buffers == 0 ? static_cast<double>(per_core(c_.procs, std::max(1, p_.cores))) : 1.0;
+    // Session 17 gave senders transport buffers, and session 18 dropped the
+    // term for them (20 re-simulated rounds then: 8 processes 4 MiB -35%
+    // with it, -6% without). Session 19 found that the ring's checksum can
+    // run at two speeds in different builds (code alignment; which of
+    // session 18's builds met it is not known), and with one aligned copy
+    // the term is back for every CMA cell: 11 rounds
+    // re-simulated, 100 of 132 CMA cells within 25% with it, 86 without
+    // (session 18's z1-z8 72 / 61 of 96, f1-f8 64 / 71). A core's caches
+    // hold its ranks' buffers whether or not the senders wait.
+    const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
     const bool pull_crosses = crosses(r, left);
     const double call = pull_crosses ? cma_call_exchanged(p_) : p_.cma_call;
     // Seconds per byte of a pull of `x` bytes beyond its call.
