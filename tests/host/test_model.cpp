@@ -62,6 +62,17 @@ hh::Profile four_sizes(std::vector<double> sizes, std::vector<double> memcpy, st
   return p;
 }
 
+// A predict-report row of 2 processes: native steady at `native` B/s.
+hh::PredictRow report_row(std::size_t size, const char* transport, double native, double predicted) {
+  hh::PredictRow r;
+  r.procs = 2;
+  r.size = size;
+  r.requested = r.used = r.used_text = transport;
+  r.native = r.native_min = r.native_max = native;
+  r.predicted = predicted;
+  return r;
+}
+
 // A cell of `procs` processes exchanging `size`-byte messages `iters` times per repetition.
 hh::SimCell cell(hh::CopyPath path, std::size_t size, int iters, int reps, int procs = 2) {
   hh::SimCell c;
@@ -429,14 +440,7 @@ TEST_CASE("predict report: per-cell error, spread and the count within the limit
 }
 
 TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on a changed machine", "[host][report]") {
-  std::vector<hh::PredictRow> rows(2);
-  for (auto& r : rows) {
-    r.procs = 2;
-    r.size = 4096;
-    r.requested = r.used = r.used_text = "zero-copy";
-    r.native = r.native_min = r.native_max = 100e6;
-    r.predicted = 100e6;
-  }
+  std::vector<hh::PredictRow> rows(2, report_row(4096, "zero-copy", 100e6, 100e6));
   rows[0].speed = {0.98, 0.97};
   rows[0].drift = 0.03;
   rows[1].speed = {0.97, 0.61};
@@ -458,13 +462,8 @@ TEST_CASE("predict report: probed CPU speeds per cell and the cells that ran on 
 
 TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in another than the profile's",
           "[host][report]") {
-  std::vector<hh::PredictRow> rows(3);
+  std::vector<hh::PredictRow> rows(3, report_row(65536, "double-copy", 100e6, 110e6));
   for (auto& r : rows) {
-    r.procs = 2;
-    r.size = 65536;
-    r.requested = r.used = r.used_text = "double-copy";
-    r.native = r.native_min = r.native_max = 100e6;
-    r.predicted = 110e6;
     r.profile_handover = 45e-9;
     r.handover = 50e-9;
   }

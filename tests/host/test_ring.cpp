@@ -24,6 +24,17 @@ hh::RingOptions small(Kind k, int procs) {
   o.chunk = 16 * 1024;  // several chunks per message
   return o;
 }
+// The first CPU of `all`, alone.
+cpu_set_t first_cpu_of(const cpu_set_t& all) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  return one;
+}
 }  // namespace
 
 TEST_CASE("checksum sees a flipped bit anywhere and a swapped word", "[host][ring]") {
@@ -148,13 +159,7 @@ TEST_CASE("the CPU probe gives one checksum rate per allowed CPU", "[host][calib
   CHECK(rates.size() == static_cast<std::size_t>(CPU_COUNT(&all)));
   for (double r : rates) CHECK(r > 1e6);  // 256 KiB checksums: even a crowded CPU does one in 0.25 s
   // Restricted to one CPU, the probe sees that one.
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &all)) {
-      CPU_SET(c, &one);
-      break;
-    }
+  const cpu_set_t one = first_cpu_of(all);
   REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
   const auto single = hh::checksum_rates(0.01);
   ::sched_setaffinity(0, sizeof all, &all);
@@ -177,13 +182,7 @@ TEST_CASE("ring cells carry the hand-over of ranks 0 and 1 when spread over two 
   for (const auto& c : hh::run_ring(o)) CHECK(c.handover == -1);
   // Spread over one CPU: ranks 0 and 1 share it, nothing to probe.
   o.bind = hopsim::transport::Bind::spread;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &all)) {
-      CPU_SET(c, &one);
-      break;
-    }
+  const cpu_set_t one = first_cpu_of(all);
   REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
   const auto single = hh::run_ring(o);
   ::sched_setaffinity(0, sizeof all, &all);
