@@ -343,7 +343,7 @@ int cmd_calibrate(const std::string& out, bool quick) {
   if (c.exchange_handover > 0) {
     std::vector<std::string> hs;
     for (double h : c.exchange_handovers) hs.push_back(fmt::format("{:.0f}", h * 1e9));
-    const bool apart = transport::placement_differs(c.exchange_handover, c.c2c_latency);
+    const bool apart = transport::apart_from(c.exchange_handover, c.c2c_latency);
     std::cout << fmt::format(
         "CPU placement: the two CPUs handed a cache line over in {} ns around the exchange{} (fastest ever {:.0f} "
         "ns); the tables kept were measured at {:.0f} ns; {}\n",
@@ -389,7 +389,7 @@ std::string handover_text(const std::vector<hh::RingCell>& cells, double near = 
   const double ref = near > 0 ? near : lo;
   std::vector<std::string> apart;
   for (const auto& c : cells)
-    if (c.handover > ref && transport::placement_differs(c.handover, ref))
+    if (transport::apart_from(c.handover, ref))
       apart.push_back(fmt::format("{}p {} {}", c.procs, size_text(c.size), transport::kind_name(c.requested)));
   std::string out = fmt::format(
       "CPU placement: ranks 0 and 1 handed a cache line over in {:.0f}-{:.0f} ns around the fastest repetitions",
@@ -625,7 +625,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     for (const auto& run : all) by_bw.emplace_back(run[i].bandwidth, run[i].handover);
     std::sort(by_bw.begin(), by_bw.end());
     handover[i] = by_bw[(by_bw.size() - 1) / 2].second;
-    apart[i] = handover[i] > p.exchange_handover && transport::placement_differs(handover[i], p.exchange_handover);
+    apart[i] = transport::apart_from(handover[i], p.exchange_handover);
   }
   // The model: each cell in the profile's placement, or (--placement
   // probed, with apart tables in the profile) the cells run apart on the

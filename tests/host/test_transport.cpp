@@ -449,4 +449,7 @@ TEST_CASE("placement: two hand-overs differ when one is more than 2.5 times the 
   CHECK(ht::placement_differs(230e-9, 45e-9));
   CHECK_FALSE(ht::placement_differs(0, 230e-9));  // unknown
   CHECK_FALSE(ht::placement_differs(230e-9, -1));
+  CHECK(ht::apart_from(230e-9, 45e-9));
+  CHECK_FALSE(ht::apart_from(45e-9, 230e-9));  // nearer, not apart
+  CHECK_FALSE(ht::apart_from(60e-9, 45e-9));
 }

@@ -475,7 +475,7 @@ double nearest_handover(double c2c, const std::vector<ExchangeRun>& runs) {
 
 void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs) {
   const double near = nearest_handover(c.c2c_latency, runs);
-  auto apart = [&](double h) { return h > near && transport::placement_differs(h, near); };
+  auto apart = [&](double h) { return transport::apart_from(h, near); };
   const bool any_near = std::any_of(runs.begin(), runs.end(), [&](const ExchangeRun& r) { return !apart(r.handover); });
   for (auto t : kExchangeTables) (c.*t).clear();
   for (auto t : kApartTables) (c.*t).clear();
@@ -928,7 +928,8 @@ Calibration calibrate(const CalibrateOptions& o) {
   c.step8_double = std::min(steps_first[0], steps_end[0]);
   c.step8_zero = std::min(steps_first[1], steps_end[1]);
   c.step8_cma = std::min(steps_first[2], steps_end[2]);
-  // The exchange once more, at the end; per table entry the faster counts.
+  // The exchange again, after the 8-byte steps; within one placement, per
+  // table entry the faster counts.
   // A single exchange caught slow spells: in session 17, 5 of 13
   // calibrations minutes apart measured the 64 KiB copy into the peer's
   // slot at 4.0-7.3 GB/s (as slow at 1 MiB), the others at 11.6-29.2

@@ -88,6 +88,9 @@ inline constexpr double kApartRatio = 2.5;
 [[nodiscard]] inline bool placement_differs(double a, double b) {
   return a > 0 && b > 0 && (a > kApartRatio * b || b > kApartRatio * a);
 }
+// Hand-over `h` was met with the CPUs apart from where `near` was: the
+// slower side of placement_differs.
+[[nodiscard]] inline bool apart_from(double h, double near) { return h > near && placement_differs(h, near); }
 
 // Thrown inside a rank by Rank::check_abort() once another rank failed;
 // run() counts a rank that ends with it as stopped, not as failed.
