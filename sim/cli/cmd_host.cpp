@@ -256,12 +256,15 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"cma_bw", c.cma_ok ? m + "process_vm_readv of size bytes from a child process (huge-page buffers, as the ring's)"
                           : "CMA refused here: " + c.cma_note},
       {"xwrite_bw",
-       m + fmt::format("two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
-                       "slot the other reads next, timed until the stores are visible (a fence); median over rounds "
-                       "({} at the largest size) of the "
-                       "slower one, each time scaled by its CPU's speed probed just before; measured after the "
-                       "single-process tables and at the end, per size the faster",
-                       c.exchange_rounds)},
+       m + fmt::format(
+               "two processes pinned to two CPUs at once, each memcpy of size bytes into the shared "
+               "slot the other reads next, timed until the stores are visible (a fence); median over the rounds "
+               "run near ({} per exchange at the largest size) of the "
+               "slower one, each time scaled by its CPU's speed probed just before; measured after the "
+               "single-process tables and at the end (up to 4 exchanges until both placements met every "
+               "size), per size the faster; an entry met apart only: the apart one times the median "
+               "near/apart ratio",
+               c.exchange_rounds)},
       {"xcopy_bw", m + "same exchange, each memcpy out of the shared slot the other just wrote into a private buffer"},
       {"xcma_bw", c.cma_ok ? m + "same exchange, each process_vm_readv of the other's send buffer into its own "
                                  "receive buffer (the CMA transport's pull)"
@@ -277,15 +280,18 @@ int cmd_calibrate(const std::string& out, bool quick) {
       {"step8_zero", m + "same, over the zero-copy transport (acquire + sendrecv_view)"},
       {"c2c_latency", m + "ping-pong on one cache line between processes pinned to two CPUs, half a round trip"},
       {"exchange_handover",
-       m + fmt::format("the same ping-pong ({} round trips, fastest batch of 50) just before and just after the "
-                       "exchange whose tables the profile keeps, the larger",
-                       hh::kPlacementRounds)},
-      {"xwrite_bw_apart", m + "the exchanges (as xwrite_bw) that ran with the two CPUs apart (hand-over over 2.5x "
-                              "c2c_latency around them), per size the faster"},
+       m + fmt::format("the same ping-pong ({} round trips, fastest batch of 25) between the exchange's two "
+                       "processes before and after each of up to {} blocks of rounds per size; the median over the "
+                       "blocks whose rounds the tables keep (the largest over exchanges); the probes split at the "
+                       "widest gap over 2.5x into near and apart",
+                       hh::kPlacementRounds, hh::kPlacementBlocks)},
+      {"xwrite_bw_apart", m + "the exchanges' rounds (as xwrite_bw) whose blocks were probed apart before and after "
+                              "(the upper side of the widest gap), per size the faster over exchanges; an entry "
+                              "met near only: the near one times the median apart/near ratio"},
       {"xcopy_bw_apart", m + "same, as xcopy_bw"},
       {"xcma_bw_apart", m + "same, as xcma_bw"},
       {"xread_bw_apart", m + "same, as xread_bw"},
-      {"apart_handover", m + "the hand-over around those exchanges (as exchange_handover), the larger"},
+      {"apart_handover", m + "the median hand-over probed around those rounds' blocks (as exchange_handover)"},
       {"syscall", m + "syscall(SYS_getppid)"},
       {"switch_cost", m + "ping-pong with sched_yield between two processes pinned to one CPU, per hand-over"},
       {"switch_cost_many",
@@ -341,23 +347,27 @@ int cmd_calibrate(const std::string& out, bool quick) {
   else
     std::cout << "CPU speed spells: none (the CPUs kept their speed within 3/4 of full in 100 us batches)\n";
   if (c.exchange_handover > 0) {
-    std::vector<std::string> hs;
-    for (double h : c.exchange_handovers) hs.push_back(fmt::format("{:.0f}", h * 1e9));
     const bool apart = transport::apart_from(c.exchange_handover, c.c2c_latency);
     std::cout << fmt::format(
-        "CPU placement: the two CPUs handed a cache line over in {} ns around the exchange{} (fastest ever {:.0f} "
-        "ns); the tables kept were measured at {:.0f} ns; {}\n",
-        fmt::join(hs, ", "), hs.size() == 1 ? "" : "s", c.c2c_latency * 1e9, c.exchange_handover * 1e9,
-        apart ? "that is with the CPUs apart (the hypervisor ran them on distant cores during every exchange: data "
-                "crossing between them goes about 3x slower than near, and rings run near will beat the prediction)"
+        "CPU placement: the exchanges' rounds ran in blocks with a cache-line hand-over probed around each: {} "
+        "rounds near ({:.0f} ns), {} apart{}, {} in blocks whose placement changed (not used); fastest hand-over "
+        "{:.0f} ns. {}{}\n",
+        c.rounds_near, c.exchange_handover * 1e9, c.rounds_apart,
+        c.apart_handover > 0 ? fmt::format(" ({:.0f} ns)", c.apart_handover * 1e9) : "", c.rounds_mixed,
+        c.c2c_latency * 1e9,
+        apart ? "The tables kept were measured with the CPUs apart (the hypervisor ran them on distant cores "
+                "throughout: data crossing between them goes about 3x slower than near, and rings run near will "
+                "beat the prediction)"
         : c.apart_handover > 0
-            ? fmt::format("near (one cache), and the exchanges met apart ({:.0f} ns) are kept as the apart tables, "
-                          "for rings run while the hypervisor holds the CPUs apart (host predict --placement "
-                          "probed)",
-                          c.apart_handover * 1e9)
-            : "no other placement met during the calibration; host predict marks the cells of a ring run "
-              "in another (a hand-over more than 2.5x off; data crossing between CPUs apart goes about 3x "
-              "slower than near), and the profile has no apart tables to simulate them with");
+            ? "The near rounds give the tables, the apart ones the apart tables, for rings run while the "
+              "hypervisor holds the CPUs apart (host predict --placement probed)"
+            : "No other placement met during the calibration; host predict marks the cells of a ring run in "
+              "another (a hand-over more than 2.5x off; data crossing between CPUs apart goes about 3x slower "
+              "than near), and the profile has no apart tables to simulate them with",
+        c.entries_filled > 0 ? fmt::format("; {} table entries met in one placement only were filled from the "
+                                           "other (times the median ratio of the two)",
+                                           c.entries_filled)
+                             : "");
   }
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <set>
 
 #include "hopsim/common/error.hpp"
@@ -190,19 +191,22 @@ TEST_CASE("ring cells carry the hand-over of ranks 0 and 1 when spread over two 
 }
 
 TEST_CASE("exchanges are sorted by placement: near ones kept, apart ones as the apart tables", "[host][calibrate]") {
-  auto run = [](std::vector<double> w, std::vector<double> x, double h) {
+  auto run = [](std::vector<double> w, std::vector<double> x, double h, bool apart) {
     hh::ExchangeRun r;
     r.tables.xwrite_bw = std::move(w);
     r.tables.xcopy_bw = std::move(x);
     r.tables.xcma_bw = {1, 1};
     r.tables.xread_bw = {2, 2};
     r.handover = h;
+    r.apart = apart;
+    r.rounds = 10;
     return r;
   };
   hh::Calibration c;
   c.c2c_latency = 40e-9;
   // Two near (45, 50 ns), one apart (210 ns): per entry the faster of the near ones.
-  hh::sort_exchanges(c, {run({10, 20}, {1, 2}, 45e-9), run({4, 4}, {9, 9}, 210e-9), run({15, 10}, {3, 1}, 50e-9)});
+  hh::sort_exchanges(
+      c, {run({10, 20}, {1, 2}, 45e-9, false), run({4, 4}, {9, 9}, 210e-9, true), run({15, 10}, {3, 1}, 50e-9, false)});
   CHECK(c.xwrite_bw == std::vector<double>{15, 20});
   CHECK(c.xcopy_bw == std::vector<double>{3, 2});
   CHECK(c.exchange_handover == Approx(50e-9));
@@ -212,25 +216,104 @@ TEST_CASE("exchanges are sorted by placement: near ones kept, apart ones as the 
   CHECK(c.apart_handover == Approx(210e-9));
   CHECK(c.exchange_handovers == std::vector<double>{45e-9, 210e-9, 50e-9});
   CHECK(c.c2c_latency == Approx(40e-9));
-  // All apart (and the ping-pong never saw better): they are the tables, none apart.
+  CHECK(c.rounds_near == 20);
+  CHECK(c.rounds_apart == 10);
+  CHECK(c.entries_filled == 0);
+  // All apart: they are the tables, none apart.
   hh::Calibration d;
   d.c2c_latency = 200e-9;
-  hh::sort_exchanges(d, {run({1, 1}, {1, 1}, 220e-9), run({2, 0.5}, {1, 1}, 230e-9)});
+  hh::sort_exchanges(d, {run({1, 1}, {1, 1}, 220e-9, true), run({2, 0.5}, {1, 1}, 230e-9, true)});
   CHECK(d.xwrite_bw == std::vector<double>{2, 1});
   CHECK(d.xwrite_bw_apart.empty());
   CHECK(d.apart_handover == 0);
   CHECK(d.exchange_handover == Approx(230e-9));
   // The ping-pong met only the apart placement, an exchange the near one:
-  // that exchange is kept, the others are apart, and the flags' latency is the near one.
+  // the flags' latency is the near one.
   hh::Calibration e;
   e.c2c_latency = 209e-9;
-  hh::sort_exchanges(e, {run({1, 1}, {1, 1}, 238e-9), run({7, 7}, {5, 5}, 49e-9)});
+  hh::sort_exchanges(e, {run({1, 1}, {1, 1}, 238e-9, true), run({7, 7}, {5, 5}, 49e-9, false)});
   CHECK(e.xwrite_bw == std::vector<double>{7, 7});
   CHECK(e.xwrite_bw_apart == std::vector<double>{1, 1});
   CHECK(e.exchange_handover == Approx(49e-9));
   CHECK(e.apart_handover == Approx(238e-9));
   CHECK(e.c2c_latency == Approx(49e-9));
-  CHECK(hh::nearest_handover(0, {}) == 0);
+}
+
+TEST_CASE("an entry met in one placement only is filled from the other by the median ratio", "[host][calibrate]") {
+  auto run = [](std::vector<double> w, bool apart) {
+    hh::ExchangeRun r;
+    r.tables.xwrite_bw = std::move(w);
+    r.tables.xcopy_bw = {1, 1, 1, 1, 1};
+    r.tables.xcma_bw = {1, 1, 1, 1, 1};
+    r.tables.xread_bw = {1, 1, 1, 1, 1};
+    r.handover = apart ? 220e-9 : 45e-9;
+    r.apart = apart;
+    return r;
+  };
+  hh::Calibration c;
+  // Near misses entry 4, apart misses entry 0; ratios near/apart 3, 4, 2
+  // (median 3) over the entries both have.
+  hh::sort_exchanges(c, {run({0, 12, 8, 10, 9}, true), run({30, 36, 32, 20, 0}, false)});
+  REQUIRE(c.xwrite_bw.size() == 5);
+  CHECK(c.xwrite_bw[3] == 20);
+  CHECK(c.xwrite_bw[4] == Approx(27));
+  REQUIRE(c.xwrite_bw_apart.size() == 5);
+  CHECK(c.xwrite_bw_apart[0] == Approx(10));
+  CHECK(c.xwrite_bw_apart[1] == 12);
+  CHECK(c.entries_filled == 2);
+  // A second exchange that met the entry fills it with a measurement.
+  hh::Calibration d;
+  hh::sort_exchanges(d, {run({0, 12, 8, 10, 9}, true), run({30, 36, 32, 20, 0}, false), run({5, 0, 0, 0, 0}, true),
+                         run({0, 0, 0, 0, 25}, false)});
+  CHECK(d.xwrite_bw == std::vector<double>{30, 36, 32, 20, 25});
+  CHECK(d.xwrite_bw_apart == std::vector<double>{5, 12, 8, 10, 9});
+  CHECK(d.entries_filled == 0);
+}
+
+TEST_CASE("hand-overs split into placements at the widest gap over 2.5x", "[host][calibrate]") {
+  // Session 19's three levels: 17-30 ns and 40-60 ns are one placement (near), 190-240 ns another.
+  CHECK(hh::placement_split({17e-9, 45e-9, 52e-9, 30e-9, 210e-9, 235e-9, 190e-9}) == Approx(std::sqrt(52e-9 * 190e-9)));
+  CHECK(std::isinf(hh::placement_split({17e-9, 30e-9, 45e-9, 60e-9})));
+  CHECK(std::isinf(hh::placement_split({200e-9, 230e-9, 0.0})));
+  CHECK(std::isinf(hh::placement_split({})));
+}
+
+TEST_CASE("an exchange's rounds are sorted by the probes around their blocks", "[host][calibrate]") {
+  hh::ExchangeRounds x;
+  x.sizes = {1000};
+  x.time.resize(1);
+  x.before.resize(1);
+  x.after.resize(1);
+  // 24 double-copy rounds: 8 near (1 us each), 8 apart (4 us), 8 in blocks
+  // whose placement changed (100 us, must not count); CMA never ran.
+  for (int k = 0; k < 24; ++k) {
+    const int kind = k / 8;
+    for (std::size_t t : {0u, 1u}) {
+      x.time[0][t].push_back(kind == 0 ? 1e-6 : kind == 1 ? 4e-6 : 100e-6);
+      x.before[0][t].push_back(kind == 0 ? 40e-9 : kind == 1 ? 220e-9 : 45e-9);
+      x.after[0][t].push_back(kind == 0 ? 50e-9 : 220e-9);
+    }
+  }
+  int mixed = 0;
+  const auto runs = hh::split_exchange(x, 100e-9, &mixed);
+  REQUIRE(runs.size() == 2);
+  CHECK_FALSE(runs[0].apart);
+  CHECK(runs[0].tables.xwrite_bw[0] == Approx(1e9));
+  CHECK(runs[0].tables.xcopy_bw[0] == Approx(1e9));
+  CHECK(runs[0].tables.xcma_bw[0] == 0);
+  CHECK(runs[0].rounds == 8);
+  CHECK(runs[0].handover == Approx(50e-9));
+  CHECK(runs[1].apart);
+  CHECK(runs[1].tables.xwrite_bw[0] == Approx(0.25e9));
+  CHECK(runs[1].handover == Approx(220e-9));
+  CHECK(mixed == 8);
+  // Too few rounds in a placement (2 of 24 < max(3, 24/8)): no entry for it.
+  for (int k = 0; k < 22; ++k) x.before[0][0][k] = x.after[0][0][k] = 220e-9;
+  x.before[0][0][22] = x.after[0][0][22] = x.before[0][0][23] = x.after[0][0][23] = 40e-9;
+  const auto few = hh::split_exchange(x, 100e-9);
+  REQUIRE(few.size() == 2);
+  CHECK(few[0].tables.xwrite_bw[0] == 0);
+  CHECK(few[1].tables.xwrite_bw[0] > 0);
 }
 
 TEST_CASE("memcpy reference: 64 KiB copies are not slowed by a misaligned destination", "[host][calibrate]") {

@@ -13,8 +13,11 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -150,34 +153,43 @@ struct alignas(64) Line {
 //   3. process_vm_readv of the other's send buffer into my receive buffer
 //      (the CMA transport's pull)
 //   4. checksum of my receive buffer (which my own CMA call just wrote)
-// Per size and phase: the median over rounds of the slower process's time
-// (a ring steps at its slower neighbour's pace), each process's time first
-// scaled by its CPU's speed during the exchange (`speed`, relative to the
-// tables), so that the rates are those of CPUs as fast as the tables' (the
-// model slows each core by its own speed; a CPU that happened to be slow
-// during calibration would otherwise count twice). The lines cross between
-// the CPUs' caches in both directions at once, which single-process rates
-// do not show. One CPU: nothing crosses; the single-process rates are used.
-void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
-              const std::vector<double>& speed, bool huge) {
+// Per round and phase the slower process's time (a ring steps at its
+// slower neighbour's pace), each process's time first scaled by its CPU's
+// speed during the exchange (`speed`, relative to the tables), so that the
+// rates are those of CPUs as fast as the tables' (the model slows each core
+// by its own speed; a CPU that happened to be slow during calibration would
+// otherwise count twice). The lines cross between the CPUs' caches in both
+// directions at once, which single-process rates do not show.
+// The rounds of each size and pair of phases run in up to kBlocks blocks
+// with a cache-line ping-pong between the two processes before the first
+// and after each: the hypervisor moved this VM's two CPUs between near and
+// apart (about 3x slower for data crossing) within 0.1-2 s, so that one
+// probe around a whole exchange (~1 s) named the wrong placement for 4 of
+// 8 calibrations in session 19 (split_exchange sorts the rounds).
+// Needs two CPUs. Sets cma_failed when CMA was refused midway.
+ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
+                        const std::vector<double>& speed, bool huge, bool& cma_failed) {
   const std::size_t nsz = c.sizes.size();
-  if (cpus.size() < 2) {
-    c.xwrite_bw = c.memcpy_bw;
-    c.xcopy_bw = c.memcpy_bw;
-    c.xcma_bw = c.cma_bw;
-    c.xread_bw = c.read_bw;
-    return;
-  }
-  constexpr int kPhases = 4, kMaxRounds = 400;
+  constexpr int kPhases = 4, kMaxRounds = 400, kBlocks = kPlacementBlocks, kProbeTrips = kPlacementRounds,
+                kProbeBatch = 25;
   struct alignas(64) Shared {
     std::atomic<std::uint64_t> arrive[2];
     alignas(64) std::atomic<std::uint64_t> pid[2];
     std::atomic<std::uint64_t> send_addr[2];
     std::atomic<int> cma_failed{0};
-    alignas(64) double t[2][kPhases][kMaxRounds];
+    alignas(64) std::atomic<std::uint64_t> ping{0};
   };
   auto* sh = shared_map<Shared>();
   new (sh) Shared();
+  // Per size: each process's time per phase and round; rank 0's probes
+  // before and after each round's block, per pair of phases.
+  const std::size_t per_size = static_cast<std::size_t>(kPhases) * kMaxRounds;
+  auto* times = shared_map<double>(2 * nsz * per_size);
+  auto* probe_at = shared_map<double>(2 * nsz * 2 * kMaxRounds);  // [before/after][size][pair][round]
+  auto at = [&](int side, std::size_t i, int pair, int k) -> double& {
+    return probe_at[((static_cast<std::size_t>(side) * nsz + i) * 2 + static_cast<std::size_t>(pair)) * kMaxRounds +
+                    static_cast<std::size_t>(k)];
+  };
   auto* slot = static_cast<std::byte*>(
       ::mmap(nullptr, 2 * maxs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));  // slot[i]: what i reads
   if (slot == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map shared memory: {}", std::strerror(errno)));
@@ -187,7 +199,6 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
   for (std::size_t i = 0; i < nsz; ++i)
     rounds[i] = static_cast<int>(
         std::clamp<double>(budget * 4e9 / static_cast<double>(c.sizes[i]), 8, static_cast<double>(kMaxRounds)));
-  for (auto& v : {&c.xwrite_bw, &c.xcopy_bw, &c.xcma_bw, &c.xread_bw}) v->assign(nsz, 0.0);
 
   auto body = [&](int me) {
     pin(cpus[static_cast<std::size_t>(me)]);
@@ -206,6 +217,31 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
       sh->arrive[me].store(gen, std::memory_order_release);
       while (sh->arrive[1 - me].load(std::memory_order_acquire) < gen) __builtin_ia32_pause();
     };
+    // The placement probe (as transport::Rank::handover): rank 0 gets the
+    // fastest batch's one-way time, rank 1 answers and gets 0.
+    auto probe = [&]() -> double {
+      auto& line = sh->ping;
+      if (me == 1) {
+        for (int j = 0; j < kProbeTrips; ++j) {
+          std::uint64_t v = 0;
+          while (((v = line.load(std::memory_order_acquire)) & 1u) == 0) __builtin_ia32_pause();
+          line.store(v + 1, std::memory_order_release);
+        }
+        return 0.0;
+      }
+      double best = 1e300, t0 = now();
+      for (int j = 0; j < kProbeTrips; ++j) {
+        const std::uint64_t v = line.load(std::memory_order_acquire);
+        line.store(v + 1, std::memory_order_release);
+        while (line.load(std::memory_order_acquire) != v + 2) __builtin_ia32_pause();
+        if ((j + 1) % kProbeBatch == 0) {
+          const double t1 = now();
+          best = std::min(best, (t1 - t0) / (2.0 * kProbeBatch));
+          t0 = t1;
+        }
+      }
+      return best;
+    };
     barrier();
     const int other = 1 - me;
     const auto peer = static_cast<pid_t>(sh->pid[other].load());
@@ -213,11 +249,14 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
     volatile std::uint64_t sink = 0;
     for (std::size_t i = 0; i < nsz; ++i) {
       const std::size_t s = c.sizes[i];
+      const int block = std::max(1, (rounds[i] + kBlocks - 1) / kBlocks);
+      double* my_times = times + (static_cast<std::size_t>(me) * nsz + i) * per_size;
       // Double copy's pair of phases, then CMA's pair, each in rounds of
       // its own (round -1 warms up), so that one pattern's buffers do not
       // push the other's out of the caches.
       for (int pair = 0; pair < 2; ++pair) {
         if (pair == 1 && !try_cma) break;
+        double before = 0;
         for (int k = -1; k < rounds[i]; ++k) {
           double t[2] = {};
           double t0 = now();
@@ -243,22 +282,22 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
             sink = sink + checksum({recv.data(), s});
           t[1] = now() - t0;
           barrier();
-          if (k >= 0) {
-            sh->t[me][2 * pair][k] = t[0];
-            sh->t[me][2 * pair + 1][k] = t[1];
+          if (k < 0) {
+            before = probe();
+            continue;
           }
-        }
-      }
-      barrier();
-      if (me == 0) {
-        for (int ph = 0; ph < kPhases; ++ph) {
-          std::vector<double> slower(static_cast<std::size_t>(rounds[i]));
-          for (int k = 0; k < rounds[i]; ++k)
-            slower[static_cast<std::size_t>(k)] = std::max(sh->t[0][ph][k] * speed[0], sh->t[1][ph][k] * speed[1]);
-          std::nth_element(slower.begin(), slower.begin() + rounds[i] / 2, slower.end());
-          const double med = slower[static_cast<std::size_t>(rounds[i] / 2)];
-          (*std::array{&c.xwrite_bw, &c.xcopy_bw, &c.xcma_bw, &c.xread_bw}[static_cast<std::size_t>(ph)])[i] =
-              med > 0 ? static_cast<double>(s) / med : 0.0;
+          my_times[static_cast<std::size_t>(2 * pair) * kMaxRounds + static_cast<std::size_t>(k)] = t[0];
+          my_times[static_cast<std::size_t>(2 * pair + 1) * kMaxRounds + static_cast<std::size_t>(k)] = t[1];
+          if ((k + 1) % block == 0 || k + 1 == rounds[i]) {
+            const double after = probe();
+            if (me == 0)
+              for (int j = k - (k % block); j <= k; ++j) {
+                at(0, i, pair, j) = before;
+                at(1, i, pair, j) = after;
+              }
+            before = after;
+            barrier();
+          }
         }
       }
       barrier();
@@ -266,28 +305,31 @@ void exchange(Calibration& c, const std::vector<int>& cpus, std::size_t maxs, do
     return 0.0;
   };
   // Rank 0 runs in a child as well, so that the launcher's CPU set stays as it is.
-  auto* rates = shared_map<double>(4 * nsz);
-  in_processes(2, [&](int me) {
-    body(me);
-    if (me == 0)
-      for (std::size_t i = 0; i < nsz; ++i) {
-        rates[i] = c.xwrite_bw[i];
-        rates[nsz + i] = c.xcopy_bw[i];
-        rates[2 * nsz + i] = c.xcma_bw[i];
-        rates[3 * nsz + i] = c.xread_bw[i];
+  in_processes(2, body);
+  ExchangeRounds x;
+  x.sizes = c.sizes;
+  x.time.resize(nsz);
+  x.before.resize(nsz);
+  x.after.resize(nsz);
+  cma_failed = sh->cma_failed.load() != 0;
+  for (std::size_t i = 0; i < nsz; ++i)
+    for (int ph = 0; ph < kPhases; ++ph) {
+      const int pair = ph / 2;
+      if (pair == 1 && (!try_cma || cma_failed)) continue;
+      const auto t = static_cast<std::size_t>(ph);
+      for (int k = 0; k < rounds[i]; ++k) {
+        const std::size_t off = static_cast<std::size_t>(ph) * kMaxRounds + static_cast<std::size_t>(k);
+        x.time[i][t].push_back(
+            std::max(times[i * per_size + off] * speed[0], times[(nsz + i) * per_size + off] * speed[1]));
+        x.before[i][t].push_back(at(0, i, pair, k));
+        x.after[i][t].push_back(at(1, i, pair, k));
       }
-    return 0.0;
-  });
-  for (std::size_t i = 0; i < nsz; ++i) {
-    c.xwrite_bw[i] = rates[i];
-    c.xcopy_bw[i] = rates[nsz + i];
-    c.xcma_bw[i] = try_cma && sh->cma_failed.load() == 0 ? rates[2 * nsz + i] : 0.0;
-    c.xread_bw[i] = rates[3 * nsz + i];
-  }
-  c.exchange_rounds = rounds.back();
-  ::munmap(rates, sizeof(double) * 4 * nsz);
+    }
+  ::munmap(probe_at, sizeof(double) * 2 * nsz * 2 * kMaxRounds);
+  ::munmap(times, sizeof(double) * 2 * nsz * per_size);
   ::munmap(slot, 2 * maxs);
   ::munmap(sh, sizeof(Shared));
+  return x;
 }
 
 // Seconds per step of two processes exchanging 8-byte messages over one
@@ -466,33 +508,118 @@ void merge_faster(std::vector<double>& into, const std::vector<double>& from) {
 }
 }  // namespace
 
-double nearest_handover(double c2c, const std::vector<ExchangeRun>& runs) {
-  double near = c2c > 0 ? c2c : 1e300;
-  for (const auto& r : runs)
-    if (r.handover > 0) near = std::min(near, r.handover);
-  return near < 1e300 ? near : 0.0;
+double placement_split(std::vector<double> handovers) {
+  std::erase_if(handovers, [](double h) { return !(h > 0); });
+  std::sort(handovers.begin(), handovers.end());
+  double widest = 0, at = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < handovers.size(); ++i) {
+    const double r = handovers[i] / handovers[i - 1];
+    if (r > widest) {
+      widest = r;
+      if (r > transport::kApartRatio) at = std::sqrt(handovers[i] * handovers[i - 1]);
+    }
+  }
+  return widest > transport::kApartRatio ? at : std::numeric_limits<double>::infinity();
 }
 
+std::vector<ExchangeRun> split_exchange(const ExchangeRounds& x, double split, int* mixed) {
+  const std::size_t nsz = x.sizes.size();
+  std::array<ExchangeRun, 2> run;
+  std::array<std::vector<double>, 2> probes;
+  run[1].apart = true;
+  for (auto& r : run)
+    for (auto t : kExchangeTables) (r.tables.*t).assign(nsz, 0.0);
+  int n_mixed = 0;
+  for (std::size_t i = 0; i < nsz; ++i)
+    for (std::size_t t = 0; t < ExchangeRounds::kTables; ++t) {
+      const auto& time = x.time[i][t];
+      std::array<std::vector<double>, 2> v;
+      for (std::size_t k = 0; k < time.size(); ++k) {
+        const bool b = x.before[i][t][k] > split, a = x.after[i][t][k] > split;
+        if (a != b) {
+          // Tables 0-1 and 2-3 share their rounds: count each round once.
+          if (t % 2 == 0) ++n_mixed;
+          continue;
+        }
+        v[a ? 1 : 0].push_back(time[k]);
+        if (t % 2 == 0) {
+          probes[a ? 1 : 0].push_back(x.before[i][t][k]);
+          probes[a ? 1 : 0].push_back(x.after[i][t][k]);
+          if (t == 0) ++run[a ? 1 : 0].rounds;
+        }
+      }
+      const std::size_t need = std::max<std::size_t>(3, time.size() / 8);
+      for (std::size_t p = 0; p < 2; ++p) {
+        if (v[p].size() < need) continue;
+        const auto mid = v[p].begin() + static_cast<std::ptrdiff_t>(v[p].size() / 2);
+        std::nth_element(v[p].begin(), mid, v[p].end());
+        if (*mid > 0) (run[p].tables.*kExchangeTables[t])[i] = static_cast<double>(x.sizes[i]) / *mid;
+      }
+    }
+  if (mixed != nullptr) *mixed += n_mixed;
+  std::vector<ExchangeRun> out;
+  for (std::size_t p = 0; p < 2; ++p) {
+    if (probes[p].empty()) continue;
+    const auto mid = probes[p].begin() + static_cast<std::ptrdiff_t>(probes[p].size() / 2);
+    std::nth_element(probes[p].begin(), mid, probes[p].end());
+    run[p].handover = *mid;
+    out.push_back(std::move(run[p]));
+  }
+  return out;
+}
+
+namespace {
+// Entries of `into` that are 0 while `other` has them: other's value times
+// the median ratio into/other over the entries both have (1 if none).
+int fill_missing(std::vector<double>& into, const std::vector<double>& other) {
+  if (into.size() != other.size()) return 0;
+  std::vector<double> ratio;
+  for (std::size_t i = 0; i < into.size(); ++i)
+    if (into[i] > 0 && other[i] > 0) ratio.push_back(into[i] / other[i]);
+  double r = 1.0;
+  if (!ratio.empty()) {
+    std::sort(ratio.begin(), ratio.end());
+    const std::size_t n = ratio.size();
+    r = n % 2 == 1 ? ratio[n / 2] : 0.5 * (ratio[n / 2 - 1] + ratio[n / 2]);
+  }
+  int filled = 0;
+  for (std::size_t i = 0; i < into.size(); ++i)
+    if (into[i] <= 0 && other[i] > 0) {
+      into[i] = other[i] * r;
+      ++filled;
+    }
+  return filled;
+}
+}  // namespace
+
 void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs) {
-  const double near = nearest_handover(c.c2c_latency, runs);
-  auto apart = [&](double h) { return transport::apart_from(h, near); };
-  const bool any_near = std::any_of(runs.begin(), runs.end(), [&](const ExchangeRun& r) { return !apart(r.handover); });
+  const bool any_near = std::any_of(runs.begin(), runs.end(), [](const ExchangeRun& r) { return !r.apart; });
   for (auto t : kExchangeTables) (c.*t).clear();
   for (auto t : kApartTables) (c.*t).clear();
   c.exchange_handover = c.apart_handover = 0;
   c.exchange_handovers.clear();
+  c.rounds_near = c.rounds_apart = c.entries_filled = 0;
+  double nearest = 0;
   for (const auto& r : runs) {
     c.exchange_handovers.push_back(r.handover);
     // Apart runs go to the apart tables when a near one is there to keep.
-    const bool to_apart = any_near && apart(r.handover);
+    const bool to_apart = any_near && r.apart;
     for (std::size_t k = 0; k < std::size(kExchangeTables); ++k)
       merge_faster(c.*(to_apart ? kApartTables[k] : kExchangeTables[k]), r.tables.*kExchangeTables[k]);
     double& h = to_apart ? c.apart_handover : c.exchange_handover;
     h = std::max(h, r.handover);
+    (r.apart ? c.rounds_apart : c.rounds_near) += r.rounds;
+    if (!r.apart && r.handover > 0) nearest = nearest > 0 ? std::min(nearest, r.handover) : r.handover;
   }
+  if (c.apart_handover > 0)
+    for (std::size_t k = 0; k < std::size(kExchangeTables); ++k) {
+      const auto near_measured = c.*kExchangeTables[k];  // each filled from the other as measured
+      c.entries_filled += fill_missing(c.*kExchangeTables[k], c.*kApartTables[k]);
+      c.entries_filled += fill_missing(c.*kApartTables[k], near_measured);
+    }
   // The flags' latency is the near one (a ping-pong of the whole
   // calibration can have met only the apart placement).
-  if (any_near && near > 0) c.c2c_latency = c.c2c_latency > 0 ? std::min(c.c2c_latency, near) : near;
+  if (nearest > 0) c.c2c_latency = c.c2c_latency > 0 ? std::min(c.c2c_latency, nearest) : nearest;
 }
 
 Calibration calibrate(const CalibrateOptions& o) {
@@ -867,19 +994,40 @@ Calibration calibrate(const CalibrateOptions& o) {
   };
   const std::vector<double> now_speed = speeds_now();
   c.exchange_speed = now_speed;
-  // The exchange's placement: the hand-over just before and just after it
-  // (the larger). This VM runs the same two CPUs near (30-60 ns) or apart
-  // (190-240 ns) by turns lasting up to seconds, and data crossing between
-  // them goes ~3x slower apart (session 19).
-  auto handover_now = [&] { return cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, kPlacementRounds) : 0.0; };
-  std::vector<ExchangeRun> runs;
+  // The exchange's placement, per block of rounds (see exchange()). All
+  // exchanges' rounds are sorted again after each, against the split of
+  // all their probes (placement_split).
+  std::vector<ExchangeRounds> exchanges;
+  bool cma_failed = false;
   auto measured_exchange = [&](const std::vector<double>& speed) {
-    ExchangeRun r{c, 0.0};
-    const double before = handover_now();
-    exchange(r.tables, cpus, maxs, B, speed, o.huge_pages);
-    r.handover = std::max(before, handover_now());
-    runs.push_back(std::move(r));
+    if (cpus.size() < 2) {
+      // One CPU: nothing crosses; the single-process rates are used.
+      c.xwrite_bw = c.memcpy_bw;
+      c.xcopy_bw = c.memcpy_bw;
+      c.xcma_bw = c.cma_bw;
+      c.xread_bw = c.read_bw;
+      return;
+    }
+    exchanges.push_back(exchange(c, cpus, maxs, B, speed, o.huge_pages, cma_failed));
+    c.exchange_rounds = static_cast<int>(exchanges.back().time.back()[0].size());
+    std::vector<double> probes;
+    for (const auto& x : exchanges)
+      for (std::size_t i = 0; i < x.sizes.size(); ++i) {
+        probes.insert(probes.end(), x.before[i][0].begin(), x.before[i][0].end());
+        probes.insert(probes.end(), x.after[i][0].begin(), x.after[i][0].end());
+        probes.insert(probes.end(), x.before[i][2].begin(), x.before[i][2].end());
+        probes.insert(probes.end(), x.after[i][2].begin(), x.after[i][2].end());
+      }
+    const double split = placement_split(probes);
+    std::vector<ExchangeRun> runs;
+    c.rounds_mixed = 0;
+    for (const auto& x : exchanges)
+      for (auto& r : split_exchange(x, split, &c.rounds_mixed)) runs.push_back(std::move(r));
     sort_exchanges(c, runs);
+    if (cma_failed) {
+      c.xcma_bw.assign(c.sizes.size(), 0.0);
+      c.xcma_bw_apart.clear();
+    }
   };
   measured_exchange(now_speed);
   // The protocol's CPU time of an 8-byte step (the part beyond the flags'
@@ -941,7 +1089,7 @@ Calibration calibrate(const CalibrateOptions& o) {
   // apart with them). A machine that never moves its CPUs pays two more
   // exchanges.
   for (int k = 0; k < 3 && cpus.size() > 1; ++k) {
-    if (k > 0 && c.apart_handover > 0) break;  // both placements met
+    if (k > 0 && c.apart_handover > 0 && c.entries_filled == 0) break;  // both placements met, every entry
     measured_exchange(speeds_now());
   }
   // The CPUs' speed: the mean of this probe and the first. Single probes

@@ -1,6 +1,7 @@
 #pragma once
 // Microbenchmarks of this machine's intra-node copy costs: what the host
 // model needs to predict the ring benchmark (hopsim host calibrate).
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -60,16 +61,23 @@ struct Calibration {
   std::vector<double> xread_bw;   // checksum of my receive buffer right after that CMA call wrote it, bytes/s
   int exchange_rounds = 0;        // rounds at the largest size
   std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
-  // One-way cache-line hand-over between the two CPUs around each exchange
-  // measured (the larger of the probes just before and after; s), and
-  // around what the tables keep (sort_exchanges); 0 with one CPU.
+  // The exchange's rounds run in blocks with a cache-line hand-over probed
+  // between the two CPUs before and after each block (split_exchange):
+  // each exchange gives a near and an apart run; exchange_handovers lists
+  // every run's hand-over (s), exchange_handover is the kept (near) tables'
+  // (0 with one CPU).
   std::vector<double> exchange_handovers;
   double exchange_handover = 0;
-  // When the kept tables are near and some exchange ran with the CPUs apart
-  // (transport::placement_differs against c2c_latency): those exchanges'
-  // tables (per entry the faster) and hand-over; else empty / 0.
+  // When the kept tables are near and some rounds ran with the CPUs apart:
+  // those rounds' tables (per entry the faster over exchanges) and their
+  // hand-over; else empty / 0.
   std::vector<double> xwrite_bw_apart, xcopy_bw_apart, xcma_bw_apart, xread_bw_apart;
   double apart_handover = 0;
+  // Rounds of the exchanges by placement: near, apart, and in blocks whose
+  // probes before and after disagreed (not used); table entries that no
+  // exchange measured in their placement (filled from the other, see
+  // sort_exchanges).
+  int rounds_near = 0, rounds_apart = 0, rounds_mixed = 0, entries_filled = 0;
   // The transports' own step: two processes (pinned to two CPUs when there
   // are two) exchange 8-byte messages with transport::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
@@ -88,26 +96,57 @@ struct Calibration {
 
 [[nodiscard]] Calibration calibrate(const CalibrateOptions& o);
 
-// Round trips of the placement probe around each exchange.
-inline constexpr int kPlacementRounds = 400;
+// Round trips of the placement probe around each block of an exchange's
+// rounds (fastest batch of 25), and at most how many blocks per size and
+// pair of phases.
+inline constexpr int kPlacementRounds = 100, kPlacementBlocks = 8;
 
-// One measured exchange: its tables (Calibration::x*_bw) and the
-// hand-over around it (s).
+// One measured exchange's rounds in one placement: their tables
+// (Calibration::x*_bw; 0 for an entry with too few rounds in it), the
+// median hand-over probed around them (s), whether apart, how many rounds.
 struct ExchangeRun {
   Calibration tables;
   double handover = 0;
+  bool apart = false;
+  int rounds = 0;
 };
-// The near reference: the smallest of c2c_latency (if > 0) and the runs'
-// hand-overs; 0 if none is known.
-[[nodiscard]] double nearest_handover(double c2c, const std::vector<ExchangeRun>& runs);
-// Sorts the measured exchanges into `c`: relative to the nearest hand-over,
-// a run more than transport::kApartRatio slower ran with the CPUs apart.
-// The near runs give the x*_bw tables (per entry the faster: one exchange
-// catches slow spells) and exchange_handover (their largest); the apart
-// ones, when a near one is there, the x*_bw_apart tables and
-// apart_handover; with none near, all runs give the x*_bw tables and there
-// are no apart ones. c2c_latency is lowered to the nearest hand-over when
-// a near run beat it. exchange_handovers lists every run's.
+
+// One exchange as measured (calibrate's exchange): per size and table
+// (write, copy, CMA, read) each round's time (the slower process's, scaled
+// to the tables' CPU speed; s) and the hand-over probed between the two
+// CPUs just before and just after the block of rounds it ran in (s).
+struct ExchangeRounds {
+  static constexpr std::size_t kTables = 4;
+  std::vector<std::size_t> sizes;
+  std::vector<std::array<std::vector<double>, kTables>> time, before, after;  // [size][table][round]
+};
+
+// Where hand-overs split into two placements: the geometric middle of the
+// widest ratio between neighbours in sorted order when it exceeds
+// transport::kApartRatio, else +infinity (one placement). This VM showed
+// three levels (17-30, 40-60, 190-240 ns); a ratio to the fastest ever
+// seen would call 45 ns apart from 17.
+[[nodiscard]] double placement_split(std::vector<double> handovers);
+
+// Sorts an exchange's rounds by placement: a round whose block was probed
+// above `split` both before and after ran apart, below both near, else it
+// is mixed (counted in *mixed, not used). Per size and table, a placement
+// with at least max(3, rounds/8) rounds gets size / (median time); per
+// placement met, one ExchangeRun (handover: the median of its blocks'
+// probes).
+[[nodiscard]] std::vector<ExchangeRun> split_exchange(const ExchangeRounds& x, double split, int* mixed = nullptr);
+
+// Sorts the measured runs into `c`. The near runs give the x*_bw tables
+// (per entry the fastest: one exchange catches slow spells) and
+// exchange_handover (their largest); the apart ones, when a near one is
+// there, the x*_bw_apart tables and apart_handover (their largest); with
+// none near, the apart runs give the x*_bw tables and there are no apart
+// ones. An entry that no run measured in its placement (0) while the other
+// placement has it is filled from that one times the median ratio of the
+// two placements over the entries both have (the other's value itself if
+// none), counted in entries_filled. c2c_latency is lowered to the smallest
+// near hand-over. exchange_handovers lists every run's. rounds_near and
+// rounds_apart sum the runs' rounds.
 void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs);
 
 // The CPUs' speed right now, in the condition of a ring run: one process
