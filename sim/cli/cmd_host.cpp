@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -190,7 +191,36 @@ std::string used_text(const hh::RingCell& c) {
                             : fmt::format("{} (fallback)", transport::kind_name(c.used));
 }
 
-int cmd_calibrate(const std::string& out, bool quick) {
+// The exchanges' rounds, one line each (calibrate --rounds-csv).
+void write_rounds_csv(std::ofstream& f, const hh::Calibration& c) {
+  static constexpr const char* kTable[] = {"write", "copy", "cma", "read"};
+  f << "exchange,size,table,round,seconds,MBps,handover_before_ns,handover_after_ns,placement\n";
+  for (std::size_t e = 0; e < c.exchanges.size(); ++e) {
+    const auto& x = c.exchanges[e];
+    for (std::size_t i = 0; i < x.sizes.size(); ++i)
+      for (std::size_t t = 0; t < hh::ExchangeRounds::kTables; ++t)
+        for (std::size_t k = 0; k < x.time[i][t].size(); ++k) {
+          const double b = x.before[i][t][k], a = x.after[i][t][k], sec = x.time[i][t][k];
+          const bool apart_b = b > c.split_handover, apart_a = a > c.split_handover;
+          f << fmt::format("{},{},{},{},{:.9f},{:.1f},{:.1f},{:.1f},{}\n", e + 1, x.sizes[i], kTable[t], k, sec,
+                           sec > 0 ? static_cast<double>(x.sizes[i]) / sec / 1e6 : 0.0, b * 1e9, a * 1e9,
+                           apart_b != apart_a ? "mixed"
+                           : apart_a          ? "apart"
+                                              : "near");
+        }
+  }
+}
+
+int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::string>& rounds_csv) {
+  // The rounds go to FILE.partial, opened first (a path that cannot be
+  // written fails before the measurement) and renamed over FILE once
+  // complete (a failed calibration leaves an earlier FILE as it was).
+  std::ofstream rounds;
+  const std::string rounds_tmp = rounds_csv ? *rounds_csv + ".partial" : "";
+  if (rounds_csv) {
+    rounds.open(rounds_tmp);
+    if (!rounds) throw ConfigError(fmt::format("--rounds-csv: cannot write '{}'", rounds_tmp));
+  }
   hh::CalibrateOptions o;
   if (quick) {
     o.seconds_per_point = 0.006;
@@ -372,6 +402,13 @@ int cmd_calibrate(const std::string& out, bool quick) {
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
+  if (rounds_csv) {
+    write_rounds_csv(rounds, c);
+    rounds.close();
+    if (!rounds) throw ConfigError(fmt::format("--rounds-csv: writing '{}' failed", rounds_tmp));
+    std::filesystem::rename(rounds_tmp, *rounds_csv);
+    std::cout << "exchange rounds written to " << *rounds_csv << "\n";
+  }
   return 0;
 }
 
@@ -744,7 +781,11 @@ void add_host_commands(Commands& cmds) {
   auto quick = std::make_shared<bool>(false);
   cal->add_option("--out", *out, "profile file to write")->capture_default_str();
   cal->add_flag("--quick", *quick, "shorter measurements (noisier)");
-  cmds.on(cal, [out, quick] { return cmd_calibrate(*out, *quick); });
+  auto rounds_csv = std::make_shared<std::optional<std::string>>();
+  cal->add_option("--rounds-csv", *rounds_csv,
+                  "also write every round of the cross-CPU exchanges as CSV (time, rate, the hand-over probed "
+                  "around its block, near/apart/mixed), to see the CPUs' placement at work");
+  cmds.on(cal, [out, quick, rounds_csv] { return cmd_calibrate(*out, *quick, *rounds_csv); });
 
   auto ring_args = std::make_shared<RingArgs>();
   auto* ring =

@@ -997,7 +997,7 @@ Calibration calibrate(const CalibrateOptions& o) {
   // The exchange's placement, per block of rounds (see exchange()). All
   // exchanges' rounds are sorted again after each, against the split of
   // all their probes (placement_split).
-  std::vector<ExchangeRounds> exchanges;
+  auto& exchanges = c.exchanges;
   bool cma_failed = false;
   auto measured_exchange = [&](const std::vector<double>& speed) {
     if (cpus.size() < 2) {
@@ -1019,6 +1019,7 @@ Calibration calibrate(const CalibrateOptions& o) {
         probes.insert(probes.end(), x.after[i][2].begin(), x.after[i][2].end());
       }
     const double split = placement_split(probes);
+    c.split_handover = split;
     std::vector<ExchangeRun> runs;
     c.rounds_mixed = 0;
     for (const auto& x : exchanges)

@@ -32,6 +32,16 @@ struct SpeedSpells {
 // of them or no fast one: no spells (slow_share 0).
 [[nodiscard]] SpeedSpells fit_speed_spells(const std::vector<std::vector<double>>& series, double batch);
 
+// One exchange as measured (calibrate's exchange): per size and table
+// (write, copy, CMA, read) each round's time (the slower process's, scaled
+// to the tables' CPU speed; s) and the hand-over probed between the two
+// CPUs just before and just after the block of rounds it ran in (s).
+struct ExchangeRounds {
+  static constexpr std::size_t kTables = 4;
+  std::vector<std::size_t> sizes;
+  std::vector<std::array<std::vector<double>, kTables>> time, before, after;  // [size][table][round]
+};
+
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
@@ -78,6 +88,11 @@ struct Calibration {
   // exchange measured in their placement (filled from the other, see
   // sort_exchanges).
   int rounds_near = 0, rounds_apart = 0, rounds_mixed = 0, entries_filled = 0;
+  // Every exchange's rounds as measured (host calibrate --rounds-csv) and
+  // the hand-over that split them into placements (placement_split; +inf:
+  // one placement; 0: no exchange, one CPU).
+  std::vector<ExchangeRounds> exchanges;
+  double split_handover = 0;
   // The transports' own step: two processes (pinned to two CPUs when there
   // are two) exchange 8-byte messages with transport::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
@@ -109,16 +124,6 @@ struct ExchangeRun {
   double handover = 0;
   bool apart = false;
   int rounds = 0;
-};
-
-// One exchange as measured (calibrate's exchange): per size and table
-// (write, copy, CMA, read) each round's time (the slower process's, scaled
-// to the tables' CPU speed; s) and the hand-over probed between the two
-// CPUs just before and just after the block of rounds it ran in (s).
-struct ExchangeRounds {
-  static constexpr std::size_t kTables = 4;
-  std::vector<std::size_t> sizes;
-  std::vector<std::array<std::vector<double>, kTables>> time, before, after;  // [size][table][round]
 };
 
 // Where hand-overs split into two placements: the geometric middle of the
