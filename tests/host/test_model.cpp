@@ -62,6 +62,26 @@ hh::Profile four_sizes(std::vector<double> sizes, std::vector<double> memcpy, st
   return p;
 }
 
+// flat() with switches and spins that cost something: for rings with
+// several processes per core.
+hh::Profile sharing_profile() {
+  auto p = flat();
+  p.switch_cost = 5e-6;
+  p.spin_time = 1e-6;
+  return p;
+}
+
+// 8 processes on flat()'s 2 cores, 4 MiB messages, 4 steps, one cycle order.
+hh::SimCell eight_on_two(hh::CopyPath path) {
+  hh::SimCell c;
+  c.procs = 8;
+  c.path = path;
+  c.size = 4 << 20;
+  c.iters = 4;
+  c.orders = 1;
+  return c;
+}
+
 // A predict-report row of 2 processes: native steady at `native` B/s.
 hh::PredictRow report_row(std::size_t size, const char* transport, double native, double predicted) {
   hh::PredictRow r;
@@ -235,16 +255,9 @@ TEST_CASE("host model: CMA's copy slows with the buffers of the processes sharin
   // the exchange's rate for 16 MiB, not for 4 MiB (the call stays one per
   // message): per byte 1/xcma(S) + (1/xcma(4S) - c/4S) - (1/xcma(S) - c/S),
   // c the call as the exchange meets it.
-  auto p = flat();
+  auto p = sharing_profile();
   p.xcma_bw = {1e9, 0.5e9};  // log-log: 0.561 GB/s at 4 MiB, 0.5 at 16 MiB
-  p.switch_cost = 5e-6;
-  p.spin_time = 1e-6;
-  hh::SimCell c;
-  c.procs = 8;
-  c.path = hh::CopyPath::cma;
-  c.size = 4 << 20;
-  c.iters = 4;
-  c.orders = 1;
+  auto c = eight_on_two(hh::CopyPath::cma);
   c.cma_buffers = 0;
   const double S = c.size;
   CHECK(p.at(p.xcma_bw, S) == Approx(0.561e9).epsilon(0.01));
@@ -277,16 +290,9 @@ TEST_CASE("host model: zero copy's read slows with the buffers of the processes 
   // at the checksum table's rate for 16 MiB, not for 4 MiB (session 20:
   // 249 of 312 zero-copy cells within 25% in 26 re-simulated rounds with
   // it, 241 without).
-  auto p = flat();
+  auto p = sharing_profile();
   p.read_bw = {2e9, 0.5e9};  // log-log: 0.63 GB/s at 4 MiB, 0.5 at 16 MiB
-  p.switch_cost = 5e-6;
-  p.spin_time = 1e-6;
-  hh::SimCell c;
-  c.procs = 8;
-  c.path = hh::CopyPath::zero_copy;
-  c.size = 4 << 20;
-  c.iters = 4;
-  c.orders = 1;
+  auto c = eight_on_two(hh::CopyPath::zero_copy);
   const double S = c.size;
   CHECK(p.at(p.read_bw, S) == Approx(0.63e9).epsilon(0.01));
   const auto r = hh::simulate_ring(p, {c});
