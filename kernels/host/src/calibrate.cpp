@@ -170,8 +170,7 @@ struct alignas(64) Line {
 ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
                         const std::vector<double>& speed, bool huge, bool& cma_failed) {
   const std::size_t nsz = c.sizes.size();
-  constexpr int kPhases = 4, kMaxRounds = 400, kBlocks = kPlacementBlocks, kProbeTrips = kPlacementRounds,
-                kProbeBatch = 25;
+  constexpr int kPhases = 4, kMaxRounds = 400, kBlocks = kPlacementBlocks;
   struct alignas(64) Shared {
     std::atomic<std::uint64_t> arrive[2];
     alignas(64) std::atomic<std::uint64_t> pid[2];
@@ -217,30 +216,12 @@ ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std:
       sh->arrive[me].store(gen, std::memory_order_release);
       while (sh->arrive[1 - me].load(std::memory_order_acquire) < gen) __builtin_ia32_pause();
     };
-    // The placement probe (as transport::Rank::handover): rank 0 gets the
-    // fastest batch's one-way time, rank 1 answers and gets 0.
-    auto probe = [&]() -> double {
-      auto& line = sh->ping;
-      if (me == 1) {
-        for (int j = 0; j < kProbeTrips; ++j) {
-          std::uint64_t v = 0;
-          while (((v = line.load(std::memory_order_acquire)) & 1u) == 0) __builtin_ia32_pause();
-          line.store(v + 1, std::memory_order_release);
-        }
-        return 0.0;
-      }
-      double best = 1e300, t0 = now();
-      for (int j = 0; j < kProbeTrips; ++j) {
-        const std::uint64_t v = line.load(std::memory_order_acquire);
-        line.store(v + 1, std::memory_order_release);
-        while (line.load(std::memory_order_acquire) != v + 2) __builtin_ia32_pause();
-        if ((j + 1) % kProbeBatch == 0) {
-          const double t1 = now();
-          best = std::min(best, (t1 - t0) / (2.0 * kProbeBatch));
-          t0 = t1;
-        }
-      }
-      return best;
+    // The placement probe (transport::line_pingpong, as Rank::handover):
+    // rank 0 gets the fastest batch's one-way time, rank 1 answers and gets 0.
+    auto probe = [&] {
+      return transport::line_pingpong(sh->ping, me == 0, kPlacementRounds, [](const auto& pred) {
+        while (!pred()) __builtin_ia32_pause();
+      });
     };
     barrier();
     const int other = 1 - me;

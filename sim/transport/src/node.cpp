@@ -450,33 +450,9 @@ double Rank::handover(int peer, int round_trips) {
     throw ConfigError(
         fmt::format("transport: rank {} asked for a hand-over with rank {} of a {}-process node", id_, peer, size()));
   if (round_trips < 1) throw ConfigError(fmt::format("transport: {} hand-over round trips (at least 1)", round_trips));
-  auto& line = sh->handover.v;
-  using clock = std::chrono::steady_clock;
-  constexpr int kBatch = 25;
-  if (id_ > peer) {
-    // The other side: answer each odd value with the next even one (the
-    // leader writes odd values only after seeing ours).
-    for (int i = 0; i < round_trips; ++i) {
-      std::uint64_t v = 0;
-      wait_until(sh->abort, [&] { return ((v = line.load(std::memory_order_acquire)) & 1u) != 0; });
-      line.store(v + 1, std::memory_order_release);
-    }
-    return 0.0;
-  }
-  double best = 1e300;
-  auto t0 = clock::now();
-  for (int i = 0; i < round_trips; ++i) {
-    const std::uint64_t v = line.load(std::memory_order_acquire);  // even: the last answer (or 0)
-    line.store(v + 1, std::memory_order_release);
-    wait_until(sh->abort, [&] { return line.load(std::memory_order_acquire) == v + 2; });
-    if ((i + 1) % kBatch == 0 || i + 1 == round_trips) {
-      const auto t1 = clock::now();
-      const int n = (i + 1) % kBatch == 0 ? kBatch : (i + 1) % kBatch;
-      best = std::min(best, std::chrono::duration<double>(t1 - t0).count() / (2.0 * n));
-      t0 = t1;
-    }
-  }
-  return best;
+  // The side with the larger id answers (the leader writes odd values
+  // only after seeing ours).
+  return line_pingpong(sh->handover.v, id_ < peer, round_trips, [&](const auto& pred) { wait_until(sh->abort, pred); });
 }
 
 void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in) {

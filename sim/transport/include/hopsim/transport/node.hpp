@@ -14,6 +14,9 @@
 // refuses it, the node falls back to double copy and says why (RunReport).
 #include <sys/types.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -91,6 +94,40 @@ inline constexpr double kApartRatio = 2.5;
 // Hand-over `h` was met with the CPUs apart from where `near` was: the
 // slower side of placement_differs.
 [[nodiscard]] inline bool apart_from(double h, double near) { return h > near && placement_differs(h, near); }
+
+// The placement probe's ping-pong on one cache line shared by two parties
+// (Rank::handover; calibrate's exchange between its blocks of rounds):
+// the leader writes odd values and waits for the next even one, the other
+// answers each odd value with the next even one; `wait(pred)` returns once
+// pred() holds. The leader gets the one-way time of its fastest batch of
+// kHandoverBatch round trips (s), the other 0.
+inline constexpr int kHandoverBatch = 25;
+template <class Wait>
+[[nodiscard]] double line_pingpong(std::atomic<std::uint64_t>& line, bool leader, int round_trips, Wait wait) {
+  if (!leader) {
+    for (int i = 0; i < round_trips; ++i) {
+      std::uint64_t v = 0;
+      wait([&] { return ((v = line.load(std::memory_order_acquire)) & 1u) != 0; });
+      line.store(v + 1, std::memory_order_release);
+    }
+    return 0.0;
+  }
+  using clock = std::chrono::steady_clock;
+  double best = 1e300;
+  auto t0 = clock::now();
+  for (int i = 0; i < round_trips; ++i) {
+    const std::uint64_t v = line.load(std::memory_order_acquire);  // even: the last answer (or 0)
+    line.store(v + 1, std::memory_order_release);
+    wait([&] { return line.load(std::memory_order_acquire) == v + 2; });
+    if ((i + 1) % kHandoverBatch == 0 || i + 1 == round_trips) {
+      const auto t1 = clock::now();
+      const int n = (i + 1) % kHandoverBatch == 0 ? kHandoverBatch : (i + 1) % kHandoverBatch;
+      best = std::min(best, std::chrono::duration<double>(t1 - t0).count() / (2.0 * n));
+      t0 = t1;
+    }
+  }
+  return best;
+}
 
 // Thrown inside a rank by Rank::check_abort() once another rank failed;
 // run() counts a rank that ends with it as stopped, not as failed.
