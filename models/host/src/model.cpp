@@ -452,17 +452,26 @@ class Ring : public sc_core::sc_module {
     // into mine, then the checksum of what my pull wrote. Zero copy reads the left
     // neighbour's pool buffer, which it does not rewrite: local rates.
     // Each copy moves one chunk through a slot whose lines the other core
-    // touched last (the exchange rate at the chunk's size), while the
-    // private buffers stream at the working set's memcpy rate: a chunk copy
-    // pays both, the exchange's time per byte plus what memcpy loses from
-    // the chunk's size (the exchange's own private buffers) to the working
-    // set's. (Up to session 16 the slower of the two: the 2-process 1 MiB
-    // cell came out +16..+26% in every quiet round; natively its sendrecv
-    // took 95-98 us for 16 chunks, the slower rate gave 70.)
+    // touched last (the exchange rate at the chunk's size). The receive
+    // copy writes the chunk into the private receive buffer, which the
+    // checksum then reads: it also pays what memcpy loses from the chunk's
+    // size (the exchange's own private buffers) to the working set's. (Up to
+    // session 16 the slower of the two: the 2-process 1 MiB cell came out
+    // +16..+26% in every quiet round; natively its sendrecv took 95-98 us
+    // for 16 chunks, the slower rate gave 70.) The send copy only reads its
+    // private buffer, which nothing rewrites, and does not slow with the
+    // working set: session 21 timed the ring's chunk copies natively (two
+    // processes, vCPUs near, two calibrations): send 15.7 / 15.0 / 15.3 and
+    // 15.5 / 14.8 / 13.8 GB/s at 64 KiB / 1 MiB / 4 MiB, receive 23.3 /
+    // 18.8 / 21.4 and 21.2 / 19.2 / 20.5; the model with the term on both
+    // had send 12.2 / 11.7 / 11.6 and 12.4 / 11.5 / 11.6, receive 24.7 /
+    // 22.9 / 22.3 and 24.4 / 21.0 / 21.4.
+    // 26 rounds of session 20 re-simulated: 246 of 312 double-copy cells
+    // within 25% against 234 with the term on both copies.
     const double chunk_bytes = std::min(S, C);
     const double ws_slowdown = std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, ws_dc) - 1.0 / p_.at(p_.memcpy_bw, chunk_bytes));
-    const double dc_in = 1.0 / (1.0 / rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right)) + ws_slowdown);
-    const double dc_out = 1.0 / (1.0 / rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)) + ws_slowdown);
+    const double dc_send = rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right));
+    const double dc_recv = 1.0 / (1.0 / rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)) + ws_slowdown);
     // CMA's pull is measured with one process per CPU. With k processes on a
     // core, the core's ranks pull k messages a step through its caches: the
     // copy part of a pull (beyond its call) goes at the rate the same table
@@ -512,13 +521,13 @@ class Ring : public sc_core::sc_module {
         while (s < chunks || g < chunks) {
           bool progress = false;
           if (s < chunks && sent - out.tail.get() < K) {
-            copy(r, std::min(C, S - static_cast<double>(s) * C), ws_dc, dc_in);
+            copy(r, std::min(C, S - static_cast<double>(s) * C), ws_dc, dc_send);
             out.head.set(++sent);
             ++s;
             progress = true;
           }
           if (g < chunks && in.head.get() > got) {
-            copy(r, std::min(C, S - static_cast<double>(g) * C), ws_dc, dc_out);
+            copy(r, std::min(C, S - static_cast<double>(g) * C), ws_dc, dc_recv);
             in.tail.set(++got);
             ++g;
             progress = true;
