@@ -273,8 +273,8 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
   p.sources = {
       {"cores", m + "CPUs in this process's affinity mask"},
       {"core_speed", m + "per CPU: the ring's checksum rate over 256 KiB with one pinned process per CPU, all at once "
-                         "(total bytes / total time) / checksum_rate (the single-process tables' condition); the mean "
-                         "of two such probes, after the single-process tables and at the end"},
+                         "(total bytes / total time) / checksum_rate (the single-process tables' condition), probed in "
+                         "each of the tables' five passes (the mean over them: the same moments as the tables)"},
       {"checksum_rate",
        m + "the ring's checksum over 256 KiB on the first CPU alone, total time over 1 ms batches (their mean)"},
       {"sizes", m + "table sizes"},
@@ -360,8 +360,8 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       c.cores, c.background_load, c.preempt_slice * 1e6, c.preempt_count, c.c2c_latency * 1e9, c.syscall * 1e9,
       c.spin_time * 1e9, c.yield_delay * 1e9, c.yield_delay_median * 1e9, c.switch_cost * 1e9, c.switch_cost_many * 1e9,
       c.cma_call * 1e9, c.cma_per_page * 1e9, c.remap_call * 1e9, c.remap_per_page * 1e9);
-  const std::string speeds = fmt::format("{:.2f} (probes {:.2f} and {:.2f})", fmt::join(c.core_speed, " "),
-                                         fmt::join(c.speed_start, " "), fmt::join(c.speed_end, " "));
+  const std::string speeds = fmt::format("{:.2f} (probed in the tables' passes; at the end: {:.2f})",
+                                         fmt::join(c.core_speed, " "), fmt::join(c.speed_end, " "));
   const std::string xs = fmt::format("{:.2f}", fmt::join(c.exchange_speed, " "));
   std::cout << fmt::format(
       "CPU speeds, all busy (checksum rate / the first CPU's alone): {} (before the exchange: {})  8-byte step: double "

@@ -46,9 +46,11 @@ struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
   std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate
-                                      // (the mean of speed_start and speed_end)
-  std::vector<double> speed_start, speed_end;  // the two probes: after the single-process tables, at the end
-  SpeedSpells spells;                          // fitted to both probes' 100 us batches
+                                      // (speed_start)
+  std::vector<double> speed_start;    // the all-busy probe in the single-process tables' passes, mean over them
+  std::vector<double> speed_end;      // the same probe once at the end of the calibration (printed, not used)
+  int speed_probes = 0;               // all-busy probes averaged into speed_start (one per pass)
+  SpeedSpells spells;                 // fitted to all the all-busy probes' 100 us batches
   double checksum_rate = 0;  // the ring's checksum over 256 KiB on the first CPU alone, mean over 1 ms batches, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
