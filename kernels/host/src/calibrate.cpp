@@ -692,9 +692,8 @@ Calibration calibrate(const CalibrateOptions& o) {
       c.memcpy_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_mem[i]);
       c.read_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_read[i]);
     }
-    for (double r : busy) c.speed_start.push_back(r / c.checksum_rate);
-    if (c.speed_start.empty()) c.speed_start.push_back(1.0);
-    c.core_speed = c.speed_start;
+    for (double r : busy) c.core_speed.push_back(r / c.checksum_rate);
+    if (c.core_speed.empty()) c.core_speed.push_back(1.0);
   }
   // All cores copying at once: the memory system's shared limit.
   for (auto s : o.sizes) {

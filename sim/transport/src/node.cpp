@@ -55,6 +55,7 @@ struct alignas(64) RankSlot {
   pid_t pid = 0;
   char error[kErrLen] = {};
   int error_code = 0;
+  std::uint64_t fail_order = 0;  // 1 + the failures reported in the node before this rank's (0: none)
   // Zero copy (two) and CMA (cma_buffers): buffer handed over, not yet
   // released by its receiver.
   std::atomic<std::uint32_t> pool_busy[kMaxSlots];
@@ -64,6 +65,7 @@ struct alignas(64) RankSlot {
 
 struct Node::Shared {
   Counter abort;
+  Counter failures;  // failures reported so far (RankSlot::fail_order)
   Counter barrier_count;
   Counter barrier_sense;
   Counter cma_refused;
@@ -258,7 +260,10 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
     pids.push_back(p);
   }
   // Wait for every rank; a rank that dies without reporting stops the others.
-  // The first rank that fails (in the order seen) is the one reported.
+  // The rank that failed first is the one reported: ranks number their
+  // failures as they report them, and the launcher numbers a death it sees
+  // (a signal) when it sees it. In rank order, a rank whose CMA pull met a
+  // rank that had just failed and exited (ESRCH) was named instead of it.
   const ExitWaiter waiter(pids);
   std::vector<int> status(n, -1);
   std::vector<bool> killed(n, false);
@@ -289,7 +294,11 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
           std::snprintf(sh_->rank[r].error, kErrLen, "killed by signal %d (%s)", WIFSIGNALED(st) ? WTERMSIG(st) : 0,
                         WIFSIGNALED(st) ? ::strsignal(WTERMSIG(st)) : "?");
         }
-        if (status[r] != kExitOk && status[r] != kExitAborted && first_failed < 0) first_failed = r;
+        if (status[r] != kExitOk && status[r] != kExitAborted) {
+          auto& order = sh_->rank[r].fail_order;
+          if (order == 0) order = sh_->failures.v.fetch_add(1) + 1;
+          if (first_failed < 0 || order < sh_->rank[first_failed].fail_order) first_failed = r;
+        }
         if (status[r] != kExitOk) stop_all();
       }
     }
@@ -358,6 +367,7 @@ void Node::child(int id, const std::function<void(Rank&)>& body) {
     code = c;
     std::snprintf(me.error, kErrLen, "%s", what);
     me.error_code = c;
+    me.fail_order = sh_->failures.v.fetch_add(1) + 1;
     sh_->abort.v.store(1);
   };
   try {

@@ -45,11 +45,10 @@ struct ExchangeRounds {
 struct Calibration {
   int cores = 1;                      // CPUs this process may run on
   std::vector<std::size_t> sizes;     // table sizes, bytes
-  std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate
-                                      // (speed_start)
-  std::vector<double> speed_start;    // the all-busy probe in the single-process tables' passes, mean over them
-  std::vector<double> speed_end;      // the same probe once at the end of the calibration (printed, not used)
-  int speed_probes = 0;               // all-busy probes averaged into speed_start (one per pass)
+  std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate,
+                                      // probed in the single-process tables' passes (mean over them)
+  std::vector<double> speed_end;      // the same probe once at the end (printed, not used)
+  int speed_probes = 0;               // all-busy probes averaged into core_speed (one per pass)
   SpeedSpells spells;                 // fitted to all the all-busy probes' 100 us batches
   double checksum_rate = 0;  // the ring's checksum over 256 KiB on the first CPU alone, mean over 1 ms batches, bytes/s
   std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
