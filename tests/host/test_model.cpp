@@ -229,7 +229,7 @@ TEST_CASE("host model: a yield hands the core round a fixed cycle", "[host][mode
   // its message by then, so a step takes one hand-over per rank, whatever
   // the order (natively, 8 processes on 2 CPUs: 1.10 context switches per
   // rank and step, perf stat); a uniform pick at every yield needs about
-  // three (the model before session 15: 1.6-4.0).
+  // three (simulated: 1.6-4.0).
   std::vector<hh::SimCell> cells;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) cells.push_back(small_messages(4, seed));  // six cycle orders
   for (const auto& x : hh::simulate_ring(one_core(), cells)) {
@@ -268,14 +268,13 @@ TEST_CASE("host model: CMA's copy slows with the buffers of the processes sharin
   const auto r = hh::simulate_ring(p, {c});
   // Each core makes 4 pulls and 4 checksums (read_bw 2 GB/s) per step, one
   // after another; flags and hand-overs add microseconds to 42 ms. Pulls at
-  // xcma(4 MiB), or slowed by memcpy's curve (flat here) as before session
-  // 16, take 38 ms.
+  // xcma(4 MiB), or slowed by memcpy's curve (flat here), would take 38 ms.
   const double step = 4 * S * (per_byte + 1 / 2e9);
   CHECK(r[0].seconds > 0.98 * c.iters * step);
   CHECK(r[0].seconds < 1.05 * c.iters * step);
   // With transport buffers the same: the core's caches hold its ranks'
-  // buffers either way (session 19: without the term for them, 86 of 132
-  // CMA cells within 25% in 11 re-simulated rounds, with it 100).
+  // buffers either way (without the term for them, 86 of 132 CMA cells
+  // within 25% over 11 rounds, with it 100).
   c.cma_buffers = 4;
   const auto b = hh::simulate_ring(p, {c});
   CHECK(b[0].seconds > 0.98 * c.iters * step);
@@ -287,9 +286,8 @@ TEST_CASE("host model: CMA's copy slows with the buffers of the processes sharin
 TEST_CASE("host model: zero copy's read slows with the buffers of the processes sharing a core", "[host][model]") {
   // 8 processes on 2 cores, 4 MiB: each core's 4 ranks read 4 x 4 MiB of
   // their left neighbours' pool buffers in place a step, so each read goes
-  // at the checksum table's rate for 16 MiB, not for 4 MiB (session 20:
-  // 249 of 312 zero-copy cells within 25% in 26 re-simulated rounds with
-  // it, 241 without).
+  // at the checksum table's rate for 16 MiB, not for 4 MiB (249 of 312
+  // zero-copy cells within 25% over 26 rounds with it, 241 without).
   auto p = sharing_profile();
   p.read_bw = {2e9, 0.5e9};  // log-log: 0.63 GB/s at 4 MiB, 0.5 at 16 MiB
   auto c = eight_on_two(hh::CopyPath::zero_copy);
@@ -428,9 +426,9 @@ TEST_CASE("host model: a double-copy receive pays the exchange and the working s
   // 1 MiB through 4 slots of 64 KiB, 2 processes: working set 1.25 MiB,
   // where memcpy runs at 40 GB/s against 80 at the chunk's 64 KiB; the
   // exchange moves a 64 KiB chunk at 32 GB/s. A received chunk per byte:
-  // 1/32 + (1/40 - 1/80) ns, 22.9 GB/s (the slower of the two, used up to
-  // session 16, gave 32 GB/s). A sent chunk only reads the private send
-  // buffer: 1/32 ns (up to session 20 it paid the slowdown as well).
+  // 1/32 + (1/40 - 1/80) ns, 22.9 GB/s (the slower of the two alone would
+  // give 32 GB/s). A sent chunk only reads the private send buffer: 1/32 ns,
+  // without the slowdown.
   auto p = four_sizes({4096, 64 << 10, 1 << 20, 1 << 24}, {80e9, 80e9, 40e9, 40e9}, {32e9, 32e9, 32e9, 32e9});
   p.c2c_latency = 1e-7;
   hh::SimCell c;
@@ -619,8 +617,8 @@ TEST_CASE("host model: the CMA call's exchange extra is counted once", "[host][m
   CHECK(hh::cma_call_exchanged(p) == Approx(1e-6 + 2e-6));
   CHECK(hh::step_overhead(p, hh::CopyPath::cma) == Approx(9e-6 - 1e-6 - 3e-6));
   // One 4 KiB step: protocol 5 us + one flag 1 us + the exchanged pull
-  // 6.096 us + the checksum 2.048 us. Subtracting the lone call (as before
-  // session 16) gives a protocol part of 7 us and a step 2 us longer.
+  // 6.096 us + the checksum 2.048 us. Subtracting only the lone call would
+  // give a protocol part of 7 us and a step 2 us longer.
   hh::SimCell c;
   c.path = hh::CopyPath::cma;
   c.size = 4096;
@@ -638,9 +636,9 @@ TEST_CASE("host model: the CMA call's exchange extra is counted once", "[host][m
 TEST_CASE("host model: a flag latency finer than the time resolution is seen when its event fires", "[host][model]") {
   // A calibrated latency of 167.11012 ns fires at 167.110 ns (1 ps
   // resolution); a process alone on its core that spun out waits for that
-  // one event. Compared in seconds the value was still pending then and
-  // the ring stood still for ever (a session-16 profile hung `host
-  // predict`); compared in SystemC time it is seen.
+  // one event. Compared in seconds the value would still be pending then
+  // and the ring would stand still for ever (`host predict` would hang on
+  // such a profile); compared in SystemC time it is seen.
   auto p = flat();
   p.c2c_latency = 1.6711011994630097e-07;
   p.spin_time = 1e-7;
@@ -755,9 +753,9 @@ TEST_CASE("host model: a process that spun out sees its flag a yield delay late"
 TEST_CASE("host model: simulate_ring runs again in the same process; how rings are spread over workers changes nothing",
           "[host][model]") {
   // The rings run in worker processes, each with its own SystemC
-  // elaboration: this process never elaborates, so a second call works
-  // (before session 17 it threw), and a cell's result does not depend on
-  // which other rings shared its worker.
+  // elaboration: this process never elaborates, so a second call works,
+  // and a cell's result does not depend on which other rings shared its
+  // worker.
   auto p = flat();
   p.cores = 2;
   p.switch_cost = 2e-6;

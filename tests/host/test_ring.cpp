@@ -175,8 +175,7 @@ TEST_CASE("the CPUs' speeds are the all-busy probes in the tables' passes, the e
   const auto c = hh::calibrate(o);
   // One probe per pass of the single-process tables, each rate over the
   // reference measured in the same passes; the probe at the end is kept
-  // beside it, not averaged in (up to session 20 core_speed was the mean
-  // of two probes).
+  // beside it, not averaged in.
   CHECK(c.speed_probes == 5);
   REQUIRE(c.core_speed.size() == static_cast<std::size_t>(c.cores));
   CHECK(c.speed_end.size() == c.core_speed.size());
@@ -287,7 +286,7 @@ TEST_CASE("an entry met in one placement only is filled from the other by the me
 }
 
 TEST_CASE("hand-overs split into placements at the widest gap over 2.5x", "[host][calibrate]") {
-  // Session 19's three levels: 17-30 ns and 40-60 ns are one placement (near), 190-240 ns another.
+  // A VM's three measured levels: 17-30 ns and 40-60 ns are one placement (near), 190-240 ns another.
   CHECK(hh::placement_split({17e-9, 45e-9, 52e-9, 30e-9, 210e-9, 235e-9, 190e-9}) == Approx(std::sqrt(52e-9 * 190e-9)));
   CHECK(std::isinf(hh::placement_split({17e-9, 30e-9, 45e-9, 60e-9})));
   CHECK(std::isinf(hh::placement_split({200e-9, 230e-9, 0.0})));

@@ -254,9 +254,9 @@ TEST_CASE("the rank that failed first is reported, not one that failed because o
   // Rank 1 fails; rank 0 fails only once it sees the node stopping (as a
   // CMA pull from a rank that has exited fails with ESRCH). Both have
   // exited when the launcher looks: it must name rank 1 every time.
-  // (Up to session 21 it named the first failed rank in rank order: rank 0
-  // in most of these runs, and 3 of 60 ring runs of the corrupted-message
-  // test on a loaded machine named the ESRCH instead of the checksum.)
+  // (The first failed rank in rank order would be rank 0 in most of these
+  // runs, and on a loaded machine 3 of 60 ring runs of the corrupted-message
+  // test would then report the ESRCH instead of the checksum.)
   ht::Options o;
   o.procs = 2;
   o.kind = Kind::double_copy;

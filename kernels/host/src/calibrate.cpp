@@ -40,11 +40,11 @@ double now() {
 enum class Batch {
   fastest,  // time slices lost to other processes on a shared machine do not count (the model adds them itself)
   mean,     // all batches together (total time / total calls), as the all-busy probe (checksum_rates)
-            // measures the CPUs' speeds relative to these rates. Up to session 17 the median batch: this VM's
-            // CPUs run the checksum in speed spells (session 18: 100 us batches at either about 6 or 12-24
-            // GB/s, slow 33-97% of the time), so the median fell on either level by chance and the speeds
-            // relative to it came out 0.34-1.72 between calibrations; over 12 alternating rounds each
-            // (12:21-12:31 UTC) the mean gave 256 of 432 predicted cells within 25%, the median 150 of 432
+            // measures the CPUs' speeds relative to these rates. Not the median batch: this VM's CPUs run
+            // the checksum in speed spells (100 us batches at either about 6 or 12-24 GB/s, slow 33-97% of
+            // the time), so a median falls on either level by chance and the speeds relative to it come
+            // out 0.34-1.72 between calibrations; over 12 alternating rounds each the mean gives 256 of 432
+            // predicted cells within 25%, the median 150 of 432
 };
 
 // Seconds per call of f over many short batches (about budget/30 seconds
@@ -162,10 +162,10 @@ struct alignas(64) Line {
 // directions at once, which single-process rates do not show.
 // The rounds of each size and pair of phases run in up to kBlocks blocks
 // with a cache-line ping-pong between the two processes before the first
-// and after each: the hypervisor moved this VM's two CPUs between near and
-// apart (about 3x slower for data crossing) within 0.1-2 s, so that one
-// probe around a whole exchange (~1 s) named the wrong placement for 4 of
-// 8 calibrations in session 19 (split_exchange sorts the rounds).
+// and after each: the hypervisor moves this VM's two CPUs between near and
+// apart (about 3x slower for data crossing) within 0.1-2 s, so one probe
+// around a whole exchange (~1 s) names the wrong placement for 4 of 8
+// calibrations (split_exchange sorts the rounds).
 // Needs two CPUs. Sets cma_failed when CMA was refused midway.
 ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
                         const std::vector<double>& speed, bool huge, bool& cma_failed) {
@@ -369,9 +369,9 @@ double transport_step(transport::Kind kind, const std::vector<int>& cpus, double
 double memcpy_bandwidth(std::size_t size, double seconds) {
   // Page-aligned buffers, as the ring's and the calibration's: two heap
   // vectors of 64 KiB sit 16 bytes off a 64-byte line, and memcpy to such a
-  // destination ran at 3.0 GB/s here against 45-50 aligned (glibc's
-  // `rep movsb` on this AMD EPYC; session 19), so the ring's /memcpy column
-  // read 1.8-2.0 at 64 KiB.
+  // destination runs at 3.0 GB/s here against 45-50 aligned (glibc's
+  // `rep movsb` on this AMD EPYC), and against it the ring's /memcpy column
+  // reads 1.8-2.0 at 64 KiB.
   const transport::MessageBuffer abuf(size, true), bbuf(size, true);
   const std::span<std::byte> a{abuf.data(), size}, b{bbuf.data(), size};
   fill_pattern(a, 0, 1);
@@ -628,22 +628,21 @@ Calibration calibrate(const CalibrateOptions& o) {
   // The reference and the single-process tables in passes: each pass
   // measures every entry for a fifth of its time, so that every entry is
   // the mean over the same moments spread across the tables' whole
-  // measurement. One entry after the other (up to session 18) put each in
-  // its own 30 ms, and this VM's CPUs change speed between two levels for
-  // milliseconds to seconds (session 18, finding 2): one calibration's
-  // checksum table read 12.0, 12.3, 5.5, 6.4, 5.6, 5.4 GB/s from 4 KiB to
-  // 4 MiB, and the ring's checksum then ran at 16 GB/s at 64 KiB.
+  // measurement. One entry after the other would put each in its own
+  // 30 ms, and this VM's CPUs change speed between two levels for
+  // milliseconds to seconds: measured so, a checksum table reads 12.0,
+  // 12.3, 5.5, 6.4, 5.6, 5.4 GB/s from 4 KiB to 4 MiB while the ring's
+  // checksum runs at 16 GB/s at 64 KiB.
   // The all-busy probe runs in the same passes, after each pass's entries:
   // a CPU's speed is its all-busy rate over the reference's, both means
-  // over the same moments. Up to session 20 it was the mean of one probe
-  // after the tables and one at the end of the calibration: on this VM the
-  // two came out at 0.69-1.93 of the reference (a CPU busy faster than
-  // alone: the probe met the fast level of a speed spell that the tables
-  // had met less), while the two-process zero-copy ring, a checksum of
-  // cached data, ran 11.1-12.3 GB/s in 17 of 19 rounds. The 19 rounds of
-  // session 20 re-simulated with both CPUs at speed 1: 554 of 684 cells
-  // within 25%, against 518 with the probes' mean and 472 with the mean
-  // of three probes.
+  // over the same moments. Probes of their own (one after the tables, one
+  // at the end of the calibration) come out at 0.69-1.93 of the reference
+  // on this VM (a CPU busy faster than alone: the probe meets the fast
+  // level of a speed spell that the tables met less), while the
+  // two-process zero-copy ring, a checksum of cached data, runs
+  // 11.1-12.3 GB/s in 17 of 19 rounds. Those 19 rounds simulated with both
+  // CPUs at speed 1 give 554 of 684 cells within 25%, against 518 with the
+  // two probes' mean and 472 with the mean of three probes.
   {
     pin(cpus.empty() ? 0 : cpus.front());
     std::vector<std::byte> ref(kProbeBytes);
@@ -820,9 +819,9 @@ Calibration calibrate(const CalibrateOptions& o) {
   // for 2, 7.7 for 3, 8.5-9.0 for 4 to 16), and a ring of 8 processes on
   // 2 CPUs hands over that way (traced: a fixed cycle of the 4 on each).
   // Measured here and again at the end of the calibration, the faster
-  // counts: one session-16 calibration caught the first CPU in a slow
-  // spell for all three trials (17.1 us against 8.1-10.7 in the others;
-  // its 8-process small-message cells came out 26-44% slow).
+  // counts: one measurement can catch the first CPU in a slow spell for
+  // all three trials (17.1 us against 8.1-10.7 otherwise; the 8-process
+  // small-message cells then come out 26-44% slow).
   auto switch_among_many = [&] {
     constexpr int kMany = 4;
     const int n = std::max(200, o.pingpong_rounds / 10);
@@ -1034,9 +1033,9 @@ Calibration calibrate(const CalibrateOptions& o) {
   // latencies and, for CMA, the call; see host::step_overhead) ran at the
   // slower CPU's pace. Measured here and again at the end of the
   // calibration, each time scaled by the speeds probed just before; per
-  // transport the faster counts (one session-16 calibration caught CMA's
-  // step at 8.7 us against 3.3 in the minute before, and the model's
-  // 4 KiB CMA cell came out 57% slow).
+  // transport the faster counts (one measurement can catch CMA's step at
+  // 8.7 us against 3.3 a minute earlier, and the model's 4 KiB CMA cell
+  // then comes out 57% slow).
   auto steps8 = [&](const std::vector<double>& speed) {
     const double slow = std::min(speed[0], speed[1]);
     auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
@@ -1078,11 +1077,11 @@ Calibration calibrate(const CalibrateOptions& o) {
   c.step8_cma = std::min(steps_first[2], steps_end[2]);
   // The exchange again, after the 8-byte steps; within one placement, per
   // table entry the faster counts.
-  // A single exchange caught slow spells: in session 17, 5 of 13
-  // calibrations minutes apart measured the 64 KiB copy into the peer's
-  // slot at 4.0-7.3 GB/s (as slow at 1 MiB), the others at 11.6-29.2
-  // (29-54 at 1 MiB), and the rounds with the slow ones predicted double
-  // copy 40-76% slow.
+  // A single exchange catches slow spells: with one, 5 of 13 calibrations
+  // minutes apart measure the 64 KiB copy into the peer's slot at
+  // 4.0-7.3 GB/s (as slow at 1 MiB), the others at 11.6-29.2 (29-54 at
+  // 1 MiB), and the rounds with the slow ones predict double copy 40-76%
+  // slow.
   // Up to two more until both placements were met: the kept tables near
   // (the machine's own), and apart tables besides when the hypervisor also
   // ran the CPUs apart (predict --placement probed simulates the cells run

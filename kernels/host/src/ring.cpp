@@ -40,12 +40,12 @@ std::uint64_t stamp_of(int src, std::uint64_t seq) {
 // Never inlined: the ring, the calibration's tables and its CPU probes all
 // run this one copy of the loop, aligned to 32 bytes (-falign-loops=32,
 // kernels/host/CMakeLists.txt). The loop is six instructions; on this
-// AMD EPYC (Zen 3) it ran 2x slower when its copy straddled a 32-byte
-// boundary, and each inlined copy lay where the rest of its function put
-// it: after an unrelated change to the ring the ring's copy moved from
-// offset 0 to 16 of its 32-byte window and the zero-copy ring dropped
-// from 10-13 to 5-6 GB/s, while the calibration's copies stayed where
-// they were (session 19, docs/host-copy.md).
+// AMD EPYC (Zen 3) it runs 2x slower when its copy straddles a 32-byte
+// boundary, and an inlined copy lies wherever the rest of its function
+// puts it: an unrelated change to the ring can move the ring's copy from
+// offset 0 to 16 of its 32-byte window, dropping the zero-copy ring from
+// 10-13 to 5-6 GB/s while the calibration's copies stay put
+// (docs/host-copy.md).
 [[gnu::noinline]] std::uint64_t checksum(std::span<const std::byte> data) {
   const std::size_t words = data.size() / 8;
   const auto* p = data.data();
@@ -206,9 +206,9 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
       };
       // Untimed warm-up: first touch of buffers and channels. Two steps, so
       // that zero copy's sender fills both its pool buffers with the
-      // pattern here (one step left the second fill, about 1 ms at 1 MiB,
-      // in the first repetition: 438 us a step there against 44 us in the
-      // third, so fastest-of-3 was fastest-of-2).
+      // pattern here (one step would leave the second fill, about 1 ms at
+      // 1 MiB, in the first repetition: 438 us a step there against 44 us
+      // in the third, making fastest-of-3 fastest-of-2).
       for (int w = 0; w < kWarmupSteps; ++w) one();
       for (int rp = 0; rp < o.reps; ++rp) {
         const double before = probe_handover && me < 2 ? r.handover(1 - me) : 0.0;

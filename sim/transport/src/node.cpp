@@ -148,7 +148,7 @@ void wait_until(const Counter& abort, Pred pred) {
 
 // Blocks the launcher until a rank may have exited or the timeout passed.
 // It must not wake up often: its wake-ups take the CPU from a rank, and a
-// launcher that slept 200 us between waitpid polls took 10-35% off the ring
+// launcher sleeping 200 us between waitpid polls takes 10-35% off the ring
 // bandwidth of 2 processes on this 2-CPU machine (docs/host-copy.md). Uses
 // a pidfd per rank (Linux 5.3); without pidfds it sleeps 1 ms per poll.
 class ExitWaiter {
@@ -263,7 +263,7 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
   // The rank that failed first is the one reported: ranks number their
   // failures as they report them, and the launcher numbers a death it sees
   // (a signal) when it sees it. In rank order, a rank whose CMA pull met a
-  // rank that had just failed and exited (ESRCH) was named instead of it.
+  // rank that had just failed and exited (ESRCH) would be named instead.
   const ExitWaiter waiter(pids);
   std::vector<int> status(n, -1);
   std::vector<bool> killed(n, false);
@@ -489,12 +489,12 @@ void Rank::sendrecv(int dst, std::span<const std::byte> out, int src, std::span<
     // machine against the sender pushing with process_vm_writev: with the
     // ring's huge-page buffers 1.3-1.9x faster for 2-4 processes from 64 KiB
     // to 4 MiB; on 4 KiB pages 1.3-1.5x at 64 KiB-1 MiB with 2 processes but
-    // 0.8-1.0x at 4 MiB (docs/host-copy.md, session 16).
+    // 0.8-1.0x at 4 MiB (docs/host-copy.md).
     // A send buffer from acquire() is released by the receiver after its
     // pull, so the sender need not wait here: with two or more processes
-    // per core, waiting for each pull made every rank run once per step in
-    // lockstep (session 17: 64 KiB, 4 processes, 1600-2100 MB/s against
-    // 2100-2970 with four buffers).
+    // per core, waiting for each pull makes every rank run once per step in
+    // lockstep (64 KiB, 4 processes: 1600-2100 MB/s against 2100-2970 with
+    // four buffers).
     const std::uint64_t seq = dst >= 0 ? ++L.sent[dst] : 0;
     int buf = -1;
     if (dst >= 0) {

@@ -86,8 +86,8 @@ struct SimResult {
 // pull took beyond the same pull alone (sizes[0] / xcma_bw[0] - sizes[0] /
 // cma_bw[0]), never less than cma_call. The model charges a pull across
 // cores at xcma_bw, which carries that extra already; subtracting only the
-// lone call from step8_cma would count it twice (session 16: the 2-process
-// 4 KiB CMA cell 16-22% slow in every round).
+// lone call from step8_cma would count it twice (the 2-process 4 KiB CMA
+// cell then comes out 16-22% slow in every round).
 [[nodiscard]] double cma_call_exchanged(const Profile& p);
 
 // Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:

@@ -6,7 +6,7 @@
 // by one (get_user_pages), and every 4 KiB page costs the call time; with
 // 2 MiB pages the per-page part falls by half or more (this project's
 // machine: process_vm_writev of 1 MiB 35-45 us on 4 KiB pages, 24-25 us on
-// huge pages; docs/host-copy.md, session 16). A system with THP "always"
+// huge pages; docs/host-copy.md). A system with THP "always"
 // gives any large malloc'ed buffer huge pages; "madvise" (Debian's default)
 // only to mappings that ask, which is what `huge` does.
 #include <cstddef>

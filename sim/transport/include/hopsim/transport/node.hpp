@@ -185,8 +185,8 @@ class Rank {
   // the same `round_trips` at the same point, the lower id leading; only one
   // pair at a time. Pinned to two CPUs it tells how far apart the hypervisor
   // runs them: on a virtual machine the same two CPUs hand over in 30-60 ns
-  // (one cache) or 190-240 ns (apart), changing within seconds (session 19,
-  // docs/host-copy.md), and data crossing between them goes about 3x slower
+  // (one cache) or 190-240 ns (apart), changing within seconds
+  // (docs/host-copy.md), and data crossing between them goes about 3x slower
   // apart. ConfigError for peer == id() or out of range.
   [[nodiscard]] double handover(int peer, int round_trips = 200);
   // Whether another rank failed (or the monitor stopped the run); a rank
