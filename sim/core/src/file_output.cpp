@@ -1,0 +1,65 @@
+#include "hopsim/common/file_output.hpp"
+
+#include <unistd.h>
+
+#include <system_error>
+
+#include "hopsim/common/error.hpp"
+
+namespace hopsim {
+
+namespace fs = std::filesystem;
+
+fs::path partial_path(const fs::path& path) { return fs::path(path.string() + ".partial"); }
+
+AtomicFile::AtomicFile(fs::path path, bool unique)
+    : path_(std::move(path)),
+      partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid())) : partial_path(path_)),
+      out_(partial_, std::ios::trunc | std::ios::binary) {
+  if (!out_) throw Error("cannot write " + partial_.string());
+}
+
+AtomicFile::~AtomicFile() {
+  if (committed_) return;
+  out_.close();
+  std::error_code ec;
+  fs::remove(partial_, ec);
+}
+
+void AtomicFile::commit() {
+  out_.flush();
+  if (!out_) throw Error("error writing " + partial_.string());
+  out_.close();
+  commit_partial(partial_, path_);
+  committed_ = true;
+}
+
+void commit_partial(const fs::path& partial, const fs::path& path) {
+  std::error_code ec;
+  fs::rename(partial, path, ec);
+  if (ec) throw Error("cannot rename " + partial.string() + " to " + path.string() + ": " + ec.message());
+}
+
+void write_file_atomic(const fs::path& path, std::string_view text, bool unique) {
+  AtomicFile f(path, unique);
+  f.stream() << text;
+  f.commit();
+}
+
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string q = "\"";
+  for (const char c : field) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string csv_row(std::span<const std::string> fields) {
+  std::string row;
+  for (std::size_t i = 0; i < fields.size(); ++i) row += (i ? "," : "") + csv_field(fields[i]);
+  return row + "\n";
+}
+
+}  // namespace hopsim
