@@ -8,7 +8,7 @@ install(FILES sim/api/include/e_lib.h sim/api/include/stdcl.h sim/api/include/co
   DESTINATION include/hopsim/device-api)
 install(FILES sim/api/include/hopsim/ocl_kernel.h DESTINATION include/hopsim)
 install(DIRECTORY sim/runtime/include/hopsim/runtime DESTINATION include/hopsim)
-install(DIRECTORY sim/common/include/hopsim/common DESTINATION include/hopsim)
+install(DIRECTORY sim/core/include/hopsim/core DESTINATION include/hopsim)
 install(DIRECTORY models/epiphany/include/hopsim/epiphany DESTINATION include/hopsim)
 install(DIRECTORY topologies/include/hopsim/topo DESTINATION include/hopsim)
 install(DIRECTORY presets/ DESTINATION share/hopsim/presets FILES_MATCHING PATTERN "*.json")

@@ -8,8 +8,8 @@
 
 #include "coreid16.h"
 #include "e_lib.h"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/ocl_kernel.h"
 #include "hopsim/runtime/native_device.hpp"
 #include "hopsim/runtime/sim_device.hpp"

@@ -3,10 +3,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/epiphany/address_map.hpp"
 #include "hopsim/epiphany/mesh_timing.hpp"
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/log.hpp"
 #include "hopsim/runtime/sc_log.hpp"
 
 #include <sstream>

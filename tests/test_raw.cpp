@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/native_device.hpp"
 #include "hopsim/runtime/sim_device.hpp"

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/runtime/run.hpp"
 #include "hopsim/traces/reader.hpp"
 

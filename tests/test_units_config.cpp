@@ -1,11 +1,11 @@
 // Units, strict JSON, presets and scenarios: parsing and the errors that name keys.
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/preset.hpp"
-#include "hopsim/common/scenario.hpp"
-#include "hopsim/common/strict_json.hpp"
-#include "hopsim/common/units.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/preset.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/strict_json.hpp"
+#include "hopsim/core/units.hpp"
 #include "hopsim/epiphany/params.hpp"
 
 using namespace hopsim;

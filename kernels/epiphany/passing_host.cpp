@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/runtime/host.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "passing.h"

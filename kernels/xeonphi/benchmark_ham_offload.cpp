@@ -16,7 +16,7 @@
 #include "ham/bench/statistics.hpp"
 #include "ham/offload.hpp"
 #include "ham/offload/main.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 using ham::bench::statistics;
 using namespace ham;

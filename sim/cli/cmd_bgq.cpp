@@ -8,8 +8,8 @@
 #include "commands.hpp"
 #include "hopsim/bgq/bench.hpp"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
 #include "hopsim/runtime/family.hpp"
 #include "register.h"
 

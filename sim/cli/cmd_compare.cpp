@@ -14,11 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
-#include "hopsim/common/preset.hpp"
-#include "hopsim/common/scenario.hpp"
-#include "hopsim/common/units.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/core/preset.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/units.hpp"
 #include "hopsim/runtime/family.hpp"
 #include "hopsim/plot/plot.hpp"
 #include "hopsim/runtime/run.hpp"
@@ -52,16 +53,6 @@ double bandwidth(const runtime::LaunchRecord* r) {
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 std::string cell(double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : "-"; }
 
-std::string write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream os(tmp);
-    os << text;
-    if (!os) throw Error("cannot write " + path);
-  }
-  std::filesystem::rename(tmp, path);
-  return path;
-}
 
 void write_chart(const plot::BarChart& chart, const std::string& path) {
   if (!chart.categories.empty()) plot::save(chart, path);
@@ -129,8 +120,8 @@ int compare_family(const Scenario& sc, const Options& o, int rc) {
   nlohmann::json j = {{"scenario", sc.origin}, {"kernel", sc.kernel}, {"machine", sc.machine_preset},
                       {"clock_hz", clock},     {"rows", jrows},       {"data_identical", equal},
                       {"exit_code", rc}};
-  write_atomic(dir + "/compare.json", j.dump(2) + "\n");
-  write_atomic(dir + "/compare.csv", csv);
+  write_file_atomic(dir + "/compare.json", j.dump(2) + "\n");
+  write_file_atomic(dir + "/compare.csv", csv);
   const std::string png = o.png ? *o.png : dir + "/compare.png";
   write_chart(chart, png);
   std::cout << fmt::format("wrote {0}/compare.json, {0}/compare.csv, {1}, {0}/results.json\n", dir, png);
@@ -226,8 +217,8 @@ int run_compare(const Options& o) {
                       {"rows", jrows},
                       {"data_identical", differ == 0},
                       {"exit_code", rc}};
-  write_atomic(dir + "/compare.json", j.dump(2) + "\n");
-  write_atomic(dir + "/compare.csv", csv);
+  write_file_atomic(dir + "/compare.json", j.dump(2) + "\n");
+  write_file_atomic(dir + "/compare.csv", csv);
 
   plot::BarChart chart;
   chart.title = fmt::format("{} on {}: time per operation (mean over n)", sc.kernel, sc.machine_preset);

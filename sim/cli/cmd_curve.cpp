@@ -14,8 +14,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/plot/plot.hpp"
 #include "hopsim/traffic/scenario.hpp"
 #include "hopsim/traffic/traffic.hpp"
@@ -110,17 +111,6 @@ Reference read_reference(const std::string& path) {
   }
   if (ref.points.empty()) throw ConfigError(fmt::format("--reference {}: no data rows", path));
   return ref;
-}
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream os(tmp, std::ios::binary);
-    if (!os) throw Error("cannot write " + path);
-    os << text;
-    if (!os.flush()) throw Error("cannot write " + path);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 int run_curve(const CurveOptions& o) {

@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/units.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/units.hpp"
 #include "hopsim/host/model.hpp"
 #include "hopsim/host/profile.hpp"
 #include "hopsim/host/report.hpp"
@@ -192,7 +193,17 @@ std::string used_text(const hh::RingCell& c) {
 }
 
 // The exchanges' rounds, one line each (calibrate --rounds-csv).
-void write_rounds_csv(std::ofstream& f, const hh::Calibration& c) {
+// --csv FILE, opened before any measurement so a bad path fails at once.
+std::unique_ptr<AtomicFile> open_csv(const std::optional<std::string>& path) {
+  if (!path) return nullptr;
+  try {
+    return std::make_unique<AtomicFile>(*path);
+  } catch (const Error&) {
+    throw ConfigError(fmt::format("--csv: cannot write '{}'", *path));
+  }
+}
+
+void write_rounds_csv(std::ostream& f, const hh::Calibration& c) {
   static constexpr const char* kTable[] = {"write", "copy", "cma", "read"};
   f << "exchange,size,table,round,seconds,MBps,handover_before_ns,handover_after_ns,placement\n";
   for (std::size_t e = 0; e < c.exchanges.size(); ++e) {
@@ -215,11 +226,13 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
   // The rounds go to FILE.partial, opened first (a path that cannot be
   // written fails before the measurement) and renamed over FILE once
   // complete (a failed calibration leaves an earlier FILE as it was).
-  std::ofstream rounds;
-  const std::string rounds_tmp = rounds_csv ? *rounds_csv + ".partial" : "";
+  std::optional<AtomicFile> rounds;
   if (rounds_csv) {
-    rounds.open(rounds_tmp);
-    if (!rounds) throw ConfigError(fmt::format("--rounds-csv: cannot write '{}'", rounds_tmp));
+    try {
+      rounds.emplace(*rounds_csv);
+    } catch (const Error&) {
+      throw ConfigError(fmt::format("--rounds-csv: cannot write '{}'", partial_path(*rounds_csv).string()));
+    }
   }
   hh::CalibrateOptions o;
   if (quick) {
@@ -403,10 +416,8 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
   hh::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
   if (rounds_csv) {
-    write_rounds_csv(rounds, c);
-    rounds.close();
-    if (!rounds) throw ConfigError(fmt::format("--rounds-csv: writing '{}' failed", rounds_tmp));
-    std::filesystem::rename(rounds_tmp, *rounds_csv);
+    write_rounds_csv(rounds->stream(), c);
+    rounds->commit();
     std::cout << "exchange rounds written to " << *rounds_csv << "\n";
   }
   return 0;
@@ -520,11 +531,9 @@ int cmd_ring(const RingArgs& a) {
       a.reps);
   std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10} {:>9} {:>7}\n", "procs", "size", "order",
                            "transport", "used", "MB/s", "/memcpy", "iters");
-  std::ofstream csv;
-  if (a.csv) {
-    csv.open(*a.csv);
-    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
+  auto csv = open_csv(a.csv);
+  if (csv) {
+    csv->stream() << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
            "checked,fallback,bind,cpus,huge_kib,handover_ns\n";
   }
   for (const auto& c : cells) {
@@ -533,10 +542,11 @@ int cmd_ring(const RingArgs& a) {
                              c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
                              c.iters);
     if (csv)
-      csv << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},\"{}\",{},\"{}\",{},{:.1f}\n", c.procs,
+      csv->stream() << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},{},{},{},{},{:.1f}\n", c.procs,
                          c.size, c.order, transport::kind_name(c.requested), transport::kind_name(c.used),
-                         c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked, c.fallback,
-                         transport::bind_name(c.bind), fmt::join(c.cpu_of_rank, " "), c.huge_kib,
+                         c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked,
+                         csv_field(c.fallback), transport::bind_name(c.bind),
+                         csv_field(fmt::format("{}", fmt::join(c.cpu_of_rank, " "))), c.huge_kib,
                          c.handover > 0 ? c.handover * 1e9 : -1.0);
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
@@ -545,7 +555,10 @@ int cmd_ring(const RingArgs& a) {
   std::cout << handover_text(cells, prof ? prof->exchange_handover : 0.0);
   std::cout << cma_text(a, cells);
   std::cout << pages_text(cells) << "\n";
-  if (a.csv) std::cout << "CSV written to " << *a.csv << "\n";
+  if (csv) {
+    csv->commit();
+    std::cout << "CSV written to " << *a.csv << "\n";
+  }
   return 0;
 }
 
@@ -597,11 +610,9 @@ int cmd_simulate(const RingArgs& a) {
                            p.name, p.cores);
   std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "transport", "MB/s", "/memcpy",
                            "yields/step");
-  std::ofstream csv;
-  if (a.csv) {
-    csv.open(*a.csv);
-    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << "procs,size,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
+  auto csv = open_csv(a.csv);
+  if (csv) {
+    csv->stream() << "procs,size,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto& k = keys[i];
@@ -609,9 +620,11 @@ int cmd_simulate(const RingArgs& a) {
     std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, size_text(k.size),
                              transport::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
     if (csv)
-      csv << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size, transport::kind_name(k.kind),
-                         res[i].bandwidth / 1e6, frac, res[i].yields, res[i].background);
+      csv->stream() << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size,
+                                   transport::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields,
+                                   res[i].background);
   }
+  if (csv) csv->commit();
   return 0;
 }
 
@@ -746,9 +759,9 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
   std::cout << placement_text(a) << "\n";
   std::cout << cma_text(a, native);
   if (a.csv) {
-    std::ofstream csv(*a.csv);
-    if (!csv) throw ConfigError(fmt::format("--csv: cannot write '{}'", *a.csv));
-    csv << rep.csv;
+    auto csv = open_csv(a.csv);
+    csv->stream() << rep.csv;
+    csv->commit();
     std::cout << "CSV written to " << *a.csv << "\n";
   }
   if (check && rep.within != rep.cells) {

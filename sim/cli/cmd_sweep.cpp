@@ -34,9 +34,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/scenario.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/traffic/scenario.hpp"
 #include "hopsim/traffic/traffic.hpp"
@@ -98,16 +99,8 @@ struct Table {
 
 std::string num(double v) { return fmt::format("{}", v); }
 
-void write_atomic(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + fmt::format(".partial.{}", ::getpid());
-  {
-    std::ofstream os(tmp, std::ios::binary);
-    if (!os) throw Error("cannot write " + path.string());
-    os << text;
-    if (!os.flush()) throw Error("cannot write " + path.string());
-  }
-  fs::rename(tmp, path);
-}
+// Ranks of one sweep may finish the same point: each writes its own partial file.
+void write_atomic(const fs::path& path, const std::string& text) { write_file_atomic(path, text, true); }
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -553,13 +546,6 @@ class Sweep {
     return t;
   }
 
-  static std::string csv_field(const std::string& f) {
-    if (f.find_first_of(",\"\n") == std::string::npos) return f;
-    std::string q = "\"";
-    for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  }
-
   void write_table(const std::map<std::size_t, Table>& results) const {
     std::vector<std::string> cols;
     for (const auto& a : axes_) cols.push_back(a.key);
@@ -588,13 +574,8 @@ class Sweep {
         }
         rows.push_back(std::move(row));
       }
-    std::string csv;
-    for (std::size_t c = 0; c < cols.size(); ++c) csv += (c ? "," : "") + csv_field(cols[c]);
-    csv += "\n";
-    for (const auto& r : rows) {
-      for (std::size_t c = 0; c < r.size(); ++c) csv += (c ? "," : "") + csv_field(r[c]);
-      csv += "\n";
-    }
+    std::string csv = csv_row(cols);
+    for (const auto& r : rows) csv += csv_row(r);
     const fs::path path = fs::path(out_) / "results.csv";
     write_atomic(path, csv);
     // Terminal: numbers shortened to 5 significant digits.

@@ -15,11 +15,12 @@
 
 #include "commands.hpp"
 #include "hopsim/bgq/params.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
-#include "hopsim/common/preset.hpp"
-#include "hopsim/common/scenario.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/core/preset.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/host/profile.hpp"
 #include "hopsim/runtime/device.hpp"
@@ -105,24 +106,16 @@ int cmd_trace_export(const std::string& file, const std::optional<std::string>& 
   hopsim::traces::TraceReader r(file);
   if (!perfetto && !csv) throw hopsim::ConfigError("trace export: give --perfetto OUT.json or --csv TABLE");
   if (perfetto) {
-    const std::string tmp = *perfetto + ".partial";
-    {
-      std::ofstream os(tmp);
-      if (!os) throw hopsim::Error("cannot write " + tmp);
-      hopsim::traces::export_perfetto(r, os);
-    }
-    std::filesystem::rename(tmp, *perfetto);
+    hopsim::AtomicFile f(*perfetto);
+    hopsim::traces::export_perfetto(r, f.stream());
+    f.commit();
     std::cout << "wrote " << *perfetto << "\n";
   }
   if (csv) {
     if (out) {
-      const std::string tmp = *out + ".partial";
-      {
-        std::ofstream os(tmp);
-        if (!os) throw hopsim::Error("cannot write " + tmp);
-        hopsim::traces::export_csv(r, *csv, os);
-      }
-      std::filesystem::rename(tmp, *out);
+      hopsim::AtomicFile f(*out);
+      hopsim::traces::export_csv(r, *csv, f.stream());
+      f.commit();
     } else {
       hopsim::traces::export_csv(r, *csv, std::cout);
     }
@@ -160,14 +153,6 @@ int cmd_validate(const std::string& result, const std::string& reference, double
   return beyond ? 3 : 0;
 }
 
-// Quotes a CSV field when it needs it (RFC 4180).
-std::string csv_field(const std::string& f) {
-  if (f.find_first_of(",\"\n") == std::string::npos) return f;
-  std::string q = "\"";
-  for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 int cmd_import(const std::string& file, const std::string& format, const std::string& system,
                const std::string& output) {
   std::vector<hopsim::traces::ResultRow> rows;
@@ -181,18 +166,12 @@ int cmd_import(const std::string& file, const std::string& format, const std::st
   }
   std::string csv = "system,experiment,configuration,metric,value,unit,source\n";
   for (const auto& r : rows)
-    csv += fmt::format("{},{},{},{},{},{},{}\n", csv_field(r.system), csv_field(r.experiment),
-                       csv_field(r.configuration), csv_field(r.metric), r.value, csv_field(r.unit),
-                       csv_field(r.source));
+    csv += hopsim::csv_row(std::vector<std::string>{r.system, r.experiment, r.configuration, r.metric,
+                                                    fmt::format("{}", r.value), r.unit, r.source});
   if (output.empty()) {
     std::cout << csv;
   } else {
-    {
-      std::ofstream os(output + ".partial");
-      if (!os) throw hopsim::Error("cannot write " + output);
-      os << csv;
-    }
-    std::filesystem::rename(output + ".partial", output);
+    hopsim::write_file_atomic(output, csv);
     std::cout << fmt::format("{} rows from {} written to {}\n", rows.size(), file, output);
   }
   return 0;

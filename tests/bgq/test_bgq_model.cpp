@@ -10,7 +10,7 @@
 
 #include "hopsim/bgq/mu.hpp"
 #include "hopsim/bgq/network.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 using namespace hopsim::bgq;
 

@@ -11,7 +11,7 @@
 
 #include "hopsim/bgq/kernel.h"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "mpi.h"
 #include "register.h"
 

@@ -12,7 +12,7 @@
 #include "hopsim/bgq/kernel.h"
 #include "mpi.h"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/traces/reader.hpp"
 #include "register.h"
 

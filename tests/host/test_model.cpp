@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/host/model.hpp"
 #include "hopsim/host/profile.hpp"
 #include "hopsim/host/report.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/host_kernels/calibrate.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 

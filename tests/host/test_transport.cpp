@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 #include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"

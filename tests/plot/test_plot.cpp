@@ -8,7 +8,7 @@
 #include <QImage>
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/plot/plot.hpp"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 
 #include "ham/bench/statistics.hpp"
 #include "ham/offload.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 using namespace ham;
 namespace d = ham::offload::detail;

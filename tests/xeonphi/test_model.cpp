@@ -2,7 +2,7 @@
 // timing, the far-socket penalty, the presets and their calibration checks.
 #include <catch2/catch.hpp>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/xeonphi/model.hpp"
 
 using namespace hopsim::xeonphi;

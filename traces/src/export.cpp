@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/traces/schema.hpp"
 
@@ -39,16 +40,6 @@ std::string metadata(int pid, std::int64_t tid, std::string_view what, std::stri
     return fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{{}}}}})", pid, tid, what, args);
 }
 
-std::string csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    out += '"';
-    return out;
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/traces/reader.hpp"
 #include "hopsim/traces/schema.hpp"
@@ -86,7 +87,7 @@ fs::path TraceWriter::prepare_partial(const fs::path& path, const Meta& meta) {
         throw TraceError(fmt::format("refusing to write trace {}: the file exists and is not a hopsim trace ({})",
                                      path.string(), why));
     }
-    const fs::path partial = with_suffix(path, ".partial");
+    const fs::path partial = partial_path(path);
     remove_quietly(partial);  // left over by a killed run
     remove_quietly(with_suffix(partial, "-journal"));
     return partial;
@@ -94,7 +95,7 @@ fs::path TraceWriter::prepare_partial(const fs::path& path, const Meta& meta) {
 
 TraceWriter::TraceWriter(fs::path path, Meta meta, Detail detail, WriterOptions options)
     : path_(std::move(path)),
-      partial_(with_suffix(path_, ".partial")),
+      partial_(partial_path(path_)),
       detail_(detail),
       want_transactions_(detail != Detail::counters),
       want_hops_(detail == Detail::hops),

@@ -21,7 +21,7 @@
 #include <numeric>
 #include <vector>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/host_kernels/ring.hpp"
 #include "hopsim/transport/buffer.hpp"
 #include "hopsim/transport/cma.hpp"

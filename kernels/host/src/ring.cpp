@@ -11,7 +11,7 @@
 #include <numeric>
 #include <random>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/transport/buffer.hpp"
 
 namespace hopsim::host {

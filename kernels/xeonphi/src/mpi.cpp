@@ -22,7 +22,7 @@
 #include <fmt/format.h>
 
 #include "backends.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 #ifdef HOPSIM_HAVE_MPI
 #include <mpi.h>

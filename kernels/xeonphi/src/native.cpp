@@ -26,7 +26,7 @@
 #include <fmt/format.h>
 
 #include "backends.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace ham::offload::detail {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "ham/offload.hpp"
 #include "backends.hpp"
 

@@ -18,7 +18,7 @@
 #include <unordered_map>
 
 #include "backends.hpp"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "hopsim/xeonphi/model.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::bgq {
 

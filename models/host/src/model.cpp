@@ -21,7 +21,7 @@
 #include <systemc>
 #include <utility>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::host {
 

@@ -7,9 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/preset.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/preset.hpp"
+#include "hopsim/core/strict_json.hpp"
 
 namespace hopsim::host {
 namespace {
@@ -247,10 +248,11 @@ Profile load_profile(const std::string& path_or_preset) {
 }
 
 void save_profile(const Profile& p, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw ConfigError(fmt::format("cannot write profile '{}'", path));
-  f << p.to_json().dump(2) << "\n";
-  if (!f) throw Error(fmt::format("writing profile '{}' failed", path));
+  try {
+    write_file_atomic(path, p.to_json().dump(2) + "\n");
+  } catch (const Error& e) {
+    throw ConfigError(fmt::format("cannot write profile '{}': {}", path, e.what()));
+  }
 }
 
 }  // namespace hopsim::host

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/ocl_kernel.h"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/host.hpp"

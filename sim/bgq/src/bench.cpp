@@ -11,17 +11,20 @@
 
 #include "hopsim/bgq/network.hpp"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/core/preset.hpp"
 
 namespace hopsim::bgq {
 
 namespace {
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(fmt::format("--csv: cannot write {}", path));
-  f << text;
+  try {
+    write_file_atomic(path, text);
+  } catch (const Error& e) {
+    throw ConfigError(fmt::format("--csv: {}", e.what()));
+  }
 }
 
 double peak_rss_mib() {

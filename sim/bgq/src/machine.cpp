@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/bgq/kernel.h"
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "mpi.h"
 
 namespace hopsim::bgq {

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "machine.hpp"
 
 namespace hopsim::bgq {

@@ -34,8 +34,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/transport/cma.hpp"
 #include "hopsim/transport/node.hpp"

@@ -8,9 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/core/preset.hpp"
 #include "machine.hpp"
 
 namespace fs = std::filesystem;
@@ -271,19 +272,6 @@ void print(const BgqReport& r, std::ostream& out) {
                               r.differing_ranks.size(), r.differing_ranks.front()));
 }
 
-namespace {
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp);
-    out << text;
-    if (!out.flush()) throw Error("error writing " + tmp);
-  }
-  fs::rename(tmp, path);
-}
-}  // namespace
-
 void write_outputs(const BgqReport& r) {
   nlohmann::json j;
   j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
@@ -324,8 +312,8 @@ void write_outputs(const BgqReport& r) {
   }
   j["data_equal"] = r.compared ? nlohmann::json(r.differing_ranks.empty()) : nlohmann::json(nullptr);
   const auto& o = r.scenario.outputs;
-  if (o.json) write_atomic(o.dir + "/results.json", j.dump(2) + "\n");
-  if (o.csv) write_atomic(o.dir + "/results.csv", csv);
+  if (o.json) write_file_atomic(o.dir + "/results.json", j.dump(2) + "\n");
+  if (o.csv) write_file_atomic(o.dir + "/results.csv", csv);
 }
 
 int run_scenario_cli(const Scenario& sc) {

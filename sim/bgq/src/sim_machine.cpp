@@ -12,7 +12,7 @@
 #include <boost/context/fiber.hpp>
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "machine.hpp"
 

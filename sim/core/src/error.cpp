@@ -1,4 +1,4 @@
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim {
 const char* version() { return HOPSIM_VERSION; }

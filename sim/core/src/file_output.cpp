@@ -1,10 +1,10 @@
-#include "hopsim/common/file_output.hpp"
+#include "hopsim/core/file_output.hpp"
 
 #include <unistd.h>
 
 #include <system_error>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim {
 
@@ -16,7 +16,7 @@ AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),
       partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid())) : partial_path(path_)),
       out_(partial_, std::ios::trunc | std::ios::binary) {
-  if (!out_) throw Error("cannot write " + partial_.string());
+  if (!out_) throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
 }
 
 AtomicFile::~AtomicFile() {
@@ -28,7 +28,7 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::commit() {
   out_.flush();
-  if (!out_) throw Error("error writing " + partial_.string());
+  if (!out_) throw Error("cannot write " + path_.string() + ": write error on " + partial_.string());
   out_.close();
   commit_partial(partial_, path_);
   committed_ = true;
@@ -58,8 +58,12 @@ std::string csv_field(std::string_view field) {
 
 std::string csv_row(std::span<const std::string> fields) {
   std::string row;
-  for (std::size_t i = 0; i < fields.size(); ++i) row += (i ? "," : "") + csv_field(fields[i]);
-  return row + "\n";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) row += ',';
+    row += csv_field(fields[i]);
+  }
+  row += '\n';
+  return row;
 }
 
 }  // namespace hopsim

@@ -1,10 +1,10 @@
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/log.hpp"
 
 #include <mutex>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::log {
 namespace {

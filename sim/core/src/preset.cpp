@@ -1,4 +1,4 @@
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/preset.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 
 namespace fs = std::filesystem;
 

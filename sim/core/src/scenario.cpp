@@ -1,9 +1,9 @@
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 
 namespace hopsim {
 

@@ -1,11 +1,11 @@
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/strict_json.hpp"
 
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim {
 

@@ -1,4 +1,4 @@
-#include "hopsim/common/units.hpp"
+#include "hopsim/core/units.hpp"
 
 #include <array>
 #include <charconv>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim {
 namespace {

@@ -21,8 +21,9 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
 
 namespace hopsim::plot {
 namespace {
@@ -274,7 +275,7 @@ void render(const Chart& chart, const std::string& path, int width, int height,
   const auto ext = std::filesystem::path(path).extension().string();
   if (ext != ".png" && ext != ".svg")
     throw ConfigError("plot " + path + ": unknown image format '" + ext + "' (use .png or .svg)");
-  const std::string tmp = path + ".partial";
+  const auto tmp = partial_path(path).string();
   if (ext == ".png") {
     ensure_gui_application();
     QtCanvas c(width, height);
@@ -285,9 +286,7 @@ void render(const Chart& chart, const std::string& path, int width, int height,
     draw(chart, c, width, height);
     c.save(tmp);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot write " + path + ": " + ec.message());
+  commit_partial(tmp, path);
 }
 
 void draw_line_chart(const LineChart& chart, Canvas& c, int w, int h) {

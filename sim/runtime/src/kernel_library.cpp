@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 
 namespace fs = std::filesystem;

@@ -9,8 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/runtime/host.hpp"
 
 namespace hopsim::runtime {
@@ -91,11 +92,11 @@ HostContext::HostContext(const KernelPackage& pkg, nlohmann::json args, Device& 
 
 std::string HostContext::output_file(const std::string& stem, const std::string& ext) {
   pending_.push_back(fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext));
-  return pending_.back() + ".partial";
+  return partial_path(pending_.back()).string();
 }
 
 void HostContext::commit_files() {
-  for (const auto& f : pending_) std::filesystem::rename(f + ".partial", f);
+  for (const auto& f : pending_) commit_partial(partial_path(f), f);
   pending_.clear();
 }
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::runtime {
 namespace {

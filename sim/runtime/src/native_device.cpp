@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/runtime/pe_context.hpp"
 
 namespace hopsim::runtime {

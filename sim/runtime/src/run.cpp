@@ -8,9 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 #include "hopsim/runtime/native_device.hpp"
 #include "hopsim/runtime/sim_device.hpp"
@@ -233,17 +234,6 @@ nlohmann::json mode_json(const ModeResult& m) {
   return j;
 }
 
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp);
-    out << text;
-    out.flush();
-    if (!out) throw Error("error writing " + tmp);
-  }
-  fs::rename(tmp, path);
-}
 }  // namespace
 
 nlohmann::json to_json(const RunReport& r) {
@@ -265,7 +255,7 @@ nlohmann::json to_json(const RunReport& r) {
 
 void write_outputs(const RunReport& r) {
   const auto& o = r.scenario.outputs;
-  if (o.json) write_atomic(o.dir + "/results.json", to_json(r).dump(2) + "\n");
+  if (o.json) write_file_atomic(o.dir + "/results.json", to_json(r).dump(2) + "\n");
   if (o.csv) {
     std::string csv = "method,n,mode,ticks,seconds,cycles,checked,mismatches,known_faulty,digest,bytes\n";
     for (const auto* m : {&r.native, &r.sim}) {
@@ -275,7 +265,7 @@ void write_outputs(const RunReport& r) {
                            rec.ticks, rec.seconds, rec.cycles, rec.checked, rec.mismatch_count,
                            rec.known_faulty ? 1 : 0, rec.digest, rec.bytes);
     }
-    write_atomic(o.dir + "/results.csv", csv);
+    write_file_atomic(o.dir + "/results.csv", csv);
   }
 }
 

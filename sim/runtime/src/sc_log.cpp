@@ -2,7 +2,7 @@
 
 #include <systemc>
 
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/log.hpp"
 
 namespace hopsim::runtime {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/log.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
 #include "hopsim/runtime/sc_log.hpp"
 
 namespace hopsim::runtime {

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "hopsim/common/error.hpp"
-#include "hopsim/common/strict_json.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 
 namespace hopsim::runtime {
 

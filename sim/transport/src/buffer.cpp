@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::transport {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/preset.hpp"
 
 namespace hopsim::epiphany {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/traffic/traffic.hpp"
 
 namespace hopsim::traffic {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hopsim/common/preset.hpp"
+#include "hopsim/core/preset.hpp"
 
 namespace hopsim::xeonphi {
 

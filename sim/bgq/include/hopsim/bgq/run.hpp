@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hopsim/bgq/params.hpp"
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 
 namespace hopsim::bgq {

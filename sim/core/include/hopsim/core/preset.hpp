@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/common/units.hpp"
+#include "hopsim/core/units.hpp"
 
 namespace hopsim {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/address_map.hpp"
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/runtime/memory_windows.hpp"

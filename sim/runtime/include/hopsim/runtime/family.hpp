@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 
 namespace hopsim::runtime {
 

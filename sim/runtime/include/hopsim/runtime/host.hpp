@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/kernel_registry.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/params.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/host.hpp"

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "hopsim/common/scenario.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/chip.hpp"
 #include "hopsim/runtime/device.hpp"
 #include "hopsim/runtime/pe_context.hpp"

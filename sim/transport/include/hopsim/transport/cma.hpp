@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-#include "hopsim/common/error.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace hopsim::transport {
 
