@@ -4,10 +4,11 @@
 include(CMakePackageConfigHelpers)
 install(TARGETS hopsim RUNTIME DESTINATION bin)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/hopsim-cc DESTINATION bin)
-install(FILES sim/api/include/e_lib.h sim/api/include/stdcl.h sim/api/include/coreid16.h
+install(FILES sim/epiphany/api/e_lib.h sim/epiphany/api/stdcl.h sim/epiphany/api/coreid16.h
   DESTINATION include/hopsim/device-api)
-install(FILES sim/api/include/hopsim/ocl_kernel.h DESTINATION include/hopsim)
-install(DIRECTORY sim/runtime/include/hopsim/runtime DESTINATION include/hopsim)
+install(FILES sim/epiphany/api/hopsim/ocl_kernel.h DESTINATION include/hopsim)
+install(DIRECTORY sim/epiphany/include/hopsim/epiphany DESTINATION include/hopsim)
+install(DIRECTORY sim/interpose/include/hopsim/interpose DESTINATION include/hopsim)
 install(DIRECTORY sim/core/include/hopsim/core DESTINATION include/hopsim)
 install(DIRECTORY models/epiphany/include/hopsim/epiphany DESTINATION include/hopsim)
 install(DIRECTORY topologies/include/hopsim/topo DESTINATION include/hopsim)

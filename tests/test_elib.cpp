@@ -11,8 +11,8 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/ocl_kernel.h"
-#include "hopsim/runtime/native_device.hpp"
-#include "hopsim/runtime/sim_device.hpp"
+#include "hopsim/epiphany/native_device.hpp"
+#include "hopsim/epiphany/sim_device.hpp"
 
 using namespace hopsim;
 using namespace hopsim::runtime;

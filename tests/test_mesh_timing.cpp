@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "hopsim/core/preset.hpp"
-#include "hopsim/epiphany/address_map.hpp"
-#include "hopsim/epiphany/mesh_timing.hpp"
+#include "hopsim/epiphany/model/address_map.hpp"
+#include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/core/log.hpp"
-#include "hopsim/runtime/sc_log.hpp"
+#include "hopsim/epiphany/sc_log.hpp"
 
 #include <sstream>
 #include <spdlog/sinks/ostream_sink.h>

@@ -6,9 +6,9 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
-#include "hopsim/runtime/native_device.hpp"
-#include "hopsim/runtime/sim_device.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany/native_device.hpp"
+#include "hopsim/epiphany/sim_device.hpp"
 
 using namespace hopsim;
 using namespace hopsim::runtime;

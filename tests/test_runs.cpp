@@ -8,7 +8,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/runtime/run.hpp"
+#include "hopsim/epiphany/run.hpp"
 #include "hopsim/traces/reader.hpp"
 
 using namespace hopsim;

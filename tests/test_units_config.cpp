@@ -6,7 +6,7 @@
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/core/units.hpp"
-#include "hopsim/epiphany/params.hpp"
+#include "hopsim/epiphany/model/params.hpp"
 
 using namespace hopsim;
 using Catch::Matchers::Contains;

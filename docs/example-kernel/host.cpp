@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "hopsim/runtime/host.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/epiphany/host.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
 
 namespace {
 void host(hopsim::runtime::HostContext& ctx) {

@@ -24,7 +24,7 @@
 #include <cstring>
 #include <vector>
 
-#include "hopsim/bgq/kernel.h"
+#include "hopsim/bgq_kernel.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/runtime/host.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/epiphany/host.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
 #include "passing.h"
 
 namespace passing {

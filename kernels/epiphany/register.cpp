@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
 #include "passing.h"
 
 extern "C" {

@@ -13,7 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "ham/bench/statistics.hpp"
+#include "statistics.hpp"
 #include "ham/offload.hpp"
 #include "ham/offload/main.hpp"
 #include "hopsim/core/error.hpp"

@@ -10,7 +10,7 @@
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
-#include "hopsim/runtime/family.hpp"
+#include "hopsim/epiphany/family.hpp"
 #include "register.h"
 
 namespace hopsim::cli {

@@ -20,9 +20,9 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/units.hpp"
-#include "hopsim/runtime/family.hpp"
-#include "hopsim/plot/plot.hpp"
-#include "hopsim/runtime/run.hpp"
+#include "hopsim/epiphany/family.hpp"
+#include "hopsim/studies/plot.hpp"
+#include "hopsim/epiphany/run.hpp"
 
 namespace hopsim::cli {
 namespace {

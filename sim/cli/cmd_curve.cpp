@@ -17,9 +17,9 @@
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/strict_json.hpp"
-#include "hopsim/plot/plot.hpp"
-#include "hopsim/traffic/scenario.hpp"
-#include "hopsim/traffic/traffic.hpp"
+#include "hopsim/studies/plot.hpp"
+#include "hopsim/network/model/scenario.hpp"
+#include "hopsim/network/model/traffic.hpp"
 
 namespace hopsim::cli {
 

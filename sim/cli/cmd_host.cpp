@@ -22,13 +22,13 @@
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/units.hpp"
-#include "hopsim/host/model.hpp"
-#include "hopsim/host/profile.hpp"
-#include "hopsim/host/report.hpp"
-#include "hopsim/host_kernels/calibrate.hpp"
-#include "hopsim/host_kernels/ring.hpp"
-#include "hopsim/transport/buffer.hpp"
-#include "hopsim/transport/cma.hpp"
+#include "hopsim/host/model/model.hpp"
+#include "hopsim/host/model/profile.hpp"
+#include "hopsim/host/model/report.hpp"
+#include "hopsim/host/calibrate.hpp"
+#include "hopsim/host/ring.hpp"
+#include "hopsim/host/buffer.hpp"
+#include "hopsim/host/cma.hpp"
 
 namespace hopsim::cli {
 namespace {

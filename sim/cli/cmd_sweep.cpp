@@ -38,9 +38,9 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
-#include "hopsim/traffic/scenario.hpp"
-#include "hopsim/traffic/traffic.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/network/model/scenario.hpp"
+#include "hopsim/network/model/traffic.hpp"
 
 #ifdef HOPSIM_HAVE_MPI
 #define OMPI_SKIP_MPICXX 1  // the C API only

@@ -7,7 +7,7 @@
    90% of it and reports simulated packets per host second (every packet
    sent, warm-up and drain included) and, apart, the host time spent
    building the network (route tables, calendars), the best of --runs runs.
-2. Times a traffic sweep (models/traffic/examples/sweep-torus.json, 18
+2. Times a traffic sweep (models/network/examples/sweep-torus.json, 18
    points) serially and with `mpirun -np 2`, and reports the speed-up.
 
     tests/bench/bench_traffic.py [--hopsim build/sim/cli/hopsim] [--runs 3] [--no-mpi]

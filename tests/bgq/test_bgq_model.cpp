@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "hopsim/bgq/mu.hpp"
-#include "hopsim/bgq/network.hpp"
+#include "hopsim/bgq/model/mu.hpp"
+#include "hopsim/bgq/model/network.hpp"
 #include "hopsim/core/error.hpp"
 
 using namespace hopsim::bgq;

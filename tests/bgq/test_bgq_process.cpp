@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "hopsim/bgq/kernel.h"
+#include "hopsim/bgq_kernel.h"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/error.hpp"
 #include "mpi.h"

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hopsim/bgq/kernel.h"
+#include "hopsim/bgq_kernel.h"
 #include "mpi.h"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/error.hpp"

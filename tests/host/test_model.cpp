@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/host/model.hpp"
-#include "hopsim/host/profile.hpp"
-#include "hopsim/host/report.hpp"
+#include "hopsim/host/model/model.hpp"
+#include "hopsim/host/model/profile.hpp"
+#include "hopsim/host/model/report.hpp"
 
 namespace hh = hopsim::host;
 

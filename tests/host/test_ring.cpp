@@ -7,8 +7,8 @@
 #include <set>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/host_kernels/calibrate.hpp"
-#include "hopsim/host_kernels/ring.hpp"
+#include "hopsim/host/calibrate.hpp"
+#include "hopsim/host/ring.hpp"
 
 using hopsim::transport::Kind;
 namespace hh = hopsim::host;

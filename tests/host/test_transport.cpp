@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/host_kernels/ring.hpp"
-#include "hopsim/transport/buffer.hpp"
-#include "hopsim/transport/cma.hpp"
-#include "hopsim/transport/node.hpp"
+#include "hopsim/host/ring.hpp"
+#include "hopsim/host/buffer.hpp"
+#include "hopsim/host/cma.hpp"
+#include "hopsim/host/node.hpp"
 
 using hopsim::transport::Kind;
 namespace ht = hopsim::transport;

@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/plot/plot.hpp"
+#include "hopsim/studies/plot.hpp"
 
 namespace fs = std::filesystem;
 using namespace hopsim::plot;

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "hopsim/epiphany/mesh_timing.hpp"
-#include "hopsim/traffic/traffic.hpp"
+#include "hopsim/epiphany/model/mesh_timing.hpp"
+#include "hopsim/network/model/traffic.hpp"
 
 using namespace hopsim::traffic;
 using Catch::Matchers::Contains;

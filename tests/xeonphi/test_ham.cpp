@@ -12,7 +12,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ham/bench/statistics.hpp"
+#include "statistics.hpp"
 #include "ham/offload.hpp"
 #include "hopsim/core/error.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/xeonphi/model.hpp"
+#include "hopsim/xeonphi/model/model.hpp"
 
 using namespace hopsim::xeonphi;
 

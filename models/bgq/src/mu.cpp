@@ -1,4 +1,4 @@
-#include "hopsim/bgq/mu.hpp"
+#include "hopsim/bgq/model/mu.hpp"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "hopsim/bgq/network.hpp"
+#include "hopsim/bgq/model/network.hpp"
 
 #include <algorithm>
 #include <cmath>

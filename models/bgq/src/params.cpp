@@ -1,4 +1,4 @@
-#include "hopsim/bgq/params.hpp"
+#include "hopsim/bgq/model/params.hpp"
 
 #include <fmt/format.h>
 

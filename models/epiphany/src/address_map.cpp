@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/address_map.hpp"
+#include "hopsim/epiphany/model/address_map.hpp"
 
 #include <fmt/format.h>
 

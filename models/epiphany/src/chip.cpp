@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/chip.hpp"
+#include "hopsim/epiphany/model/chip.hpp"
 
 #include <systemc>
 

@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/mesh_timing.hpp"
+#include "hopsim/epiphany/model/mesh_timing.hpp"
 
 #include <algorithm>
 #include <cmath>

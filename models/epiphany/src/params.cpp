@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/params.hpp"
+#include "hopsim/epiphany/model/params.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "hopsim/host/model.hpp"
+#include "hopsim/host/model/model.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "hopsim/host/profile.hpp"
+#include "hopsim/host/model/profile.hpp"
 
 #include <fmt/format.h>
 

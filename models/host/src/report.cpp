@@ -1,4 +1,4 @@
-#include "hopsim/host/report.hpp"
+#include "hopsim/host/model/report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "hopsim/xeonphi/model.hpp"
+#include "hopsim/xeonphi/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/bgq/network.hpp"
+#include "hopsim/bgq/model/network.hpp"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/bgq/kernel.h"
+#include "hopsim/bgq_kernel.h"
 #include "hopsim/core/error.hpp"
 #include "mpi.h"
 

@@ -4,7 +4,7 @@
 // fibers on the timing model, in model-time order; NativeMachine: host
 // threads, the MU's work done at once with real copies and atomics;
 // ProcessMachine: a forked process per rank, data moved by a host copy
-// transport of sim/transport).
+// transport of sim/host).
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -17,11 +17,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/bgq/mu.hpp"
-#include "hopsim/bgq/network.hpp"
-#include "hopsim/bgq/params.hpp"
+#include "hopsim/bgq/model/mu.hpp"
+#include "hopsim/bgq/model/network.hpp"
+#include "hopsim/bgq/model/params.hpp"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/bgq/spi.h"
+#include "hopsim/bgq_spi.h"
 #include "hopsim/traces/writer.hpp"
 
 namespace hopsim::bgq {

@@ -36,9 +36,9 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
-#include "hopsim/runtime/device.hpp"
-#include "hopsim/transport/cma.hpp"
-#include "hopsim/transport/node.hpp"
+#include "hopsim/epiphany/device.hpp"
+#include "hopsim/host/cma.hpp"
+#include "hopsim/host/node.hpp"
 #include "machine.hpp"
 
 namespace hopsim::bgq {

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/bgq/params.hpp"
+#include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/runtime/kernel_registry.hpp"
+#include "hopsim/epiphany/kernel_registry.hpp"
 
 namespace hopsim::bgq {
 

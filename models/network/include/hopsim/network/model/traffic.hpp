@@ -1,0 +1,111 @@
+#pragma once
+// Open-loop synthetic traffic on one of two networks:
+//  * emesh: the Epiphany cMesh timing model (hopsim::epiphany::MeshTiming,
+//    XY routing), one eMesh packet (1..8 bytes) per message;
+//  * generic: any N-D mesh or torus (hopsim::topo) with dimension-order
+//    routing (wrap-around links taken the shorter way on a torus), link
+//    calendars of the same kind, a per-hop latency and a link width.
+// Every node injects packets by a Bernoulli (or on/off bursty) process into
+// an infinite source queue; after a warm-up, packets generated in the
+// measurement window are measured until they arrive (drain). All times are
+// in network cycles.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hopsim/epiphany/model/params.hpp"
+#include "hopsim/network/model/patterns.hpp"
+
+namespace hopsim::traffic {
+
+enum class NetworkKind { emesh, generic };
+
+// A generic network: virtual cut-through routers, each packet holds every
+// link of its route for ceil(bytes / link_width) cycles; its head moves one
+// hop per hop_latency cycles (router + wire), after endpoint_latency cycles
+// spent once per packet (the source router's pipeline and the injection and
+// ejection channels: a route of h hops crosses h + 1 routers). Zero-load
+// latency from injection to the tail's arrival:
+//   endpoint_latency + hops x hop_latency + max(1, ceil(bytes / link_width)).
+// Each node has one injection and one ejection channel of the same width.
+struct GenericNetwork {
+  std::vector<int> dims{8, 8};  // extents; node id row-major, last dimension fastest
+  bool torus = false;           // every dimension wraps
+  double hop_latency = 1;       // cycles per hop (router + link), a multiple of 0.5
+  double endpoint_latency = 0;  // cycles once per packet (source router, injection/ejection), a multiple of 0.5
+  double link_width = 16;       // bytes per cycle per direction (one flit)
+  // Contention delay (cycles beyond zero load) the network absorbs before a
+  // source stalls (finite router buffers); 0 = a source waits for every
+  // packet's contention, 1e6 = effectively unbounded buffers.
+  double buffer = 32;
+};
+
+// One entry of a packet size distribution.
+struct PacketSize {
+  int bytes = 8;
+  double weight = 1;  // relative probability (> 0)
+};
+
+struct TrafficConfig {
+  NetworkKind network = NetworkKind::emesh;
+  GenericNetwork generic;             // used when network == generic
+  int rows = 8, cols = 8;             // emesh size; overrides net.rows / net.cols
+  Pattern pattern = Pattern::uniform;
+  double offered_load = 0.1;          // packets per node per cycle, in (0, 1]
+  int packet_bytes = 8;               // bytes per packet, 1..8 on the eMesh (one eMesh packet)
+  // Packet size distribution (bytes with weights); empty = always packet_bytes.
+  std::vector<PacketSize> packet_sizes;
+  bool bursty = false;                // on/off source: back-to-back bursts, geometric with mean burst_mean
+  double burst_mean = 8;              // packets per burst (>= 1); bursty needs offered_load < 1
+  std::uint64_t seed = 1;
+  double warmup = 1000, measure = 10000, drain_limit = 20000;  // cycles
+  double hotspot_fraction = 0.1;
+  std::uint32_t hotspot_node = 0;
+  epiphany::Params net;               // timing parameters of the emesh
+};
+
+// Extents of the configured network ({rows, cols} for the eMesh).
+std::vector<int> shape(const TrafficConfig& cfg);
+// "8x8 mesh", "4x4x4 torus".
+std::string describe(const TrafficConfig& cfg);
+// Throws std::invalid_argument naming the field for a bad config.
+void validate(const TrafficConfig& cfg);
+
+struct TrafficResult {
+  double offered = 0;           // configured load, packets per node per cycle
+  double accepted = 0;          // packets per node per cycle arriving in the measurement window
+  double avg_latency = 0, p50_latency = 0, p99_latency = 0;  // total: generation to arrival (cycles)
+  double avg_network_latency = 0;  // issue (leaving the source queue) to arrival
+  double avg_source_delay = 0;     // generation to issue
+  double avg_hops = 0;             // network links traversed
+  double avg_zero_load = 0;        // mean zero-load network latency of the measured packets
+  // Per network link (topology link id): cycles reserved by packets issued in the
+  // window / window length; above 1 only when saturated (reservations pile up in the future).
+  std::vector<double> link_utilisation;
+  bool saturated = false;
+  std::uint64_t packets_measured = 0;  // packets generated in the window (all of them, when not saturated)
+  std::uint64_t packets_simulated = 0;  // every packet sent, warm-up and drain included (simulator speed)
+  // Host time (for speed reports only, never for results): building the
+  // network (route tables, calendars) and simulating the packets.
+  double host_setup_seconds = 0, host_run_seconds = 0;
+};
+
+// One run. Throws std::invalid_argument for a bad config (load <= 0 or > 1,
+// bad packet size, pattern the mesh cannot take, bad windows or hotspot).
+// Saturated when the measured packets do not all arrive within drain_limit
+// after the window, or when the mean total latency (source queue + network)
+// of packets generated in the last quarter of the window exceeds 10x the mean
+// zero-load latency;
+// the run never simulates beyond warmup + measure + drain_limit.
+TrafficResult run_traffic(const TrafficConfig& cfg);
+
+// Runs loads step, 2*step, ... <= max_load (plus tiny slack), stopping after
+// the first saturated point. Throws std::invalid_argument for step <= 0.
+std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load);
+
+// Uncontended issue-to-arrival latency of one packet of `bytes` (default: packet_bytes):
+// emesh: write_overhead + hop_latency * (Manhattan hops + 1), as MeshTiming computes it;
+// generic: hop_latency * hops + max(1, ceil(bytes / link_width)).
+double zero_load_latency(const TrafficConfig& cfg, std::uint32_t src, std::uint32_t dst, int bytes = -1);
+
+}  // namespace hopsim::traffic

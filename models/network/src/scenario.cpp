@@ -1,0 +1,234 @@
+#include "hopsim/network/model/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
+#include "hopsim/epiphany/model/params.hpp"
+
+namespace hopsim::traffic {
+
+namespace {
+
+double get_number(const nlohmann::json& obj, std::string_view key, std::string_view path, double fallback) {
+  const auto it = obj.find(std::string(key));
+  if (it == obj.end()) return fallback;
+  if (!it->is_number())
+    throw ConfigError(fmt::format("{}: expected a number, got {}", join_path(path, key), it->dump()));
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) throw ConfigError(fmt::format("{}: expected a finite number", join_path(path, key)));
+  return v;
+}
+
+// A duration in cycles: a number or a quantity string ("1000 cycles").
+double get_cycles(const nlohmann::json& obj, std::string_view key, std::string_view path, double fallback) {
+  const auto it = obj.find(std::string(key));
+  if (it == obj.end()) return fallback;
+  return parse_quantity(*it, Dim::cycles, join_path(path, key));
+}
+
+std::vector<int> get_dims(const nlohmann::json& v, const std::string& path) {
+  std::vector<int> dims;
+  if (v.is_string()) {  // "4x4x4"
+    const auto s = v.get<std::string>();
+    std::size_t pos = 0;
+    while (pos <= s.size()) {
+      const auto x = s.find('x', pos);
+      const auto part = s.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+      try {
+        std::size_t used = 0;
+        const int d = std::stoi(part, &used);
+        if (used != part.size()) throw std::invalid_argument(part);
+        dims.push_back(d);
+      } catch (const std::exception&) {
+        throw ConfigError(fmt::format("{}: expected extents like \"4x4x4\" or [4, 4, 4], got \"{}\"", path, s));
+      }
+      if (x == std::string::npos) break;
+      pos = x + 1;
+    }
+  } else if (v.is_array()) {
+    for (const auto& e : v) {
+      if (!e.is_number_integer())
+        throw ConfigError(fmt::format("{}: expected integer extents, got {}", path, v.dump()));
+      dims.push_back(e.get<int>());
+    }
+  } else {
+    throw ConfigError(fmt::format("{}: expected extents like \"4x4x4\" or [4, 4, 4], got {}", path, v.dump()));
+  }
+  if (dims.empty() || dims.size() > 8) throw ConfigError(fmt::format("{}: need 1 to 8 extents", path));
+  for (int d : dims)
+    if (d < 1 || d > 65536) throw ConfigError(fmt::format("{}: every extent must be 1..65536, got {}", path, v.dump()));
+  return dims;
+}
+
+}  // namespace
+
+const std::vector<ParamDecl>& network_param_decls() {
+  static const std::vector<ParamDecl> decls{
+      {"hop_latency", Dim::cycles, 0, 1000, false, "cycles per hop (router + link), multiples of 0.5"},
+      {"endpoint_latency", Dim::cycles, 0, 1000, false,
+       "cycles once per packet: source router pipeline + injection and ejection channels, multiples of 0.5"},
+      {"link_width", Dim::bytes_per_cycle, 0.01, 1e6, false, "link bandwidth per direction (one flit per cycle)"},
+      {"buffer", Dim::cycles, 0, 1e9, false, "contention delay the network absorbs before a source stalls"},
+  };
+  return decls;
+}
+
+TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::string& origin) {
+  require_known_keys(doc, "", {"network", "traffic", "phases", "curve"});
+  TrafficScenario sc;
+  TrafficConfig& c = sc.config;
+
+  // network
+  const nlohmann::json net = doc.contains("network") ? doc["network"] : nlohmann::json::object();
+  require_known_keys(net, "network", {"preset", "topology", "dims", "params"});
+  sc.preset = get_string(net, "preset", "network", "e64g401");
+  const auto preset = load_preset(sc.preset, "network.preset");
+  const nlohmann::json params = net.contains("params") ? net["params"] : nlohmann::json::object();
+  if (!params.is_object()) throw ConfigError("network.params: expected an object of parameter overrides");
+  const std::string topology = get_string(net, "topology", "network", "mesh");
+  if (topology != "mesh" && topology != "torus")
+    throw ConfigError(fmt::format("network.topology: expected \"mesh\" or \"torus\", got \"{}\"", topology));
+  if (preset.family == "epiphany") {
+    const auto set = ParamSet::resolve(epiphany::param_decls(), preset, params, "network.params");
+    c.network = NetworkKind::emesh;
+    c.net = epiphany::params_from(set);
+    c.rows = c.net.rows;
+    c.cols = c.net.cols;
+    if (topology != "mesh")
+      throw ConfigError(fmt::format("network.topology: the {} eMesh is a mesh, not a torus (use a network preset such "
+                                    "as unit-network for a torus)",
+                                    sc.preset));
+    if (net.contains("dims")) {
+      const auto d = get_dims(net["dims"], "network.dims");
+      if (d.size() != 2) throw ConfigError("network.dims: the eMesh is 2-D, give [rows, cols]");
+      c.rows = d[0];
+      c.cols = d[1];
+      if (c.rows > 64 || c.cols > 64) throw ConfigError("network.dims: the eMesh model takes at most 64x64");
+    }
+    sc.echo = set.to_json();
+  } else if (preset.family == "network") {
+    const auto set = ParamSet::resolve(network_param_decls(), preset, params, "network.params");
+    c.network = NetworkKind::generic;
+    c.generic.torus = topology == "torus";
+    c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
+    c.generic.hop_latency = set.get("hop_latency");
+    c.generic.endpoint_latency = set.get("endpoint_latency");
+    c.generic.link_width = set.get("link_width");
+    c.generic.buffer = set.get("buffer");
+    for (const auto& [name, v] : {std::pair{"hop_latency", c.generic.hop_latency},
+                                  std::pair{"endpoint_latency", c.generic.endpoint_latency}})
+      if (std::floor(v * 2) != v * 2)
+        throw ConfigError(fmt::format("network.params.{}: must be a multiple of 0.5 cycles, got {}", name, v));
+    sc.echo = set.to_json();
+  } else {
+    throw ConfigError(fmt::format("network.preset: {} is a {} machine; traffic runs on epiphany or network presets",
+                                  sc.preset, preset.family));
+  }
+
+  // traffic
+  const nlohmann::json tr = doc.contains("traffic") ? doc["traffic"] : nlohmann::json::object();
+  require_known_keys(tr, "traffic",
+                     {"pattern", "hotspot", "injection", "burst_mean", "load", "packet_bytes", "packet_sizes", "seed"});
+  try {
+    c.pattern = parse_pattern(get_string(tr, "pattern", "traffic", "uniform"));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("traffic.pattern: {}", e.what()));
+  }
+  if (tr.contains("hotspot")) {
+    const auto& h = tr["hotspot"];
+    require_known_keys(h, "traffic.hotspot", {"node", "fraction"});
+    const int node = get_int(h, "node", "traffic.hotspot", 0);
+    if (node < 0) throw ConfigError("traffic.hotspot.node: must be >= 0");
+    c.hotspot_node = static_cast<std::uint32_t>(node);
+    c.hotspot_fraction = get_number(h, "fraction", "traffic.hotspot", 0.1);
+  }
+  const std::string inj = get_string(tr, "injection", "traffic", "bernoulli");
+  if (inj != "bernoulli" && inj != "bursty")
+    throw ConfigError(fmt::format("traffic.injection: expected \"bernoulli\" or \"bursty\", got \"{}\"", inj));
+  c.bursty = inj == "bursty";
+  c.burst_mean = get_number(tr, "burst_mean", "traffic", 8);
+  if (c.burst_mean < 1) throw ConfigError(fmt::format("traffic.burst_mean: must be >= 1 packet, got {}", c.burst_mean));
+  c.offered_load = get_number(tr, "load", "traffic", 0.1);
+  if (!(c.offered_load > 0 && c.offered_load <= 1))
+    throw ConfigError(fmt::format("traffic.load: the offered load must be in (0, 1] packets per node per cycle, got {}",
+                                  c.offered_load));
+  if (c.bursty && c.offered_load >= 1)
+    throw ConfigError("traffic.load: bursty injection needs a load below 1 (there is no off period at full load)");
+  c.packet_bytes = c.network == NetworkKind::emesh ? 8 : static_cast<int>(std::max(1.0, c.generic.link_width));
+  if (tr.contains("packet_bytes") && tr.contains("packet_sizes"))
+    throw ConfigError("traffic: give packet_bytes or packet_sizes, not both");
+  c.packet_bytes = get_int(tr, "packet_bytes", "traffic", c.packet_bytes);
+  if (tr.contains("packet_sizes")) {
+    const auto& ps = tr["packet_sizes"];
+    if (!ps.is_array() || ps.empty())
+      throw ConfigError("traffic.packet_sizes: expected a non-empty list of {\"bytes\": B, \"weight\": W}");
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const std::string path = fmt::format("traffic.packet_sizes[{}]", i);
+      require_known_keys(ps[i], path, {"bytes", "weight"});
+      if (!ps[i].contains("bytes")) throw ConfigError(path + ".bytes: missing");
+      c.packet_sizes.push_back({get_int(ps[i], "bytes", path, 0), get_number(ps[i], "weight", path, 1)});
+    }
+    c.packet_bytes = c.packet_sizes.front().bytes;
+  }
+  const int seed = get_int(tr, "seed", "traffic", 1);
+  if (seed < 0) throw ConfigError("traffic.seed: must be >= 0");
+  c.seed = static_cast<std::uint64_t>(seed);
+
+  // phases
+  const nlohmann::json ph = doc.contains("phases") ? doc["phases"] : nlohmann::json::object();
+  require_known_keys(ph, "phases", {"warmup", "measure", "drain"});
+  c.warmup = get_cycles(ph, "warmup", "phases", 1000);
+  c.measure = get_cycles(ph, "measure", "phases", 10000);
+  c.drain_limit = get_cycles(ph, "drain", "phases", 20000);
+  if (c.measure <= 0) throw ConfigError("phases.measure: must be > 0 cycles");
+
+  // curve
+  const nlohmann::json cu = doc.contains("curve") ? doc["curve"] : nlohmann::json::object();
+  require_known_keys(cu, "curve", {"step", "max"});
+  sc.curve_step = get_number(cu, "step", "curve", 0.05);
+  sc.curve_max = get_number(cu, "max", "curve", 1.0);
+  if (!(sc.curve_step > 0 && sc.curve_step <= 1))
+    throw ConfigError(fmt::format("curve.step: must be in (0, 1], got {}", sc.curve_step));
+  if (!(sc.curve_max > 0 && sc.curve_max <= 1))
+    throw ConfigError(fmt::format("curve.max: the highest offered load must be in (0, 1], got {}", sc.curve_max));
+
+  try {
+    validate(c);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("{}: {}", origin, e.what()));
+  }
+  return sc;
+}
+
+TrafficScenario load_traffic_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  auto doc = read_json_file(path);
+  for (const auto& o : overrides) apply_override(doc, o);
+  return load_traffic_scenario(doc, path);
+}
+
+nlohmann::json result_json(const TrafficResult& r) {
+  double max_u = 0, sum_u = 0;
+  for (double u : r.link_utilisation) {
+    max_u = std::max(max_u, u);
+    sum_u += u;
+  }
+  return {{"offered", r.offered},
+          {"accepted", r.accepted},
+          {"avg_latency", r.avg_latency},
+          {"p50_latency", r.p50_latency},
+          {"p99_latency", r.p99_latency},
+          {"avg_network_latency", r.avg_network_latency},
+          {"avg_hops", r.avg_hops},
+          {"avg_zero_load", r.avg_zero_load},
+          {"max_link_utilisation", max_u},
+          {"mean_link_utilisation", r.link_utilisation.empty() ? 0.0 : sum_u / static_cast<double>(r.link_utilisation.size())},
+          {"packets", r.packets_measured},
+          {"saturated", r.saturated}};
+}
+
+}  // namespace hopsim::traffic

@@ -1,0 +1,449 @@
+#include "hopsim/network/model/traffic.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hopsim/epiphany/model/mesh_timing.hpp"
+#include "hopsim/topo/topology.hpp"
+
+namespace hopsim::traffic {
+
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("traffic: " + what);
+}
+
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+constexpr double kTicks = epiphany::kTicksPerCycle;  // half-cycle ticks inside both networks
+
+std::uint64_t to_ticks(double cycles) {
+  const double t = std::ceil(cycles * kTicks - 1e-9);
+  return t <= 0 ? 0 : static_cast<std::uint64_t>(t);
+}
+
+// ---- The two networks behind one small interface ----
+
+struct Sent {
+  double writer_free;  // cycles: when the source may issue its next packet
+  double arrival;      // cycles: the packet's tail at the destination
+};
+
+// The Epiphany cMesh (MeshTiming).
+class EmeshNet {
+ public:
+  explicit EmeshNet(const TrafficConfig& c) : p_(params(c)), mesh_(p_) {}
+  std::uint32_t nodes() const { return p_.num_cores(); }
+  std::size_t links() const { return mesh_.topology().num_links(); }
+  std::uint64_t busy_ticks(std::size_t l) const { return mesh_.stats(epiphany::Net::cmesh, l).busy_ticks; }
+  int hops(std::uint32_t a, std::uint32_t b) const {
+    const auto c = static_cast<std::uint32_t>(p_.cols);
+    return std::abs(static_cast<int>(a / c) - static_cast<int>(b / c)) +
+           std::abs(static_cast<int>(a % c) - static_cast<int>(b % c));
+  }
+  double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t) const { return mesh_.zero_load_write_latency(a, b); }
+  Sent send(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t) {
+    mesh_.set_horizon(t);
+    const auto w = mesh_.write(src, dst, bytes, t);
+    return {w.writer_free, w.arrival};
+  }
+
+ private:
+  static epiphany::Params params(const TrafficConfig& c) {
+    epiphany::Params p = c.net;
+    p.rows = c.rows;
+    p.cols = c.cols;
+    return p;
+  }
+  epiphany::Params p_;
+  epiphany::MeshTiming mesh_;
+};
+
+// Any N-D mesh or torus with dimension-order routing (dimension 0 first).
+class GenericNet {
+ public:
+  explicit GenericNet(const GenericNetwork& g)
+      : g_(g),
+        topo_(g.dims, std::vector<bool>(g.dims.size(), g.torus)),
+        nd_(static_cast<int>(g.dims.size())),
+        n_(static_cast<std::uint32_t>(topo_.num_nodes())),
+        cal_(topo_.num_links() + n_),
+        busy_(topo_.num_links(), 0),
+        inject_free_(n_, 0),
+        hop_(to_ticks(g.hop_latency)),
+        endpoint_(to_ticks(g.endpoint_latency)),
+        buffer_(to_ticks(g.buffer)) {
+    coord_.resize(static_cast<std::size_t>(n_) * nd_);
+    out_.resize(static_cast<std::size_t>(n_) * nd_ * 2);
+    for (std::uint32_t v = 0; v < n_; ++v)
+      for (int d = 0; d < nd_; ++d) {
+        coord_[v * nd_ + d] = topo_.coord_of(v, d);
+        out_[(v * nd_ + d) * 2] = topo_.link(v, d, +1);
+        out_[(v * nd_ + d) * 2 + 1] = topo_.link(v, d, -1);
+      }
+    target_.resize(topo_.num_links());
+    for (std::size_t l = 0; l < target_.size(); ++l) target_[l] = topo_.link_target(static_cast<topo::LinkId>(l));
+  }
+  std::uint32_t nodes() const { return n_; }
+  std::size_t links() const { return topo_.num_links(); }
+  std::uint64_t busy_ticks(std::size_t l) const { return busy_[l]; }
+  int hops(std::uint32_t a, std::uint32_t b) const {
+    int h = 0;
+    for (int d = 0; d < nd_; ++d) h += std::abs(steps(d, a, b));
+    return h;
+  }
+  // Serialisation in ticks: ceil(bytes / link_width) cycles, at least one.
+  std::uint64_t ser(std::uint32_t bytes) const {
+    const double cycles = std::max(1.0, std::ceil(bytes / g_.link_width - 1e-9));
+    return static_cast<std::uint64_t>(cycles) * static_cast<std::uint64_t>(kTicks);
+  }
+  double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t bytes) const {
+    return static_cast<double>(endpoint_ + hop_ * static_cast<std::uint64_t>(hops(a, b)) + ser(bytes)) / kTicks;
+  }
+  Sent send(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t) {
+    const std::uint64_t now = to_ticks(t), dur = ser(bytes);
+    horizon_ = std::max(horizon_, now);
+    // Injection channel: the source's packets leave one after another.
+    const std::uint64_t s0 = std::max(now, inject_free_[src]);
+    inject_free_[src] = s0 + dur;
+    std::uint64_t tt = s0 + endpoint_;
+    std::uint32_t cur = src;
+    int hops = 0;
+    for (int d = 0; d < nd_; ++d) {
+      const int k = steps(d, cur, dst);
+      const int dir = k >= 0 ? 0 : 1;
+      for (int i = std::abs(k); i > 0; --i) {
+        const topo::LinkId l = out_[(cur * nd_ + d) * 2 + dir];
+        const std::uint64_t s = reserve(l, tt, dur);
+        busy_[l] += dur;
+        tt = s + hop_;
+        cur = target_[l];
+        ++hops;
+      }
+    }
+    // Ejection channel.
+    const std::uint64_t e = reserve(topo_.num_links() + dst, tt, dur);
+    const std::uint64_t arrival = e + dur;
+    // The source issues again once its packet left the injection channel and
+    // the network had room for it (contention beyond `buffer` holds it back).
+    const std::uint64_t zero = endpoint_ + hop_ * static_cast<std::uint64_t>(hops) + dur;
+    std::uint64_t free = s0 + dur;
+    if (arrival > now + zero + buffer_) free = std::max(free, arrival - zero - buffer_);
+    return {static_cast<double>(free) / kTicks, static_cast<double>(arrival) / kTicks};
+  }
+
+ private:
+  // Signed steps from a to b along d: the shorter way on a torus (ties +1).
+  int steps(int d, std::uint32_t a, std::uint32_t b) const {
+    const int delta = coord_[b * nd_ + d] - coord_[a * nd_ + d];
+    if (!g_.torus) return delta;
+    const int k = g_.dims[static_cast<std::size_t>(d)];
+    const int fwd = ((delta % k) + k) % k, back = (k - fwd) % k;
+    return fwd <= back ? fwd : -back;
+  }
+  std::uint64_t reserve(std::size_t l, std::uint64_t t, std::uint64_t dur) {
+    auto& c = cal_[l];
+    c.advance(horizon_);
+    return c.reserve(t, dur);
+  }
+
+  GenericNetwork g_;
+  topo::Topology topo_;
+  int nd_;
+  std::uint32_t n_;
+  std::vector<int> coord_;
+  std::vector<topo::LinkId> out_;
+  std::vector<std::uint32_t> target_;  // link -> the node it leads to
+  std::vector<epiphany::LinkCalendar> cal_;  // network links, then one ejection channel per node
+  std::vector<std::uint64_t> busy_;
+  std::vector<std::uint64_t> inject_free_;
+  std::uint64_t hop_, endpoint_, buffer_, horizon_ = 0;
+};
+
+// One node's injection process: the cycles at which it generates packets.
+class Source {
+ public:
+  Source(const TrafficConfig& c, std::uint32_t node)
+      : load_(c.offered_load), bursty_(c.bursty), geo_(c.offered_load < 1 ? c.offered_load : 0.5) {
+    // One stream per (seed, node): the node index in the high bits keeps
+    // the splitmix64 sequences of different nodes far apart.
+    rng_.seed(c.seed ^ (static_cast<std::uint64_t>(node) << 40) ^ 0x7a11000000000000ull);
+    if (bursty_) {
+      end_burst_ = 1.0 / c.burst_mean;
+      // Mean off period so that burst / (burst + off) = load.
+      off_mean_ = c.burst_mean * (1.0 - load_) / load_;
+      next_ = off_period();  // start in an off period at cycle 0
+    } else {
+      next_ = gap();
+    }
+  }
+  std::int64_t next() const { return next_; }
+  Rng& rng() { return rng_; }
+  void advance() {
+    if (!bursty_) {
+      next_ += 1 + gap();
+    } else if (std::uniform_real_distribution<double>(0, 1)(rng_) >= end_burst_) {
+      next_ += 1;  // burst continues back to back
+    } else {
+      next_ += 1 + off_period();
+    }
+  }
+
+ private:
+  // Idle cycles before the next Bernoulli success.
+  std::int64_t gap() { return load_ >= 1 ? 0 : geo_(rng_); }
+  // Idle cycles between bursts: geometric with mean off_mean_ (>= 1 cycle when the mean allows it).
+  std::int64_t off_period() {
+    if (off_mean_ <= 0) return 0;
+    if (off_mean_ >= 1) return 1 + std::geometric_distribution<std::int64_t>(1.0 / off_mean_)(rng_);
+    return std::geometric_distribution<std::int64_t>(1.0 / (1.0 + off_mean_))(rng_);
+  }
+
+  Rng rng_;
+  double load_;
+  bool bursty_;
+  std::geometric_distribution<std::int64_t> geo_;  // Bernoulli gaps (made once: its log(1 - p) is not free)
+  double end_burst_ = 1, off_mean_ = 0;
+  std::int64_t next_ = 0;
+};
+
+template <class Net>
+TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
+  const std::vector<int> dims = shape(cfg);
+  const std::uint32_t n = net.nodes();
+  const std::size_t nlinks = net.links();
+  const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
+  const bool mixed = cfg.packet_sizes.size() > 1;
+  std::vector<double> weights;
+  for (const auto& s : cfg.packet_sizes) weights.push_back(s.weight);
+  std::discrete_distribution<std::size_t> pick_size(weights.begin(), weights.end());
+  const auto fixed_bytes =
+      static_cast<std::uint32_t>(cfg.packet_sizes.empty() ? cfg.packet_bytes : cfg.packet_sizes.front().bytes);
+
+  const double start = cfg.warmup, end = cfg.warmup + cfg.measure, limit = end + cfg.drain_limit;
+  const double tail_from = end - cfg.measure / 4;  // "last part" of the window for the queue-growth test
+
+  std::vector<Source> src;
+  src.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) src.emplace_back(cfg, i);
+
+  using Ev = std::pair<double, std::uint32_t>;  // (issue time, node); ties by node id
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> heap;
+  std::uint32_t pending = 0;  // nodes that still have a measured packet to issue
+  for (std::uint32_t i = 0; i < n; ++i) {
+    heap.emplace(static_cast<double>(src[i].next()), i);
+    if (static_cast<double>(src[i].next()) < end) ++pending;
+  }
+
+  std::vector<double> latency;
+  double sum_net = 0, sum_src = 0, sum_hops = 0, sum_zero = 0, max_arrival = 0, tail_delay = 0, tail_zero = 0;
+  std::uint64_t accepted = 0, tail_count = 0, simulated = 0;
+  std::vector<std::uint64_t> busy_start, busy_end;
+  auto snapshot = [&](std::vector<std::uint64_t>& v) {
+    v.resize(nlinks);
+    for (std::size_t l = 0; l < nlinks; ++l) v[l] = net.busy_ticks(l);
+  };
+  bool timed_out = false;
+
+  while (pending > 0) {
+    const auto [t, node] = heap.top();
+    if (t > limit) {
+      timed_out = true;
+      break;
+    }
+    heap.pop();
+    if (busy_start.empty() && t >= start) snapshot(busy_start);
+    if (busy_end.empty() && t >= end) snapshot(busy_end);
+    Source& s = src[node];
+    const auto gen = static_cast<double>(s.next());
+    const std::uint32_t dst = destination(cfg.pattern, node, dims, s.rng(), hot);
+    const std::uint32_t bytes =
+        mixed ? static_cast<std::uint32_t>(cfg.packet_sizes[pick_size(s.rng())].bytes) : fixed_bytes;
+    const Sent w = net.send(node, dst, bytes, t);
+    ++simulated;
+    if (w.arrival >= start && w.arrival < end) ++accepted;
+    if (gen >= start && gen < end) {
+      latency.push_back(w.arrival - gen);
+      sum_net += w.arrival - t;
+      sum_src += t - gen;
+      sum_hops += net.hops(node, dst);
+      const double zero = net.zero_load(node, dst, bytes);
+      sum_zero += zero;
+      max_arrival = std::max(max_arrival, w.arrival);
+      if (gen >= tail_from) {
+        tail_delay += w.arrival - gen;
+        tail_zero += zero;
+        ++tail_count;
+      }
+    }
+    s.advance();
+    const auto next = static_cast<double>(s.next());
+    if (gen < end && next >= end) --pending;
+    heap.emplace(std::max(next, w.writer_free), node);
+  }
+  if (busy_start.empty()) snapshot(busy_start);
+  if (busy_end.empty()) snapshot(busy_end);
+
+  TrafficResult r;
+  r.offered = cfg.offered_load;
+  r.accepted = static_cast<double>(accepted) / (static_cast<double>(n) * cfg.measure);
+  r.packets_measured = latency.size();
+  r.packets_simulated = simulated;
+  if (!latency.empty()) {
+    const double m = static_cast<double>(latency.size());
+    double sum = 0;
+    for (double l : latency) sum += l;
+    r.avg_latency = sum / m;
+    r.avg_network_latency = sum_net / m;
+    r.avg_source_delay = sum_src / m;
+    r.avg_hops = sum_hops / m;
+    r.avg_zero_load = sum_zero / m;
+    auto pct = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * m)) - 1;  // nearest rank
+      auto it = latency.begin() + static_cast<std::ptrdiff_t>(std::min(k, latency.size() - 1));
+      std::nth_element(latency.begin(), it, latency.end());
+      return *it;
+    };
+    r.p50_latency = pct(0.50);
+    r.p99_latency = pct(0.99);
+  }
+  r.link_utilisation.resize(nlinks);
+  for (std::size_t l = 0; l < nlinks; ++l)
+    r.link_utilisation[l] = static_cast<double>(busy_end[l] - busy_start[l]) / kTicks / cfg.measure;
+  // Queues grow without bound (in the source queues, or inside the network
+  // when buffers are large enough that sources never stall): the mean total
+  // latency of the last quarter's packets exceeds 10x their zero-load latency.
+  const bool queues_grow = tail_count > 0 && tail_delay > 10 * tail_zero;
+  r.saturated = timed_out || max_arrival > limit || queues_grow;
+  return r;
+}
+
+}  // namespace
+
+std::vector<int> shape(const TrafficConfig& cfg) {
+  if (cfg.network == NetworkKind::generic) return cfg.generic.dims;
+  return {cfg.rows, cfg.cols};
+}
+
+std::string describe(const TrafficConfig& cfg) {
+  std::string s;
+  for (int d : shape(cfg)) {
+    if (!s.empty()) s += 'x';
+    s += std::to_string(d);
+  }
+  if (cfg.network == NetworkKind::emesh) return s + " eMesh";
+  return s + (cfg.generic.torus ? " torus" : " mesh");
+}
+
+void validate(const TrafficConfig& c) {
+  const auto dims = shape(c);
+  std::uint64_t n = 1;
+  if (c.network == NetworkKind::emesh) {
+    require(c.rows >= 1 && c.cols >= 1,
+            "mesh must be at least 1x1, got " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+  } else {
+    const auto& g = c.generic;
+    require(!g.dims.empty() && g.dims.size() <= 8, "a network needs 1 to 8 dimensions, got " + std::to_string(g.dims.size()));
+    for (int d : g.dims) {
+      require(d >= 1 && d <= 65536, "every extent must be 1..65536, got " + describe(c));
+      n *= static_cast<std::uint64_t>(d);
+    }
+    require(n <= (1u << 22), "at most 4194304 nodes, got " + std::to_string(n));
+    require(g.hop_latency >= 0 && g.hop_latency <= 1000 && std::floor(g.hop_latency * 2) == g.hop_latency * 2,
+            "hop_latency must be 0..1000 cycles in steps of 0.5, got " + num(g.hop_latency));
+    require(g.endpoint_latency >= 0 && g.endpoint_latency <= 1000 &&
+                std::floor(g.endpoint_latency * 2) == g.endpoint_latency * 2,
+            "endpoint_latency must be 0..1000 cycles in steps of 0.5, got " + num(g.endpoint_latency));
+    require(g.link_width > 0 && g.link_width <= 1e6, "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
+    require(g.buffer >= 0 && g.buffer <= 1e9, "buffer must be 0..1e9 cycles, got " + num(g.buffer));
+  }
+  require(c.offered_load > 0 && c.offered_load <= 1,
+          "offered_load must be in (0, 1] packets per node per cycle, got " + num(c.offered_load));
+  const int max_bytes = c.network == NetworkKind::emesh ? 8 : (1 << 20);
+  const std::string which = c.network == NetworkKind::emesh ? " (one eMesh packet)" : "";
+  auto check_bytes = [&](int b, const std::string& what) {
+    require(b >= 1 && b <= max_bytes, what + " must be 1.." + std::to_string(max_bytes) + which + ", got " + std::to_string(b));
+  };
+  if (c.packet_sizes.empty()) check_bytes(c.packet_bytes, "packet_bytes");
+  for (const auto& s : c.packet_sizes) {
+    check_bytes(s.bytes, "packet_sizes bytes");
+    require(s.weight > 0 && std::isfinite(s.weight), "packet_sizes weight must be > 0, got " + num(s.weight));
+  }
+  require(c.warmup >= 0 && c.measure > 0 && c.drain_limit >= 0 && std::isfinite(c.warmup + c.measure + c.drain_limit),
+          "need warmup >= 0, measure > 0 and drain_limit >= 0 cycles");
+  require(!c.bursty || c.burst_mean >= 1, "burst_mean must be >= 1 packet, got " + num(c.burst_mean));
+  if (c.network == NetworkKind::emesh) n = static_cast<std::uint64_t>(c.rows) * static_cast<std::uint64_t>(c.cols);
+  if (c.pattern == Pattern::hotspot) {
+    require(c.hotspot_node < n, "hotspot_node " + std::to_string(c.hotspot_node) + " out of range for " +
+                                    std::to_string(n) + " nodes");
+    require(c.hotspot_fraction >= 0 && c.hotspot_fraction <= 1,
+            "hotspot_fraction must be in [0, 1], got " + num(c.hotspot_fraction));
+  }
+  // The pattern's shape constraints (power of two, square): throws from destination().
+  Rng probe(0);
+  (void)destination(c.pattern, 0, dims, probe, HotspotSpec{c.hotspot_fraction, c.hotspot_node});
+}
+
+double zero_load_latency(const TrafficConfig& cfg, std::uint32_t src, std::uint32_t dst, int bytes) {
+  const auto dims = shape(cfg);
+  std::uint64_t n = 1;
+  for (int d : dims) n *= static_cast<std::uint64_t>(std::max(d, 0));
+  require(src < n && dst < n, "zero_load_latency: node out of range");
+  if (bytes < 0) bytes = cfg.packet_bytes;
+  if (cfg.network == NetworkKind::generic) {
+    GenericNet net(cfg.generic);
+    return net.zero_load(src, dst, static_cast<std::uint32_t>(bytes));
+  }
+  const auto cols = static_cast<std::uint32_t>(cfg.cols);
+  const int hops = std::abs(static_cast<int>(src / cols) - static_cast<int>(dst / cols)) +
+                   std::abs(static_cast<int>(src % cols) - static_cast<int>(dst % cols));
+  return cfg.net.write_overhead + cfg.net.hop_latency * (hops + 1);
+}
+
+TrafficResult run_traffic(const TrafficConfig& cfg) {
+  validate(cfg);
+  using Clock = std::chrono::steady_clock;
+  auto timed = [&](auto& net, Clock::time_point t0) {
+    const auto t1 = Clock::now();
+    TrafficResult r = run_on(net, cfg);
+    r.host_setup_seconds = std::chrono::duration<double>(t1 - t0).count();
+    r.host_run_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+    return r;
+  };
+  const auto t0 = Clock::now();
+  if (cfg.network == NetworkKind::generic) {
+    GenericNet net(cfg.generic);
+    return timed(net, t0);
+  }
+  EmeshNet net(cfg);
+  return timed(net, t0);
+}
+
+std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load) {
+  require(step > 0 && step <= 1, "latency_curve: step must be in (0, 1], got " + num(step));
+  require(max_load > 0 && max_load <= 1, "latency_curve: max_load must be in (0, 1], got " + num(max_load));
+  std::vector<TrafficResult> out;
+  for (int i = 1;; ++i) {
+    const double load = step * i;
+    if (load > max_load + 1e-9) break;
+    base.offered_load = std::min(load, 1.0);
+    out.push_back(run_traffic(base));
+    if (out.back().saturated) break;
+  }
+  return out;
+}
+
+}  // namespace hopsim::traffic

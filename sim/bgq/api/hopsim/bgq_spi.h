@@ -1,0 +1,187 @@
+/* hopsim's Blue Gene/Q System Programming Interface: the subset of the BG/Q
+ * driver's SPI (spi/include/kernel/..., spi/include/mu/...) that MU
+ * kernels use, with the same names and semantics, running on hopsim's
+ * BG/Q machine (simulated: ranks are fibers on the timing model; native:
+ * ranks are host threads and the MU's work is done by real copies and
+ * atomic counter updates). The forwarding headers under spi/ and hwi/
+ * include this one, so a kernel keeps its original #include lines.
+ *
+ * Differences a kernel author must know (docs/bgq.md):
+ *  - a "physical address" is the host virtual address (Kernel_CreateMemoryRegion
+ *    returns BasePa == BaseVa);
+ *  - a loop that spins on memory the MU writes must call HOPSIM_SPIN_WAIT()
+ *    in its body (see hopsim/bgq/kernel.h), so the simulated rank can yield;
+ *  - MUSPI_GIBarrierPollWithTimeout's timeout is not modelled: it waits. */
+#ifndef HOPSIM_BGQ_SPI_H
+#define HOPSIM_BGQ_SPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopsim/bgq/model/mu_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- personality (spi/include/kernel/location.h) ---- */
+typedef struct {
+  uint32_t Acoord, Bcoord, Ccoord, Dcoord, Ecoord;
+  uint32_t Anodes, Bnodes, Cnodes, Dnodes, Enodes;
+} Personality_Networks_t;
+typedef struct {
+  uint32_t FreqMHz;
+} Personality_Kernel_t;
+typedef struct {
+  Personality_Networks_t Network_Config;
+  Personality_Kernel_t Kernel_Config;
+} Personality_t;
+int Kernel_GetPersonality(Personality_t* p, size_t size);
+
+/* ---- memory regions ---- */
+typedef struct {
+  void* BaseVa;
+  void* BasePa;
+  uint64_t Bytes;
+} Kernel_MemoryRegion_t;
+int32_t Kernel_CreateMemoryRegion(Kernel_MemoryRegion_t* region, void* base, size_t size);
+
+/* ---- injection FIFOs ---- */
+typedef struct {
+  uint32_t RemoteGet;
+  uint32_t System;
+  uint32_t Priority;
+} Kernel_InjFifoAttributes_t;
+typedef struct {
+  uint32_t subgroup;
+  uint32_t fifo;  /* global FIFO id */
+} MUSPI_InjFifo_t;
+typedef struct {
+  uint32_t subgroup;
+  MUSPI_InjFifo_t fifos[8];
+} MUSPI_InjFifoSubGroup_t;
+#define KERNEL_INJ_FIFO_ACTIVATE 1
+#define KERNEL_INJ_FIFO_DEACTIVATE 0
+int32_t Kernel_AllocateInjFifos(uint32_t subgroup, MUSPI_InjFifoSubGroup_t* sg, uint32_t nfifos, uint32_t* fifoids,
+                                Kernel_InjFifoAttributes_t* attrs);
+int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t fifoid, Kernel_MemoryRegion_t* region,
+                           uint64_t startoffset, uint64_t sizeMinus1);
+int32_t Kernel_InjFifoActivate(MUSPI_InjFifoSubGroup_t* sg, uint32_t nfifos, uint32_t* fifoids, uint32_t activate);
+MUSPI_InjFifo_t* MUSPI_IdToInjFifo(uint32_t fifoid, MUSPI_InjFifoSubGroup_t* sg);
+/* Copies the descriptor into the FIFO; returns its sequence number (-1 if the FIFO is full). */
+uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc);
+
+/* ---- base address table ---- */
+typedef struct {
+  uint32_t subgroup;
+} MUSPI_BaseAddressTableSubGroup_t;
+int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t n,
+                                        uint32_t* ids, uint32_t flags);
+int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, uint64_t value);
+uint64_t MUSPI_GetAtomicAddress(uint64_t pa, uint64_t opcode);
+
+/* ---- descriptors ---- */
+typedef struct {
+  uint32_t Pre_Fetch_Only;
+  uint64_t Payload_Address;
+  uint64_t Message_Length;
+  uint64_t Torus_FIFO_Map;
+  MUHWI_Destination_t Dest;
+} MUSPI_BaseDescriptorInfoFields_t;
+typedef struct {
+  uint8_t Hints_ABCD;
+  uint8_t Misc1; /* E hints, routing, deposit, interrupt (Byte2) */
+  uint8_t Misc2; /* virtual channel (Byte3) */
+  uint8_t Skip;
+} MUSPI_Pt2PtDescriptorInfoFields_t;
+typedef struct {
+  uint16_t Rec_Payload_Base_Address_Id;
+  uint64_t Rec_Payload_Offset;
+  uint16_t Rec_Counter_Base_Address_Id;
+  uint64_t Rec_Counter_Offset;
+  uint8_t Pacing;
+} MUSPI_DirectPutDescriptorInfoFields_t;
+typedef struct {
+  uint16_t Rec_FIFO_Id;
+  uint64_t Rec_Put_Offset;
+  uint8_t Interrupt;
+  uint8_t SoftwareBit;
+  uint8_t SoftwareBytes[12]; /* SoftwareBytes[0]: the MUSPI_RegisterRecvFunction id */
+} MUSPI_MemoryFIFODescriptorInfoFields_t;
+typedef struct {
+  uint8_t Type;              /* MUHWI_PACKET_TYPE_GET */
+  uint16_t Rget_Inj_FIFO_Id; /* global id of the remote node's injection FIFO that runs the payload descriptors */
+} MUSPI_RemoteGetDescriptorInfoFields_t;
+typedef struct {
+  MUSPI_BaseDescriptorInfoFields_t Base;
+  MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
+  MUSPI_DirectPutDescriptorInfoFields_t DirectPut;
+} MUSPI_Pt2PtDirectPutDescriptorInfo_t;
+typedef struct {
+  MUSPI_BaseDescriptorInfoFields_t Base;
+  MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
+  MUSPI_RemoteGetDescriptorInfoFields_t RemoteGet;
+} MUSPI_Pt2PtRemoteGetDescriptorInfo_t;
+typedef struct {
+  MUSPI_BaseDescriptorInfoFields_t Base;
+  MUSPI_Pt2PtDescriptorInfoFields_t Pt2Pt;
+  MUSPI_MemoryFIFODescriptorInfoFields_t MemFIFO;
+} MUSPI_Pt2PtMemoryFIFODescriptorInfo_t;
+
+int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e);
+int MUSPI_CreatePt2PtDirectPutDescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtDirectPutDescriptorInfo_t* info);
+int MUSPI_CreatePt2PtMemoryFIFODescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtMemoryFIFODescriptorInfo_t* info);
+/* Remote get: the payload (Base.Payload_Address, a multiple of 64 bytes) is a list of descriptors that the
+ * destination's MU injects into its injection FIFO RemoteGet.Rget_Inj_FIFO_Id when the packet arrives. */
+int MUSPI_CreatePt2PtRemoteGetDescriptor(MUHWI_Descriptor_t* desc, MUSPI_Pt2PtRemoteGetDescriptorInfo_t* info);
+void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* desc, uint64_t offset);
+void MUSPI_SetPayload(MUHWI_Descriptor_t* desc, uint64_t pa, uint64_t bytes);
+
+/* ---- reception FIFOs ---- */
+typedef struct {
+  uint32_t System;
+} Kernel_RecFifoAttributes_t;
+typedef struct {
+  uint32_t subgroup;
+  uint32_t fifo; /* global FIFO id */
+} MUSPI_RecFifo_t;
+typedef struct {
+  uint32_t subgroup;
+  MUSPI_RecFifo_t fifos[4];
+} MUSPI_RecFifoSubGroup_t;
+typedef int (*MUSPI_RecvFunction_t)(void* param, MUHWI_PacketHeader_t* hdr, uint32_t bytes);
+int32_t Kernel_AllocateRecFifos(uint32_t subgroup, MUSPI_RecFifoSubGroup_t* sg, uint32_t nfifos, uint32_t* fifoids,
+                                Kernel_RecFifoAttributes_t* attrs);
+int32_t Kernel_RecFifoInit(MUSPI_RecFifoSubGroup_t* sg, uint32_t fifoid, Kernel_MemoryRegion_t* region,
+                           uint64_t startoffset, uint64_t sizeMinus1);
+/* enableBits: bit (15 - 4 * (subgroup % 4) - fifo) of group `group` (the driver's layout). */
+int32_t Kernel_RecFifoEnable(uint32_t group, uint64_t enableBits);
+MUSPI_RecFifo_t* MUSPI_IdToRecFifo(uint32_t fifoid, MUSPI_RecFifoSubGroup_t* sg);
+int32_t MUSPI_RegisterRecvFunction(MUSPI_RecvFunction_t fn, void* param, uint32_t id);
+/* Calls the registered function of each waiting packet until `bytes` bytes were processed or the FIFO is empty;
+ * returns the bytes processed (packet sizes on the wire). */
+uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes);
+
+/* ---- global-interrupt barrier (spi/include/mu/GIBarrier.h) ---- */
+typedef struct {
+  uint32_t classRoute;
+  uint64_t generation;
+} MUSPI_GIBarrier_t;
+int32_t MUSPI_GIBarrierInit(MUSPI_GIBarrier_t* b, uint32_t classRouteId);
+int32_t MUSPI_GIBarrierEnter(MUSPI_GIBarrier_t* b);
+/* 0 when every node has entered; -1 after the timeout (not modelled: hopsim waits). */
+int32_t MUSPI_GIBarrierPollWithTimeout(MUSPI_GIBarrier_t* b, uint64_t timeoutCycles);
+
+/* ---- time base (hwi/include/bqc/A2_inlines.h) ---- */
+uint64_t GetTimeBase(void);
+
+/* ---- memory barriers: no-ops on the host (native runs order with the atomic counter) ---- */
+#define mbar() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define msync() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define ppc_msync() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,2 +1,0 @@
-/* Forwarding header: hopsim keeps the BG/Q driver's include path. */
-#include "hopsim/bgq/spi.h"

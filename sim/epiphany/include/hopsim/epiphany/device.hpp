@@ -1,0 +1,146 @@
+#pragma once
+// The Epiphany device as the device APIs (e-lib, stdcl) see it. Two
+// implementations: NativeDevice (host threads, real stores, host clock) and
+// SimDevice (fibers under SystemC, eMesh timing model, device cycles).
+// Transport calls are made by the current PE from kernel code; launch and
+// host_seconds by the host program.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/epiphany/model/address_map.hpp"
+#include "hopsim/epiphany/model/params.hpp"
+#include "hopsim/epiphany/memory_windows.hpp"
+
+namespace hopsim::runtime {
+
+void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
+// Ctrl-C and SIGTERM set a flag the devices check, so a run stops cleanly
+// (traces marked incomplete, earlier results kept) instead of dying.
+void catch_interrupts();
+bool interrupted();
+// While a native device is running: its address map, so the hooks can
+// validate raw accesses inline (simulated runs leave it null).
+extern const epiphany::AddressMap* g_native_map;
+
+enum class WaitKind { barrier, poll, mutex };
+enum class RawKind { load, store, volatile_load, volatile_store };
+
+struct CoreCounters {
+  double compute = 0;   // cycles charged as computation
+  double waiting = 0;   // cycles spent in polling loops (barrier included)
+  double barrier = 0;   // of which in barriers
+  double stall = 0;     // cycles the mesh interface held stores back
+  std::uint64_t writes = 0, write_bytes = 0;
+  std::uint64_t reads = 0, read_bytes = 0;
+  double finish = 0;    // cycle of the last launch's end for this core
+};
+
+struct LaunchTiming {
+  double seconds = 0;  // host-visible duration (simulated or wall)
+  double cycles = 0;   // device cycles (simulated; wall time x clock natively)
+};
+
+// Offsets inside each core's local memory reserved by the runtime.
+inline constexpr std::uint32_t kRuntimeAreaOffset = 0x100;  // stdcl barrier flags (one byte per core)
+inline constexpr std::uint32_t kRuntimeAreaSize = 0x100;
+
+class Device {
+ public:
+  Device(const epiphany::Params& p, MemoryWindows& windows);
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // ---- transport, called by the current PE ----
+  // Posted write of n bytes to global address dst (a core's local memory or
+  // external memory), in transactions of at most `chunk` bytes. Throws
+  // KernelError naming the core and address if dst is outside every memory.
+  virtual void write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk = 8) = 0;
+  // Blocking read of n bytes from global address src into dst.
+  virtual void read(void* dst, std::uint64_t src, std::size_t n) = 0;
+  // Returns once the 1- or 4-byte value at own-memory address `addr` equals
+  // `value` (equal) or differs from it (!equal).
+  virtual void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal,
+                          WaitKind kind) = 0;
+  // Atomic test-and-set of the 32-bit word at global address addr: stores
+  // `value` if the word is zero; returns the old value.
+  virtual std::uint32_t testset(std::uint64_t addr, std::uint32_t value) = 0;
+  // DMA of n contiguous bytes in elements of `elem` bytes starting no
+  // earlier than cycle `start` (setup already included by the caller); data
+  // is copied at once; returns the completion cycle.
+  virtual double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) = 0;
+  // Charges annotated computation to the current PE (simulated only).
+  virtual void compute(double cycles) = 0;
+  // The current PE's clock in device cycles.
+  virtual double now_cycles() = 0;
+  // Lets the current PE's clock reach `cycle` (e.g. waiting for a DMA).
+  virtual void wait_until(double cycle) = 0;
+
+  // ---- raw accesses of instrumented kernel code (the __tsan_* hooks) ----
+  // A plain load or store of `size` bytes at device address `addr` (< 4 GiB)
+  // that is about to happen. Throws KernelError if it is outside every
+  // memory; simulated, times it (remote store: cMesh write; remote load:
+  // blocking round trip; local load: waits for in-flight writes).
+  // A second volatile load of an unchanged local word is taken as a polling
+  // loop: the core sleeps until another core changes the word.
+  virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind) = 0;
+  // An atomic read-modify-write at `addr` about to happen (a TESTSET-like round trip when remote).
+  virtual void raw_atomic(std::uint64_t addr, unsigned size) = 0;
+
+  // ---- host side ----
+  // Runs `kernel` on every core and returns when all have finished.
+  virtual void launch(const std::function<void()>& kernel) = 0;
+  // Host clock in seconds (simulated time, or wall time natively).
+  virtual double host_seconds() = 0;
+  virtual Mode mode() const = 0;
+
+  const LaunchTiming& last_launch() const { return last_launch_; }
+  const std::vector<CoreCounters>& counters() const { return counters_; }
+  const epiphany::Params& params() const { return p_; }
+  const epiphany::AddressMap& map() const { return windows_.map(); }
+  MemoryWindows& windows() { return windows_; }
+
+  // Index of the PE running on this host thread/fiber (set by the device).
+  static std::uint32_t current_core();
+  // The device of the run in progress; throws if none.
+  static Device& current();
+  static Device* current_or_null();
+
+ protected:
+  static void set_current_core(std::uint32_t core);
+  // Validates [addr, addr+n) and throws KernelError naming the current core.
+  epiphany::Location locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const {
+    const auto loc = map().locate(addr, n);
+    if (loc.kind == epiphany::Location::Kind::none) [[unlikely]]
+      throw_outside(addr, n, what);
+    return loc;
+  }
+  [[noreturn]] void throw_outside(std::uint64_t addr, std::size_t n, const char* what) const;
+  // Allocates the kernel stack of every core at the top of its window.
+  void* stack_lo(std::uint32_t core) const;
+
+  epiphany::Params p_;
+  MemoryWindows& windows_;
+  std::vector<CoreCounters> counters_;
+  LaunchTiming last_launch_;
+
+  friend class DeviceScope;
+};
+
+// Makes `d` the current device for its lifetime.
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device& d);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  Device* prev_;
+};
+
+}  // namespace hopsim::runtime

@@ -1,0 +1,60 @@
+#pragma once
+// Native mode: every core is a host thread running its kernel on a fiber
+// whose stack is in the core's window; writes are real stores, waits spin
+// and yield (so 16 PEs finish on 2 host cores), time is host wall time.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+
+#include "hopsim/epiphany/device.hpp"
+#include "hopsim/traces/writer.hpp"
+
+namespace hopsim::runtime {
+
+class NativeDevice final : public Device {
+ public:
+  NativeDevice(const epiphany::Params& p, MemoryWindows& windows);
+
+  void write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) override;
+  void read(void* dst, std::uint64_t src, std::size_t n) override;
+  void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) override;
+  std::uint32_t testset(std::uint64_t addr, std::uint32_t value) override;
+  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) override;
+  void compute(double) override {}
+  double now_cycles() override;
+  void wait_until(double) override {}
+  // Natively a raw access only has to be valid: one table look-up.
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override {
+    locate_or_throw(addr, size, kind == RawKind::store || kind == RawKind::volatile_store ? "stored" : "loaded");
+  }
+  void raw_atomic(std::uint64_t addr, unsigned size) override { locate_or_throw(addr, size, "atomically accessed"); }
+  void launch(const std::function<void()>& kernel) override;
+  double host_seconds() override;
+  Mode mode() const override { return Mode::native; }
+
+  // Seconds with every running core waiting and no write before a deadlock is declared.
+  void set_deadlock_timeout(double seconds) { deadlock_timeout_ = seconds; }
+  // Records what a native run can observe: each remote write as a
+  // transaction (delivered when stored, so inject == arrive) and each wait
+  // as a barrier or polling span of its core; times are wall-clock cycles
+  // (host seconds since the device was made x clock). The nodes and links
+  // are declared by the caller. Null stops recording.
+  void set_trace(traces::TraceWriter* w) { trace_ = w && w->records_transactions() ? w : nullptr; }
+
+ private:
+  std::chrono::steady_clock::time_point epoch_;
+  std::atomic<std::uint64_t> progress_{0};  // writes so far (watchdog)
+  std::atomic<int> waiting_{0};
+  std::atomic<int> running_{0};
+  std::atomic<bool> abort_{false};
+  std::atomic<bool> failed_{false};  // a core threw: the others stop waiting
+  std::string abort_reason_;
+  std::mutex done_mutex_;
+  std::condition_variable done_cv_;
+  double deadlock_timeout_ = 3.0;
+  traces::TraceWriter* trace_ = nullptr;
+};
+
+}  // namespace hopsim::runtime

@@ -1,0 +1,101 @@
+#pragma once
+// Simulated mode: the Epiphany chip model under SystemC. Each core's kernel
+// runs as a fiber switched to from the core's SystemC thread; a core runs
+// ahead of global time (up to a quantum) and only yields to SystemC to
+// wait: for global time, for a write to a watched word, for a launch. A
+// posted write costs the writer its issue time; its arrival is computed
+// by the mesh timing model and recorded per word, so a poll that sees the
+// value proceeds no earlier than the write's simulated arrival.
+// Deterministic: same scenario, same results.
+#include <exception>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/epiphany/model/chip.hpp"
+#include "hopsim/epiphany/device.hpp"
+#include "hopsim/interpose/pe_context.hpp"
+#include "hopsim/traces/writer.hpp"
+
+namespace hopsim::runtime {
+
+class SimDevice final : public Device, public epiphany::CoreProgram {
+ public:
+  SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor);
+  ~SimDevice() override;
+
+  // Elaborates the model and runs `host` as the host program until it
+  // returns. SystemC elaborates once per process: a second call throws.
+  // Rethrows kernel errors; throws DeadlockError if every core blocks.
+  void run(const std::function<void()>& host);
+
+  void write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) override;
+  void read(void* dst, std::uint64_t src, std::size_t n) override;
+  void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) override;
+  std::uint32_t testset(std::uint64_t addr, std::uint32_t value) override;
+  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) override;
+  void compute(double cycles) override;
+  double now_cycles() override;
+  void wait_until(double cycle) override;
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override;
+  void raw_atomic(std::uint64_t addr, unsigned size) override;
+  void launch(const std::function<void()>& kernel) override;
+  double host_seconds() override;
+  Mode mode() const override { return Mode::sim; }
+
+  epiphany::Chip& chip() { return *chip_; }
+  // Records the run into `w` (set before run()): mesh packets and PE waits.
+  void set_trace(traces::TraceWriter* w) { trace_ = w; }
+
+ private:
+  enum class Req { none, sync, wait_write };
+  struct Pe {
+    std::unique_ptr<PeContext> ctx;
+    double local = 0;  // this core's clock, cycles (>= global time)
+    Req req = Req::none;
+    bool launched = false;
+    bool blocked = false;  // waiting for a write to [watch_lo, watch_hi)
+    std::uint64_t watch_lo = 0, watch_hi = 0;
+    std::uint64_t watch_value = 0;
+    bool watch_equal = true;
+    std::int64_t resumed_ns = 0;  // measured compute: host time at last return to kernel code
+    std::uint64_t poll_addr = 0;  // last raw volatile local load, to recognise polling loops
+    std::uint64_t poll_value = 0;
+  };
+
+  void run_core(std::uint32_t core) override;
+  void run_host() override;
+  Pe& me() { return pes_[current_core()]; }
+  void enter(Pe& pe);  // charge compute up to this transport call
+  void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
+  // Times a posted write of n bytes to `loc` (data already in memory or about to be).
+  void post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
+  // Times a blocking read of n bytes from `loc`; syncs to global time first.
+  void timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n);
+  // Blocks until the `size`-byte value at `a` equals (or differs from) `value`.
+  void block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
+                   bool equal, WaitKind kind);
+  void leave(Pe& pe);
+  void request(Pe& pe, Req r);
+  void note_arrival(const epiphany::Location& loc, std::size_t n, double arrival);
+  double arrival_of(const epiphany::Location& loc, std::size_t n) const;
+  void wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi);
+  std::string describe_blocked() const;
+
+  ComputeModel compute_model_;
+  double ns_to_cycles_;  // measured compute: device cycles per host ns
+  std::unique_ptr<epiphany::Chip> chip_;
+  std::vector<Pe> pes_;
+  std::vector<std::vector<double>> word_arrival_;  // per core, per 4-byte word
+  std::vector<double> emem_arrival_;               // per 64-byte line of external memory
+  std::function<void()> host_;
+  std::function<void()> kernel_;
+  std::uint32_t running_ = 0;
+  bool host_done_ = false;
+  std::exception_ptr error_;
+  double now_ = 0;  // global time (cycles) cached while a fiber runs
+  traces::TraceWriter* trace_ = nullptr;
+};
+
+}  // namespace hopsim::runtime

@@ -1,0 +1,355 @@
+// e-lib on hopsim's device. Pure bookkeeping (ids, addresses) runs here;
+// anything that touches another core goes through Device (timed in
+// simulation, real stores natively).
+#include "e_lib.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/epiphany/device.hpp"
+#include "barrier.hpp"
+
+using hopsim::KernelError;
+using hopsim::runtime::Device;
+
+namespace {
+
+struct CoreState {
+  e_group_config_t group{};
+  e_emem_config_t emem{};
+  struct Timer {
+    unsigned value = 0;
+    double started = 0;
+    e_ctimer_config_t mode = E_CTIMER_OFF;
+  };
+  std::array<Timer, 2> timers{};
+  std::array<double, 8> dma_done{};
+};
+
+// Per-core state of the current device, rebuilt when the device changes.
+std::vector<CoreState>& states() {
+  static std::vector<CoreState> s;
+  static std::atomic<const Device*> owner{nullptr};
+  static std::mutex m;
+  Device& d = Device::current();
+  if (owner.load(std::memory_order_acquire) == &d) return s;
+  std::lock_guard lock(m);
+  if (owner.load(std::memory_order_relaxed) != &d) {
+    const auto& p = d.params();
+    s.assign(p.num_cores(), CoreState{});
+    for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
+      auto& g = s[i].group;
+      g.objtype = E_EPI_GROUP;
+      g.chiptype = p.cols > 4 ? E_E64G401 : E_E16G301;
+      g.group_row = static_cast<unsigned>(p.first_row);
+      g.group_col = static_cast<unsigned>(p.first_col);
+      g.group_id = (g.group_row << 6) | g.group_col;
+      g.group_rows = static_cast<unsigned>(p.rows);
+      g.group_cols = static_cast<unsigned>(p.cols);
+      g.core_row = i / g.group_cols;
+      g.core_col = i % g.group_cols;
+      s[i].emem.objtype = E_EXT_MEM;
+      s[i].emem.base = p.emem_base;
+    }
+    owner.store(&d, std::memory_order_release);
+  }
+  return s;
+}
+
+CoreState& me() { return states()[Device::current_core()]; }
+
+std::uint64_t own_base() { return Device::current().map().base_of(Device::current_core()); }
+
+// Global address of `ptr` for core (row, col): local and own-window pointers
+// are retargeted, other global pointers pass through (as on the device).
+std::uint64_t global_of(unsigned row, unsigned col, const void* ptr) {
+  const auto a = reinterpret_cast<std::uint64_t>(ptr);
+  const std::uint64_t base = std::uint64_t{e_coreid_from_coords(row, col)} << 20;
+  if (a < 0x100000) return base | a;
+  const std::uint64_t own = own_base();
+  if (a >= own && a < own + 0x100000) return base | (a - own);
+  return a;
+}
+
+std::uint64_t emem_global(const void* ptr) {
+  const auto a = reinterpret_cast<std::uint64_t>(ptr);
+  const auto& e = me().emem;
+  // An offset into external memory, or already its global address.
+  if (a < Device::current().map().emem_size()) return e.base + a;
+  return a;
+}
+
+e_objtype_t objtype_of(const void* remote) {
+  if (!remote) throw KernelError("e_read/e_write: remote object is NULL (use &e_group_config or &e_emem_config)");
+  return *static_cast<const e_objtype_t*>(remote);
+}
+
+}  // namespace
+
+namespace hopsim::api {
+void flipflop_barrier(volatile char* mine, unsigned self, unsigned n,
+                      const std::function<std::uint64_t(unsigned)>& target) {
+  auto& d = Device::current();
+  const char one = 1;
+  if (self == 0) {
+    // Core 0 waits for every flag, clears it, then releases everyone.
+    for (unsigned i = 1; i < n; ++i) {
+      d.wait_value(&mine[i], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+      mine[i] = 0;
+    }
+    for (unsigned i = 1; i < n; ++i) d.write(target(i), &one, 1, 8);
+  } else {
+    d.write(target(0), &one, 1, 8);
+    d.wait_value(&mine[0], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+    mine[0] = 0;
+  }
+}
+}  // namespace hopsim::api
+
+extern "C" {
+
+e_group_config_t* hopsim_e_group_config(void) { return &me().group; }
+e_emem_config_t* hopsim_e_emem_config(void) { return &me().emem; }
+
+e_coreid_t e_get_coreid(void) {
+  const auto& g = me().group;
+  return ((g.group_row + g.core_row) << 6) | (g.group_col + g.core_col);
+}
+
+e_coreid_t e_coreid_from_coords(unsigned row, unsigned col) {
+  const auto& g = me().group;
+  return ((g.group_row + row) << 6) | (g.group_col + col);
+}
+
+void e_coords_from_coreid(e_coreid_t coreid, unsigned* row, unsigned* col) {
+  const auto& g = me().group;
+  *row = ((coreid >> 6) & 0x3f) - g.group_row;
+  *col = (coreid & 0x3f) - g.group_col;
+}
+
+void* e_get_global_address(unsigned row, unsigned col, const void* ptr) {
+  return reinterpret_cast<void*>(global_of(row, col, ptr));
+}
+
+e_bool_t e_is_on_core(const void* ptr) {
+  const auto a = reinterpret_cast<std::uint64_t>(ptr);
+  const std::uint64_t own = own_base();
+  const auto size = Device::current().map().local_size();
+  return (a < size || (a >= own && a < own + size)) ? E_TRUE : E_FALSE;
+}
+
+void e_neighbor_id(e_coreid_dir_t dir, e_coreid_wrap_t wrap, unsigned* row, unsigned* col) {
+  const auto& g = me().group;
+  const unsigned rows = g.group_rows, cols = g.group_cols;
+  unsigned r = g.core_row, c = g.core_col;
+  const bool next = dir == E_NEXT_CORE;
+  switch (wrap) {
+    case E_ROW_WRAP: c = next ? (c + 1) % cols : (c + cols - 1) % cols; break;
+    case E_COL_WRAP: r = next ? (r + 1) % rows : (r + rows - 1) % rows; break;
+    default: {
+      unsigned i = r * cols + c;
+      const unsigned n = rows * cols;
+      i = next ? (i + 1) % n : (i + n - 1) % n;
+      r = i / cols;
+      c = i % cols;
+      break;
+    }
+  }
+  *row = r;
+  *col = c;
+}
+
+void* e_read(const void* remote, void* dst, unsigned row, unsigned col, const void* src, size_t bytes) {
+  const std::uint64_t gsrc = objtype_of(remote) == E_EXT_MEM ? emem_global(src) : global_of(row, col, src);
+  Device::current().read(dst, gsrc, bytes);
+  return dst;
+}
+
+void* e_write(const void* remote, const void* src, unsigned row, unsigned col, void* dst, size_t bytes) {
+  const std::uint64_t gdst = objtype_of(remote) == E_EXT_MEM ? emem_global(dst) : global_of(row, col, dst);
+  Device::current().write(gdst, src, bytes, 8);
+  return dst;
+}
+
+void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
+  const auto& g = me().group;
+  const unsigned n = g.group_rows * g.group_cols;
+  const unsigned self = g.core_row * g.group_cols + g.core_col;
+  for (unsigned i = 0; i < n; ++i) bar_array[i] = 0;
+  if (self == 0) {
+    for (unsigned i = 0; i < n; ++i)
+      tgt_bar_array[i] = static_cast<e_barrier_t*>(e_get_global_address(i / g.group_cols, i % g.group_cols,
+                                                                       const_cast<char*>(&bar_array[0])));
+  } else {
+    tgt_bar_array[0] = static_cast<e_barrier_t*>(e_get_global_address(0, 0, const_cast<char*>(&bar_array[self])));
+  }
+}
+
+void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
+  const auto& g = me().group;
+  hopsim::api::flipflop_barrier(bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
+                                [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
+}
+
+void e_mutex_init(unsigned row, unsigned col, e_mutex_t* mutex, e_mutexattr_t*) {
+  const std::uint32_t zero = 0;
+  Device::current().write(global_of(row, col, mutex), &zero, 4, 8);
+}
+
+void e_mutex_lock(unsigned row, unsigned col, e_mutex_t* mutex) {
+  auto& d = Device::current();
+  const std::uint64_t g = global_of(row, col, mutex);
+  while (d.testset(g, e_get_coreid()) != 0) {
+  }
+}
+
+unsigned e_mutex_trylock(unsigned row, unsigned col, e_mutex_t* mutex) {
+  return Device::current().testset(global_of(row, col, mutex), e_get_coreid());
+}
+
+void e_mutex_unlock(unsigned row, unsigned col, e_mutex_t* mutex) {
+  const std::uint32_t zero = 0;
+  Device::current().write(global_of(row, col, mutex), &zero, 4, 8);
+}
+
+unsigned e_ctimer_get(e_ctimer_id_t timer) {
+  auto& t = me().timers.at(timer);
+  if (t.mode != E_CTIMER_CLK) return t.value;
+  const double elapsed = Device::current().now_cycles() - t.started;
+  return elapsed >= t.value ? 0u : t.value - static_cast<unsigned>(elapsed);
+}
+
+unsigned e_ctimer_set(e_ctimer_id_t timer, unsigned val) {
+  auto& t = me().timers.at(timer);
+  t.value = val;
+  t.started = Device::current().now_cycles();
+  return val;
+}
+
+unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
+  auto& t = me().timers.at(timer);
+  if (config != E_CTIMER_CLK && config != E_CTIMER_OFF) {
+    static bool warned = false;
+    if (!warned) hopsim::log::get("e-lib")->warn("ctimer event {} is not modelled; the timer counts nothing", static_cast<int>(config));
+    warned = true;
+  }
+  t.mode = config;
+  t.started = Device::current().now_cycles();
+  return t.value;
+}
+
+unsigned e_ctimer_stop(e_ctimer_id_t timer) {
+  const unsigned v = e_ctimer_get(timer);
+  auto& t = me().timers.at(timer);
+  t.value = v;
+  t.mode = E_CTIMER_OFF;
+  return v;
+}
+
+void e_dma_set_desc(e_dma_id_t, unsigned config, e_dma_desc_t* next_desc, unsigned strd_i_src, unsigned strd_i_dst,
+                    unsigned count_i, unsigned count_o, unsigned strd_o_src, unsigned strd_o_dst, void* addr_src,
+                    void* addr_dst, e_dma_desc_t* desc) {
+  desc->config = config | (static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(next_desc) & 0xffff) << 16);
+  desc->inner_stride = ((strd_i_dst & 0xffff) << 16) | (strd_i_src & 0xffff);
+  desc->count = ((count_o & 0xffff) << 16) | (count_i & 0xffff);
+  desc->outer_stride = ((strd_o_dst & 0xffff) << 16) | (strd_o_src & 0xffff);
+  desc->src_addr = addr_src;
+  desc->dst_addr = addr_dst;
+}
+
+int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
+  auto& d = Device::current();
+  auto& st = me();
+  if (static_cast<int>(chan) < 0 || static_cast<int>(chan) >= d.params().dma_channels)
+    throw KernelError(fmt::format("e_dma_start: channel {} does not exist ({} channels)", static_cast<int>(chan),
+                                  d.params().dma_channels));
+  if (desc->config & E_DMA_CHAIN) throw KernelError("e_dma_start: chained DMA descriptors are not supported by hopsim yet");
+  const unsigned elem = 1u << ((desc->config >> 5) & 3);
+  const auto s16 = [](unsigned v) { return static_cast<std::int64_t>(static_cast<std::int16_t>(v & 0xffff)); };
+  const std::int64_t si_src = s16(desc->inner_stride), si_dst = s16(desc->inner_stride >> 16);
+  const std::int64_t so_src = s16(desc->outer_stride), so_dst = s16(desc->outer_stride >> 16);
+  const unsigned ci = desc->count & 0xffff, co = desc->count >> 16;
+  auto src = reinterpret_cast<std::uint64_t>(desc->src_addr);
+  auto dst = reinterpret_cast<std::uint64_t>(desc->dst_addr);
+  // Local addresses mean this core.
+  if (src < 0x100000) src += own_base();
+  if (dst < 0x100000) dst += own_base();
+  double t = std::max(st.dma_done[chan], d.now_cycles()) + d.params().dma_setup;
+  // Contiguous runs of elements go as one piece; the outer stride replaces
+  // the inner one after the last element of each inner loop.
+  std::uint64_t run_src = src, run_dst = dst, run_len = 0;
+  auto flush = [&] {
+    if (run_len) t = d.dma_copy(run_dst, run_src, run_len, elem, t);
+    run_len = 0;
+  };
+  for (unsigned o = 0; o < std::max(co, 1u); ++o) {
+    for (unsigned i = 0; i < ci; ++i) {
+      if (run_len && (run_src + run_len != src || run_dst + run_len != dst)) flush();
+      if (!run_len) {
+        run_src = src;
+        run_dst = dst;
+      }
+      run_len += elem;
+      const bool last = i + 1 == ci;
+      src += static_cast<std::uint64_t>(last ? so_src : si_src);
+      dst += static_cast<std::uint64_t>(last ? so_dst : si_dst);
+    }
+  }
+  flush();
+  st.dma_done[chan] = t;
+  return 0;
+}
+
+int e_dma_busy(e_dma_id_t chan) {
+  return Device::current().now_cycles() < me().dma_done.at(chan) ? 1 : 0;
+}
+
+void e_dma_wait(e_dma_id_t chan) { Device::current().wait_until(me().dma_done.at(chan)); }
+
+int e_dma_copy(void* dst, void* src, size_t n) {
+  // As e-lib: pick the widest element size both addresses and the length allow.
+  const auto a = reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | n;
+  unsigned config = E_DMA_ENABLE | E_DMA_MASTER;
+  unsigned elem = 1;
+  if ((a & 7) == 0) {
+    config |= E_DMA_DWORD;
+    elem = 8;
+  } else if ((a & 3) == 0) {
+    config |= E_DMA_WORD;
+    elem = 4;
+  } else if ((a & 1) == 0) {
+    config |= E_DMA_HWORD;
+    elem = 2;
+  }
+  e_dma_desc_t desc;
+  const unsigned count = static_cast<unsigned>(n / elem);
+  e_dma_set_desc(E_DMA_1, config, nullptr, elem, elem, count, 1, 0, 0, src, dst, &desc);
+  e_dma_start(&desc, E_DMA_1);
+  e_dma_wait(E_DMA_1);
+  return 0;
+}
+
+unsigned e_reg_read(unsigned reg_id) {
+  switch (reg_id) {
+    case E_REG_COREID: return e_get_coreid();
+    case E_REG_MESHCFG:
+    case E_REG_CONFIG: return 0;
+    default: throw KernelError(fmt::format("e_reg_read: register 0x{:05x} is not modelled", reg_id));
+  }
+}
+
+void e_reg_write(unsigned reg_id, unsigned) {
+  if (reg_id == E_REG_MESHCFG || reg_id == E_REG_CONFIG) return;
+  throw KernelError(fmt::format("e_reg_write: register 0x{:05x} is not modelled", reg_id));
+}
+
+}  // extern "C"

@@ -1,0 +1,173 @@
+#include "hopsim/epiphany/native_device.hpp"
+
+#include <sched.h>
+
+#include <cstring>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "hopsim/core/error.hpp"
+#include "hopsim/interpose/pe_context.hpp"
+
+namespace hopsim::runtime {
+
+NativeDevice::NativeDevice(const epiphany::Params& p, MemoryWindows& windows)
+    : Device(p, windows), epoch_(std::chrono::steady_clock::now()) {}
+
+double NativeDevice::host_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_).count();
+}
+
+double NativeDevice::now_cycles() { return host_seconds() * p_.clock_hz; }
+
+void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned) {
+  const auto loc = locate_or_throw(dst, n, "wrote");
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  std::atomic_thread_fence(std::memory_order_release);
+  if (trace_) [[unlikely]] {
+    const double t = now_cycles();
+    const std::int64_t to = loc.kind == epiphany::Location::Kind::core ? loc.core : p_.num_cores();
+    trace_->add_transaction({0, current_core(), to, static_cast<std::int64_t>(n), t, t, "write"});
+  }
+  auto& c = counters_[current_core()];
+  c.writes += 1;
+  c.write_bytes += n;
+  progress_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void NativeDevice::read(void* dst, std::uint64_t src, std::size_t n) {
+  locate_or_throw(src, n, "read");
+  std::atomic_thread_fence(std::memory_order_acquire);
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+  auto& c = counters_[current_core()];
+  c.reads += 1;
+  c.read_bytes += n;
+}
+
+namespace {
+std::uint32_t load_value(const volatile void* addr, unsigned size) {
+  if (size == 1) return __atomic_load_n(static_cast<const volatile std::uint8_t*>(addr), __ATOMIC_ACQUIRE);
+  return __atomic_load_n(static_cast<const volatile std::uint32_t*>(addr), __ATOMIC_ACQUIRE);
+}
+}  // namespace
+
+void NativeDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal,
+                              WaitKind kind) {
+  if ((load_value(addr, size) == value) == equal) return;
+  const double t0 = now_cycles();
+  waiting_.fetch_add(1);
+  while ((load_value(addr, size) == value) != equal) {
+    if (abort_.load(std::memory_order_acquire)) {
+      waiting_.fetch_sub(1);
+      throw DeadlockError(failed_.load() ? std::string("stopped because another core failed") : abort_reason_);
+    }
+    sched_yield();
+  }
+  waiting_.fetch_sub(1);
+  auto& c = counters_[current_core()];
+  const double t1 = now_cycles();
+  const double w = t1 - t0;
+  c.waiting += w;
+  if (kind == WaitKind::barrier) c.barrier += w;
+  if (trace_) [[unlikely]]
+    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
+                         t0, t1);
+}
+
+std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {
+  locate_or_throw(addr, 4, "test-and-set");
+  auto* p = reinterpret_cast<std::uint32_t*>(addr);
+  std::uint32_t expected = 0;
+  if (__atomic_compare_exchange_n(p, &expected, value, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 0;
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  return expected;
+}
+
+double NativeDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned, double) {
+  locate_or_throw(src, n, "DMA-read");
+  locate_or_throw(dst, n, "DMA-wrote");
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+  std::atomic_thread_fence(std::memory_order_release);
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  return now_cycles();
+}
+
+void NativeDevice::launch(const std::function<void()>& kernel) {
+  const std::uint32_t n = p_.num_cores();
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> threads;
+  abort_ = false;
+  failed_ = false;
+  running_ = static_cast<int>(n);
+  const double t0 = host_seconds();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    threads.emplace_back([this, i, &kernel, &errors] {
+      set_current_core(i);
+      try {
+        PeContext ctx(stack_lo(i), p_.stack_size);
+        ctx.start(kernel);
+        ctx.resume();  // runs to completion: native waits never yield the fiber
+      } catch (const DeadlockError&) {
+        errors[i] = std::current_exception();  // stopped by the watchdog or by another core's failure
+      } catch (...) {
+        errors[i] = std::current_exception();
+        // A failed core can leave the others waiting for it forever.
+        failed_ = true;
+        abort_.store(true, std::memory_order_release);
+      }
+      counters_[i].finish = now_cycles();
+      {
+        std::lock_guard lock(done_mutex_);
+        running_.fetch_sub(1);
+      }
+      done_cv_.notify_all();
+    });
+  }
+  // Watchdog: every running core waiting and no write for a while is a deadlock.
+  std::uint64_t last_progress = progress_.load();
+  auto last_change = std::chrono::steady_clock::now();
+  while (running_.load() > 0) {
+    {
+      std::unique_lock lock(done_mutex_);
+      done_cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return running_.load() == 0; });
+    }
+    if (running_.load() == 0) break;
+    if (interrupted() && !abort_.load()) {
+      abort_reason_ = "interrupted (Ctrl-C)";
+      abort_.store(true, std::memory_order_release);
+    }
+    const auto p = progress_.load();
+    if (p != last_progress || waiting_.load() < running_.load()) {
+      last_progress = p;
+      last_change = std::chrono::steady_clock::now();
+    } else if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_change).count() >
+                   deadlock_timeout_ &&
+               !abort_.load()) {
+      abort_reason_ = fmt::format("deadlock: all {} running cores have waited {:.1f} s with no write between them",
+                                  running_.load(), deadlock_timeout_);
+      abort_.store(true, std::memory_order_release);
+    }
+  }
+  for (auto& t : threads) t.join();
+  last_launch_.seconds = host_seconds() - t0;
+  last_launch_.cycles = last_launch_.seconds * p_.clock_hz;
+  // Report the root cause: a kernel error beats the "another core failed"
+  // stops it caused; otherwise the watchdog's diagnosis.
+  bool stopped = false;
+  for (auto& e : errors) {
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const DeadlockError&) {
+      stopped = true;
+    } catch (...) {
+      std::rethrow_exception(e);
+    }
+  }
+  if (stopped) throw DeadlockError(abort_reason_.empty() ? std::string("deadlock") : abort_reason_);
+}
+
+}  // namespace hopsim::runtime

@@ -1,0 +1,396 @@
+#include "hopsim/epiphany/sim_device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/log.hpp"
+#include "hopsim/epiphany/sc_log.hpp"
+
+namespace hopsim::runtime {
+namespace {
+bool g_elaborated = false;
+volatile std::sig_atomic_t g_interrupted = 0;
+
+std::int64_t host_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint64_t load_value(const volatile void* addr, unsigned size) {
+  switch (size) {
+    case 1: return *static_cast<const volatile std::uint8_t*>(addr);
+    case 2: return *static_cast<const volatile std::uint16_t*>(addr);
+    case 4: return *static_cast<const volatile std::uint32_t*>(addr);
+    default: return *static_cast<const volatile std::uint64_t*>(addr);
+  }
+}
+}  // namespace
+
+SimDevice::SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor)
+    : Device(p, windows), compute_model_(compute), ns_to_cycles_(p.clock_hz * 1e-9 * speed_factor), pes_(p.num_cores()) {
+  word_arrival_.assign(p.num_cores(), std::vector<double>(p.local_mem / 4, 0.0));
+  emem_arrival_.assign(p.emem_size / 64 + 1, 0.0);
+}
+
+SimDevice::~SimDevice() = default;
+
+bool interrupted() { return g_interrupted != 0; }
+void catch_interrupts() {
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  std::signal(SIGTERM, [](int) { g_interrupted = 1; });
+}
+
+void SimDevice::run(const std::function<void()>& host) {
+  if (g_elaborated) {
+    throw Error("SystemC elaborates once per process: run one simulated scenario per hopsim process");
+  }
+  g_elaborated = true;
+  route_sc_reports_to_spdlog();
+  host_ = host;
+  chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
+  if (trace_) chip_->mesh().set_trace(trace_, 10000);
+  sc_core::sc_start();
+  if (error_) std::rethrow_exception(error_);
+  if (!host_done_) throw DeadlockError("deadlock in simulation: every core is blocked\n" + describe_blocked());
+}
+
+std::string SimDevice::describe_blocked() const {
+  std::string s;
+  for (std::uint32_t i = 0; i < pes_.size(); ++i) {
+    const auto& pe = pes_[i];
+    if (!pe.blocked) continue;
+    s += fmt::format("  {} at cycle {:.0f}: waiting for the {}-byte value at 0x{:08x} to {} {}\n",
+                     map().describe_core(i), pe.local, pe.watch_hi - pe.watch_lo, pe.watch_lo,
+                     pe.watch_equal ? "become" : "change from", pe.watch_value);
+  }
+  return s;
+}
+
+void SimDevice::run_host() {
+  try {
+    host_();
+    host_done_ = true;
+  } catch (...) {
+    if (!error_) error_ = std::current_exception();
+    sc_core::sc_stop();
+  }
+}
+
+void SimDevice::run_core(std::uint32_t core) {
+  auto& pe = pes_[core];
+  pe.ctx = std::make_unique<PeContext>(stack_lo(core), p_.stack_size);
+  for (;;) {
+    while (!pe.launched) sc_core::wait(chip_->launch_event());
+    pe.launched = false;
+    pe.local = chip_->now();
+    pe.ctx->start(kernel_);
+    try {
+      for (;;) {
+        set_current_core(core);
+        now_ = chip_->now();  // global time stands still while a fiber runs
+        if (compute_model_ == ComputeModel::measured) pe.resumed_ns = host_ns();
+        if (pe.ctx->resume()) break;
+        const Req r = pe.req;
+        pe.req = Req::none;
+        chip_->wait_until(pe.local);
+        if (r == Req::wait_write) {
+          sc_core::wait(chip_->written(core));
+          pe.local = std::max(pe.local, chip_->now());
+        }
+        if (interrupted()) throw Error("interrupted (Ctrl-C)");
+        chip_->mesh().set_horizon(chip_->now());
+      }
+    } catch (...) {
+      if (!error_) error_ = std::current_exception();
+      sc_core::sc_stop();
+      return;
+    }
+    chip_->wait_until(pe.local);
+    counters_[core].finish = pe.local;
+    if (--running_ == 0) chip_->done_event().notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void SimDevice::launch(const std::function<void()>& kernel) {
+  kernel_ = kernel;
+  const double start = chip_->now();
+  running_ = p_.num_cores();
+  for (auto& pe : pes_) pe.launched = true;
+  chip_->launch_event().notify(sc_core::SC_ZERO_TIME);
+  while (running_ > 0) sc_core::wait(chip_->done_event());
+  last_launch_.cycles = chip_->now() - start;
+  last_launch_.seconds = last_launch_.cycles / p_.clock_hz;
+  SPDLOG_LOGGER_DEBUG(log::get("sim"), "launch done at cycle {:.0f}: {:.0f} cycles", chip_->now(), last_launch_.cycles);
+}
+
+double SimDevice::host_seconds() { return chip_ ? chip_->now() / p_.clock_hz : 0.0; }
+
+void SimDevice::enter(Pe& pe) { charge(pe, p_.api_call); }
+
+void SimDevice::charge(Pe& pe, double annotated) {
+  double c = annotated;
+  if (compute_model_ == ComputeModel::measured) c = static_cast<double>(host_ns() - pe.resumed_ns) * ns_to_cycles_;
+  if (c == 0) return;
+  pe.local += c;
+  counters_[current_core()].compute += c;
+}
+
+void SimDevice::leave(Pe& pe) {
+  if (compute_model_ == ComputeModel::measured) pe.resumed_ns = host_ns();
+}
+
+void SimDevice::request(Pe& pe, Req r) {
+  pe.req = r;
+  pe.ctx->yield();
+}
+
+void SimDevice::note_arrival(const epiphany::Location& loc, std::size_t n, double arrival) {
+  if (loc.kind == epiphany::Location::Kind::core) {
+    auto& w = word_arrival_[loc.core];
+    for (std::size_t i = loc.offset / 4; i <= (loc.offset + n - 1) / 4; ++i) w[i] = std::max(w[i], arrival);
+  } else {
+    for (std::size_t i = loc.offset / 64; i <= (loc.offset + n - 1) / 64; ++i)
+      emem_arrival_[i] = std::max(emem_arrival_[i], arrival);
+  }
+}
+
+double SimDevice::arrival_of(const epiphany::Location& loc, std::size_t n) const {
+  double a = 0;
+  if (loc.kind == epiphany::Location::Kind::core) {
+    const auto& w = word_arrival_[loc.core];
+    for (std::size_t i = loc.offset / 4; i <= (loc.offset + n - 1) / 4; ++i) a = std::max(a, w[i]);
+  } else {
+    for (std::size_t i = loc.offset / 64; i <= (loc.offset + n - 1) / 64; ++i) a = std::max(a, emem_arrival_[i]);
+  }
+  return a;
+}
+
+void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi) {
+  const auto& pe = pes_[core];
+  if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+}
+
+[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n,
+                                                         unsigned chunk) {
+  const std::uint32_t self = current_core();
+  auto& c = counters_[self];
+  c.writes += 1;
+  c.write_bytes += n;
+  const auto bytes = static_cast<std::uint32_t>(n);
+  if (loc.kind == epiphany::Location::Kind::core && loc.core == self) {
+    pe.local += p_.store_issue * std::ceil(static_cast<double>(n) / chunk);
+  } else {
+    const auto w = loc.kind == epiphany::Location::Kind::core
+                       ? chip_->mesh().write(self, loc.core, bytes, pe.local, chunk)
+                       : chip_->mesh().write_emem(self, bytes, pe.local, chunk);
+    note_arrival(loc, n, w.arrival);
+    c.stall += w.stall;
+    pe.local = w.writer_free;
+    if (loc.kind == epiphany::Location::Kind::core) wake_watchers(loc.core, dst, dst + n);
+  }
+}
+
+void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) {
+  if (n == 0) return;
+  Pe& pe = me();
+  enter(pe);
+  const auto loc = locate_or_throw(dst, n, "wrote");
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  post_write(pe, loc, dst, n, chunk);
+  leave(pe);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+}
+
+void SimDevice::timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n) {
+  const std::uint32_t self = current_core();
+  // Let every core catch up to this one so writes issued earlier are in memory.
+  request(pe, Req::sync);
+  const double ready = arrival_of(loc, n);
+  if (loc.kind == epiphany::Location::Kind::core && loc.core == self) {
+    pe.local = std::max(pe.local, ready) + std::ceil(static_cast<double>(n) / 8.0);
+  } else if (loc.kind == epiphany::Location::Kind::core) {
+    pe.local = chip_->mesh().read(self, loc.core, static_cast<std::uint32_t>(n), pe.local, ready);
+  } else {
+    pe.local = std::max(chip_->mesh().read_emem(self, static_cast<std::uint32_t>(n), pe.local), ready);
+  }
+  auto& c = counters_[self];
+  c.reads += 1;
+  c.read_bytes += n;
+}
+
+void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
+  if (n == 0) return;
+  Pe& pe = me();
+  enter(pe);
+  const auto loc = locate_or_throw(src, n, "read");
+  timed_read(pe, loc, n);
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+  leave(pe);
+}
+
+void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
+  Pe& pe = me();
+  const bool write = kind == RawKind::store || kind == RawKind::volatile_store;
+  const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
+  if (loc.kind == epiphany::Location::Kind::core && loc.core == current_core()) {
+    // Local: one cycle, and a load waits for a write still in flight to it.
+    charge(pe, p_.local_access);
+    if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
+    if (kind == RawKind::volatile_load && size <= 8) {
+      // A second volatile load of an unchanged word, nothing in between: a
+      // polling loop. Sleep until another core changes the word instead of
+      // spinning through simulated time.
+      const auto* p = reinterpret_cast<const volatile void*>(addr);
+      const std::uint64_t v = load_value(p, size);
+      if (pe.poll_addr == addr && pe.poll_value == v) {
+        block_until(pe, loc, addr, size, v, false, WaitKind::poll);
+        pe.poll_addr = 0;
+      } else {
+        pe.poll_addr = addr;
+        pe.poll_value = v;
+      }
+    } else {
+      pe.poll_addr = 0;
+    }
+  } else {
+    pe.poll_addr = 0;
+    charge(pe, p_.raw_access);
+    if (write) {
+      post_write(pe, loc, addr, size, 8);
+    } else {
+      timed_read(pe, loc, size);
+    }
+  }
+  leave(pe);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+}
+
+void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
+  Pe& pe = me();
+  charge(pe, p_.raw_access);
+  const auto loc = locate_or_throw(addr, size, "atomically accessed");
+  const std::uint32_t self = current_core();
+  request(pe, Req::sync);
+  if (loc.kind == epiphany::Location::Kind::core && loc.core != self) {
+    // Travels as a write and answers with the old value, like TESTSET.
+    const auto there = chip_->mesh().write(self, loc.core, size, pe.local);
+    const double at = std::max(there.arrival, arrival_of(loc, size));
+    note_arrival(loc, size, at);
+    pe.local = chip_->mesh().write(loc.core, self, size, at).arrival;
+    wake_watchers(loc.core, addr, addr + size);
+  } else {
+    pe.local = std::max(pe.local, arrival_of(loc, size)) + 1;
+  }
+  leave(pe);
+}
+
+void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size,
+                            std::uint64_t value, bool equal, WaitKind kind) {
+  const auto* addr = reinterpret_cast<const volatile void*>(a);
+  const double t0 = pe.local;
+  auto holds = [&] { return (load_value(addr, size) == value) == equal; };
+  while (!holds()) {
+    request(pe, Req::sync);
+    if (holds()) break;
+    pe.blocked = true;
+    pe.watch_lo = a;
+    pe.watch_hi = a + size;
+    pe.watch_value = value;
+    pe.watch_equal = equal;
+    request(pe, Req::wait_write);
+    pe.blocked = false;
+  }
+  // The value is visible: the loop exits one poll after the write that set it arrived.
+  pe.local = std::max(pe.local, arrival_of(loc, size)) + p_.poll_cycles;
+  auto& c = counters_[current_core()];
+  c.waiting += pe.local - t0;
+  if (kind == WaitKind::barrier) c.barrier += pe.local - t0;
+  if (trace_ && pe.local > t0)
+    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
+                         t0, pe.local);
+}
+
+void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) {
+  Pe& pe = me();
+  enter(pe);
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  block_until(pe, locate_or_throw(a, size, "polled"), a, size, value, equal, kind);
+  leave(pe);
+}
+
+std::uint32_t SimDevice::testset(std::uint64_t addr, std::uint32_t value) {
+  Pe& pe = me();
+  enter(pe);
+  const std::uint32_t self = current_core();
+  const auto loc = locate_or_throw(addr, 4, "test-and-set");
+  request(pe, Req::sync);
+  auto* p = reinterpret_cast<std::uint32_t*>(addr);
+  const std::uint32_t old = *p;
+  if (old == 0) *p = value;
+  if (loc.kind == epiphany::Location::Kind::core && loc.core != self) {
+    // A TESTSET travels as a write and answers with the old value.
+    const auto there = chip_->mesh().write(self, loc.core, 4, pe.local);
+    const double at = std::max(there.arrival, arrival_of(loc, 4));
+    if (old == 0) note_arrival(loc, 4, at);
+    pe.local = chip_->mesh().write(loc.core, self, 4, at).arrival;
+    if (old == 0) wake_watchers(loc.core, addr, addr + 4);
+  } else {
+    pe.local += 1;
+  }
+  leave(pe);
+  return old;
+}
+
+double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) {
+  Pe& pe = me();
+  enter(pe);
+  const std::uint32_t self = current_core();
+  const auto sloc = locate_or_throw(src, n, "DMA-read");
+  const auto dloc = locate_or_throw(dst, n, "DMA-wrote");
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+  const auto bytes = static_cast<std::uint32_t>(n);
+  double t = std::max(start, pe.local);
+  // Data from another core is fetched first (rMesh request, cMesh data).
+  if (sloc.kind == epiphany::Location::Kind::core && sloc.core != self) {
+    t = chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n));
+  } else if (sloc.kind == epiphany::Location::Kind::emem) {
+    t = chip_->mesh().read_emem(self, bytes, t);
+  }
+  double done = t + std::ceil(static_cast<double>(n) / elem);
+  if (dloc.kind == epiphany::Location::Kind::core && dloc.core != self) {
+    done = chip_->mesh().write(self, dloc.core, bytes, t, elem).arrival;
+    wake_watchers(dloc.core, dst, dst + n);
+  } else if (dloc.kind == epiphany::Location::Kind::emem) {
+    done = chip_->mesh().write_emem(self, bytes, t, elem).arrival;
+  }
+  note_arrival(dloc, n, done);
+  auto& c = counters_[self];
+  c.writes += 1;
+  c.write_bytes += n;
+  leave(pe);
+  return done;
+}
+
+void SimDevice::compute(double cycles) {
+  Pe& pe = me();
+  pe.local += cycles;
+  counters_[current_core()].compute += cycles;
+}
+
+double SimDevice::now_cycles() { return me().local; }
+
+void SimDevice::wait_until(double cycle) {
+  Pe& pe = me();
+  if (cycle > pe.local) {
+    counters_[current_core()].waiting += cycle - pe.local;
+    pe.local = cycle;
+  }
+}
+
+}  // namespace hopsim::runtime
