@@ -35,7 +35,7 @@ void register_bgq_kernels() {
     if (args["package"] != 2048) suffix += fmt::format(", package {}", args["package"].get<long>());
     if (args["threads"] != 1) suffix += fmt::format(", {} threads", args["threads"].get<long>());
     if (args["dynamic"] != 1) suffix += ", deterministic";
-    std::vector<runtime::Metric> out;
+    std::vector<Metric> out;
     for (const auto& t : mean)
       out.push_back({"bgq", "directput-halo", suffix.empty() ? t.what : t.what + " (" + suffix.substr(2) + ")", "cycles",
                      t.cycles, "cycles"});
@@ -61,5 +61,10 @@ void register_bgq_kernels() {
   gi.entry = &hopsim_bgq_gibarrier_main;
   register_kernel(std::move(gi));
 }
+
+namespace {
+// Linked into hopsim as an object library: the kernels are registered when it loads.
+[[maybe_unused]] const bool registered = (register_bgq_kernels(), true);
+}  // namespace
 
 }  // namespace hopsim::bgq

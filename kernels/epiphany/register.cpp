@@ -38,3 +38,8 @@ void hopsim_register_epiphany_kernels() {
   };
   hopsim::runtime::register_package(std::move(p));
 }
+
+namespace {
+// Linked into hopsim as an object library: the kernels are registered when it loads.
+[[maybe_unused]] const bool registered = (hopsim_register_epiphany_kernels(), true);
+}  // namespace

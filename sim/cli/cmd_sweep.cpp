@@ -419,7 +419,7 @@ class Sweep {
     } else {
       const auto sc = load_scenario(scenario_path_, overrides, std::nullopt);
       // Built-in kernels check their arguments here (kernel libraries when they load, in the child).
-      if (sc.kernel_library.empty()) (void)runtime::resolve_args(runtime::find_package(sc.kernel), sc.kernel_args);
+      if (sc.kernel_library.empty()) (void)hopsim::resolve_args(runtime::find_package(sc.kernel), sc.kernel_args);
     }
   }
 

@@ -14,27 +14,20 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/family.hpp"
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/interrupt.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
+#include "hopsim/core/program.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
-#include "hopsim/epiphany/model/params.hpp"
-#include "hopsim/host/model/profile.hpp"
-#include "hopsim/epiphany/device.hpp"
-#include "hopsim/epiphany/family.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
-#include "hopsim/epiphany/run.hpp"
-#include "hopsim/epiphany/validate.hpp"
+#include "hopsim/studies/validate.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/traces/export.hpp"
 #include "hopsim/traces/import.hpp"
 #include "hopsim/traces/reader.hpp"
-#include "hopsim/network/model/scenario.hpp"
-#include "hopsim/xeonphi/model/model.hpp"
-#include "passing.h"
 
 namespace {
 
@@ -45,17 +38,10 @@ int cmd_run(const std::string& path, const std::optional<std::string>& mode, con
   if (out_dir) overrides.push_back("outputs.dir=\"" + *out_dir + "\"");
   if (trace) overrides.push_back("outputs.trace=\"" + *trace + "\"");
   if (detail) overrides.push_back("outputs.trace_detail=\"" + *detail + "\"");
-  hopsim::runtime::catch_interrupts();
+  hopsim::catch_interrupts();
   const auto sc = hopsim::load_scenario(path, overrides, mode);
   hopsim::log::set_level(level ? *level : sc.log_level);
-  // Families with their own runner (bgq, ...) run here; epiphany below.
-  if (const auto* family = hopsim::runtime::family_runner(hopsim::load_preset(sc.machine_preset).family))
-    return (*family)(sc);
-  const auto report = hopsim::runtime::run_scenario(sc);
-  hopsim::runtime::print_report(report, std::cout);
-  hopsim::runtime::write_outputs(report);
-  std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
-  return hopsim::runtime::exit_code(report);
+  return hopsim::runner_of(sc).run(sc).exit_code;
 }
 
 int cmd_trace_stats(const std::string& file, int top) {
@@ -124,14 +110,14 @@ int cmd_trace_export(const std::string& file, const std::optional<std::string>& 
 }
 
 int cmd_validate(const std::string& result, const std::string& reference, double tolerance) {
-  const auto sim = hopsim::runtime::load_result_metrics(result);
+  const auto sim = hopsim::studies::load_result_metrics(result);
   std::vector<hopsim::traces::ResultRow> ref;
   try {
     ref = hopsim::traces::import_reference_csv(reference);
   } catch (const hopsim::traces::ImportError& e) {
     throw hopsim::ConfigError(e.what());
   }
-  const auto v = hopsim::runtime::validate(sim, ref, tolerance);
+  const auto v = hopsim::studies::validate(sim, ref, tolerance);
   std::cout << fmt::format("validate {} against {} (tolerance {}%)\n", result, reference, tolerance);
   std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14} {:>14} {:>9}\n", "system", "experiment", "configuration",
                            "metric", "hopsim", "reference", "error");
@@ -158,7 +144,7 @@ int cmd_import(const std::string& file, const std::string& format, const std::st
   std::vector<hopsim::traces::ResultRow> rows;
   try {
     if (format == "reference") rows = hopsim::traces::import_reference_csv(file);
-    if (format == "passing") rows = hopsim::traces::import_passing_csv(file, system.empty() ? "epiphany-e16g301" : system);
+    if (format == "passing") rows = hopsim::traces::import_passing_csv(file, system);
     if (format == "hpcc") rows = hopsim::traces::import_hpcc_ring(file, system);
     if (format == "ham") rows = hopsim::traces::import_ham_offload(file, system);
   } catch (const hopsim::traces::ImportError& e) {
@@ -183,61 +169,38 @@ void list_machines() {
   }
 }
 
-void list_kernels() {
-  for (const auto* k : hopsim::runtime::all_packages()) {
-    std::cout << fmt::format("{:<12} {:<10} {}\n", k->name, k->family, k->description);
-    for (const auto& a : k->args) std::cout << fmt::format("    {:<14} default {:<40} {}\n", a.name, a.default_value.dump(), a.help);
+void list_families() {
+  const auto presets = hopsim::list_presets();
+  for (const auto* f : hopsim::families()) {
+    std::vector<std::string> names;
+    for (const auto& p : presets)
+      if (p.family == f->name) names.push_back(p.name);
+    std::cout << fmt::format("{:<10} {}\n{:<10} presets: {}\n", f->name, f->summary, "",
+                             names.empty() ? "-" : fmt::format("{}", fmt::join(names, ", ")));
   }
-  // Kernel libraries run by name (loaded only when a run asks for them).
-  std::map<std::string, std::string> libs;
-  for (const auto& d : hopsim::runtime::kernel_dirs()) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
-      const auto f = e.path().filename().string();
-      const std::string suffix = ".hopsim.so";
-      if (f.size() > suffix.size() && f.ends_with(suffix)) libs.emplace(f.substr(0, f.size() - suffix.size()), e.path().string());
-    }
-  }
-  for (const auto& [name, path] : libs) std::cout << fmt::format("{:<12} {:<10} kernel library {}\n", name, "library", path);
 }
 
-void list_params(const std::string& preset_name) {
+void list_kernels() {
+  for (const auto* k : hopsim::programs()) {
+    std::cout << fmt::format("{:<12} {:<10} {}\n", k->name, k->family, k->description);
+    for (const auto& a : k->args)
+      std::cout << fmt::format("    {:<14} default {:<40} {}\n", a.name, a.default_value.dump(), a.help);
+  }
+  for (const auto* f : hopsim::families())
+    if (f->print_programs) f->print_programs(std::cout);
+}
+
+int list_params(const std::string& preset_name) {
+  if (preset_name.empty())
+    throw hopsim::ConfigError("list params: name a preset (hopsim list machines shows them)");
   const auto preset = hopsim::load_preset(preset_name, "preset");
-  if (preset.family == "host") {
-    // A host profile (the host model's parameters, tables over `sizes`),
-    // read as strictly as `host simulate` reads it.
-    const auto j = hopsim::host::load_profile(preset_name).to_json();
-    for (const auto& [name, v] : j["params"].items()) {
-      std::string value;
-      if (v["value"].is_array()) {
-        std::vector<std::string> parts;
-        for (const auto& x : v["value"]) parts.push_back(fmt::format("{:.4g}", x.get<double>()));
-        value = fmt::format("[{}]", fmt::join(parts, " "));
-      } else {
-        value = v["value"].is_boolean() ? (v["value"].get<bool>() ? "true" : "false")
-                                        : fmt::format("{:.4g}", v["value"].get<double>());
-      }
-      std::cout << fmt::format("{:<20} {} {}  [{}]\n", name, value, v["unit"].get<std::string>(),
-                               v["source"].get<std::string>());
-    }
-    return;
-  }
-  const auto& decls = preset.family == "bgq"       ? hopsim::bgq::param_decls()
-                      : preset.family == "xeonphi" ? hopsim::xeonphi::param_decls()
-                      : preset.family == "network" ? hopsim::traffic::network_param_decls()
-                                                   : hopsim::epiphany::param_decls();
-  const auto set = hopsim::ParamSet::resolve(decls, preset, nullptr, "machine");
-  const auto j = set.to_json();
-  for (const auto& d : decls) {
-    std::cout << fmt::format("{:<22} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
-                             j[d.name]["source"].get<std::string>());
-  }
+  hopsim::find_family(preset.family, "preset " + preset_name).print_params(preset_name, std::cout);
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  hopsim_register_epiphany_kernels();
   CLI::App app{"hopsim: runs accelerator kernels natively and on cycle-approximate SystemC models"};
   app.set_version_flag("--version", fmt::format("hopsim {} ({})", hopsim::version(), hopsim::git_revision()));
   app.require_subcommand(1);
@@ -273,7 +236,7 @@ int main(int argc, char** argv) {
                   "(benchmark_ham_offload output)")
       ->required()
       ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham"}));
-  imp->add_option("--system", imp_system, "system name for the rows (e.g. epiphany-e16g301)");
+  imp->add_option("--system", imp_system, "system name for the rows (default: the format's own system)");
   imp->add_option("--output", imp_output, "CSV file (default: standard output)");
 
   auto* trace = app.add_subcommand("trace", "inspect or export a trace database");
@@ -293,16 +256,18 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list machines, kernels or a machine's parameters");
   std::string what;
   std::string preset;
-  list->add_option("what", what, "machines, kernels or params")->required()->check(CLI::IsMember({"machines", "kernels", "params"}));
+  list->add_option("what", what, "machines, families, kernels or params")
+      ->required()
+      ->check(CLI::IsMember({"machines", "families", "kernels", "params"}));
   list->add_option("preset", preset, "machine preset (for params)");
 
-  hopsim::cli::Commands commands{app, {}};
+  hopsim::Commands commands{app, {}};
   // Further subcommands register here (see commands.hpp).
   hopsim::cli::add_compare_commands(commands);
   hopsim::cli::add_curve_commands(commands);
   hopsim::cli::add_sweep_commands(commands);
-  hopsim::cli::add_host_commands(commands);
-  hopsim::cli::add_bgq_commands(commands);
+  for (const auto* f : hopsim::families())
+    if (f->commands) f->commands(commands);
 
   try {
     app.parse(argc, argv);
@@ -318,8 +283,9 @@ int main(int argc, char** argv) {
     if (imp->parsed()) return cmd_import(imp_file, imp_format, imp_system, imp_output);
     if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
     if (what == "machines") list_machines();
+    if (what == "families") list_families();
     if (what == "kernels") list_kernels();
-    if (what == "params") list_params(preset.empty() ? "e16g301" : preset);
+    if (what == "params") return list_params(preset);
     return 0;
   } catch (const hopsim::ConfigError& e) {
     std::cerr << "hopsim: error: " << e.what() << "\n";

@@ -8,7 +8,7 @@ expect="$(dirname "$0")/expect.sh"
 
 bash "$expect" --dir "$work" --rc 0 \
   --has "hopsim compare | kernel passing" --has "native us/op" --has "sim us/op" \
-  --has "data: identical in both modes (10 launches)" --lacks "DIFFER" -- \
+  --has "data: identical in both modes (10 timings)" --lacks "DIFFER" -- \
   "$hopsim" compare "$scenario" --out out --set kernel.args.repeat=2 --set kernel.args.n_max=2 || exit 1
 cd "$work" || exit 1
 for f in out/compare.json out/compare.csv out/compare.png out/results.json; do
@@ -27,7 +27,7 @@ ok = c["data_identical"] and c["operations_per_launch"] == 2
 sim = {(l["method"], l["n"]): l for l in r["sim"]["launches"]}
 nat = {(l["method"], l["n"]): l for l in r["native"]["launches"]}
 for row in c["rows"]:
-    k = (row["method"], row["n"])
+    k = (row["labels"]["method"], row["labels"]["n"])
     ok &= row["native_seconds_per_op"] > 0 and row["sim_seconds_per_op"] > 0 and row["data"] == "equal"
     ok &= abs(row["sim_seconds_per_op"] - sim[k]["seconds"] / 2) <= 1e-12 + 1e-9 * sim[k]["seconds"]
     ok &= sim[k]["bytes"] > 0 and sim[k]["bytes"] == nat[k]["bytes"]

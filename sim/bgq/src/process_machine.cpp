@@ -36,7 +36,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
-#include "hopsim/epiphany/device.hpp"
+#include "hopsim/core/interrupt.hpp"
 #include "hopsim/host/cma.hpp"
 #include "hopsim/host/node.hpp"
 #include "machine.hpp"
@@ -466,7 +466,7 @@ class ProcessMachine final : public Machine {
   // was pushed, applied or entered for kDeadlockSeconds. Nothing can change then: each waiting rank keeps
   // applying its ring, and every ring is empty.
   void watch() {
-    if (runtime::interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
+    if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
     const std::uint64_t p = arena_->progress.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
     if (p != last_progress_ || last_change_ns_ == 0) {

@@ -27,10 +27,7 @@ std::map<std::string, BgqKernel>& kernels() {
 
 void register_kernel(BgqKernel k) {
   k.package.family = "bgq";
-  k.package.host_main = [name = k.package.name](runtime::HostContext&) {
-    throw ConfigError(fmt::format("kernel.name: {} runs on bgq machines", name));
-  };
-  runtime::register_package(k.package);
+  register_program(k.package);
   kernels()[k.package.name] = std::move(k);
 }
 
@@ -192,7 +189,7 @@ BgqReport run(const Scenario& sc) {
     for (const auto& [n, _] : kernels()) names += (names.empty() ? "" : ", ") + n;
     throw ConfigError(fmt::format("kernel.name: '{}' is not a bgq kernel (known: {})", sc.kernel, names));
   }
-  r.args = runtime::resolve_args(k->package, sc.kernel_args);
+  r.args = resolve_args(k->package, sc.kernel_args);
   const NativeOptions native = native_options(sc);
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);
@@ -316,12 +313,39 @@ void write_outputs(const BgqReport& r) {
   if (o.csv) write_file_atomic(o.dir + "/results.csv", csv);
 }
 
-int run_scenario_cli(const Scenario& sc) {
-  const auto r = run(sc);
-  print(r, std::cout);
-  write_outputs(r);
-  std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
-  return exit_code(r);
+hopsim::RunReport common_report(const BgqReport& r) {
+  hopsim::RunReport c;
+  c.family = "bgq";
+  c.kernel = r.scenario.kernel;
+  c.machine = r.scenario.machine_preset;
+  c.machine_summary = fmt::format("{} nodes, {:g} MHz", r.params.num_nodes(), r.params.clock_hz / 1e6);
+  c.per = "iteration and rank";
+  c.results_dir = r.scenario.outputs.dir;
+  c.exit_code = exit_code(r);
+  if (r.compared) c.data_equal = r.differing_ranks.empty();
+  std::map<std::string, std::size_t> index;
+  for (const auto& m : r.modes) {
+    const bool sim = m.mode == Mode::sim;
+    (sim ? c.sim : c.native) = true;
+    (sim ? c.sim_wall_seconds : c.native_wall_seconds) = m.wall_seconds;
+    const auto check = m.wrong == 0 ? std::string("ok") : fmt::format("FAIL:{}", m.wrong);
+    for (const auto& t : mean_timings(m)) {
+      if (!index.count(t.what)) {
+        index[t.what] = c.timings.size();
+        hopsim::Timing x;
+        x.name = x.group = t.what;
+        x.labels = {{"timing", t.what}};
+        c.timings.push_back(std::move(x));
+      }
+      auto& x = c.timings[index[t.what]];
+      (sim ? x.sim_cycles : x.native_cycles) = t.cycles;
+      (sim ? x.sim_seconds : x.native_seconds) = t.cycles / r.params.clock_hz;
+      (sim ? x.sim_check : x.native_check) = check;
+    }
+  }
+  if (c.data_equal)
+    for (auto& x : c.timings) x.data = *c.data_equal ? "equal" : "DIFFER";
+  return c;
 }
 
 }  // namespace hopsim::bgq

@@ -175,4 +175,12 @@ nlohmann::json ParamSet::to_json() const {
   return j;
 }
 
+void print_params(const std::vector<ParamDecl>& decls, const std::string& preset_name, std::ostream& out) {
+  const auto preset = load_preset(preset_name, "preset");
+  const auto j = ParamSet::resolve(decls, preset, nullptr, "machine").to_json();
+  for (const auto& d : decls)
+    out << fmt::format("{:<22} {:>12}  {}  [{}]\n", d.name, j[d.name]["value"].get<std::string>(), d.meaning,
+                       j[d.name]["source"].get<std::string>());
+}
+
 }  // namespace hopsim

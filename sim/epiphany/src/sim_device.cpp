@@ -15,7 +15,6 @@
 namespace hopsim::runtime {
 namespace {
 bool g_elaborated = false;
-volatile std::sig_atomic_t g_interrupted = 0;
 
 std::int64_t host_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -39,12 +38,6 @@ SimDevice::SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeM
 }
 
 SimDevice::~SimDevice() = default;
-
-bool interrupted() { return g_interrupted != 0; }
-void catch_interrupts() {
-  std::signal(SIGINT, [](int) { g_interrupted = 1; });
-  std::signal(SIGTERM, [](int) { g_interrupted = 1; });
-}
 
 void SimDevice::run(const std::function<void()>& host) {
   if (g_elaborated) {

@@ -35,6 +35,7 @@ std::vector<ResultRow> import_reference_csv(const std::filesystem::path& path);
 
 /// Reads the Epiphany passing host program's "n,method,ticks" lines into rows
 /// {system, "passing", "<method> n=<n>", "host_ticks", ticks, "ticks", file}.
+/// An empty `system` is the passing experiment's own board, "epiphany-e16g301".
 std::vector<ResultRow> import_passing_csv(const std::filesystem::path& path, std::string system);
 
 /// Reads hpcc output lines "<Naturally|Randomly> Ordered Ring <Bandwidth|Latency> [extra]: <value> <unit>"

@@ -11,7 +11,8 @@
 
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/core/program.hpp"
+#include "hopsim/core/report.hpp"
 
 namespace hopsim::bgq {
 
@@ -27,13 +28,13 @@ struct Check {
 };
 
 struct BgqKernel {
-  runtime::KernelPackage package;  // name, family "bgq", description, args
+  ProgramInfo package;  // name, family "bgq", description, args
   void (*entry)() = nullptr;       // every rank runs it
   // Published-style figures from the simulated run's timings (rank-mean per timing).
-  std::function<std::vector<runtime::Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
+  std::function<std::vector<Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
 };
 
-// Registers a BG/Q kernel (also in the runtime registry, for `hopsim list kernels`).
+// Registers a BG/Q kernel (also in hopsim's program list, for `hopsim list kernels`).
 void register_kernel(BgqKernel k);
 const BgqKernel* find_kernel(const std::string& name);
 
@@ -66,7 +67,7 @@ struct ModeOutcome {
   std::uint64_t checked = 0, wrong = 0;
   std::vector<std::uint64_t> digests;        // per rank
   std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
-  std::vector<runtime::Metric> metrics;
+  std::vector<Metric> metrics;
   std::string trace;  // the trace file of a simulated run, if one was asked for
   TransportUse transport;  // native runs
 };
@@ -86,7 +87,7 @@ BgqReport run(const Scenario& sc);
 void print(const BgqReport& r, std::ostream& out);
 void write_outputs(const BgqReport& r);
 int exit_code(const BgqReport& r);
-// The `hopsim run` entry of the bgq family: run, print, write, exit code.
-int run_scenario_cli(const Scenario& sc);
+// The family-neutral report of a run (timings: mean cycles per iteration and rank).
+hopsim::RunReport common_report(const BgqReport& r);
 
 }  // namespace hopsim::bgq

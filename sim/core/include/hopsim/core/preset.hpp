@@ -5,6 +5,7 @@
 // preset and the scenario's overrides are resolved against that list, so
 // an unknown or out-of-range parameter is an error naming the key.
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,9 @@ class ParamSet {
   };
   std::map<std::string, Value> values_;
 };
+
+// `hopsim list params PRESET` for a family whose parameters are declared:
+// one line per parameter with its resolved value, meaning and source.
+void print_params(const std::vector<ParamDecl>& decls, const std::string& preset, std::ostream& out);
 
 }  // namespace hopsim

@@ -12,16 +12,15 @@
 
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/model/address_map.hpp"
+#include "hopsim/core/interrupt.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany/memory_windows.hpp"
 
 namespace hopsim::runtime {
 
 void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
-// Ctrl-C and SIGTERM set a flag the devices check, so a run stops cleanly
-// (traces marked incomplete, earlier results kept) instead of dying.
-void catch_interrupts();
-bool interrupted();
+using hopsim::catch_interrupts;
+using hopsim::interrupted;
 // While a native device is running: its address map, so the hooks can
 // validate raw accesses inline (simulated runs leave it null).
 extern const epiphany::AddressMap* g_native_map;

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/program.hpp"
+
 namespace hopsim::runtime {
 
 class HostContext;
@@ -20,30 +22,14 @@ struct KernelSymbol {
   KernelFn fn = nullptr;  // built-in packages; library packages resolve per core
 };
 
-struct ArgDecl {
-  std::string name;
-  nlohmann::json default_value;  // also fixes the type (integer, string, array of strings)
-  std::string help;
-  long long min = 0, max = 0;  // integers: allowed range
-  std::vector<std::string> choices;  // strings / arrays of strings: allowed values
-  bool allow_empty = false;          // arrays: whether [] is allowed
-};
-
 struct LaunchRecord;
 
-// A figure comparable with a published measurement (the columns of the
-// reference CSV: system, experiment, configuration, metric, value, unit).
-struct Metric {
-  std::string system, experiment, configuration, metric;
-  double value = 0;
-  std::string unit;
-};
+using hopsim::ArgDecl;
+using hopsim::Metric;
 
-struct KernelPackage {
-  std::string name;
-  std::string family;  // machine family it runs on ("epiphany")
-  std::string description;
-  std::vector<ArgDecl> args;
+// An Epiphany program: its name, family ("epiphany"), description and
+// arguments (ProgramInfo), the host program and the kernels it launches.
+struct KernelPackage : ProgramInfo {
   std::vector<KernelSymbol> symbols;
   std::function<void(HostContext&)> host_main;
   // Kernel `name` as core `core` must call it (each core of a library
@@ -72,11 +58,11 @@ std::vector<std::string> kernel_dirs();
 // Path of NAME.hopsim.so in kernel_dirs(), or "" if there is none.
 std::string find_kernel_library(const std::string& name);
 
+// Registers the package here and its ProgramInfo in hopsim's program list.
 void register_package(KernelPackage pkg);
-// Throws ConfigError naming kernel.name with the known names.
+// Throws ConfigError naming kernel.name: with the known names, or the
+// family a program of another family runs on.
 const KernelPackage& find_package(const std::string& name);
 std::vector<const KernelPackage*> all_packages();
-// Defaults filled in, unknown names and bad values rejected (ConfigError naming kernel.args.X).
-nlohmann::json resolve_args(const KernelPackage& pkg, const nlohmann::json& given);
 
 }  // namespace hopsim::runtime

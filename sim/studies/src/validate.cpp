@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/validate.hpp"
+#include "hopsim/studies/validate.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/strict_json.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::studies {
 
 std::vector<Metric> load_result_metrics(const std::string& path) {
   const auto doc = read_json_file(path);
@@ -59,4 +59,4 @@ Validation validate(const std::vector<Metric>& sim, const std::vector<traces::Re
   return v;
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::studies

@@ -1,23 +1,24 @@
-// Blue Gene/Q subcommands: `hopsim run` of bgq scenarios (through the
-// family runner), `hopsim bgq sweep` (package size sweep of the halo
-// exchange) and `hopsim bgq scale` (the scale benchmark of the timing core).
+// The Blue Gene/Q family: bgq presets (5D torus and MU parameters), MU SPI
+// kernels run on every rank, natively (host threads or a process per rank)
+// or simulated on the timing core; `hopsim bgq sweep` (package size sweep
+// of the halo exchange) and `hopsim bgq scale` (the scale benchmark of the
+// timing core).
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "commands.hpp"
 #include "hopsim/bgq/bench.hpp"
+#include "hopsim/bgq/model/params.hpp"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/family.hpp"
 #include "hopsim/core/log.hpp"
-#include "hopsim/epiphany/family.hpp"
-#include "register.h"
+#include "hopsim/core/preset.hpp"
 
-namespace hopsim::cli {
+namespace hopsim::bgq {
+namespace {
 
-void add_bgq_commands(Commands& c) {
-  bgq::register_bgq_kernels();
-  runtime::register_family_runner("bgq", [](const Scenario& sc) { return bgq::run_scenario_cli(sc); });
+void add_commands(Commands& c) {
 
   auto* top = c.app.add_subcommand("bgq", "Blue Gene/Q studies: package-size sweep, scale benchmark");
   top->require_subcommand(1);
@@ -30,7 +31,7 @@ void add_bgq_commands(Commands& c) {
   sweep->add_option("--packages", packages, "package sizes in bytes (default 512 ... 32768)")->delimiter(',');
   sweep->add_option("--set", sets, "override a scenario key, e.g. --set kernel.args.threads=64");
   sweep->add_option("--csv", csv, "also write the table as CSV");
-  c.on(sweep, [] { return bgq::package_sweep(scenario, packages, sets, csv, std::cout); });
+  c.on(sweep, [] { return package_sweep(scenario, packages, sets, csv, std::cout); });
 
   auto* scale = top->add_subcommand("scale", "halo exchange on growing tori with the timing core alone (no payload data)");
   static std::vector<std::string> tori{"2x2x2x2x2", "4x4x4x4x2", "8x8x8x8x2", "16x16x16x12x2"};
@@ -48,9 +49,27 @@ void add_bgq_commands(Commands& c) {
   scale->add_option("--machine", machine, "bgq preset for the link and MU parameters (default bgq)");
   scale->add_option("--csv", scale_csv, "also write the table as CSV");
   c.on(scale, [] {
-    return bgq::scale_benchmark(machine, tori, iterations, static_cast<std::uint64_t>(msg),
+    return scale_benchmark(machine, tori, iterations, static_cast<std::uint64_t>(msg),
                                 static_cast<std::uint64_t>(package), neighbours, scale_csv, std::cout);
   });
 }
 
-}  // namespace hopsim::cli
+hopsim::RunReport run_family(const Scenario& sc) {
+  const auto r = run(sc);
+  print(r, std::cout);
+  write_outputs(r);
+  std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
+  return common_report(r);
+}
+
+const FamilyRegistrar registrar{{
+    .name = "bgq",
+    .summary = "IBM Blue Gene/Q: MU SPI and MPI-subset programs; native threads or processes, simulated MU + 5D torus",
+    .run = run_family,
+    .print_params = [](const std::string& preset, std::ostream& out) { print_params(param_decls(), preset, out); },
+    .print_programs = {},
+    .commands = add_commands,
+}};
+
+}  // namespace
+}  // namespace hopsim::bgq

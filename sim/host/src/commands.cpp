@@ -18,7 +18,8 @@
 #include <tuple>
 #include <vector>
 
-#include "commands.hpp"
+#include "hopsim/core/family.hpp"
+#include "hopsim/core/commands.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/units.hpp"
@@ -30,7 +31,7 @@
 #include "hopsim/host/buffer.hpp"
 #include "hopsim/host/cma.hpp"
 
-namespace hopsim::cli {
+namespace hopsim::host {
 namespace {
 
 namespace hh = hopsim::host;
@@ -782,9 +783,8 @@ int checked(const std::function<int()>& f) {
   }
 }
 
-}  // namespace
 
-void add_host_commands(Commands& cmds) {
+void add_commands(Commands& cmds) {
   auto* host =
       cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
   host->require_subcommand(1);
@@ -848,4 +848,33 @@ void add_host_commands(Commands& cmds) {
   });
 }
 
-}  // namespace hopsim::cli
+// A host profile's parameters (tables over `sizes`), read as strictly as
+// `host simulate` reads it.
+void print_profile_params(const std::string& preset, std::ostream& out) {
+  const auto j = load_profile(preset).to_json();
+  for (const auto& [name, v] : j["params"].items()) {
+    std::string value;
+    if (v["value"].is_array()) {
+      std::vector<std::string> parts;
+      for (const auto& x : v["value"]) parts.push_back(fmt::format("{:.4g}", x.get<double>()));
+      value = fmt::format("[{}]", fmt::join(parts, " "));
+    } else {
+      value = v["value"].is_boolean() ? (v["value"].get<bool>() ? "true" : "false")
+                                      : fmt::format("{:.4g}", v["value"].get<double>());
+    }
+    out << fmt::format("{:<20} {} {}  [{}]\n", name, value, v["unit"].get<std::string>(),
+                       v["source"].get<std::string>());
+  }
+}
+
+const FamilyRegistrar registrar{{
+    .name = "host",
+    .summary = "this machine's intra-node copy paths (double copy, CMA, zero copy): native ring, SystemC host model",
+    .run = {},
+    .print_params = print_profile_params,
+    .print_programs = {},
+    .commands = add_commands,
+}};
+
+}  // namespace
+}  // namespace hopsim::host

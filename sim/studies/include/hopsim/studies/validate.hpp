@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/core/program.hpp"
 #include "hopsim/traces/import.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::studies {
 
 struct ValidationRow {
   Metric sim;
@@ -29,4 +29,4 @@ std::vector<Metric> load_result_metrics(const std::string& results_json);
 // ConfigError if a matched pair has different units.
 Validation validate(const std::vector<Metric>& sim, const std::vector<traces::ResultRow>& ref, double tolerance_pct);
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::studies

@@ -1,0 +1,28 @@
+// The seam between hopsim's main() and its subcommands.
+//
+// Each study (sim/studies) and each family (its Family::commands) adds its
+// subcommands through one function taking Commands&: it declares the
+// subcommand and its options on `app` and registers the action to run when
+// that subcommand was parsed. Actions return the process exit code and report errors by throwing
+// the hopsim exceptions (ConfigError -> 2, KernelError -> 5, DeadlockError
+// -> 6, anything else -> 1); main() maps them, so every subcommand speaks
+// with one voice.
+#pragma once
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace hopsim {
+
+struct Commands {
+  CLI::App& app;
+  // (subcommand, action): the first subcommand found parsed runs its action.
+  std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
+
+  void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
+};
+
+}  // namespace hopsim
