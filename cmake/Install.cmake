@@ -6,7 +6,8 @@ install(TARGETS hopsim RUNTIME DESTINATION bin)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/hopsim-cc DESTINATION bin)
 install(FILES sim/epiphany/api/e_lib.h sim/epiphany/api/stdcl.h sim/epiphany/api/coreid16.h
   DESTINATION include/hopsim/device-api)
-install(FILES sim/epiphany/api/hopsim/ocl_kernel.h DESTINATION include/hopsim)
+install(FILES sim/epiphany/api/hopsim/ocl_kernel.h sim/epiphany/api/hopsim/epiphany_host.hpp
+  sim/epiphany/api/hopsim/epiphany_package.hpp DESTINATION include/hopsim)
 install(DIRECTORY sim/epiphany/include/hopsim/epiphany DESTINATION include/hopsim)
 install(DIRECTORY sim/interpose/include/hopsim/interpose DESTINATION include/hopsim)
 install(DIRECTORY sim/core/include/hopsim/core DESTINATION include/hopsim)

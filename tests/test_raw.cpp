@@ -6,7 +6,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "hopsim/epiphany/host.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_host.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 namespace {
 void host(hopsim::runtime::HostContext& ctx) {

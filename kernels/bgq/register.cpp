@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/bgq/run.hpp"
+#include "hopsim/bgq_package.hpp"
 
 extern "C" void hopsim_bgq_halo_main();
 extern "C" void hopsim_bgq_pingpong_main();

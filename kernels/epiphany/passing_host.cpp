@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/epiphany/host.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_host.hpp"
+#include "hopsim/epiphany_package.hpp"
 #include "passing.h"
 
 namespace passing {

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 #include "passing.h"
 
 extern "C" {

@@ -8,7 +8,11 @@ comments are ignored).  x is resolved first relative to the including file's
 directory, then against every include root (any directory named `include` or
 `api` under the scanned folders).  A header that resolves to nothing in the
 repo is external (std, SystemC, Qt, Boost, fmt, ...) and always allowed; one
-that resolves to more than one repo file is an "ambiguous include".
+that resolves to more than one repo file is an "ambiguous include".  A
+family's device-API root (sim/<f>/api) is on the include path of that
+family's code, its kernels and the tests only, as the build sets it: for
+anything else a stand-in system header there (<mpi.h>) is not what it gets,
+so `<x>` is resolved against the roots the includer sees.
 
 A resolved repo header is allowed when its path starts with one of the
 "may include" prefixes of the including file's row in LAYERS and with none of
@@ -66,12 +70,17 @@ LAYERS = [
     # Timing models: own family, shared topology/trace/core code, no devices.
     ("models/<f>/",    ["models/<f>/", "topologies/", "traces/", "sim/core/"],
                        ["kernels/"] + fam("sim/{}/api/")),
+    # Synthetic traffic runs on the eMesh timing model too.
+    ("models/network/", ["models/network/", "models/epiphany/", "topologies/", "traces/", "sim/core/"],
+                       ["kernels/"] + fam("sim/{}/api/")),
     # Topologies build on core only.
     ("topologies/",    ["topologies/", "sim/core/"],                 []),
     # Trace formats build on core only.
     ("traces/",        ["traces/", "sim/core/"],                     []),
-    # Kernels see their own code and their family's device-API headers only.
-    ("kernels/<f>/",   ["kernels/<f>/", "sim/<f>/api/"],             []),
+    # Kernels see their own code and their family's device-API headers only,
+    # plus hopsim's error types (a host program reports a bad argument or a
+    # data mismatch through them, and so through hopsim's exit codes).
+    ("kernels/<f>/",   ["kernels/<f>/", "sim/<f>/api/", "sim/core/include/hopsim/core/error.hpp"], []),
     # The core is family-agnostic and self-contained.
     ("sim/core/",      ["sim/core/"],                                []),
     # Interposition layer sits directly on core.
@@ -103,6 +112,7 @@ NAME_RULE_WORDS = re.compile(
 SCANNED = ("sim", "models", "kernels", "topologies", "traces", "gui", "tests")
 SOURCE_EXT = (".c", ".cc", ".cpp", ".h", ".hpp", ".cl", ".inc")
 INCLUDE_ROOT_NAMES = ("include", "api")
+API_ROOT = re.compile(r"^sim/([^/]+)/api$")
 FIXTURES = "tests/arch/fixtures"  # never scanned as part of a real tree
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 COMMENT_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|/\*|\*/|//')
@@ -176,14 +186,23 @@ def check(root):
     inside = lambda p: p.startswith(root + os.sep)
     cache, bad, resolved = {}, [], 0
 
-    def resolve(directory, name):
+    def api_family(r):
+        m = API_ROOT.match(rel(r))
+        return m.group(1) if m else None
+
+    def sees(src, r):
+        f = api_family(r)
+        return f is None or src.startswith(("sim/%s/" % f, "kernels/%s/" % f, "tests/"))
+
+    def resolve(directory, name, src, angle):
         here = os.path.realpath(os.path.join(directory, name))
         if os.path.isfile(here):
             return [rel(here)] if inside(here) else []
-        if name not in cache:
-            hits = {os.path.realpath(os.path.join(r, name)) for r in inc_roots}
-            cache[name] = sorted(rel(h) for h in hits if os.path.isfile(h) and inside(h))
-        return cache[name]
+        roots = tuple(r for r in inc_roots if not angle or sees(src, r))
+        if (name, roots) not in cache:
+            hits = {os.path.realpath(os.path.join(r, name)) for r in roots}
+            cache[(name, roots)] = sorted(rel(h) for h in hits if os.path.isfile(h) and inside(h))
+        return cache[(name, roots)]
 
     for path in sources:
         src = rel(path)
@@ -204,7 +223,7 @@ def check(root):
             if not m:
                 continue
             header = m.group(2).strip()
-            targets = resolve(os.path.dirname(path), header)
+            targets = resolve(os.path.dirname(path), header, src, m.group(1) == "<")
             if not targets:
                 continue  # external
             resolved += 1

@@ -1,8 +1,8 @@
 // Host program of the instrumentation benchmark: one launch of k_local_loop.
 #include <stdcl.h>
 
-#include "hopsim/epiphany/host.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_host.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 namespace {
 void host(hopsim::runtime::HostContext& ctx) {

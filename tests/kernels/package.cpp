@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 extern "C" void hopsim_package(hopsim::runtime::KernelPackage& p) {
   p.name = "raw-tests";

@@ -1,5 +1,5 @@
 // The raw-pointer passing kernels as a kernel library (built with hopsim-cc).
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 #include "passing.h"
 
 extern "C" void hopsim_package(hopsim::runtime::KernelPackage& p) {

@@ -10,7 +10,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/strict_json.hpp"
-#include "hopsim/epiphany/host.hpp"
+#include "hopsim/epiphany_host.hpp"
 
 namespace hopsim::runtime {
 namespace {

@@ -10,7 +10,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/ocl_kernel.h"
 #include "hopsim/epiphany/device.hpp"
-#include "hopsim/epiphany/host.hpp"
+#include "hopsim/epiphany_host.hpp"
 #include "barrier.hpp"
 
 using hopsim::runtime::Device;

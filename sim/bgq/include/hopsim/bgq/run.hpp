@@ -11,32 +11,11 @@
 
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/scenario.hpp"
+#include "hopsim/bgq_package.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/report.hpp"
 
 namespace hopsim::bgq {
-
-struct Timing {
-  std::string what;
-  int iter;
-  double cycles;
-};
-struct Check {
-  std::string what;
-  std::uint64_t checked, wrong;
-  std::string example;
-};
-
-struct BgqKernel {
-  ProgramInfo package;  // name, family "bgq", description, args
-  void (*entry)() = nullptr;       // every rank runs it
-  // Published-style figures from the simulated run's timings (rank-mean per timing).
-  std::function<std::vector<Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
-};
-
-// Registers a BG/Q kernel (also in hopsim's program list, for `hopsim list kernels`).
-void register_kernel(BgqKernel k);
-const BgqKernel* find_kernel(const std::string& name);
 
 // How a native run executes its ranks: `threads` (default: host threads in
 // one address space), or a forked process per rank whose direct puts move

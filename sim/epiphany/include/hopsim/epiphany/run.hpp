@@ -12,7 +12,7 @@
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany/device.hpp"
-#include "hopsim/epiphany/host.hpp"
+#include "hopsim/epiphany_host.hpp"
 
 namespace hopsim::runtime {
 

@@ -9,7 +9,7 @@
 
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/device.hpp"
-#include "hopsim/epiphany/kernel_registry.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 namespace hopsim::runtime {
 

@@ -1,0 +1,28 @@
+#pragma once
+// `hopsim curve`: latency against offered load of synthetic traffic on a
+// mesh or torus, from a traffic scenario file and/or options, optionally
+// against a reference curve (BookSim2's); table, CSV and chart.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hopsim::studies {
+
+struct CurveOptions {
+  std::string scenario;
+  std::optional<std::string> machine, pattern, topology, dims, injection;
+  std::optional<double> step, max_load;
+  std::optional<int> bytes;
+  int rows = 0, cols = 0;
+  std::vector<std::string> sets, keys;
+  std::string csv, png;
+  std::string reference;             // a reference curve (CSV) to run at and compare with
+  std::optional<double> max_error;   // percent; exit 3 when a compared point is further off
+  double below = 0.8;                // compare below this fraction of the reference's saturation
+};
+
+// Runs the curve, prints it, writes the files asked for; 3 when a compared
+// load is off by more than max_error. Throws ConfigError on bad options.
+int run_curve(const CurveOptions& o);
+
+}  // namespace hopsim::studies

@@ -1,0 +1,293 @@
+// hopsim curve: latency versus offered load of synthetic traffic, from a
+// traffic scenario file and/or options (docs/traffic.md).
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "hopsim/studies/curve.hpp"
+
+#include "hopsim/core/file_output.hpp"
+#include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
+#include "hopsim/studies/plot.hpp"
+#include "hopsim/network/model/scenario.hpp"
+#include "hopsim/network/model/traffic.hpp"
+
+namespace hopsim::studies {
+
+namespace {
+
+
+// A reference latency curve: another simulator's (tests/bench/booksim_reference.sh
+// writes BookSim2's) or an earlier hopsim curve. Columns (any order, others
+// ignored): `offered` and the average total latency, `packet_latency` or
+// `avg_latency`. A row with an empty latency is a load the reference could
+// not finish (saturated).
+struct ReferencePoint {
+  double offered;
+  std::optional<double> latency;
+};
+
+struct Reference {
+  std::vector<ReferencePoint> points;  // by increasing offered load
+  std::optional<double> saturation;    // the lowest load the reference could not finish
+};
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      out.emplace_back();
+    } else if (ch != '\r') {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+Reference read_reference(const std::string& path) {
+  std::ifstream is(path);
+  if (!is) throw ConfigError(fmt::format("--reference {}: cannot open the file", path));
+  std::string line;
+  int lineno = 0, c_offered = -1, c_latency = -1;
+  std::size_t columns = 0;
+  Reference ref;
+  auto number = [&](const std::string& text, const char* what) {
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(text, &used);
+      if (used == text.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError(fmt::format("--reference {}:{}: {} '{}' is not a number", path, lineno, what, text));
+  };
+  while (std::getline(is, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    const auto cells = split_csv_line(line);
+    if (c_offered < 0) {
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i] == "offered") c_offered = static_cast<int>(i);
+        if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0) c_latency = static_cast<int>(i);
+      }
+      if (c_offered < 0 || c_latency < 0)
+        throw ConfigError(fmt::format("--reference {}:{}: the header needs the columns 'offered' and 'packet_latency' "
+                                      "(or 'avg_latency'), got '{}'",
+                                      path, lineno, line));
+      columns = cells.size();
+      continue;
+    }
+    if (cells.size() != columns)
+      throw ConfigError(fmt::format("--reference {}:{}: {} cells, the header has {}", path, lineno, cells.size(), columns));
+    ReferencePoint p{number(cells[static_cast<std::size_t>(c_offered)], "offered load"), std::nullopt};
+    if (!(p.offered > 0 && p.offered <= 1))
+      throw ConfigError(fmt::format("--reference {}:{}: offered load {} is outside (0, 1]", path, lineno, p.offered));
+    if (!ref.points.empty() && p.offered <= ref.points.back().offered)
+      throw ConfigError(fmt::format("--reference {}:{}: offered loads must increase", path, lineno));
+    const auto& lat = cells[static_cast<std::size_t>(c_latency)];
+    if (!lat.empty()) p.latency = number(lat, "latency");
+    if (!p.latency && !ref.saturation) ref.saturation = p.offered;
+    ref.points.push_back(p);
+  }
+  if (ref.points.empty()) throw ConfigError(fmt::format("--reference {}: no data rows", path));
+  return ref;
+}
+
+}  // namespace
+
+int run_curve(const CurveOptions& o) {
+  nlohmann::json doc = o.scenario.empty() ? nlohmann::json::object() : read_json_file(o.scenario);
+  if (!doc.is_object()) throw ConfigError((o.scenario.empty() ? "scenario" : o.scenario) + ": expected a JSON object");
+  if (o.machine) doc["network"]["preset"] = *o.machine;
+  if (o.topology) doc["network"]["topology"] = *o.topology;
+  if (o.dims) doc["network"]["dims"] = *o.dims;
+  if (o.rows > 0 || o.cols > 0) {
+    if (o.rows <= 0 || o.cols <= 0) throw ConfigError("--rows and --cols: give both");
+    doc["network"]["dims"] = {o.rows, o.cols};
+  }
+  if (o.pattern) doc["traffic"]["pattern"] = *o.pattern;
+  if (o.injection) doc["traffic"]["injection"] = *o.injection;
+  if (o.bytes) doc["traffic"]["packet_bytes"] = *o.bytes;
+  if (o.step) doc["curve"]["step"] = *o.step;
+  if (o.max_load) doc["curve"]["max"] = *o.max_load;
+  for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
+  for (const auto& k : o.keys) apply_override(doc, k);
+  const auto sc = traffic::load_traffic_scenario(doc, o.scenario.empty() ? "options" : o.scenario);
+  const auto& cfg = sc.config;
+
+  if (!o.png.empty()) {
+    const auto ext = std::filesystem::path(o.png).extension().string();
+    if (ext != ".png" && ext != ".svg")
+      throw ConfigError(fmt::format("--png {}: unknown image format '{}' (use .png or .svg)", o.png, ext));
+  }
+  std::optional<Reference> ref;
+  if (!o.reference.empty()) {
+    if (!(o.below > 0 && o.below <= 1)) throw ConfigError(fmt::format("--below {}: must be in (0, 1]", o.below));
+    ref = read_reference(o.reference);
+  } else if (o.max_error) {
+    throw ConfigError("--max-error: needs --reference");
+  }
+  std::vector<traffic::TrafficResult> results;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    if (ref) {
+      // The reference's own loads, up to hopsim's saturation.
+      for (const auto& p : ref->points) {
+        auto c = cfg;
+        c.offered_load = p.offered;
+        results.push_back(traffic::run_traffic(c));
+        if (results.back().saturated) break;
+      }
+    } else {
+      results = traffic::latency_curve(cfg, sc.curve_step, sc.curve_max);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
+  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::uint64_t simulated = 0;
+  double setup_s = 0, run_s = 0;
+  for (const auto& r : results) {
+    simulated += r.packets_simulated;
+    setup_s += r.host_setup_seconds;
+    run_s += r.host_run_seconds;
+  }
+  std::string sizes;
+  if (cfg.packet_sizes.empty()) {
+    sizes = fmt::format("{} B", cfg.packet_bytes);
+  } else {
+    for (const auto& s : cfg.packet_sizes) sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
+  }
+  std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
+                           traffic::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", traffic::describe(cfg),
+                           sc.preset, sizes,
+                           ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+  std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
+                           "p50", "p99", "net lat", "hops", "max util", "");
+  std::string csv =
+      "offered,accepted,avg_latency,p50_latency,p99_latency,avg_network_latency,avg_hops,max_link_utilisation,"
+      "saturated\n";
+  for (const auto& r : results) {
+    const auto j = traffic::result_json(r);
+    const double max_u = j["max_link_utilisation"].get<double>();
+    std::cout << fmt::format("{:>8.3f} {:>9.4f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.2f} {:>8.3f} {}\n",
+                             r.offered, r.accepted, r.avg_latency, r.p50_latency, r.p99_latency,
+                             r.avg_network_latency, r.avg_hops, max_u, r.saturated ? "SATURATED" : "");
+    csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.offered, r.accepted, r.avg_latency, r.p50_latency,
+                       r.p99_latency, r.avg_network_latency, r.avg_hops, max_u, r.saturated ? 1 : 0);
+  }
+  if (!ref && !results.empty() && !results.back().saturated)
+    std::cout << fmt::format("not saturated up to load {} (raise --max)\n", results.back().offered);
+  std::cout << fmt::format(
+      "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
+      "all\n",
+      simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0, setup_s, host_s);
+  // Against the reference: every load below `below` x its saturation (all
+  // its loads when it never saturated).
+  plot::Series ref_series{"reference", {}, {}};
+  int compared = 0, off = 0;
+  double worst = 0;
+  if (ref) {
+    const double limit = ref->saturation ? o.below * *ref->saturation : 2.0;
+    std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
+                             ref->saturation ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
+                                                           *ref->saturation, o.below, limit)
+                                             : std::string("never saturated; every load compared"));
+    std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
+    csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
+    for (std::size_t i = 0; i < ref->points.size(); ++i) {
+      const auto& p = ref->points[i];
+      if (p.latency) {
+        ref_series.x.push_back(p.offered);
+        ref_series.y.push_back(*p.latency);
+      }
+      const traffic::TrafficResult* r = i < results.size() ? &results[i] : nullptr;
+      const bool ok_h = r != nullptr && !r->saturated;
+      const bool in = p.offered <= limit + 1e-12 && p.latency.has_value();
+      std::string err_text = "-", note;
+      double err = 0;
+      if (ok_h && p.latency) {
+        err = 100.0 * (r->avg_latency - *p.latency) / *p.latency;
+        err_text = fmt::format("{:+.2f}%", err);
+      }
+      if (in) {
+        ++compared;
+        if (!ok_h) {
+          note = "hopsim saturated";
+          ++off;
+          worst = std::numeric_limits<double>::infinity();
+        } else {
+          worst = std::max(worst, std::abs(err));
+          if (o.max_error && std::abs(err) > *o.max_error) {
+            note = fmt::format("beyond {:g}%", *o.max_error);
+            ++off;
+          }
+        }
+      } else {
+        note = "not compared";
+      }
+      std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
+                               ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
+                               p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
+      csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
+                         p.latency ? fmt::format("{}", *p.latency) : std::string(),
+                         ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
+    }
+    if (results.back().saturated)
+      std::cout << fmt::format("hopsim saturated at offered {:g}{}\n", results.back().offered,
+                               ref->saturation ? fmt::format(" ({:+.0f}% from the reference's {:g})",
+                                                             100.0 * (results.back().offered / *ref->saturation - 1),
+                                                             *ref->saturation)
+                                               : std::string());
+    std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", compared, worst);
+    if (compared == 0) throw ConfigError(fmt::format("--reference {}: no load to compare below {:g} x its saturation",
+                                                     o.reference, o.below));
+  }
+  if (!o.csv.empty()) {
+    write_file_atomic(o.csv, csv);
+    std::cout << "wrote " << o.csv << "\n";
+  }
+  if (!o.png.empty()) {
+    // Latency below saturation (the saturated point's latency only says "unbounded").
+    plot::LineChart chart;
+    chart.title = fmt::format("{} traffic on a {} ({})", traffic::to_string(cfg.pattern), traffic::describe(cfg), sc.preset);
+    if (!results.empty() && results.back().saturated)
+      chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
+    chart.x_label = "offered load (packets per node per cycle)";
+    chart.y_label = "latency (cycles)";
+    plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}}, net{"average network latency", {}, {}};
+    for (const auto& r : results) {
+      if (r.saturated) continue;
+      for (auto* sr : {&avg, &p99, &net}) sr->x.push_back(r.offered);
+      avg.y.push_back(r.avg_latency);
+      p99.y.push_back(r.p99_latency);
+      net.y.push_back(r.avg_network_latency);
+    }
+    if (avg.x.empty()) throw ConfigError("--png: no load below saturation to plot (lower --step)");
+    chart.series = {avg, net, p99};
+    if (ref) {
+      avg.name = "hopsim";
+      chart.series = {avg, ref_series};
+      chart.title += " vs " + std::filesystem::path(o.reference).stem().string();
+    }
+    plot::save(chart, o.png);
+    std::cout << "wrote " << o.png << "\n";
+  }
+  if (o.max_error && off > 0) {
+    std::cerr << fmt::format("hopsim curve: {} of {} compared loads are more than {:g}% from {}\n", off, compared,
+                             *o.max_error, o.reference);
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace hopsim::studies
