@@ -10,9 +10,6 @@
 // Each finished point is written atomically to OUT/points/NNNNN.json with
 // its identity (kind, base scenario, assignments); a later sweep with the
 // same identity skips it. The table is OUT/results.csv.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +36,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
+#include "hopsim/core/process.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/network/model/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
@@ -48,8 +46,6 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
-
-extern char** environ;
 
 namespace hopsim::studies {
 
@@ -496,26 +492,12 @@ class Sweep {
     }
     args.push_back("--set");
     args.push_back("outputs.csv=true");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
     const std::string log = (dir / "log.txt").string();
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid = 0;
-    const int err = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err != 0) throw Error(fmt::format("cannot start hopsim run: {}", std::strerror(err)));
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const auto child = hopsim::run_child(args, log, true);
+    if (child.exit_code != 0) {
       std::string tail = read_text(log);
       if (tail.size() > 400) tail = "..." + tail.substr(tail.size() - 400);
-      throw Error(fmt::format("hopsim run exited with {} (log {}): {}",
-                              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), log, tail));
+      throw Error(fmt::format("hopsim run exited with {} (log {}): {}", child.exit_code, log, tail));
     }
     std::istringstream csv(read_text(dir / "results.csv"));
     Table t;
