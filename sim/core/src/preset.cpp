@@ -81,6 +81,12 @@ std::vector<Preset> list_presets() {
 }
 
 Preset load_preset(const std::string& name, const std::string& key) {
+  // A file in preset format (a host profile written by `hopsim host calibrate`).
+  if (name.ends_with(".json")) {
+    std::error_code ec;
+    if (!fs::exists(name, ec)) throw ConfigError(fmt::format("{}: preset file '{}' does not exist", key, name));
+    return parse_preset(name);
+  }
   if (name.empty() || name.find('/') != std::string::npos) {
     throw ConfigError(fmt::format("{}: '{}' is not a preset name", key, name));
   }

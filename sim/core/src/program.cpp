@@ -70,7 +70,15 @@ nlohmann::json resolve_args(const ProgramInfo& pkg, const nlohmann::json& given)
     } else if (def.is_array()) {
       if (!v.is_array() || (v.empty() && !it->allow_empty))
         throw ConfigError(fmt::format("{}: expected a non-empty list, got {}", key, v.dump()));
+      // A list of integers (the default's elements are) within [min, max], or of strings.
+      const bool integers = !def.empty() && def.front().is_number_integer();
       for (const auto& e : v) {
+        if (integers) {
+          if (!e.is_number_integer()) throw ConfigError(fmt::format("{}: expected integers, got {}", key, e.dump()));
+          if (e.get<long long>() < it->min || e.get<long long>() > it->max)
+            throw ConfigError(fmt::format("{}: {} is out of range [{}, {}]", key, e.dump(), it->min, it->max));
+          continue;
+        }
         if (!e.is_string()) throw ConfigError(fmt::format("{}: expected strings, got {}", key, e.dump()));
         check_choice(e.get<std::string>());
       }

@@ -10,7 +10,7 @@
  *  - a "physical address" is the host virtual address (Kernel_CreateMemoryRegion
  *    returns BasePa == BaseVa);
  *  - a loop that spins on memory the MU writes must call HOPSIM_SPIN_WAIT()
- *    in its body (see hopsim/bgq/kernel.h), so the simulated rank can yield;
+ *    in its body (see hopsim/bgq_kernel.h), so the simulated rank can yield;
  *  - MUSPI_GIBarrierPollWithTimeout's timeout is not modelled: it waits. */
 #ifndef HOPSIM_BGQ_SPI_H
 #define HOPSIM_BGQ_SPI_H

@@ -1,6 +1,6 @@
 #pragma once
 // Machine families. Each family registers itself once, in its own
-// sim/<family>/family.cpp: its name (the "family" of its presets), what it
+// sim/<family>/src/family.cpp: its name (the "family" of its presets), what it
 // runs, how `hopsim run` runs its scenarios, the parameters of its presets
 // and the subcommands of its own. The CLI knows the families only through
 // this list: adding a family is adding a folder with a family.cpp.

@@ -43,7 +43,8 @@ std::vector<std::string> search_dirs(const char* env, const std::string& install
 std::vector<std::string> preset_dirs();
 // Every preset found (first wins on duplicate names), sorted by name.
 std::vector<Preset> list_presets();
-// Loads preset `name`; throws ConfigError naming `key` if it is not found or malformed.
+// Loads preset `name` (or a file NAME.json in preset format, e.g. a host
+// profile); throws ConfigError naming `key` if it is not found or malformed.
 Preset load_preset(const std::string& name, const std::string& key = "machine.preset");
 
 class ParamSet {

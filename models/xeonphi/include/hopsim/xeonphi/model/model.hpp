@@ -5,7 +5,7 @@
 //
 // Pure functions of the parameters (no state, no SystemC): every figure is
 // deterministic and can be checked by hand. Times are in seconds, sizes in
-// bytes. The simulated HAM transport (kernels/xeonphi) advances its clocks
+// bytes. The simulated HAM transport (sim/xeonphi/src/sim.cpp) advances its clocks
 // with these functions.
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include "hopsim/core/family.hpp"
+#include "hopsim/core/program.hpp"
+#include "hopsim/core/report.hpp"
 #include "hopsim/core/commands.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
@@ -848,6 +851,136 @@ void add_commands(Commands& cmds) {
   });
 }
 
+// `hopsim run` of a host scenario: the ring program natively on this
+// machine and on the host model of the scenario's machine (a host preset,
+// or a profile written by `hopsim host calibrate`). Every message is
+// checksummed by its receiver natively; the model moves no payload, so the
+// data are not compared between the modes.
+const ProgramInfo& ring_program() {
+  static const bool once = [] {
+    register_program({"ring", "host",
+                      "hpcc-style ring bandwidth: each process sends to its right neighbour and receives from its "
+                      "left, over double copy, CMA or zero copy",
+                      {{"procs", nlohmann::json::array({2, 4}), "ring sizes (processes)", 2, 256, {}, false},
+                       {"sizes", nlohmann::json::array({"64KiB", "1MiB"}), "message sizes", 0, 0, {}, false},
+                       {"transports", nlohmann::json::array({"double-copy", "cma", "zero-copy"}), "copy paths", 0,
+                        0, {"double-copy", "cma", "zero-copy"}, false},
+                       {"reps", 3, "timed repetitions per cell; the fastest counts", 1, 1000, {}, false},
+                       {"bytes", "16MiB", "data each process receives per repetition", 0, 0, {}, false},
+                       {"min_steps", 16, "at least this many timed steps per repetition", 1, 1000000, {}, false}}});
+    return true;
+  }();
+  (void)once;
+  return find_program("ring");
+}
+[[maybe_unused]] const ProgramInfo& registered_ring = ring_program();
+
+RunReport run_ring_scenario(const Scenario& sc) {
+  const auto& prog = find_program(sc.kernel);
+  if (prog.family != "host")
+    throw ConfigError(fmt::format("kernel.name: {} runs on {} machines", sc.kernel, prog.family));
+  const auto args = resolve_args(prog, sc.kernel_args);
+  if (!sc.machine_params.empty())
+    throw ConfigError("machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
+  const auto p = hh::load_profile(sc.machine_preset);
+  RingArgs a;
+  a.procs = args["procs"].get<std::vector<int>>();
+  a.sizes = args["sizes"].get<std::vector<std::string>>();
+  a.transports = args["transports"].get<std::vector<std::string>>();
+  a.reps = args["reps"].get<int>();
+  a.bytes = args["bytes"].get<std::string>();
+  a.min_steps = args["min_steps"].get<int>();
+  hh::RingOptions ro;
+  ro.bytes_per_rep = static_cast<std::size_t>(parse_quantity(std::string_view(a.bytes), Dim::bytes, "kernel.args.bytes"));
+  ro.min_iters = a.min_steps;
+  std::vector<Key> keys;
+  for (int n : a.procs)
+    for (Kind k : parse_kinds(a.transports))
+      for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s)});
+  std::error_code ec;
+  std::filesystem::create_directories(sc.outputs.dir, ec);
+  if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
+
+  RunReport r;
+  r.family = "host";
+  r.kernel = sc.kernel;
+  r.machine = p.name;
+  r.machine_summary = fmt::format("{} cores", p.cores);
+  r.per = "ring step";
+  r.results_dir = sc.outputs.dir;
+  auto name_of = [](const Key& k) { return fmt::format("{} procs {} {}", k.procs, transport::kind_name(k.kind), size_text(k.size)); };
+  for (const auto& k : keys) {
+    Timing t;
+    t.name = name_of(k);
+    t.group = std::string(transport::kind_name(k.kind));
+    t.labels = {{"procs", k.procs}, {"transport", transport::kind_name(k.kind)}, {"size", k.size}};
+    r.timings.push_back(std::move(t));
+  }
+  nlohmann::json j;
+  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
+  j["scenario"] = sc.resolved;
+  j["machine"] = {{"preset", sc.machine_preset}, {"profile", p.to_json()}};
+  j["kernel"] = {{"name", sc.kernel}, {"args", args}};
+  j["mode"] = to_string(sc.mode);
+  std::string csv = "mode,procs,transport,used,size,iters,seconds,bandwidth_Bps\n";
+  std::cout << fmt::format("hopsim {} | {} | machine {} ({} cores) | program ring | mode {}\n", version(), sc.origin,
+                           p.name, p.cores, to_string(sc.mode));
+  if (sc.mode != Mode::sim) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto cells = run_native(a);
+    r.native = true;
+    r.native_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    nlohmann::json cj = nlohmann::json::array();
+    for (std::size_t i = 0; i < cells.size() && i < keys.size(); ++i) {
+      const auto& c = cells[i];
+      auto& t = r.timings[i];
+      t.native_seconds = c.seconds / c.iters;
+      t.native_bytes_per_s = c.bandwidth;
+      t.native_check = "ok";  // a checksum mismatch throws DataMismatchError (exit 3)
+      keys[i].kind = c.used;  // the model runs what the native ring used (a CMA fallback)
+      keys[i].iters = c.iters;
+      cj.push_back({{"procs", c.procs}, {"size", c.size}, {"requested", transport::kind_name(c.requested)},
+                    {"used", transport::kind_name(c.used)}, {"fallback", c.fallback}, {"iters", c.iters},
+                    {"seconds", c.seconds}, {"bandwidth_Bps", c.bandwidth}, {"messages_checked", c.messages_checked}});
+      csv += fmt::format("native,{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, transport::kind_name(c.requested),
+                         transport::kind_name(c.used), c.size, c.iters, c.seconds, c.bandwidth);
+    }
+    j["native"] = {{"wall_seconds", r.native_wall_seconds}, {"cells", cj}};
+  }
+  if (sc.mode != Mode::native) {
+    const auto t0 = std::chrono::steady_clock::now();
+    a.reps = args["reps"].get<int>();
+    const auto res = simulate(p, keys, a);
+    r.sim = true;
+    r.sim_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    nlohmann::json cj = nlohmann::json::array();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      auto& t = r.timings[i];
+      t.sim_seconds = res[i].seconds / keys[i].iters;
+      t.sim_bytes_per_s = res[i].bandwidth;
+      t.sim_check = "-";
+      cj.push_back({{"procs", keys[i].procs}, {"size", keys[i].size}, {"transport", transport::kind_name(keys[i].kind)},
+                    {"iters", keys[i].iters}, {"seconds", res[i].seconds}, {"bandwidth_Bps", res[i].bandwidth},
+                    {"yields_per_step", res[i].yields}});
+      csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, transport::kind_name(keys[i].kind),
+                         transport::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds,
+                         res[i].bandwidth);
+    }
+    j["sim"] = {{"wall_seconds", r.sim_wall_seconds}, {"cells", cj}, {"metrics", nlohmann::json::array()}};
+  }
+  j["data_equal"] = nullptr;  // the model moves no payload
+  std::cout << fmt::format("{:<28} {:>12} {:>12}\n", "cell", "native MB/s", "sim MB/s");
+  for (const auto& t : r.timings)
+    std::cout << fmt::format("{:<28} {:>12} {:>12}\n", t.name,
+                             std::isfinite(t.native_bytes_per_s) ? fmt::format("{:.0f}", t.native_bytes_per_s / 1e6) : "-",
+                             std::isfinite(t.sim_bytes_per_s) ? fmt::format("{:.0f}", t.sim_bytes_per_s / 1e6) : "-");
+  if (r.native) std::cout << "native: every message checksummed by its receiver: all matched\n";
+  if (sc.outputs.json) write_file_atomic(sc.outputs.dir + "/results.json", j.dump(2) + "\n");
+  if (sc.outputs.csv) write_file_atomic(sc.outputs.dir + "/results.csv", csv);
+  std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
+  return r;
+}
+
 // A host profile's parameters (tables over `sizes`), read as strictly as
 // `host simulate` reads it.
 void print_profile_params(const std::string& preset, std::ostream& out) {
@@ -870,7 +1003,7 @@ void print_profile_params(const std::string& preset, std::ostream& out) {
 const FamilyRegistrar registrar{{
     .name = "host",
     .summary = "this machine's intra-node copy paths (double copy, CMA, zero copy): native ring, SystemC host model",
-    .run = {},
+    .run = run_ring_scenario,
     .print_params = print_profile_params,
     .print_programs = {},
     .commands = add_commands,
