@@ -57,9 +57,10 @@ void add_commands(Commands& c) {
 hopsim::RunReport run_family(const Scenario& sc) {
   const auto r = run(sc);
   print(r, std::cout);
-  write_outputs(r);
+  auto common = common_report(r);
+  write_outputs(r, common);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
-  return common_report(r);
+  return common;
 }
 
 const FamilyRegistrar registrar{{

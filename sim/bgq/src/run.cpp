@@ -269,13 +269,10 @@ void print(const BgqReport& r, std::ostream& out) {
                               r.differing_ranks.size(), r.differing_ranks.front()));
 }
 
-void write_outputs(const BgqReport& r) {
+void write_outputs(const BgqReport& r, const hopsim::RunReport& common) {
   nlohmann::json j;
-  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
-  j["scenario"] = r.scenario.resolved;
   j["machine"] = r.machine;
   j["kernel"] = {{"name", r.scenario.kernel}, {"args", r.args}};
-  j["mode"] = to_string(r.scenario.mode);
   std::string csv = "mode,rank,timing,iteration,cycles\n";
   for (const auto& m : r.modes) {
     nlohmann::json mj;
@@ -308,9 +305,7 @@ void write_outputs(const BgqReport& r) {
         csv += fmt::format("{},{},{},{},{:.0f}\n", to_string(m.mode), rk, t.what, t.iter, t.cycles);
   }
   j["data_equal"] = r.compared ? nlohmann::json(r.differing_ranks.empty()) : nlohmann::json(nullptr);
-  const auto& o = r.scenario.outputs;
-  if (o.json) write_file_atomic(o.dir + "/results.json", j.dump(2) + "\n");
-  if (o.csv) write_file_atomic(o.dir + "/results.csv", csv);
+  write_results(r.scenario, common, j, csv);
 }
 
 hopsim::RunReport common_report(const BgqReport& r) {

@@ -77,9 +77,10 @@ hopsim::RunReport common_report(const RunReport& r) {
 hopsim::RunReport run(const Scenario& sc) {
   const auto report = run_scenario(sc);
   print_report(report, std::cout);
-  write_outputs(report);
+  auto common = common_report(report);
+  write_outputs(report, common);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
-  return common_report(report);
+  return common;
 }
 
 // Kernel libraries run by name (loaded only when a run asks for them).

@@ -238,11 +238,8 @@ nlohmann::json mode_json(const ModeResult& m) {
 
 nlohmann::json to_json(const RunReport& r) {
   nlohmann::json j;
-  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
-  j["scenario"] = r.scenario.resolved;
   j["machine"] = r.machine;
   j["kernel"] = {{"name", r.scenario.kernel}, {"args", r.kernel_args}};
-  j["mode"] = to_string(r.scenario.mode);
   j["compute"] = to_string(r.scenario.compute);
   j["seed"] = r.scenario.seed;
   if (r.native) j["native"] = mode_json(*r.native);
@@ -253,11 +250,10 @@ nlohmann::json to_json(const RunReport& r) {
   return j;
 }
 
-void write_outputs(const RunReport& r) {
-  const auto& o = r.scenario.outputs;
-  if (o.json) write_file_atomic(o.dir + "/results.json", to_json(r).dump(2) + "\n");
-  if (o.csv) {
-    std::string csv = "method,n,mode,ticks,seconds,cycles,checked,mismatches,known_faulty,digest,bytes\n";
+void write_outputs(const RunReport& r, const hopsim::RunReport& common) {
+  std::string csv;
+  if (r.scenario.outputs.csv) {
+    csv = "method,n,mode,ticks,seconds,cycles,checked,mismatches,known_faulty,digest,bytes\n";
     for (const auto* m : {&r.native, &r.sim}) {
       if (!*m) continue;
       for (const auto& rec : (*m)->records)
@@ -265,8 +261,8 @@ void write_outputs(const RunReport& r) {
                            rec.ticks, rec.seconds, rec.cycles, rec.checked, rec.mismatch_count,
                            rec.known_faulty ? 1 : 0, rec.digest, rec.bytes);
     }
-    write_file_atomic(o.dir + "/results.csv", csv);
   }
+  write_results(r.scenario, common, to_json(r), csv);
 }
 
 void print_report(const RunReport& r, std::ostream& out) {

@@ -917,11 +917,8 @@ RunReport run_ring_scenario(const Scenario& sc) {
     r.timings.push_back(std::move(t));
   }
   nlohmann::json j;
-  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
-  j["scenario"] = sc.resolved;
   j["machine"] = {{"preset", sc.machine_preset}, {"profile", p.to_json()}};
   j["kernel"] = {{"name", sc.kernel}, {"args", args}};
-  j["mode"] = to_string(sc.mode);
   std::string csv = "mode,procs,transport,used,size,iters,seconds,bandwidth_Bps\n";
   std::cout << fmt::format("hopsim {} | {} | machine {} ({} cores) | program ring | mode {}\n", version(), sc.origin,
                            p.name, p.cores, to_string(sc.mode));
@@ -975,8 +972,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
                              std::isfinite(t.native_bytes_per_s) ? fmt::format("{:.0f}", t.native_bytes_per_s / 1e6) : "-",
                              std::isfinite(t.sim_bytes_per_s) ? fmt::format("{:.0f}", t.sim_bytes_per_s / 1e6) : "-");
   if (r.native) std::cout << "native: every message checksummed by its receiver: all matched\n";
-  if (sc.outputs.json) write_file_atomic(sc.outputs.dir + "/results.json", j.dump(2) + "\n");
-  if (sc.outputs.csv) write_file_atomic(sc.outputs.dir + "/results.csv", csv);
+  write_results(sc, r, j, csv);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
   return r;
 }

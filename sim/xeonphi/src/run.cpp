@@ -152,11 +152,8 @@ RunReport report(const Scenario& sc, const nlohmann::json& args, const std::vect
 void write_outputs(const Scenario& sc, const nlohmann::json& args, const nlohmann::json& machine,
                    const std::vector<ModeRun>& modes, const RunReport& r) {
   nlohmann::json j;
-  j["hopsim"] = {{"version", version()}, {"git", git_revision()}};
-  j["scenario"] = sc.resolved;
   j["machine"] = machine;
   j["kernel"] = {{"name", sc.kernel}, {"args", args}};
-  j["mode"] = to_string(sc.mode);
   std::string csv = "mode,experiment,configuration,metric,value,unit\n";
   for (const auto& m : modes) {
     nlohmann::json mj = {{"wall_seconds", m.wall_seconds}, {"exit_code", m.exit_code}, {"output", m.output}};
@@ -172,9 +169,7 @@ void write_outputs(const Scenario& sc, const nlohmann::json& args, const nlohman
                          csv_field(row.configuration), row.metric, row.value, row.unit);
   }
   j["data_equal"] = r.data_equal ? nlohmann::json(*r.data_equal) : nlohmann::json(nullptr);
-  const auto& o = sc.outputs;
-  if (o.json) write_file_atomic(o.dir + "/results.json", j.dump(2) + "\n");
-  if (o.csv) write_file_atomic(o.dir + "/results.csv", csv);
+  write_results(sc, r, j, csv);
 }
 
 void print(const Scenario& sc, const std::vector<ModeRun>& modes, std::ostream& out) {

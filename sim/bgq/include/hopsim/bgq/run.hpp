@@ -64,7 +64,7 @@ Params resolve_params(const Scenario& sc, nlohmann::json* resolved = nullptr);
 // Throws ConfigError / KernelError / DeadlockError.
 BgqReport run(const Scenario& sc);
 void print(const BgqReport& r, std::ostream& out);
-void write_outputs(const BgqReport& r);
+void write_outputs(const BgqReport& r, const hopsim::RunReport& common);
 int exit_code(const BgqReport& r);
 // The family-neutral report of a run (timings: mean cycles per iteration and rank).
 hopsim::RunReport common_report(const BgqReport& r);

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/scenario.hpp"
+
 namespace hopsim {
 
 struct Timing {
@@ -36,5 +38,17 @@ struct RunReport {
   std::string results_dir;         // where the family wrote results.json
   int exit_code = 0;               // the process exit code of the run (README)
 };
+
+// The schema every results.json carries (docs/results.md).
+inline constexpr const char* kResultsSchema = "hopsim-results/1";
+
+// {"per", "operations", "timings": [...], "data_equal", "exit_code"}.
+nlohmann::json to_json(const RunReport& r);
+
+// Writes OUT/results.json and OUT/results.csv (those the scenario's outputs
+// ask for) atomically: `doc` is the family's own part (machine, kernel,
+// native, sim, ...); the common keys are added to it: schema, hopsim
+// (version, git), scenario (resolved), family, mode, report (to_json(r)).
+void write_results(const Scenario& sc, const RunReport& r, nlohmann::json doc, const std::string& csv);
 
 }  // namespace hopsim

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/report.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany/device.hpp"
@@ -53,7 +54,7 @@ RunReport run_scenario(const Scenario& sc);
 // Writes results.json and results.csv into the output folder atomically
 // (a temporary file renamed into place), so a failed run never leaves a
 // half-written result over a good one.
-void write_outputs(const RunReport& r);
+void write_outputs(const RunReport& r, const hopsim::RunReport& common);
 void print_report(const RunReport& r, std::ostream& out);
 // 0: all good; 3: a data check failed; 4: native and simulated data differ.
 int exit_code(const RunReport& r);
