@@ -147,7 +147,10 @@ TEST_CASE("the CPU probe records its batches when asked", "[host][calibrate]") {
   const auto rates = hh::checksum_rates(0.02, &batches, 1e-3);
   REQUIRE(batches.size() == rates.size());
   for (std::size_t i = 0; i < rates.size(); ++i) {
-    CHECK(batches[i].size() >= 10);  // 20 ms in 1 ms batches (each at least 1 ms)
+    // 20 ms in batches of at least 1 ms: at most 20. How many of them end
+    // within the 20 ms depends on how often the machine preempts the probe
+    // (4 under a parallel build), so only their presence is required.
+    CHECK(!batches[i].empty());
     CHECK(batches[i].size() <= 20);
     for (double b : batches[i]) CHECK(b > 1e6);
   }

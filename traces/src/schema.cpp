@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/error.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/traces/records.hpp"
 
@@ -84,5 +85,19 @@ ImportError::ImportError(const std::filesystem::path& file, std::size_t line, co
                               : fmt::format("{}: {}", file.string(), what)),
       file_(file),
       line_(line) {}
+
+Meta run_meta(std::string family, std::string scenario, std::string machine, std::string mode, std::uint64_t seed,
+              double clock_hz) {
+    Meta m;
+    m.hopsim_version = version();
+    m.git_revision = git_revision();
+    m.scenario = std::move(scenario);
+    m.machine = std::move(machine);
+    m.mode = std::move(mode);
+    m.seed = seed;
+    m.clock_hz = clock_hz;
+    m.extra["family"] = std::move(family);
+    return m;
+}
 
 }  // namespace hopsim::traces

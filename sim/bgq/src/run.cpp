@@ -113,17 +113,8 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohm
   if (mode == Mode::sim) {
     mu = std::make_unique<MuTiming>(p);
     if (!sc.outputs.trace.empty()) {
-      traces::Meta meta;
-      meta.hopsim_version = version();
-      meta.git_revision = git_revision();
-      meta.scenario = sc.resolved.dump();
-      meta.machine = sc.machine_preset;
-      meta.mode = "sim";
-      meta.seed = sc.seed;
-      meta.clock_hz = p.clock_hz;
-      meta.bucket_cycles = 10000;
+      auto meta = traces::run_meta("bgq", sc.resolved.dump(), sc.machine_preset, "sim", sc.seed, p.clock_hz);
       meta.extra["kernel"] = k.package.name;
-      meta.extra["family"] = "bgq";
       meta.extra["torus"] = fmt::format("{}x{}x{}x{}x{}", p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4]);
       const auto detail = traces::parse_detail(sc.outputs.trace_detail);
       if (!detail) throw ConfigError(fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));

@@ -39,15 +39,8 @@ namespace {
 // mode either way, so one file holds native and simulated timings.
 std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::Params& p, const std::string& kernel) {
   if (sc.outputs.trace.empty()) return nullptr;
-  traces::Meta meta;
-  meta.hopsim_version = version();
-  meta.git_revision = git_revision();
-  meta.scenario = sc.resolved.dump();
-  meta.machine = sc.machine_preset;
-  meta.mode = sc.mode == Mode::native ? "native" : "sim";
-  meta.seed = sc.seed;
-  meta.clock_hz = p.clock_hz;
-  meta.bucket_cycles = 10000;
+  auto meta = traces::run_meta("epiphany", sc.resolved.dump(), sc.machine_preset,
+                               sc.mode == Mode::native ? "native" : "sim", sc.seed, p.clock_hz);
   meta.extra["kernel"] = kernel;
   meta.extra["launch_modes"] = sc.mode == Mode::both ? "native,sim" : to_string(sc.mode);
   return std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));

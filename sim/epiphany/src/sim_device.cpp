@@ -47,7 +47,7 @@ void SimDevice::run(const std::function<void()>& host) {
   route_sc_reports_to_spdlog();
   host_ = host;
   chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
-  if (trace_) chip_->mesh().set_trace(trace_, 10000);
+  if (trace_) chip_->mesh().set_trace(trace_);
   sc_core::sc_start();
   if (error_) std::rethrow_exception(error_);
   if (!host_done_) throw DeadlockError("deadlock in simulation: every core is blocked\n" + describe_blocked());

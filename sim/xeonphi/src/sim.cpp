@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "backends.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "hopsim/xeonphi/model/model.hpp"
@@ -27,17 +28,11 @@ namespace {
 
 using hopsim::xeonphi::OffloadModel;
 
+// --ham-set NAME=VALUE as the scenario's --set parses it (numbers stay
+// numbers; anything else, "90 ns", is parsed with its unit by the model).
 nlohmann::json overrides(const std::vector<std::string>& sets) {
   nlohmann::json j = nlohmann::json::object();
-  for (const std::string& s : sets) {
-    const auto eq = s.find('=');
-    const std::string name = s.substr(0, eq), value = s.substr(eq + 1);
-    // Numbers stay numbers; anything else ("90 ns") is parsed with its unit.
-    char* end = nullptr;
-    const double x = std::strtod(value.c_str(), &end);
-    if (!value.empty() && end == value.c_str() + value.size()) j[name] = x;
-    else j[name] = value;
-  }
+  for (const std::string& s : sets) hopsim::apply_override(j, s);
   return j;
 }
 
@@ -63,9 +58,6 @@ class Tracer {
     const auto& h = m.machine().host;
     host_ = m.placement().socket(h);
     card_socket_ = h.card_socket;
-    hopsim::traces::Meta meta;
-    meta.hopsim_version = hopsim::version();
-    meta.git_revision = hopsim::git_revision();
     nlohmann::json sc;
     const auto& cl = command_line();
     sc["program"] = cl.empty() ? std::string("ham") : cl.front();
@@ -83,12 +75,7 @@ class Tracer {
                  {"buffers", o.buffers},
                  {"card_memory", o.card_memory},
                  {"trace_detail", o.trace_detail}};
-    meta.scenario = sc.dump();
-    meta.machine = m.machine().name;
-    meta.mode = "sim";
-    meta.clock_hz = clock_;
-    meta.bucket_cycles = 10000;
-    meta.extra["family"] = "xeonphi";
+    auto meta = hopsim::traces::run_meta("xeonphi", sc.dump(), m.machine().name, "sim", 0, clock_);
     meta.extra["clock"] = "card";
     meta.extra["host_socket"] = std::to_string(host_);
     const auto detail = hopsim::traces::parse_detail(o.trace_detail);

@@ -43,6 +43,12 @@ struct Meta {
     std::map<std::string, std::string> extra;  ///< further keys; must not reuse the reserved ones
 };
 
+/// The meta of a run's trace: this build's version and git revision, the
+/// scenario (JSON text), machine, mode ("sim" or "native"), seed and device
+/// clock; the default bucket width; `family` in extra.
+Meta run_meta(std::string family, std::string scenario, std::string machine, std::string mode, std::uint64_t seed,
+              double clock_hz);
+
 /// A router, core, host or card. Ids are the simulator's own.
 struct Node {
     std::int64_t id = 0;   ///< unique node id

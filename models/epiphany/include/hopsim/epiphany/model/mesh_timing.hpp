@@ -135,7 +135,7 @@ class MeshTiming {
   // external memory is node num_cores(); link ids are net * links_per_net() + link.
   // Link counters are summed per `bucket_cycles` here and handed over one
   // row per link and bucket; set_trace(nullptr) flushes the last ones.
-  void set_trace(traces::TraceWriter* w, double bucket_cycles = 10000);
+  void set_trace(traces::TraceWriter* w, double bucket_cycles = traces::Meta{}.bucket_cycles);
   // Declares the trace's nodes (cores named core<col><row> with their coreid
   // and [row,col] coordinates, external memory) and every link of the three
   // networks; set_trace does it, native runs call it on their own.
