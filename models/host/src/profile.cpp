@@ -171,7 +171,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   if (!ps.is_object()) throw ConfigError(fmt::format("{}: expected an object", base));
   for (const auto& [k, v] : ps.items()) {
     const bool known = k == "cma_ok" ||
-                       std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return k == f.name; });
+                       std::any_of(std::begin(kFields), std::end(kFields), [&k = k](const Field& f) { return k == f.name; });
     if (!known) {
       std::string names;
       for (const auto& f : kFields) names += std::string(names.empty() ? "" : ", ") + f.name;

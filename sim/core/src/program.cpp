@@ -45,7 +45,7 @@ nlohmann::json resolve_args(const ProgramInfo& pkg, const nlohmann::json& given)
   if (!given.is_object()) throw ConfigError("kernel.args: expected an object");
   for (const auto& [k, v] : given.items()) {
     const auto key = "kernel.args." + k;
-    const auto it = std::find_if(pkg.args.begin(), pkg.args.end(), [&](const ArgDecl& a) { return a.name == k; });
+    const auto it = std::find_if(pkg.args.begin(), pkg.args.end(), [&k = k](const ArgDecl& a) { return a.name == k; });
     if (it == pkg.args.end()) {
       std::string known;
       for (const auto& a : pkg.args) known += (known.empty() ? "" : ", ") + a.name;
