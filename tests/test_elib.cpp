@@ -10,9 +10,9 @@
 #include "e_lib.h"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/ocl_kernel.h"
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
+#include "hopsim/ocl_kernel.h"
 
 using namespace hopsim;
 using namespace hopsim::runtime;
@@ -314,8 +314,7 @@ TEST_CASE("strided DMA descriptors follow inner and outer strides (native)") {
 TEST_CASE("a write outside every core's memory names the core and the address") {
   CHECK_THROWS_WITH(native_launch([] {
                       int v = 1;
-                      if (get_global_id(0) == 5)
-                        e_write(&e_group_config, &v, 7, 7, reinterpret_cast<void*>(0x10), 4);
+                      if (get_global_id(0) == 5) e_write(&e_group_config, &v, 7, 7, reinterpret_cast<void*>(0x10), 4);
                     }),
                     Contains("core 5") && Contains("0x9cf00010") && Contains("outside"));
 }

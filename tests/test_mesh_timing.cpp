@@ -3,14 +3,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/epiphany/model/address_map.hpp"
 #include "hopsim/epiphany/model/mesh_timing.hpp"
-#include "hopsim/core/log.hpp"
 #include "hopsim/epiphany/sc_log.hpp"
 
-#include <sstream>
 #include <spdlog/sinks/ostream_sink.h>
+#include <sstream>
 #include <systemc>
 
 using namespace hopsim;

@@ -6,9 +6,9 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/epiphany_package.hpp"
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
+#include "hopsim/epiphany_package.hpp"
 
 using namespace hopsim;
 using namespace hopsim::runtime;

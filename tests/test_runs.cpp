@@ -50,9 +50,8 @@ TEST_CASE("native and simulated runs of every method produce identical data") {
 }
 
 TEST_CASE("the data check catches a deliberately wrong kernel") {
-  const auto r =
-      run_scenario(passing("sim", {{"repeat", 2}, {"n_min", 3}, {"n_max", 3}, {"methods", {"unicastBroken"}}},
-                           tmpdir("broken")));
+  const auto r = run_scenario(
+      passing("sim", {{"repeat", 2}, {"n_min", 3}, {"n_max", 3}, {"methods", {"unicastBroken"}}}, tmpdir("broken")));
   REQUIRE(r.sim);
   REQUIRE(r.sim->records.size() == 1);
   const auto& rec = r.sim->records[0];
@@ -64,15 +63,15 @@ TEST_CASE("the data check catches a deliberately wrong kernel") {
 }
 
 TEST_CASE("a kernel writing outside memory stops a simulated run with core and address") {
-  CHECK_THROWS_AS(run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"writeOutside"}}},
-                                       tmpdir("outside"))),
-                  KernelError);
+  CHECK_THROWS_AS(
+      run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"writeOutside"}}}, tmpdir("outside"))),
+      KernelError);
 }
 
 TEST_CASE("a deadlocked kernel is reported in simulation, naming the blocked cores") {
-  CHECK_THROWS_WITH(run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"deadlock"}}},
-                                         tmpdir("deadlock"))),
-                    Contains("deadlock") && Contains("core 1 (coreid 0x809"));
+  CHECK_THROWS_WITH(
+      run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"deadlock"}}}, tmpdir("deadlock"))),
+      Contains("deadlock") && Contains("core 1 (coreid 0x809"));
 }
 
 TEST_CASE("the passing kernels refuse a machine that is not 16 cores") {
@@ -88,8 +87,8 @@ TEST_CASE("the passing kernels refuse a machine that is not 16 cores") {
 // of the device (nickoppen blog 2015-03-27: 2545798 and 2623446 ticks).
 TEST_CASE("simulated broadcast and unicast land within 25% of the Parallella figures") {
   const int repeat = 50;
-  const auto r = run_scenario(
-      passing("sim", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}, tmpdir("validate")));
+  const auto r =
+      run_scenario(passing("sim", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}, tmpdir("validate")));
   std::map<std::string, double> mean_ticks;
   std::map<std::string, int> count;
   for (const auto& rec : r.sim->records) {
@@ -157,8 +156,8 @@ TEST_CASE("a failed simulated run leaves a readable trace marked incomplete") {
 
 TEST_CASE("a native run's trace holds its remote writes, its waits and its launches") {
   std::filesystem::create_directories("test-out/trace-native");
-  auto sc = passing("native", {{"repeat", 2}, {"n_max", 2}, {"methods", {"unicast", "broadcast"}}},
-                    tmpdir("trace-native"));
+  auto sc =
+      passing("native", {{"repeat", 2}, {"n_max", 2}, {"methods", {"unicast", "broadcast"}}}, tmpdir("trace-native"));
   sc.outputs.trace = "test-out/trace-native/run.db";
   std::filesystem::remove(sc.outputs.trace);
   const auto r = run_scenario(sc);

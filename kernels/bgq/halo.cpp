@@ -11,13 +11,13 @@
  * the polling loop, the arguments from hopsim_bgq_arg() instead of
  * #defines, and the reporting calls. The 4-D grid is {A*B, C, D, E} of the
  * torus: {4,2,2,2} on the 32-node block, as in the published run. */
+#include <hwi/include/bqc/A2_inlines.h>
 #include <mpi.h>
 #include <spi/include/kernel/MU.h>
 #include <spi/include/kernel/location.h>
 #include <spi/include/mu/Addressing_inlines.h>
 #include <spi/include/mu/GIBarrier.h>
 #include <spi/include/mu/InjFifo.h>
-#include <hwi/include/bqc/A2_inlines.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,7 +39,8 @@ struct Dir {
 // Value i of the data `rank` sends in direction `dir` in iteration `iter`:
 // exact in a double, different for every (rank, dir, iter, i).
 double value(int rank, int dir, int iter, uint64_t i) {
-  return static_cast<double>((static_cast<uint64_t>(rank) * 8 + static_cast<uint64_t>(dir)) * 1048576ull + i % 1048576ull) +
+  return static_cast<double>((static_cast<uint64_t>(rank) * 8 + static_cast<uint64_t>(dir)) * 1048576ull +
+                             i % 1048576ull) +
          0.25 * (iter % 4);
 }
 
@@ -128,10 +129,10 @@ extern "C" void hopsim_bgq_halo_main() {
   for (int d = 0; d < NUM_DIRS; ++d) {
     fifoMem[static_cast<size_t>(d)] = std::aligned_alloc(64, INJ_FIFO_SIZE);
     Kernel_CreateMemoryRegion(&fifoRegion[d], fifoMem[static_cast<size_t>(d)], INJ_FIFO_SIZE);
-    Kernel_InjFifoInit(&injFifoSubGroup, fifoids[d], &fifoRegion[d],
-                       reinterpret_cast<uint64_t>(fifoMem[static_cast<size_t>(d)]) -
-                           reinterpret_cast<uint64_t>(fifoRegion[d].BaseVa),
-                       INJ_FIFO_SIZE - 1);
+    Kernel_InjFifoInit(
+        &injFifoSubGroup, fifoids[d], &fifoRegion[d],
+        reinterpret_cast<uint64_t>(fifoMem[static_cast<size_t>(d)]) - reinterpret_cast<uint64_t>(fifoRegion[d].BaseVa),
+        INJ_FIFO_SIZE - 1);
   }
   Kernel_InjFifoActivate(&injFifoSubGroup, NUM_DIRS, fifoids, KERNEL_INJ_FIFO_ACTIVATE);
 
@@ -211,8 +212,9 @@ extern "C" void hopsim_bgq_halo_main() {
       for (uint64_t i = 0; i < dir[d].size / sizeof(double); ++i) {
         const double want = value(nb[d], d ^ 1, iter, i);
         if (got[i] != want && wrong++ == 0)
-          std::snprintf(example, sizeof example, "iteration %d, from direction %d (rank %d), value %llu: %g, expected %g",
-                        iter, d, nb[d], static_cast<unsigned long long>(i), got[i], want);
+          std::snprintf(example, sizeof example,
+                        "iteration %d, from direction %d (rank %d), value %llu: %g, expected %g", iter, d, nb[d],
+                        static_cast<unsigned long long>(i), got[i], want);
       }
     }
     hopsim_bgq_check(what, nvals, wrong, example);

@@ -3,12 +3,12 @@
  * receive function collects them from its reception FIFO, and it sends the
  * same bytes back. Timed per round trip with GetTimeBase; the echoed data
  * is checked. Other ranks only take part in the final barrier. */
+#include <hwi/include/bqc/A2_inlines.h>
 #include <mpi.h>
 #include <spi/include/kernel/MU.h>
 #include <spi/include/kernel/location.h>
 #include <spi/include/mu/InjFifo.h>
 #include <spi/include/mu/RecFifo.h>
-#include <hwi/include/bqc/A2_inlines.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +55,9 @@ extern "C" void hopsim_bgq_pingpong_main() {
   uint32_t me[5] = {pers.Network_Config.Acoord, pers.Network_Config.Bcoord, pers.Network_Config.Ccoord,
                     pers.Network_Config.Dcoord, pers.Network_Config.Ecoord};
   uint32_t peer_coords[5] = {0, 0, 0, 0, 0};
-  if (active) MPI_Sendrecv(me, 5, MPI_UNSIGNED, peer, 0, peer_coords, 5, MPI_UNSIGNED, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (active)
+    MPI_Sendrecv(me, 5, MPI_UNSIGNED, peer, 0, peer_coords, 5, MPI_UNSIGNED, peer, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 
   std::vector<char> sendbuf(static_cast<size_t>(msg)), recvbuf(static_cast<size_t>(msg));
   RecvState st{recvbuf.data(), 0};
@@ -96,7 +98,8 @@ extern "C" void hopsim_bgq_pingpong_main() {
                              MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CP |
                              MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DP |
                              MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP;
-  MUSPI_SetUpDestination(&info.Base.Dest, peer_coords[0], peer_coords[1], peer_coords[2], peer_coords[3], peer_coords[4]);
+  MUSPI_SetUpDestination(&info.Base.Dest, peer_coords[0], peer_coords[1], peer_coords[2], peer_coords[3],
+                         peer_coords[4]);
   info.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
   info.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
   info.MemFIFO.Rec_FIFO_Id = 0;

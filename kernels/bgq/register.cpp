@@ -24,28 +24,36 @@ void register_bgq_kernels() {
       {"msg_size", 32768, "bytes per neighbour (uniform sizes)", 8, 1 << 26, {}, false},
       {"package", 2048, "bytes per descriptor (messages are sent as packages)", 8, 1 << 26, {}, false},
       {"threads", 1, "hardware threads of the overlap computation", 1, 64, {}, false},
-      {"program_sizes", 0, "1: the program's own sizes (16 KiB t, 48 KiB x, 32 KiB y, z) instead of msg_size", 0, 1, {}, false},
+      {"program_sizes",
+       0,
+       "1: the program's own sizes (16 KiB t, 48 KiB x, 32 KiB y, z) instead of msg_size",
+       0,
+       1,
+       {},
+       false},
       {"dynamic", 1, "1: dynamic routing on the dynamic VC; 0: deterministic", 0, 1, {}, false},
   };
   halo.entry = &hopsim_bgq_halo_main;
   halo.metrics = [](const std::vector<Timing>& mean, const nlohmann::json& args) {
     // The published configuration: 32 nodes, 32768-byte messages in 2048-byte packages.
     std::string suffix;
-    if (args["msg_size"] != 32768 || args["program_sizes"] != 0) suffix += args["program_sizes"] == 1 ? ", program sizes" : fmt::format(", msg {}", args["msg_size"].get<long>());
+    if (args["msg_size"] != 32768 || args["program_sizes"] != 0)
+      suffix += args["program_sizes"] == 1 ? ", program sizes" : fmt::format(", msg {}", args["msg_size"].get<long>());
     if (args["package"] != 2048) suffix += fmt::format(", package {}", args["package"].get<long>());
     if (args["threads"] != 1) suffix += fmt::format(", {} threads", args["threads"].get<long>());
     if (args["dynamic"] != 1) suffix += ", deterministic";
     std::vector<Metric> out;
     for (const auto& t : mean)
-      out.push_back({"bgq", "directput-halo", suffix.empty() ? t.what : t.what + " (" + suffix.substr(2) + ")", "cycles",
-                     t.cycles, "cycles"});
+      out.push_back({"bgq", "directput-halo", suffix.empty() ? t.what : t.what + " (" + suffix.substr(2) + ")",
+                     "cycles", t.cycles, "cycles"});
     return out;
   };
   register_kernel(std::move(halo));
 
   BgqKernel pp;
   pp.package.name = "pingpong";
-  pp.package.description = "memory-FIFO ping-pong between rank 0 and a partner (reception FIFO, registered receive function)";
+  pp.package.description =
+      "memory-FIFO ping-pong between rank 0 and a partner (reception FIFO, registered receive function)";
   pp.package.args = {
       {"iterations", 10, "round trips", 1, 1000000, {}, false},
       {"msg_size", 512, "bytes per message", 1, 1 << 20, {}, false},

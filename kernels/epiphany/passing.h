@@ -6,7 +6,7 @@
 namespace hopsim::runtime {
 class HostContext;
 struct KernelPackage;
-}
+}  // namespace hopsim::runtime
 
 namespace passing {
 // Method name -> kernel symbol, in the original's launch order first.

@@ -56,8 +56,8 @@ void describe(hopsim::runtime::KernelPackage& p) {
               nlohmann::json::array({"unicast", "multicast", "broadcast", "broadcastNoWait", "broadcastNoWaitFixed"}),
               "methods to launch, in this order for each n", 0, 0, names},
       ArgDecl{"expect_faulty", nlohmann::json::array({"broadcastNoWait"}),
-              "methods that reproduce a known bug of the original: their data mismatches are reported, not fatal", 0,
-              0, names, true},
+              "methods that reproduce a known bug of the original: their data mismatches are reported, not fatal", 0, 0,
+              names, true},
   };
   p.host_main = host_main;
   p.metrics = metrics;
@@ -87,7 +87,8 @@ std::vector<hopsim::runtime::Metric> metrics(const std::vector<hopsim::runtime::
       sum += r.seconds * 1e6 * (100000.0 / repeat) + 119000.0;
       ++count;
     }
-    if (count == 16) out.push_back({"epiphany-e16g301", "passing", configuration, "host_ticks_mean", sum / 16, "ticks"});
+    if (count == 16)
+      out.push_back({"epiphany-e16g301", "passing", configuration, "host_ticks_mean", sum / 16, "ticks"});
   }
   return out;
 }
@@ -144,8 +145,8 @@ void host_main(hopsim::runtime::HostContext& ctx) {
             if (got == slot + 100) continue;
             ++r.mismatch_count;
             if (r.mismatches.size() < 16)
-              r.mismatches.push_back(fmt::format("core {} slot {} item {}: expected {}, got {}", core, slot, k,
-                                                 slot + 100, got));
+              r.mismatches.push_back(
+                  fmt::format("core {} slot {} item {}: expected {}, got {}", core, slot, k, slot + 100, got));
           }
         }
       }

@@ -25,7 +25,8 @@ void hopsim_register_epiphany_kernels() {
   hopsim::runtime::KernelPackage p;
   passing::describe(p);
   p.name = "passing";
-  p.description = "inter-core value passing on the E16 (unicast, multicast, broadcast, broadcast no wait), e-lib writes";
+  p.description =
+      "inter-core value passing on the E16 (unicast, multicast, broadcast, broadcast no wait), e-lib writes";
   p.symbols = {
       {"k_passUni", erase(&k_passUni)},
       {"k_passMulti", erase(&k_passMulti)},

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
-#include "statistics.hpp"
 #include "ham/offload.hpp"
 #include "ham/offload/main.hpp"
 #include "hopsim/core/error.hpp"
+#include "statistics.hpp"
 
 using ham::bench::statistics;
 using namespace ham;
@@ -43,8 +43,8 @@ char* local_allocate(std::size_t size) {
 void print_config() {
   const auto& o = offload::detail::runtime().options();
   std::cout << "# HAM_COMM_SCIF                disabled\n"
-            << "# HAM_COMM_ONE_SIDED           "
-            << (o.mode == offload::detail::Mode::mpi ? "disabled" : "enabled") << "\n"
+            << "# HAM_COMM_ONE_SIDED           " << (o.mode == offload::detail::Mode::mpi ? "disabled" : "enabled")
+            << "\n"
             << "# HAM_MESSAGE_SIZE             " << o.message_size << "\n"
             << "# HOST_ALIGNMENT               " << host_alignment << "\n"
             << offload::detail::runtime().describe() << "\n";
@@ -135,8 +135,10 @@ int main(int argc, char* argv[]) {
       offload::get_sync(remote, data, data_size);
       s.add(t.elapsed());
       if (data_size && std::memcmp(data, pattern.data(), data_size) != 0)
-        throw hopsim::DataMismatchError(fmt::format("copy-out run {}: the data got from the target differs from the "
-                                                    "pattern put there", i));
+        throw hopsim::DataMismatchError(
+            fmt::format("copy-out run {}: the data got from the target differs from the "
+                        "pattern put there",
+                        i));
     }
     std::memset(data, 1, data_size);
     offload::free(remote);

@@ -71,9 +71,16 @@ class statistics {
   std::string string() const {
     const double avg = average();
     const double rel = avg == 0 ? 0 : 1 / avg;
-    const double v[] = {avg,        median(),         min(),           max(),
-                        variance(), std_error(),      std_error() * rel, conf95_error(),
-                        conf95_error() * rel, static_cast<double>(count())};
+    const double v[] = {avg,
+                        median(),
+                        min(),
+                        max(),
+                        variance(),
+                        std_error(),
+                        std_error() * rel,
+                        conf95_error(),
+                        conf95_error() * rel,
+                        static_cast<double>(count())};
     std::string out;
     char buf[32];
     for (double x : v) {

@@ -10,9 +10,10 @@ void add_curve_commands(Commands& c) {
   auto o = std::make_shared<studies::CurveOptions>();
   auto* cmd = c.app.add_subcommand("curve", "latency vs offered load of synthetic traffic on a mesh or torus");
   cmd->add_option("scenario", o->scenario, "traffic scenario file (JSON, see docs/traffic.md); options override it");
-  cmd->add_option("--machine", o->machine,
-                  "a preset with a mesh network (hopsim list machines): a chip preset (default: the 8x8 eMesh chip) or a "
-                  "network preset: unit-network (textbook), booksim-iq (BookSim2's example router)");
+  cmd->add_option(
+      "--machine", o->machine,
+      "a preset with a mesh network (hopsim list machines): a chip preset (default: the 8x8 eMesh chip) or a "
+      "network preset: unit-network (textbook), booksim-iq (BookSim2's example router)");
   cmd->add_option("--topology", o->topology, "mesh or torus (torus: network presets only)")
       ->check(CLI::IsMember({"mesh", "torus"}));
   cmd->add_option("--dims", o->dims, "extents, e.g. 4x4x4 (default: the preset's, 8x8 for unit-network)");

@@ -11,11 +11,13 @@ void add_sweep_commands(Commands& c) {
   auto* cmd = c.app.add_subcommand(
       "sweep", "run the cartesian product of swept scenario keys; one table; resumable; splits over mpirun ranks");
   cmd->add_option("file", o->file, "sweep file (JSON: kind, scenario, sweep {key: [values]}, out)");
-  cmd->add_option("--scenario", o->scenario, "base scenario (traffic scenario, or a hopsim run scenario for --kind run)");
+  cmd->add_option("--scenario", o->scenario,
+                  "base scenario (traffic scenario, or a hopsim run scenario for --kind run)");
   cmd->add_option("--kind", o->kind, "traffic (default; in process) or run (hopsim run scenarios, child processes)")
       ->check(CLI::IsMember({"traffic", "run"}));
-  cmd->add_option("--sweep", o->sweeps,
-                  "key=v1,v2,... (JSON values, or low:high:step); repeat for more keys, e.g. --sweep traffic.load=0.1,0.2");
+  cmd->add_option(
+      "--sweep", o->sweeps,
+      "key=v1,v2,... (JSON values, or low:high:step); repeat for more keys, e.g. --sweep traffic.load=0.1,0.2");
   cmd->add_option("--out", o->out, "output folder (default sweep-out): points/ and results.csv");
   cmd->add_flag("--fresh", o->fresh, "rerun points already done");
   cmd->add_option("--progress", o->progress, "auto (bar on a terminal, lines otherwise), bar, lines or off")

@@ -57,7 +57,10 @@ int cmd_trace_stats(const std::string& file, int top) {
     packets += t.packets;
   }
   const auto meta = r.meta();
-  auto get = [&](const char* k) { const auto it = meta.find(k); return it == meta.end() ? std::string("?") : it->second; };
+  auto get = [&](const char* k) {
+    const auto it = meta.find(k);
+    return it == meta.end() ? std::string("?") : it->second;
+  };
   std::cout << fmt::format("trace {}: machine {}, mode {}, detail {}, {}\n", file, get("machine"), get("mode"),
                            get("detail"), r.complete() ? "complete" : "INCOMPLETE");
   std::cout << fmt::format("{} nodes, {} links, {} transactions, {} hops; {} packets, {} bytes over all links\n",
@@ -131,10 +134,10 @@ int cmd_validate(const std::string& result, const std::string& reference, double
   for (const auto& p : v.predictions)
     std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14.10g} {:>14} {:>9} prediction\n", p.system, p.experiment,
                              p.configuration, p.metric, p.value, "-", "-");
-  std::cout << fmt::format("{} rows matched: {} within {}%, {} beyond; {} predictions without a reference; {} reference "
-                           "rows without a simulated figure\n",
-                           v.rows.size(), v.rows.size() - beyond, tolerance, beyond, v.predictions.size(),
-                           v.unmatched_refs);
+  std::cout << fmt::format(
+      "{} rows matched: {} within {}%, {} beyond; {} predictions without a reference; {} reference "
+      "rows without a simulated figure\n",
+      v.rows.size(), v.rows.size() - beyond, tolerance, beyond, v.predictions.size(), v.unmatched_refs);
   if (v.rows.empty()) throw hopsim::ConfigError(result + ": no simulated figure matches a row of " + reference);
   return beyond ? 3 : 0;
 }
@@ -191,8 +194,7 @@ void list_kernels() {
 }
 
 int list_params(const std::string& preset_name) {
-  if (preset_name.empty())
-    throw hopsim::ConfigError("list params: name a preset (hopsim list machines shows them)");
+  if (preset_name.empty()) throw hopsim::ConfigError("list params: name a preset (hopsim list machines shows them)");
   const auto preset = hopsim::load_preset(preset_name, "preset");
   hopsim::find_family(preset.family, "preset " + preset_name).print_params(preset_name, std::cout);
   return 0;
@@ -224,7 +226,8 @@ int main(int argc, char** argv) {
   std::string val_result, val_reference;
   double tolerance = 25;
   val->add_option("result", val_result, "results.json of a simulated run")->required();
-  val->add_option("--against", val_reference, "reference CSV (system,experiment,configuration,metric,value,unit,source)")
+  val->add_option("--against", val_reference,
+                  "reference CSV (system,experiment,configuration,metric,value,unit,source)")
       ->required();
   val->add_option("--tolerance", tolerance, "allowed error in percent (default 25)")->check(CLI::NonNegativeNumber);
 
@@ -250,7 +253,8 @@ int main(int argc, char** argv) {
   auto* exp = trace->add_subcommand("export", "export to Chrome/Perfetto trace-event JSON or CSV");
   exp->add_option("file", trace_in, "trace database")->required();
   exp->add_option("--perfetto", perfetto, "write trace-event JSON here (open in ui.perfetto.dev)");
-  exp->add_option("--csv", csv_table, "table to write as CSV (nodes, links, transactions, hops, link_counters, pe_states, meta)");
+  exp->add_option("--csv", csv_table,
+                  "table to write as CSV (nodes, links, transactions, hops, link_counters, pe_states, meta)");
   exp->add_option("--output", csv_out, "CSV file (default: standard output)");
 
   auto* list = app.add_subcommand("list", "list machines, kernels or a machine's parameters");

@@ -159,7 +159,8 @@ struct PutFixture {
     mu.bat_allocated[0] = mu.bat_allocated[1] = 1;
     mu.bat_set[0] = mu.bat_set[1] = 1;
     mu.bat[0] = reinterpret_cast<std::uint64_t>(recv.data());
-    mu.bat[1] = reinterpret_cast<std::uint64_t>(&counter[0]) | (MUHWI_ATOMIC_OPCODE_STORE_ADD << MUHWI_ATOMIC_OPCODE_SHIFT);
+    mu.bat[1] =
+        reinterpret_cast<std::uint64_t>(&counter[0]) | (MUHWI_ATOMIC_OPCODE_STORE_ADD << MUHWI_ATOMIC_OPCODE_SHIFT);
     d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type = MUHWI_PT2PT_DATA_PACKET_TYPE;
     d.PacketHeader.NetworkHeader.pt2pt.Byte8 = MUHWI_PACKET_TYPE_PUT;
     d.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
@@ -202,7 +203,8 @@ TEST_CASE("bad descriptors and reception give clear errors, not crashes", "[bgq]
   SECTION("zero length") {
     f.d.Message_Length = 0;
     CHECK_THROWS_AS(check_descriptor(f.d, torus, 3), hopsim::KernelError);
-    CHECK_THROWS_WITH(check_descriptor(f.d, torus, 3), Catch::Contains("node 3") && Catch::Contains("Message_Length 0"));
+    CHECK_THROWS_WITH(check_descriptor(f.d, torus, 3),
+                      Catch::Contains("node 3") && Catch::Contains("Message_Length 0"));
   }
   SECTION("destination outside the torus") {
     f.d.PacketHeader.NetworkHeader.pt2pt.Destination = make_destination(0, 0, 2, 0, 0);
@@ -222,8 +224,7 @@ TEST_CASE("bad descriptors and reception give clear errors, not crashes", "[bgq]
     CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
                       Catch::Contains("is not set (MUSPI_SetBaseAddress)"));
     f.d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put.Rec_Payload_Base_Address_Id = 600;
-    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false),
-                      Catch::Contains("not a valid id"));
+    CHECK_THROWS_WITH(receive_direct_put(f.mu, 1, 0, f.d, 0, src.data(), 64, false), Catch::Contains("not a valid id"));
     CHECK(f.counter[0] == 64);  // nothing was written
   }
   SECTION("unaligned counter") {

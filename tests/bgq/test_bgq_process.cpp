@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "hopsim/bgq_kernel.h"
 #include "hopsim/bgq/run.hpp"
+#include "hopsim/bgq_kernel.h"
 #include "hopsim/core/error.hpp"
 #include "mpi.h"
 #include "register.h"
@@ -24,9 +24,10 @@ Scenario scenario(const std::string& kernel, const std::string& mode, nlohmann::
   nlohmann::json doc = {{"machine", machine},
                         {"kernel", {{"name", kernel}, {"args", args}}},
                         {"mode", mode},
-                        {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq-proc").string()},
-                                     {"json", false},
-                                     {"csv", false}}}};
+                        {"outputs",
+                         {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq-proc").string()},
+                          {"json", false},
+                          {"csv", false}}}};
   return scenario_from_json(doc, "test");
 }
 
@@ -114,7 +115,8 @@ TEST_CASE("double copy through a reception ring smaller than one exchange: waits
 
 TEST_CASE("memory-FIFO ping-pong over processes matches the simulated run", "[bgq][process]") {
   register_kernels();
-  const auto r = bgq::run(scenario("pingpong", "both", {{"iterations", 3}, {"msg_size", 1500}}, {{"transport", "cma"}}));
+  const auto r =
+      bgq::run(scenario("pingpong", "both", {{"iterations", 3}, {"msg_size", 1500}}, {{"transport", "cma"}}));
   REQUIRE(r.modes.size() == 2);
   CHECK(r.modes[0].transport.used == "cma");
   CHECK(r.modes[0].wrong == 0);
@@ -167,7 +169,8 @@ TEST_CASE("a process run in which every rank waits forever is a deadlock naming 
   }
 }
 
-TEST_CASE("machine.transport: unknown values, zero copy and too many ranks are configuration errors", "[bgq][process]") {
+TEST_CASE("machine.transport: unknown values, zero copy and too many ranks are configuration errors",
+          "[bgq][process]") {
   register_kernels();
   CHECK_THROWS_WITH(bgq::run(scenario("halo", "native", kHalo, {{"transport", "shm"}})),
                     "machine.transport: unknown transport 'shm' (expected threads, double or cma)");

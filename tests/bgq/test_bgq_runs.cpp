@@ -9,25 +9,27 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hopsim/bgq_kernel.h"
-#include "mpi.h"
 #include "hopsim/bgq/run.hpp"
+#include "hopsim/bgq_kernel.h"
 #include "hopsim/core/error.hpp"
 #include "hopsim/traces/reader.hpp"
+#include "mpi.h"
 #include "register.h"
 
 using namespace hopsim;
 
 namespace {
 
-Scenario halo_scenario(const std::string& mode, nlohmann::json args, nlohmann::json machine = nlohmann::json::object()) {
+Scenario halo_scenario(const std::string& mode, nlohmann::json args,
+                       nlohmann::json machine = nlohmann::json::object()) {
   machine["preset"] = "bgq";
   nlohmann::json doc = {{"machine", machine},
                         {"kernel", {{"name", "halo"}, {"args", args}}},
                         {"mode", mode},
-                        {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
-                                     {"json", false},
-                                     {"csv", false}}}};
+                        {"outputs",
+                         {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
+                          {"json", false},
+                          {"csv", false}}}};
   return scenario_from_json(doc, "test");
 }
 
@@ -86,10 +88,12 @@ extern "C" void remote_get_main() {
   MUSPI_BaseAddressTableSubGroup_t bat;
   Kernel_AllocateBaseAddressTable(0, &bat, 2, ids, 0);
   MUSPI_SetBaseAddress(&bat, 0, reinterpret_cast<uint64_t>(buf.data()));
-  MUSPI_SetBaseAddress(&bat, 1, MUSPI_GetAtomicAddress(reinterpret_cast<uint64_t>(counter), MUHWI_ATOMIC_OPCODE_STORE_ADD));
+  MUSPI_SetBaseAddress(&bat, 1,
+                       MUSPI_GetAtomicAddress(reinterpret_cast<uint64_t>(counter), MUHWI_ATOMIC_OPCODE_STORE_ADD));
   uint64_t theirs = 0, mine = reinterpret_cast<uint64_t>(buf.data());
   const int peer = rank == 0 ? 1 : rank == 1 ? 0 : MPI_PROC_NULL;
-  MPI_Sendrecv(&mine, 1, MPI_UNSIGNED_LONG, peer, 0, &theirs, 1, MPI_UNSIGNED_LONG, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&mine, 1, MPI_UNSIGNED_LONG, peer, 0, &theirs, 1, MPI_UNSIGNED_LONG, peer, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     Personality_t p;
@@ -156,9 +160,10 @@ Scenario scenario_for(const std::string& kernel, const std::string& mode, nlohma
   nlohmann::json doc = {{"machine", {{"preset", "bgq"}, {"transport", transport}}},
                         {"kernel", {{"name", kernel}, {"args", args}}},
                         {"mode", mode},
-                        {"outputs", {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
-                                     {"json", false},
-                                     {"csv", false}}}};
+                        {"outputs",
+                         {{"dir", (std::filesystem::temp_directory_path() / "hopsim-test-bgq").string()},
+                          {"json", false},
+                          {"csv", false}}}};
   return scenario_from_json(doc, "test");
 }
 
@@ -181,8 +186,9 @@ TEST_CASE("halo exchange: right data natively and simulated, the same in both", 
 
 TEST_CASE("halo exchange on a 4x4x2x2x2 torus with the program's own message sizes", "[bgq][run]") {
   register_test_kernels();
-  const auto r = bgq::run(halo_scenario("sim", {{"iterations", 1}, {"program_sizes", 1}, {"package", 8192}, {"threads", 64}},
-                                        {{"torus_a", 4}, {"torus_b", 4}}));
+  const auto r =
+      bgq::run(halo_scenario("sim", {{"iterations", 1}, {"program_sizes", 1}, {"package", 8192}, {"threads", 64}},
+                             {{"torus_a", 4}, {"torus_b", 4}}));
   REQUIRE(r.modes.size() == 1);
   CHECK(r.modes[0].wrong == 0);
   CHECK(r.modes[0].checked == 128ull * 3 * 262144 / 8);

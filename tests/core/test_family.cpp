@@ -43,5 +43,6 @@ TEST_CASE("programs of every family share one list and one argument check", "[pr
                     Catch::Contains("kernel.args.reps: 11 is out of range [1, 10]"));
   CHECK_THROWS_WITH(hopsim::resolve_args(hopsim::find_program("prog"), {{"rounds", 1}}),
                     Catch::Contains("kernel.args.rounds: unknown argument of kernel prog (known: reps)"));
-  CHECK_THROWS_WITH(hopsim::find_program("other"), Catch::Contains("kernel.name: unknown kernel 'other' (known: prog)"));
+  CHECK_THROWS_WITH(hopsim::find_program("other"),
+                    Catch::Contains("kernel.name: unknown kernel 'other' (known: prog)"));
 }

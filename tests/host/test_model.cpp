@@ -549,8 +549,8 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
 TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",
           "[host][model]") {
   auto p = flat();
-  p.xwrite_bw = {1e9, 1e9};   // a quarter of memcpy_bw
-  p.xcopy_bw = {2e9, 2e9};    // half of memcpy_bw
+  p.xwrite_bw = {1e9, 1e9};    // a quarter of memcpy_bw
+  p.xcopy_bw = {2e9, 2e9};     // half of memcpy_bw
   p.xcma_bw = {0.5e9, 0.5e9};  // half of cma_bw
   p.xread_bw = {1e9, 1e9};     // half of read_bw
   const double S = 1 << 20, L = 1e-6;
@@ -698,7 +698,8 @@ TEST_CASE("profiles round-trip and bad ones are rejected naming the key", "[host
                     Catch::Contains("core_speed: 1 entries but 'cores' is 2 (one per core)"));
   bad = j;
   bad["params"].erase("xread_bw");
-  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("t.json.params.xread_bw: missing parameter"));
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.xread_bw: missing parameter"));
   bad = j;
   bad["params"]["xcopy_bw"]["value"] = {1e9, 0};
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("xcopy_bw.value: 0 must be positive"));

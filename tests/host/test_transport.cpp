@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/host/ring.hpp"
 #include "hopsim/host/buffer.hpp"
 #include "hopsim/host/cma.hpp"
 #include "hopsim/host/node.hpp"
+#include "hopsim/host/ring.hpp"
 
 using hopsim::transport::Kind;
 namespace ht = hopsim::transport;
@@ -223,9 +223,9 @@ TEST_CASE("bind spread pins rank r to CPU r mod n; none leaves placement to the 
 TEST_CASE("an unknown binding name is rejected naming the key and the valid names", "[host][transport]") {
   CHECK(ht::parse_bind("spread", "--bind") == ht::Bind::spread);
   CHECK(ht::parse_bind("none", "--bind") == ht::Bind::none);
-  CHECK_THROWS_WITH(ht::parse_bind("scatter", "--bind"),
-                    Catch::Matchers::Contains("--bind") && Catch::Matchers::Contains("'scatter'") &&
-                        Catch::Matchers::Contains("spread or none"));
+  CHECK_THROWS_WITH(ht::parse_bind("scatter", "--bind"), Catch::Matchers::Contains("--bind") &&
+                                                             Catch::Matchers::Contains("'scatter'") &&
+                                                             Catch::Matchers::Contains("spread or none"));
 }
 
 TEST_CASE("a message of the wrong size is named by its receiver", "[host][transport]") {

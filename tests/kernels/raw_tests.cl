@@ -2,7 +2,7 @@
  * Results go to a host-visible int array `out` (external memory). */
 #include "coreid16.h"
 
-int g_count;      /* per core: each core loads its own .data/.bss */
+int g_count; /* per core: each core loads its own .data/.bss */
 int g_last = -1;
 
 /* Every core stores its gid + 1000 at offset 0x1000 + 4*gid of the next core. */

@@ -52,8 +52,7 @@ TEST_CASE("snake ring 2x6 closes with single hops", "[orderings][snake]") {
 
 TEST_CASE("snake ring 6x3 uses the transposed pattern", "[orderings][snake]") {
   // Column 0 downward, then rows 5..1/0 serpentine over cols 1..2.
-  const std::vector<NodeId> expected{0,  3,  6,  9,  12, 15, 16, 17, 14,
-                                     13, 10, 11, 8,  7,  4,  5,  2,  1};
+  const std::vector<NodeId> expected{0, 3, 6, 9, 12, 15, 16, 17, 14, 13, 10, 11, 8, 7, 4, 5, 2, 1};
   const auto order = snake_ring_order(6, 3);
   CHECK(order == expected);
   require_single_hop_cycle(order, 6, 3);
@@ -63,8 +62,7 @@ TEST_CASE("snake ring with both sides odd only fails at the closing step", "[ord
   const std::vector<NodeId> expected{0, 1, 2, 5, 8, 7, 4, 3, 6};
   const auto order = snake_ring_order(3, 3);
   CHECK(order == expected);
-  for (std::size_t i = 0; i + 1 < order.size(); ++i)
-    CHECK(grid_hops(3, order[i], order[i + 1]) == 1);
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) CHECK(grid_hops(3, order[i], order[i + 1]) == 1);
   CHECK(grid_hops(3, order.back(), order.front()) == 2);  // rows - 1
 }
 

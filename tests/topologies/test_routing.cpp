@@ -81,12 +81,12 @@ TEST_CASE("route_dor rejects bad dim orders and route_xy needs 2-D", "[routing][
 
 TEST_CASE("hop_distance on a mesh is manhattan distance", "[distance][mesh]") {
   const Topology t = make_mesh2d(4, 4);
-  CHECK(hop_distance(t, 0, 15) == 6);   // (0,0)-(3,3)
-  CHECK(hop_distance(t, 6, 12) == 4);   // (1,2)-(3,0)
-  CHECK(hop_distance(t, 9, 9) == 0);    // (2,1)-(2,1)
-  CHECK(hop_distance(t, 3, 12) == 6);   // (0,3)-(3,0): no wrap on a mesh
-  CHECK(hop_distance(t, 5, 11) == 3);   // (1,1)-(2,3)
-  CHECK(hop_distance(t, 11, 5) == 3);   // symmetric
+  CHECK(hop_distance(t, 0, 15) == 6);  // (0,0)-(3,3)
+  CHECK(hop_distance(t, 6, 12) == 4);  // (1,2)-(3,0)
+  CHECK(hop_distance(t, 9, 9) == 0);   // (2,1)-(2,1)
+  CHECK(hop_distance(t, 3, 12) == 6);  // (0,3)-(3,0): no wrap on a mesh
+  CHECK(hop_distance(t, 5, 11) == 3);  // (1,1)-(2,3)
+  CHECK(hop_distance(t, 11, 5) == 3);  // symmetric
 }
 
 TEST_CASE("hop_distance on a 4x4x4x4x2 torus wraps", "[distance][torus]") {

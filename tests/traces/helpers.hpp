@@ -1,12 +1,12 @@
 // Shared fixtures for the trace tests.
 #pragma once
 
+#include <unistd.h>
 #include <atomic>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <system_error>
-#include <unistd.h>
 
 #include "hopsim/traces/traces.hpp"
 
@@ -21,9 +21,8 @@ public:
     TempDir() {
         static std::atomic<int> counter{0};
         std::random_device rd;
-        path_ = fs::temp_directory_path() /
-                ("hopsim-traces-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-                 std::to_string(rd()));
+        path_ = fs::temp_directory_path() / ("hopsim-traces-" + std::to_string(::getpid()) + "-" +
+                                             std::to_string(counter++) + "-" + std::to_string(rd()));
         fs::create_directories(path_);
     }
     ~TempDir() {

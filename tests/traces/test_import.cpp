@@ -105,8 +105,8 @@ TEST_CASE("passing csv malformed lines are named", "[import]") {
 TEST_CASE("hpcc ring output yields bandwidth and latency rows", "[import]") {
     const auto rows = import_hpcc_ring(data("hpcc-ring.txt"), "power6-32way");
     REQUIRE(rows.size() == 4);
-    CHECK(rows[0] == ResultRow{"power6-32way", "hpcc-ring-random", "", "latency", 1.45, "us",
-                               data("hpcc-ring.txt").string()});
+    CHECK(rows[0] ==
+          ResultRow{"power6-32way", "hpcc-ring-random", "", "latency", 1.45, "us", data("hpcc-ring.txt").string()});
     CHECK(rows[1].experiment == "hpcc-ring-natural");
     CHECK(rows[1].configuration == "per process");
     CHECK(rows[1].metric == "bandwidth");
@@ -129,8 +129,8 @@ TEST_CASE("hpcc ring malformed lines are named", "[import]") {
 TEST_CASE("ham offload output yields one row per statistic", "[import]") {
     const auto rows = import_ham_offload(data("ham-offload.txt"), "xeonphi-knc");
     REQUIRE(rows.size() == 10 + 11);
-    CHECK(rows[0] == ResultRow{"xeonphi-knc", "ham-offload-call", "HAM-Offload function call runtime", "average",
-                               1800, "ns", data("ham-offload.txt").string()});
+    CHECK(rows[0] == ResultRow{"xeonphi-knc", "ham-offload-call", "HAM-Offload function call runtime", "average", 1800,
+                               "ns", data("ham-offload.txt").string()});
     CHECK(rows[1].metric == "median");
     CHECK(rows[4].metric == "variance");
     CHECK(rows[4].unit == "ns^2");

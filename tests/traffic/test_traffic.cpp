@@ -66,7 +66,7 @@ TEST_CASE("traffic: destinations on 8x8 by hand") {
   CHECK(d(Pattern::bit_reverse, 6) == 24);  // 000110 -> 011000
   CHECK(d(Pattern::bit_reverse, 63) == 63);
   // shuffle = rotate left by one on 6 bits.
-  CHECK(d(Pattern::shuffle, 33) == 3);   // 100001 -> 000011
+  CHECK(d(Pattern::shuffle, 33) == 3);  // 100001 -> 000011
   CHECK(d(Pattern::shuffle, 5) == 10);
   // tornado: (x + ceil(8/2) - 1) mod 8 = x + 3 per dimension.
   CHECK(d(Pattern::tornado, id(0, 0)) == id(3, 3));
@@ -90,7 +90,8 @@ TEST_CASE("traffic: zero-load formula matches MeshTiming") {
   const auto c = config(Pattern::uniform, 0.1);
   hopsim::epiphany::MeshTiming mesh(c.net);
   for (std::uint32_t s : {0u, 9u, 27u, 63u})
-    for (std::uint32_t t : {0u, 7u, 36u, 56u, 63u}) CHECK(zero_load_latency(c, s, t) == mesh.zero_load_write_latency(s, t));
+    for (std::uint32_t t : {0u, 7u, 36u, 56u, 63u})
+      CHECK(zero_load_latency(c, s, t) == mesh.zero_load_write_latency(s, t));
   CHECK(zero_load_latency(c, id(0, 0), id(7, 7)) == 11.5 + 1.5 * 15);
 }
 
@@ -126,8 +127,8 @@ TEST_CASE("traffic: uniform saturation near the channel-load bound") {
   REQUIRE(curve.back().saturated);
   double best = 0;
   for (const auto& r : curve) best = std::max(best, r.accepted);
-  INFO("points " << curve.size() << ", last unsaturated load " << curve[curve.size() - 2].offered
-                 << ", best accepted " << best);
+  INFO("points " << curve.size() << ", last unsaturated load " << curve[curve.size() - 2].offered << ", best accepted "
+                 << best);
   CHECK(best >= 0.6 * 0.5);
   CHECK(best <= 1.0 * 0.5);
   for (std::size_t i = 1; i < curve.size(); ++i) {
@@ -267,7 +268,7 @@ TEST_CASE("traffic: torus zero-load formula, wrap-around routes") {
   // (0,0,0) -> (0,0,3) is one hop over the wrap-around link; 6 hops is the diameter.
   CHECK(zero_load_latency(c, 0, 3) == 2.0 + 4.0);
   CHECK(zero_load_latency(c, 0, 42) == 2.0 * 6 + 4.0);
-  CHECK(zero_load_latency(c, 0, 0, 8) == 1.0);  // at least one cycle of serialisation
+  CHECK(zero_load_latency(c, 0, 0, 8) == 1.0);          // at least one cycle of serialisation
   CHECK(zero_load_latency(c, 0, 1, 100) == 2.0 + 7.0);  // ceil(100 / 16)
 }
 

@@ -5,16 +5,16 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include "statistics.hpp"
 #include "ham/offload.hpp"
 #include "hopsim/core/error.hpp"
+#include "statistics.hpp"
 
 using namespace ham;
 namespace d = ham::offload::detail;
@@ -104,8 +104,8 @@ TEST_CASE("statistics: true median, sample variance, errors", "[ham][stats]") {
 }
 
 TEST_CASE("options: --ham-* are parsed and removed, bad ones refused", "[ham][options]") {
-  std::vector<std::string> args{"prog", "-c", "--ham-mode", "sim", "--ham-cpu-affinity=3", "-r", "5",
-                                "--ham-message-size", "256"};
+  std::vector<std::string> args{"prog", "-c", "--ham-mode",         "sim", "--ham-cpu-affinity=3",
+                                "-r",   "5",  "--ham-message-size", "256"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -223,7 +223,8 @@ TEST_CASE("bad nodes and transfers outside target memory are refused", "[ham][na
     // Native checks the target's memory window (as SCIF RMA checks its
     // registered window); sim checks the allocation itself.
     auto b = offload::allocate<double>(1, 4);
-    CHECK_THROWS_WITH(offload::get_sync(b, x, (std::size_t(64) << 20) / sizeof(double) + 8), Catch::Contains("not inside"));
+    CHECK_THROWS_WITH(offload::get_sync(b, x, (std::size_t(64) << 20) / sizeof(double) + 8),
+                      Catch::Contains("not inside"));
     offload::free(b);
   }
 }
@@ -231,9 +232,9 @@ TEST_CASE("bad nodes and transfers outside target memory are refused", "[ham][na
 TEST_CASE("a target dying mid-run is a clear error on the host, not a hang", "[ham][native]") {
   Session s(mode("native"));
   CHECK(offload::sync(1, f2f(&mul, 2.0f, 3.0f)) == 6.0f);
-  CHECK_THROWS_WITH(offload::sync(1, f2f(&die)),
-                    Catch::Contains("target node 1") && Catch::Contains("exited with status 7") &&
-                        Catch::Contains("while the host waited for a result"));
+  CHECK_THROWS_WITH(offload::sync(1, f2f(&die)), Catch::Contains("target node 1") &&
+                                                     Catch::Contains("exited with status 7") &&
+                                                     Catch::Contains("while the host waited for a result"));
   CHECK_THROWS_WITH(offload::sync(1, f2f(&nothing)), Catch::Contains("is gone"));
 }
 

@@ -32,11 +32,11 @@ TEST_CASE("line encoding and raw rate per generation", "[xeonphi][pcie]") {
 TEST_CASE("TLP counts and bytes of a 1 MiB posted write", "[xeonphi][pcie]") {
   const PcieLink link(gen2x16());
   const TlpCount c = link.write_tlps(1 << 20);
-  CHECK(c.data_tlps == 4096);                            // 1 MiB / 256 B
+  CHECK(c.data_tlps == 4096);  // 1 MiB / 256 B
   CHECK(c.request_tlps == 0);
   CHECK(c.payload_bytes == 1048576);
-  CHECK(c.forward_wire_bytes == 1048576 + 4096 * 24);    // + (16 B header + 8 B framing) per TLP
-  CHECK(c.dllps == 1024 + 1024);                         // one Ack and one UpdateFC per 4 TLPs
+  CHECK(c.forward_wire_bytes == 1048576 + 4096 * 24);  // + (16 B header + 8 B framing) per TLP
+  CHECK(c.dllps == 1024 + 1024);                       // one Ack and one UpdateFC per 4 TLPs
   CHECK(c.reverse_wire_bytes == 2048 * 8);
   // A partial last TLP and programmed-I/O sizing.
   const TlpCount d = link.write_tlps(1000, 64);
@@ -48,8 +48,8 @@ TEST_CASE("TLP counts and bytes of a 1 MiB posted write", "[xeonphi][pcie]") {
 TEST_CASE("TLP counts and bytes of a 1 MiB non-posted read", "[xeonphi][pcie]") {
   const PcieLink link(gen2x16());
   const TlpCount c = link.read_tlps(1 << 20);
-  CHECK(c.request_tlps == 2048);                         // MRRS 512 B
-  CHECK(c.data_tlps == 4096);                            // completions of MPS 256 B
+  CHECK(c.request_tlps == 2048);  // MRRS 512 B
+  CHECK(c.data_tlps == 4096);     // completions of MPS 256 B
   // Completions carry a 12 B header; the requests' DLLPs travel with them.
   CHECK(c.forward_wire_bytes == 1048576 + 4096 * (12 + 8) + (512 + 512) * 8);
   CHECK(c.reverse_wire_bytes == 2048 * (16 + 8) + (1024 + 1024) * 8);

@@ -10,12 +10,8 @@ namespace hopsim::topo {
 namespace {
 
 std::size_t checked_grid(const char* what, int rows, int cols) {
-  if (rows < 1)
-    throw std::invalid_argument(std::string(what) + ": rows must be >= 1, got " +
-                                std::to_string(rows));
-  if (cols < 1)
-    throw std::invalid_argument(std::string(what) + ": cols must be >= 1, got " +
-                                std::to_string(cols));
+  if (rows < 1) throw std::invalid_argument(std::string(what) + ": rows must be >= 1, got " + std::to_string(rows));
+  if (cols < 1) throw std::invalid_argument(std::string(what) + ": cols must be >= 1, got " + std::to_string(cols));
   const auto n = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
   if (n >= kNoNode) throw std::invalid_argument(std::string(what) + ": grid too large");
   return static_cast<std::size_t>(n);
@@ -40,8 +36,7 @@ void snake_walk(int R, int C, std::vector<NodeId>& out, IdFn id) {
 int index_of(const char* what, std::span<const NodeId> order, NodeId node) {
   const auto it = std::find(order.begin(), order.end(), node);
   if (it == order.end())
-    throw std::invalid_argument(std::string(what) + ": node " + std::to_string(node) +
-                                " not in order");
+    throw std::invalid_argument(std::string(what) + ": node " + std::to_string(node) + " not in order");
   return static_cast<int>(it - order.begin());
 }
 
@@ -91,15 +86,14 @@ RingPos ring_position(std::span<const NodeId> order, NodeId node) {
 LinePos line_position(std::span<const NodeId> order, NodeId node) {
   const int i = index_of("line_position", order, node);
   const auto ui = static_cast<std::size_t>(i);
-  return LinePos{ui + 1 < order.size() ? order[ui + 1] : kNoNode,
-                 ui > 0 ? order[ui - 1] : kNoNode, i};
+  return LinePos{ui + 1 < order.size() ? order[ui + 1] : kNoNode, ui > 0 ? order[ui - 1] : kNoNode, i};
 }
 
 MeshNeighbours mesh_neighbours(int rows, int cols, NodeId node) {
   const std::size_t n = checked_grid("mesh_neighbours", rows, cols);
   if (node >= n)
-    throw std::out_of_range("mesh_neighbours: node " + std::to_string(node) + " outside " +
-                            std::to_string(rows) + "x" + std::to_string(cols) + " grid");
+    throw std::out_of_range("mesh_neighbours: node " + std::to_string(node) + " outside " + std::to_string(rows) + "x" +
+                            std::to_string(cols) + " grid");
   const auto ucols = static_cast<NodeId>(cols);
   const NodeId r = node / ucols;
   const NodeId c = node % ucols;

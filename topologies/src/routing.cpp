@@ -22,17 +22,15 @@ int signed_steps(const Topology& topo, int dim, int from, int to) {
 void check_dim_order(const Topology& topo, std::span<const int> order) {
   const auto nd = static_cast<std::size_t>(topo.ndims());
   if (order.size() != nd)
-    throw std::invalid_argument("route_dor: dim_order has " + std::to_string(order.size()) +
-                                " entries, topology has " + std::to_string(nd) + " dims");
+    throw std::invalid_argument("route_dor: dim_order has " + std::to_string(order.size()) + " entries, topology has " +
+                                std::to_string(nd) + " dims");
   // O(ndims^2) but allocation-free; ndims is tiny.
   for (std::size_t i = 0; i < nd; ++i) {
     if (order[i] < 0 || order[i] >= topo.ndims())
-      throw std::invalid_argument("route_dor: dim_order contains invalid dim " +
-                                  std::to_string(order[i]));
+      throw std::invalid_argument("route_dor: dim_order contains invalid dim " + std::to_string(order[i]));
     for (std::size_t j = 0; j < i; ++j)
       if (order[j] == order[i])
-        throw std::invalid_argument("route_dor: dim_order repeats dim " +
-                                    std::to_string(order[i]));
+        throw std::invalid_argument("route_dor: dim_order repeats dim " + std::to_string(order[i]));
   }
 }
 
@@ -45,8 +43,7 @@ int hop_distance(const Topology& topo, NodeId a, NodeId b) {
   return hops;
 }
 
-std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst,
-                              std::span<const int> dim_order) {
+std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst, std::span<const int> dim_order) {
   check_dim_order(topo, dim_order);
   std::vector<LinkId> path;
   path.reserve(static_cast<std::size_t>(hop_distance(topo, src, dst)));
@@ -67,8 +64,7 @@ std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst,
 
 std::vector<LinkId> route_xy(const Topology& mesh2d, NodeId src, NodeId dst) {
   if (mesh2d.ndims() != 2)
-    throw std::invalid_argument("route_xy: topology has " + std::to_string(mesh2d.ndims()) +
-                                " dims, need 2");
+    throw std::invalid_argument("route_xy: topology has " + std::to_string(mesh2d.ndims()) + " dims, need 2");
   static constexpr int kXThenY[] = {1, 0};
   return route_dor(mesh2d, src, dst, kXThenY);
 }

@@ -7,12 +7,11 @@
 
 namespace hopsim::topo {
 
-Topology::Topology(std::vector<int> dims, std::vector<bool> wrap)
-    : dims_(std::move(dims)), wrap_(std::move(wrap)) {
+Topology::Topology(std::vector<int> dims, std::vector<bool> wrap) : dims_(std::move(dims)), wrap_(std::move(wrap)) {
   if (dims_.empty()) throw std::invalid_argument("Topology: dims is empty");
   if (dims_.size() != wrap_.size())
-    throw std::invalid_argument("Topology: dims has " + std::to_string(dims_.size()) +
-                                " entries but wrap has " + std::to_string(wrap_.size()));
+    throw std::invalid_argument("Topology: dims has " + std::to_string(dims_.size()) + " entries but wrap has " +
+                                std::to_string(wrap_.size()));
   const std::size_t nd = dims_.size();
 
   // Ids are 32-bit with 0xFFFFFFFF reserved as a sentinel, so reject grids
@@ -21,8 +20,8 @@ Topology::Topology(std::vector<int> dims, std::vector<bool> wrap)
   std::uint64_t nodes = 1;
   for (std::size_t d = 0; d < nd; ++d) {
     if (dims_[d] < 1)
-      throw std::invalid_argument("Topology: dims[" + std::to_string(d) + "] = " +
-                                  std::to_string(dims_[d]) + ", every dim must be >= 1");
+      throw std::invalid_argument("Topology: dims[" + std::to_string(d) + "] = " + std::to_string(dims_[d]) +
+                                  ", every dim must be >= 1");
     nodes *= static_cast<std::uint64_t>(dims_[d]);
     if (nodes >= kIdLimit) throw std::invalid_argument("Topology: too many nodes");
   }
@@ -30,12 +29,10 @@ Topology::Topology(std::vector<int> dims, std::vector<bool> wrap)
   num_nodes_ = static_cast<std::size_t>(nodes);
 
   strides_.assign(nd, 1);
-  for (std::size_t d = nd - 1; d > 0; --d)
-    strides_[d - 1] = strides_[d] * static_cast<std::uint32_t>(dims_[d]);
+  for (std::size_t d = nd - 1; d > 0; --d) strides_[d - 1] = strides_[d] * static_cast<std::uint32_t>(dims_[d]);
 
   graph_ = Graph(num_nodes_);
-  for (std::size_t n = 0; n < num_nodes_; ++n)
-    graph_[n].coord = coord_of(static_cast<NodeId>(n));
+  for (std::size_t n = 0; n < num_nodes_; ++n) graph_[n].coord = coord_of(static_cast<NodeId>(n));
 
   out_links_.assign(num_nodes_ * nd * 2, kNoLink);
   for (std::size_t n = 0; n < num_nodes_; ++n) {
@@ -50,9 +47,9 @@ Topology::Topology(std::vector<int> dims, std::vector<bool> wrap)
           if (!wrap_[d]) continue;
           nc = (nc + extent) % extent;
         }
-        const auto dst = static_cast<NodeId>(
-            static_cast<std::int64_t>(src) +
-            static_cast<std::int64_t>(nc - c) * static_cast<std::int64_t>(strides_[d]));
+        const auto dst =
+            static_cast<NodeId>(static_cast<std::int64_t>(src) +
+                                static_cast<std::int64_t>(nc - c) * static_cast<std::int64_t>(strides_[d]));
         const auto id = static_cast<LinkId>(links_.size());
         links_.push_back({src, dst, static_cast<int>(d), dir});
         out_links_[slot(src, static_cast<int>(d), dir)] = id;
@@ -64,14 +61,14 @@ Topology::Topology(std::vector<int> dims, std::vector<bool> wrap)
 
 void Topology::check_node(NodeId n, const char* what) const {
   if (n >= num_nodes_)
-    throw std::out_of_range(std::string(what) + ": node " + std::to_string(n) +
-                            " out of range (num_nodes " + std::to_string(num_nodes_) + ")");
+    throw std::out_of_range(std::string(what) + ": node " + std::to_string(n) + " out of range (num_nodes " +
+                            std::to_string(num_nodes_) + ")");
 }
 
 void Topology::check_dim(int dim, const char* what) const {
   if (dim < 0 || dim >= ndims())
-    throw std::out_of_range(std::string(what) + ": dim " + std::to_string(dim) +
-                            " out of range (ndims " + std::to_string(ndims()) + ")");
+    throw std::out_of_range(std::string(what) + ": dim " + std::to_string(dim) + " out of range (ndims " +
+                            std::to_string(ndims()) + ")");
 }
 
 bool Topology::wraps(int dim) const {
@@ -86,14 +83,13 @@ std::uint32_t Topology::stride(int dim) const {
 
 NodeId Topology::node_at(std::span<const int> coord) const {
   if (coord.size() != dims_.size())
-    throw std::invalid_argument("Topology::node_at: got " + std::to_string(coord.size()) +
-                                " coordinates for " + std::to_string(dims_.size()) + " dims");
+    throw std::invalid_argument("Topology::node_at: got " + std::to_string(coord.size()) + " coordinates for " +
+                                std::to_string(dims_.size()) + " dims");
   NodeId id = 0;
   for (std::size_t d = 0; d < dims_.size(); ++d) {
     if (coord[d] < 0 || coord[d] >= dims_[d])
-      throw std::out_of_range("Topology::node_at: coord[" + std::to_string(d) + "] = " +
-                              std::to_string(coord[d]) + " outside [0, " +
-                              std::to_string(dims_[d]) + ")");
+      throw std::out_of_range("Topology::node_at: coord[" + std::to_string(d) + "] = " + std::to_string(coord[d]) +
+                              " outside [0, " + std::to_string(dims_[d]) + ")");
     id += static_cast<NodeId>(coord[d]) * strides_[d];
   }
   return id;
@@ -118,8 +114,7 @@ LinkId Topology::link(NodeId from, int dim, int dir) const {
   check_node(from, "Topology::link");
   check_dim(dim, "Topology::link");
   if (dir != 1 && dir != -1)
-    throw std::invalid_argument("Topology::link: dir must be +1 or -1, got " +
-                                std::to_string(dir));
+    throw std::invalid_argument("Topology::link: dir must be +1 or -1, got " + std::to_string(dir));
   return out_links_[slot(from, dim, dir)];
 }
 
@@ -131,10 +126,8 @@ const Topology::LinkRec& Topology::checked(LinkId l) const {
 }
 
 Topology make_mesh2d(int rows, int cols) {
-  if (rows < 1)
-    throw std::invalid_argument("make_mesh2d: rows must be >= 1, got " + std::to_string(rows));
-  if (cols < 1)
-    throw std::invalid_argument("make_mesh2d: cols must be >= 1, got " + std::to_string(cols));
+  if (rows < 1) throw std::invalid_argument("make_mesh2d: rows must be >= 1, got " + std::to_string(rows));
+  if (cols < 1) throw std::invalid_argument("make_mesh2d: cols must be >= 1, got " + std::to_string(cols));
   return Topology({rows, cols}, {false, false});
 }
 

@@ -8,18 +8,16 @@ namespace hopsim::traces::sql {
 
 namespace {
 
-std::string errmsg(sqlite3* db) {
-    return db ? sqlite3_errmsg(db) : "out of memory";
-}
+std::string errmsg(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
 
 }  // namespace
 
 Db::Db(const std::filesystem::path& path, OpenMode mode) : path_(path) {
     // NOMUTEX: a connection is used by one thread at a time (the writer hands its
     // connection to its background thread and back), so SQLite's own locking is waste.
-    const int flags = (mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
-                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                      SQLITE_OPEN_NOMUTEX;
+    const int flags =
+        (mode == OpenMode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+        SQLITE_OPEN_NOMUTEX;
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
     db_.reset(raw);  // sqlite hands out a handle even on failure; it must be closed
@@ -83,8 +81,7 @@ Stmt& Stmt::bind(int index, double value) {
 }
 
 Stmt& Stmt::bind(int index, std::string_view value) {
-    check_bind(sqlite3_bind_text64(stmt_.get(), index, value.data(), value.size(), SQLITE_TRANSIENT,
-                                   SQLITE_UTF8),
+    check_bind(sqlite3_bind_text64(stmt_.get(), index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
                index);
     return *this;
 }

@@ -40,7 +40,6 @@ std::string metadata(int pid, std::int64_t tid, std::string_view what, std::stri
     return fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{{}}}}})", pid, tid, what, args);
 }
 
-
 }  // namespace
 
 void export_perfetto(const TraceReader& trace, std::ostream& out) {
@@ -51,7 +50,8 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
     std::map<std::int64_t, std::string> node_names;
     for (const Node& n : trace.nodes()) node_names[n.id] = n.name;
     std::map<std::int64_t, std::string> link_names;
-    for (const Link& l : trace.links()) link_names[l.id] = l.name.empty() ? l.net : fmt::format("{} ({})", l.name, l.net);
+    for (const Link& l : trace.links())
+        link_names[l.id] = l.name.empty() ? l.net : fmt::format("{} ({})", l.name, l.net);
 
     out << R"({"traceEvents":[)";
     EventStream ev(out);
@@ -61,8 +61,8 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
     std::set<std::int64_t> pes;
     trace.for_each_pe_state(lo, hi, [&](const PeStateSpan& s) {
         pes.insert(s.pe);
-        ev.emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"pe","name":"{}","ts":{},"dur":{}}})", kPePid,
-                            s.pe, to_string(s.state), s.start * us_per_cycle, (s.end - s.start) * us_per_cycle));
+        ev.emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"pe","name":"{}","ts":{},"dur":{}}})", kPePid, s.pe,
+                            to_string(s.state), s.start * us_per_cycle, (s.end - s.start) * us_per_cycle));
     });
     for (const std::int64_t pe : pes) {
         const auto it = node_names.find(pe);
@@ -82,13 +82,15 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
         const double leave = st.real(3);
         const std::string kind = st.text(4);
         links.insert(link);
-        ev.emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"hop","name":{},"ts":{},"dur":{},"args":{{"txn":{}}}}})",
-                            kLinkPid, kLinkTidBase + link, json_string(kind.empty() ? "hop" : kind),
-                            enter * us_per_cycle, (leave - enter) * us_per_cycle, txn));
+        ev.emit(
+            fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"hop","name":{},"ts":{},"dur":{},"args":{{"txn":{}}}}})",
+                        kLinkPid, kLinkTidBase + link, json_string(kind.empty() ? "hop" : kind), enter * us_per_cycle,
+                        (leave - enter) * us_per_cycle, txn));
     }
     for (const std::int64_t link : links) {
         const auto it = link_names.find(link);
-        const std::string name = it != link_names.end() && !it->second.empty() ? it->second : fmt::format("link {}", link);
+        const std::string name =
+            it != link_names.end() && !it->second.empty() ? it->second : fmt::format("link {}", link);
         ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_name", "\"name\":" + json_string(name)));
         ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_sort_index", fmt::format(R"("sort_index":{})", link)));
     }
@@ -131,10 +133,17 @@ void export_csv(const TraceReader& trace, std::string_view table, std::ostream& 
         for (int c = 0; c < n; ++c) {
             if (c) out << ',';
             switch (st.column_type(c)) {
-                case SQLITE_INTEGER: out << st.int64(c); break;
-                case SQLITE_FLOAT: out << fmt::format("{}", st.real(c)); break;
-                case SQLITE_NULL: break;
-                default: out << csv_field(st.text(c)); break;
+                case SQLITE_INTEGER:
+                    out << st.int64(c);
+                    break;
+                case SQLITE_FLOAT:
+                    out << fmt::format("{}", st.real(c));
+                    break;
+                case SQLITE_NULL:
+                    break;
+                default:
+                    out << csv_field(st.text(c));
+                    break;
             }
         }
         out << '\n';

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kKnownUnits{"ticks", "cycles", "ns",  "us",  "ms",  "s",
-                                                       "MB/s",  "GB/s",   "B",   "KiB", "MiB", "bytes"};
+constexpr std::array<std::string_view, 12> kKnownUnits{"ticks", "cycles", "ns", "us",  "ms",  "s",
+                                                       "MB/s",  "GB/s",   "B",  "KiB", "MiB", "bytes"};
 
 std::string_view trim(std::string_view s) {
     const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
@@ -95,8 +95,8 @@ public:
                     was_quoted = after_quote = false;
                 } else if (after_quote) {
                     if (c != ' ' && c != '\t') {
-                        throw ImportError(path_, line_, fmt::format("field {}: text after the closing quote",
-                                                                    fields.size() + 1));
+                        throw ImportError(path_, line_,
+                                          fmt::format("field {}: text after the closing quote", fields.size() + 1));
                     }
                 } else if (c == '"' && trim(field).empty()) {
                     // A quote opens a quoted field only at its start; elsewhere it is literal
@@ -147,10 +147,18 @@ std::string_view ring_unit(bool bandwidth, std::string_view lowered) {
         std::string_view unit;
     };
     static constexpr std::array<Spelling, 12> kSpellings{{
-        {true, "mb/s", "MB/s"},   {true, "mbytes/s", "MB/s"}, {true, "mbyte/s", "MB/s"},
-        {true, "gb/s", "GB/s"},   {true, "gbytes/s", "GB/s"}, {true, "gbyte/s", "GB/s"},
-        {false, "usec", "us"},    {false, "usecs", "us"},     {false, "us", "us"},
-        {false, "msec", "ms"},    {false, "msecs", "ms"},     {false, "ms", "ms"},
+        {true, "mb/s", "MB/s"},
+        {true, "mbytes/s", "MB/s"},
+        {true, "mbyte/s", "MB/s"},
+        {true, "gb/s", "GB/s"},
+        {true, "gbytes/s", "GB/s"},
+        {true, "gbyte/s", "GB/s"},
+        {false, "usec", "us"},
+        {false, "usecs", "us"},
+        {false, "us", "us"},
+        {false, "msec", "ms"},
+        {false, "msecs", "ms"},
+        {false, "ms", "ms"},
     }};
     for (const Spelling& s : kSpellings) {
         if (s.bandwidth == bandwidth && s.text == lowered) return s.unit;
@@ -180,9 +188,10 @@ std::vector<ResultRow> import_reference_csv(const fs::path& path) {
         }
         first = false;
         if (f.size() != kColumns.size()) {
-            throw ImportError(path, line, fmt::format("expected 7 fields (system,experiment,configuration,metric,"
-                                                      "value,unit,source), found {}",
-                                                      f.size()));
+            throw ImportError(path, line,
+                              fmt::format("expected 7 fields (system,experiment,configuration,metric,"
+                                          "value,unit,source), found {}",
+                                          f.size()));
         }
         for (std::size_t i : {0u, 1u, 3u, 4u, 5u, 6u}) {
             if (f[i].empty()) throw ImportError(path, line, fmt::format("{} is empty", kColumns[i]));
@@ -213,7 +222,8 @@ std::vector<ResultRow> import_passing_csv(const fs::path& path, std::string syst
             continue;
         }
         first = false;
-        if (f.size() != 3) throw ImportError(path, line, fmt::format("expected n,method,ticks, found {} fields", f.size()));
+        if (f.size() != 3)
+            throw ImportError(path, line, fmt::format("expected n,method,ticks, found {} fields", f.size()));
         long long n = 0;
         const auto [end, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), n);
         if (f[0].empty() || ec != std::errc() || end != f[0].data() + f[0].size() || n < 1) {
@@ -222,8 +232,8 @@ std::vector<ResultRow> import_passing_csv(const fs::path& path, std::string syst
         if (f[1].empty()) throw ImportError(path, line, "method is empty");
         const auto ticks = parse_number(f[2]);
         if (!ticks || *ticks < 0) throw ImportError(path, line, fmt::format("ticks '{}' is not a number >= 0", f[2]));
-        rows.push_back({system, "passing", fmt::format("{} n={}", f[1], n), "host_ticks", *ticks, "ticks",
-                        path.string()});
+        rows.push_back(
+            {system, "passing", fmt::format("{} n={}", f[1], n), "host_ticks", *ticks, "ticks", path.string()});
     }
     require_rows(path, rows, "n,method,ticks lines");
     return rows;
@@ -255,8 +265,8 @@ std::vector<ResultRow> import_hpcc_ring(const fs::path& path, std::string system
         if (!value) throw ImportError(path, line, fmt::format("'{}' is not a number", number));
         const std::string_view unit = ring_unit(bandwidth, lower(raw_unit));
         if (unit.empty()) {
-            throw ImportError(path, line, fmt::format("unknown {} unit '{}'", bandwidth ? "bandwidth" : "latency",
-                                                      raw_unit));
+            throw ImportError(path, line,
+                              fmt::format("unknown {} unit '{}'", bandwidth ? "bandwidth" : "latency", raw_unit));
         }
         rows.push_back({system, natural ? "hpcc-ring-natural" : "hpcc-ring-random", config,
                         bandwidth ? "bandwidth" : "latency", *value, std::string(unit), path.string()});
@@ -286,10 +296,12 @@ std::vector<ResultRow> import_ham_offload(const fs::path& path, std::string syst
         std::vector<std::string> cols = split(t, '\t');
         if (cols.front() == "name") {
             for (const std::string& c : cols) {
-                static constexpr std::array<std::string_view, 12> kKnown{
-                    "name",      "average",   "median",             "min",
-                    "max",       "variance",  "std_error",          "relative_std_error",
-                    "conf95_error", "relative_conf95_error", "count", "data_size"};
+                static constexpr std::array<std::string_view, 12> kKnown{"name",         "average",
+                                                                         "median",       "min",
+                                                                         "max",          "variance",
+                                                                         "std_error",    "relative_std_error",
+                                                                         "conf95_error", "relative_conf95_error",
+                                                                         "count",        "data_size"};
                 if (std::find(kKnown.begin(), kKnown.end(), c) == kKnown.end()) {
                     throw ImportError(path, line, fmt::format("unknown column '{}' in the header", c));
                 }
@@ -300,8 +312,9 @@ std::vector<ResultRow> import_ham_offload(const fs::path& path, std::string syst
         }
         if (header.empty()) throw ImportError(path, line, "data row before a header line starting with 'name'");
         if (cols.size() != header.size()) {
-            throw ImportError(path, line, fmt::format("{} columns, but the header on line {} has {}", cols.size(),
-                                                      header_line, header.size()));
+            throw ImportError(
+                path, line,
+                fmt::format("{} columns, but the header on line {} has {}", cols.size(), header_line, header.size()));
         }
         std::string name(trim(cols[0]));
         if (!name.empty() && name.back() == ':') name.pop_back();

@@ -52,8 +52,8 @@ void check_sqlite_header(const fs::path& path) {
     const std::uint32_t pages = be32(&h[28]);
     const bool pages_valid = be32(&h[24]) == be32(&h[92]);  // the in-header size is trusted only then
     if (size % page_size != 0) {
-        not_a_trace(path, fmt::format("truncated or corrupt: {} bytes is not a whole number of {}-byte pages",
-                                      size, page_size));
+        not_a_trace(path, fmt::format("truncated or corrupt: {} bytes is not a whole number of {}-byte pages", size,
+                                      page_size));
     }
     if (pages_valid && std::uint64_t{pages} * page_size > size) {
         not_a_trace(path, fmt::format("truncated: the header promises {} bytes, the file has {}",
@@ -112,8 +112,7 @@ TraceFileState probe_trace(const fs::path& path, std::string* why) {
     }
 }
 
-TraceReader::TraceReader(const fs::path& path)
-    : db_((check_sqlite_header(path), path), sql::OpenMode::read_only) {
+TraceReader::TraceReader(const fs::path& path) : db_((check_sqlite_header(path), path), sql::OpenMode::read_only) {
     // Window queries walk an index and fetch rows from all over the table: memory-mapped
     // reads and a bigger page cache keep that from turning into one pread per row
     // (the GUI's PE timeline of a 150 k-state trace: 1.7 s -> see docs/gui.md).
@@ -315,8 +314,7 @@ std::vector<std::int64_t> TraceReader::pes() const {
     return out;
 }
 
-void TraceReader::for_each_pe_state(double t0, double t1,
-                                    const std::function<void(const PeStateSpan&)>& fn) const {
+void TraceReader::for_each_pe_state(double t0, double t1, const std::function<void(const PeStateSpan&)>& fn) const {
     t0 = clamp_time(path(), t0);
     t1 = clamp_time(path(), t1);
     sql::Stmt at(db_, schema::kPeStateAt);

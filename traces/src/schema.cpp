@@ -13,10 +13,9 @@ namespace hopsim::traces {
 namespace meta_key {
 
 std::span<const std::string_view> reserved() noexcept {
-    static constexpr std::array keys{schema_version, hopsim_version, git_revision, scenario,
-                                     machine,        mode,           seed,         detail,
-                                     complete,       created,        bucket_cycles, clock_hz,
-                                     incomplete_reason, max_hop_cycles};
+    static constexpr std::array keys{
+        schema_version, hopsim_version, git_revision,  scenario, machine,           mode,          seed, detail,
+        complete,       created,        bucket_cycles, clock_hz, incomplete_reason, max_hop_cycles};
     return keys;
 }
 
@@ -49,9 +48,12 @@ const Table* find_table(std::string_view name) noexcept {
 
 std::string_view to_string(Detail d) noexcept {
     switch (d) {
-        case Detail::counters: return "counters";
-        case Detail::transactions: return "transactions";
-        case Detail::hops: return "hops";
+        case Detail::counters:
+            return "counters";
+        case Detail::transactions:
+            return "transactions";
+        case Detail::hops:
+            return "hops";
     }
     return "?";
 }
@@ -65,10 +67,14 @@ std::optional<Detail> parse_detail(std::string_view s) noexcept {
 
 std::string_view to_string(PeState s) noexcept {
     switch (s) {
-        case PeState::compute: return "compute";
-        case PeState::waiting: return "waiting";
-        case PeState::barrier: return "barrier";
-        case PeState::polling: return "polling";
+        case PeState::compute:
+            return "compute";
+        case PeState::waiting:
+            return "waiting";
+        case PeState::barrier:
+            return "barrier";
+        case PeState::polling:
+            return "polling";
     }
     return "?";
 }

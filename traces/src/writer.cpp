@@ -26,13 +26,9 @@ namespace {
 
 std::string num(double v) { return fmt::format("{}", v); }
 
-std::string utc_now() {
-    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
+std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
-fs::path with_suffix(const fs::path& p, std::string_view suffix) {
-    return fs::path(p.string() + std::string(suffix));
-}
+fs::path with_suffix(const fs::path& p, std::string_view suffix) { return fs::path(p.string() + std::string(suffix)); }
 
 void remove_quietly(const fs::path& p) noexcept {
     std::error_code ec;
@@ -66,8 +62,8 @@ void TraceWriter::Batch::clear() noexcept {
 
 fs::path TraceWriter::prepare_partial(const fs::path& path, const Meta& meta) {
     if (!(meta.bucket_cycles > 0) || !std::isfinite(meta.bucket_cycles)) {
-        throw TraceError(fmt::format("trace {}: bucket_cycles must be a positive number, not {}",
-                                     path.string(), meta.bucket_cycles));
+        throw TraceError(fmt::format("trace {}: bucket_cycles must be a positive number, not {}", path.string(),
+                                     meta.bucket_cycles));
     }
     if (!(meta.clock_hz >= 0) || !std::isfinite(meta.clock_hz)) {
         throw TraceError(fmt::format("trace {}: clock_hz must be >= 0, not {}", path.string(), meta.clock_hz));
@@ -111,9 +107,7 @@ TraceWriter::TraceWriter(fs::path path, Meta meta, Detail detail, WriterOptions 
         sql::Transaction tx(db_);
         db_.exec(schema::kCreate);
         sql::Stmt put(db_, schema::kPutMeta);
-        auto set = [&](std::string_view key, std::string_view value) {
-            put.bind(1, key).bind(2, value).run();
-        };
+        auto set = [&](std::string_view key, std::string_view value) { put.bind(1, key).bind(2, value).run(); };
         set(meta_key::schema_version, std::to_string(kSchemaVersion));
         set(meta_key::hopsim_version, meta.hopsim_version);
         set(meta_key::git_revision, meta.git_revision);
@@ -183,8 +177,8 @@ void TraceWriter::add_node(const Node& node) {
     const std::string_view coords = node.coords.empty() ? std::string_view("[]") : node.coords;
     const auto parsed = nlohmann::json::parse(coords, nullptr, false);
     if (parsed.is_discarded() || !parsed.is_array()) {
-        throw TraceError(fmt::format("trace {}: node {} coords are not a JSON array: {}", path_.string(), node.id,
-                                     node.coords));
+        throw TraceError(
+            fmt::format("trace {}: node {} coords are not a JSON array: {}", path_.string(), node.id, node.coords));
     }
     std::unique_lock lock(mutex_);
     check_open_locked();
@@ -209,8 +203,8 @@ void TraceWriter::add_link(const Link& link) {
 std::int64_t TraceWriter::add_transaction(Transaction txn) {
     if (!want_transactions_) return 0;
     if (!(txn.arrive >= txn.inject)) {  // also rejects NaN
-        throw TraceError(fmt::format("trace {}: transaction arrives ({}) before it is injected ({})",
-                                     path_.string(), txn.arrive, txn.inject));
+        throw TraceError(fmt::format("trace {}: transaction arrives ({}) before it is injected ({})", path_.string(),
+                                     txn.arrive, txn.inject));
     }
     std::unique_lock lock(mutex_);
     check_open_locked();
@@ -247,8 +241,8 @@ void TraceWriter::add_link_sample(std::int64_t link, double time, std::int64_t b
 void TraceWriter::add_pe_state(std::int64_t pe, PeState state, double start, double end) {
     if (!want_transactions_) return;
     if (!(end >= start)) {
-        throw TraceError(fmt::format("trace {}: PE {} state ends ({}) before it starts ({})", path_.string(), pe,
-                                     end, start));
+        throw TraceError(
+            fmt::format("trace {}: PE {} state ends ({}) before it starts ({})", path_.string(), pe, end, start));
     }
     std::unique_lock lock(mutex_);
     check_open_locked();

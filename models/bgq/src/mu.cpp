@@ -50,26 +50,29 @@ void set_put_offset(MUHWI_Descriptor_t& d, std::uint64_t offset) {
 
 std::uint32_t check_descriptor(const MUHWI_Descriptor_t& d, const Torus& torus, std::uint32_t src) {
   if (d.Message_Length == 0)
-    throw KernelError(fmt::format("node {}: MU descriptor with Message_Length 0 (a descriptor must move at least one byte)",
-                                  src));
+    throw KernelError(
+        fmt::format("node {}: MU descriptor with Message_Length 0 (a descriptor must move at least one byte)", src));
   if (d.Pa_Payload == 0) throw KernelError(fmt::format("node {}: MU descriptor with payload address 0", src));
   const auto type = packet_type(d);
   if (type == MUHWI_PACKET_TYPE_PACED_GET)
     throw KernelError(fmt::format("node {}: MU descriptor of packet type paced get, which hopsim does not model", src));
   if (type == MUHWI_PACKET_TYPE_GET && d.Message_Length % MUHWI_DESCRIPTOR_SIZE_IN_BYTES != 0)
-    throw KernelError(fmt::format("node {}: remote-get descriptor of {} bytes: its payload must be whole 64-byte descriptors",
-                                  src, d.Message_Length));
+    throw KernelError(
+        fmt::format("node {}: remote-get descriptor of {} bytes: its payload must be whole 64-byte descriptors", src,
+                    d.Message_Length));
   if (d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type != MUHWI_PT2PT_DATA_PACKET_TYPE)
-    throw KernelError(fmt::format("node {}: MU descriptor is not point-to-point (Data_Packet_Type 0x{:02x}); build it with "
-                                  "MUSPI_CreatePt2Pt*Descriptor",
-                                  src, d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type));
+    throw KernelError(
+        fmt::format("node {}: MU descriptor is not point-to-point (Data_Packet_Type 0x{:02x}); build it with "
+                    "MUSPI_CreatePt2Pt*Descriptor",
+                    src, d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type));
   if ((d.Torus_FIFO_Map & 0xFFF8u) == 0)
     throw KernelError(fmt::format("node {}: MU descriptor with an empty Torus_FIFO_Map", src));
   const auto c = destination_coords(d.PacketHeader.NetworkHeader.pt2pt.Destination);
   if (!torus.contains(c)) {
     const auto& e = torus.dims();
-    throw KernelError(fmt::format("node {}: MU descriptor destination ({},{},{},{},{}) is outside the {}x{}x{}x{}x{} torus",
-                                  src, c[0], c[1], c[2], c[3], c[4], e[0], e[1], e[2], e[3], e[4]));
+    throw KernelError(
+        fmt::format("node {}: MU descriptor destination ({},{},{},{},{}) is outside the {}x{}x{}x{}x{} torus", src,
+                    c[0], c[1], c[2], c[3], c[4], e[0], e[1], e[2], e[3], e[4]));
   }
   return torus.node_at(c);
 }
@@ -78,11 +81,12 @@ namespace {
 std::uint64_t bat_entry(const BaseAddressTable& n, std::uint32_t dst_node, std::uint32_t src, unsigned id,
                         const char* what) {
   if (id >= kBatEntries || !n.bat_allocated[id] || !n.bat_set[id])
-    throw KernelError(fmt::format("direct put from node {} to node {}: {} base-address id {} is not {} at the destination",
-                                  src, dst_node, what, id,
-                                  id >= kBatEntries ? "a valid id (0..543)"
-                                  : !n.bat_allocated[id] ? "allocated (Kernel_AllocateBaseAddressTable)"
-                                                         : "set (MUSPI_SetBaseAddress)"));
+    throw KernelError(
+        fmt::format("direct put from node {} to node {}: {} base-address id {} is not {} at the destination", src,
+                    dst_node, what, id,
+                    id >= kBatEntries      ? "a valid id (0..543)"
+                    : !n.bat_allocated[id] ? "allocated (Kernel_AllocateBaseAddressTable)"
+                                           : "set (MUSPI_SetBaseAddress)"));
   return n.bat[id];
 }
 }  // namespace
@@ -94,18 +98,20 @@ PutTarget direct_put_target(const BaseAddressTable& n, std::uint32_t dst_node, s
   const std::uint64_t cbase = bat_entry(n, dst_node, src, h.Rec_Counter_Base_Address_Id, "counter");
   const std::uint64_t caddr = (cbase & MUHWI_ATOMIC_ADDRESS_MASK) + h.Counter_Offset;
   if (caddr % 8 != 0)
-    throw KernelError(fmt::format("direct put from node {} to node {}: reception counter address 0x{:x} is not 8-byte "
-                                  "aligned",
-                                  src, dst_node, caddr));
+    throw KernelError(
+        fmt::format("direct put from node {} to node {}: reception counter address 0x{:x} is not 8-byte "
+                    "aligned",
+                    src, dst_node, caddr));
   if (caddr == 0)
     throw KernelError(fmt::format("direct put from node {} to node {}: reception counter address is 0", src, dst_node));
   if (base == 0)
     throw KernelError(fmt::format("direct put from node {} to node {}: payload base address is 0", src, dst_node));
   const std::uint64_t op = (cbase >> MUHWI_ATOMIC_OPCODE_SHIFT) & 0xF;
   if (op != MUHWI_ATOMIC_OPCODE_STORE_ADD && op != 0)
-    throw KernelError(fmt::format("direct put from node {} to node {}: counter base address uses atomic opcode {}, the MU "
-                                  "store-adds (MUHWI_ATOMIC_OPCODE_STORE_ADD)",
-                                  src, dst_node, op));
+    throw KernelError(
+        fmt::format("direct put from node {} to node {}: counter base address uses atomic opcode {}, the MU "
+                    "store-adds (MUHWI_ATOMIC_OPCODE_STORE_ADD)",
+                    src, dst_node, op));
   return {base + put_offset(d) + msg_offset, caddr};
 }
 
@@ -126,32 +132,36 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
   const unsigned id = d.PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO.Rec_FIFO_Id;
   std::lock_guard<std::mutex> lock(n.rec_mutex);
   if (id >= kRecFifos || !n.rec[id].enabled)
-    throw KernelError(fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is not {}", src, dst_node,
-                                  id, id >= kRecFifos ? "a valid id (0..271)" : "initialised and enabled"));
+    throw KernelError(fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is not {}", src,
+                                  dst_node, id, id >= kRecFifos ? "a valid id (0..271)" : "initialised and enabled"));
   auto& f = n.rec[id];
   const std::uint64_t need = packet_wire_bytes(bytes);
   if (f.used + need > f.capacity)
-    throw KernelError(fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is full ({} of {} bytes); "
-                                  "poll it more often or make it larger",
-                                  src, dst_node, id, f.used, f.capacity));
+    throw KernelError(
+        fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is full ({} of {} bytes); "
+                    "poll it more often or make it larger",
+                    src, dst_node, id, f.used, f.capacity));
   RecPacket p;
   p.header = d.PacketHeader;
   auto& mh = p.header.messageUnitHeader.Packet_Types.Memory_FIFO;
   mh.Put_Offset_MSB = static_cast<std::uint8_t>((msg_offset >> 32) & 0xFF);
   mh.Put_Offset_LSB = static_cast<std::uint32_t>(msg_offset);
-  p.header.NetworkHeader.pt2pt.Byte8 = static_cast<std::uint8_t>(
-      (p.header.NetworkHeader.pt2pt.Byte8 & 0xC0u) | ((packet_wire_bytes(bytes) / MUHWI_PAYLOAD_CHUNK_SIZE - 1) & 0x1F));
+  p.header.NetworkHeader.pt2pt.Byte8 =
+      static_cast<std::uint8_t>((p.header.NetworkHeader.pt2pt.Byte8 & 0xC0u) |
+                                ((packet_wire_bytes(bytes) / MUHWI_PAYLOAD_CHUNK_SIZE - 1) & 0x1F));
   const auto* b = static_cast<const std::uint8_t*>(data);
   p.payload.assign(b, b + bytes);
   f.used += need;
   f.packets.push_back(std::move(p));
 }
 
-std::uint32_t remote_get_fifo(const NodeMu& n, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d) {
+std::uint32_t remote_get_fifo(const NodeMu& n, std::uint32_t dst_node, std::uint32_t src_node,
+                              const MUHWI_Descriptor_t& d) {
   const unsigned id = d.PacketHeader.messageUnitHeader.Packet_Types.Remote_Get.Rget_Inj_FIFO_Id;
   if (id >= kInjFifos || !n.inj_allocated[id])
-    throw KernelError(fmt::format("remote get from node {} to node {}: injection FIFO {} is not allocated at the destination",
-                                  src_node, dst_node, id));
+    throw KernelError(
+        fmt::format("remote get from node {} to node {}: injection FIFO {} is not allocated at the destination",
+                    src_node, dst_node, id));
   return id;
 }
 

@@ -161,7 +161,8 @@ Sent Network::send(std::uint32_t src, std::uint32_t dst, std::uint32_t wire_byte
     const int dir = s > 0 ? 1 : -1;
     const auto link = link_index(cur, dim, dir);
     start = cal_[link].reserve(t, ser, horizon_);
-    if (obs_) [[unlikely]] obs_->hop(link, t, start, ser, wire_bytes);
+    if (obs_) [[unlikely]]
+      obs_->hop(link, t, start, ser, wire_bytes);
     if (h == 0) first = start;
     link_bytes_[link] += wire_bytes;
     if (path) path->push_back(link);
@@ -184,8 +185,8 @@ MuTiming::MuTiming(const Params& p) : net_(p) {
   rx_tpb_ = kTicksPerCycle / p.mu_rx_bandwidth;
 }
 
-MuTiming::Result MuTiming::inject(std::uint32_t src, std::uint32_t fifo, std::uint32_t dst, std::uint64_t length, Tick t,
-                                  bool dynamic) {
+MuTiming::Result MuTiming::inject(std::uint32_t src, std::uint32_t fifo, std::uint32_t dst, std::uint64_t length,
+                                  Tick t, bool dynamic) {
   auto& engines = engines_[src];
   auto it = std::find_if(engines.begin(), engines.end(), [&](const auto& e) { return e.first == fifo; });
   if (it == engines.end()) it = engines.insert(engines.end(), {fifo, Tick{0}});

@@ -15,7 +15,8 @@ const std::vector<ParamDecl>& param_decls() {
       {"torus_e", Dim::count, 1, 2, true, "torus extent in dimension E (2 on every BG/Q)"},
       {"clock", Dim::frequency, 1e6, 10e9, false, "A2 core clock (GetTimeBase counts it)"},
       {"link_bandwidth", Dim::bytes_per_cycle, 0.001, 1024, false, "raw bandwidth of one torus link per direction"},
-      {"link_packet_overhead", Dim::bytes, 0, 1024, false, "bytes a packet costs on a link beyond its header and payload"},
+      {"link_packet_overhead", Dim::bytes, 0, 1024, false,
+       "bytes a packet costs on a link beyond its header and payload"},
       {"hop_latency", Dim::cycles, 0, 1e5, false, "latency of one router plus link"},
       {"mu_descriptor_latency", Dim::cycles, 0, 1e6, false, "core's inject to the MU's first packet of a descriptor"},
       {"mu_descriptor_overhead", Dim::cycles, 0, 1e6, false, "injection-engine cycles per descriptor"},
@@ -29,10 +30,12 @@ const std::vector<ParamDecl>& param_decls() {
       {"cores", Dim::count, 1, 64, true, "compute cores per node"},
       {"threads_per_core", Dim::count, 1, 8, true, "hardware threads per core"},
       {"element_cycles", Dim::cycles, 0.01, 1e6, false, "cycles per reduction element, one thread alone on a core"},
-      {"core_element_rate", Dim::count, 0.01, 64, false, "reduction elements per cycle one core sustains with all its threads"},
+      {"core_element_rate", Dim::count, 0.01, 64, false,
+       "reduction elements per cycle one core sustains with all its threads"},
       {"memory_bandwidth", Dim::bytes_per_cycle, 0.01, 4096, false, "node memory bandwidth"},
       {"omp_overhead", Dim::cycles, 0, 1e7, false, "fork and join of a parallel region of more than one thread"},
-      {"mu_interference", Dim::count, 0, 10, false, "extra compute time per cycle of overlap with the node's MU traffic"},
+      {"mu_interference", Dim::count, 0, 10, false,
+       "extra compute time per cycle of overlap with the node's MU traffic"},
   };
   return decls;
 }

@@ -9,9 +9,12 @@ namespace hopsim::epiphany {
 
 const char* net_name(Net n) {
   switch (n) {
-    case Net::cmesh: return "cmesh";
-    case Net::rmesh: return "rmesh";
-    case Net::xmesh: return "xmesh";
+    case Net::cmesh:
+      return "cmesh";
+    case Net::rmesh:
+      return "rmesh";
+    case Net::xmesh:
+      return "xmesh";
   }
   return "?";
 }
@@ -70,8 +73,7 @@ std::uint64_t LinkCalendar::reserve_slow(std::uint64_t t, std::uint64_t dur) {
   return h;
 }
 
-MeshTiming::MeshTiming(const Params& p)
-    : p_(p), mesh_(topo::make_mesh2d(p.rows, p.cols)), n_(p.num_cores()) {
+MeshTiming::MeshTiming(const Params& p) : p_(p), mesh_(topo::make_mesh2d(p.rows, p.cols)), n_(p.num_cores()) {
   mesh_links_ = mesh_.num_links();
   route_off_.push_back(0);
   for (std::uint32_t s = 0; s < n_; ++s) {
@@ -113,8 +115,7 @@ void MeshTiming::set_horizon(double cycles) {
   if (h > horizon_) horizon_ = h;
 }
 
-std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur,
-                                  std::uint32_t bytes) {
+std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur, std::uint32_t bytes) {
   auto& l = links_[static_cast<int>(net)][link];
   l.cal.advance(horizon_);
   const std::uint64_t s = l.cal.reserve(t, dur);
@@ -190,8 +191,7 @@ WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_route
   return WriteTiming{to_cycles(issue), to_cycles(arrival), to_cycles(stall)};
 }
 
-WriteTiming MeshTiming::write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t,
-                              unsigned chunk_max) {
+WriteTiming MeshTiming::write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, unsigned chunk_max) {
   return post(Net::cmesh, src, dst, dst, false, bytes, t, chunk_max);
 }
 
@@ -201,8 +201,7 @@ WriteTiming MeshTiming::write_emem(std::uint32_t src, std::uint32_t bytes, doubl
   return post(Net::xmesh, src, edge, 0, true, bytes, t, chunk_max);
 }
 
-double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t,
-                        double ready_at_dst) {
+double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst) {
   // One read request per 8-byte word, pipelined; each answered by a cMesh write.
   const std::uint64_t ready = to_ticks(ready_at_dst);
   std::uint64_t issue = to_ticks(t), done = issue;
@@ -210,10 +209,12 @@ double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t byte
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
     const std::uint64_t req = send(Net::rmesh, src, dst, dst, false, 8, issue + overhead_, nullptr);
-    if (trace_) [[unlikely]] trace_packet(Net::rmesh, src, dst, 8, issue, req, "read-request");
+    if (trace_) [[unlikely]]
+      trace_packet(Net::rmesh, src, dst, 8, issue, req, "read-request");
     const std::uint64_t data = std::max(req, ready);
     const std::uint64_t back = send(Net::cmesh, dst, src, src, false, chunk, data + overhead_, nullptr);
-    if (trace_) [[unlikely]] trace_packet(Net::cmesh, dst, src, chunk, data, back, "read-data");
+    if (trace_) [[unlikely]]
+      trace_packet(Net::cmesh, dst, src, chunk, data, back, "read-data");
     done = std::max(done, back);
     issue += issue_;
     left -= chunk;
@@ -228,11 +229,13 @@ double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
   do {
     const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
     const std::uint64_t req = send(Net::xmesh, src, edge, 0, true, 8, issue + overhead_, nullptr);
-    if (trace_) [[unlikely]] trace_packet(Net::xmesh, src, n_, 8, issue, req, "emem-read-request");
+    if (trace_) [[unlikely]]
+      trace_packet(Net::xmesh, src, n_, 8, issue, req, "emem-read-request");
     // The answer crosses the eLink back and enters the mesh at the edge router.
     const std::uint64_t back = req + to_ticks(p_.elink_latency + chunk / p_.elink_width);
     const std::uint64_t got = send(Net::xmesh, edge, src, src, false, chunk, back, nullptr);
-    if (trace_) [[unlikely]] trace_packet(Net::xmesh, n_, src, chunk, back, got, "emem-read-data");
+    if (trace_) [[unlikely]]
+      trace_packet(Net::xmesh, n_, src, chunk, back, got, "emem-read-data");
     done = std::max(done, got);
     issue += issue_;
     left -= chunk;
@@ -252,8 +255,8 @@ void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::ui
   pending_.clear();
 }
 
-void MeshTiming::trace_use(Net net, std::size_t link, std::uint64_t start, std::uint64_t requested,
-                           std::uint64_t dur, std::uint32_t bytes) {
+void MeshTiming::trace_use(Net net, std::size_t link, std::uint64_t start, std::uint64_t requested, std::uint64_t dur,
+                           std::uint32_t bytes) {
   const auto id = static_cast<std::int64_t>(static_cast<std::size_t>(net) * links_per_net() + link);
   sample(id, start, bytes, dur, start - requested);
   if (trace_hops_) pending_.push_back(traces::Hop{0, id, to_cycles(start), to_cycles(start + dur)});
@@ -299,9 +302,9 @@ void MeshTiming::declare_topology(traces::TraceWriter& tw) const {
   for (std::uint32_t i = 0; i < n_; ++i) {
     const int row = static_cast<int>(i / p_.cols), col = static_cast<int>(i % p_.cols);
     // The original kernels' names: coreXY with X the column and Y the row.
-    w->add_node(traces::Node{i, fmt::format("core{}{} (coreid 0x{:03x})", col, row,
-                                          ((p_.first_row + row) << 6) | (p_.first_col + col)),
-                             "core", fmt::format("[{},{}]", row, col)});
+    w->add_node(traces::Node{
+        i, fmt::format("core{}{} (coreid 0x{:03x})", col, row, ((p_.first_row + row) << 6) | (p_.first_col + col)),
+        "core", fmt::format("[{},{}]", row, col)});
   }
   w->add_node(traces::Node{n_, "external memory", "emem", "[\"elink\"]"});
   for (int k = 0; k < kNets; ++k) {

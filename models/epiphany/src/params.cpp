@@ -65,13 +65,13 @@ Params params_from(const ParamSet& s) {
   p.poll_cycles = s.get("poll_cycles");
   p.sync_quantum = s.get("sync_quantum");
   if (p.first_row + p.rows > 64 || p.first_col + p.cols > 64) {
-    throw ConfigError(fmt::format(
-        "machine: a {}x{} mesh starting at row {}, col {} does not fit the 64x64 coreid space", p.rows,
-        p.cols, p.first_row, p.first_col));
+    throw ConfigError(
+        fmt::format("machine: a {}x{} mesh starting at row {}, col {} does not fit the 64x64 coreid space", p.rows,
+                    p.cols, p.first_row, p.first_col));
   }
   if (p.stack_size + 1024 > p.local_mem) {
-    throw ConfigError(fmt::format("machine.stack_size: {} B leaves no room in {} B of local memory",
-                                  p.stack_size, p.local_mem));
+    throw ConfigError(
+        fmt::format("machine.stack_size: {} B leaves no room in {} B of local memory", p.stack_size, p.local_mem));
   }
   return p;
 }

@@ -374,9 +374,7 @@ class Ring : public sc_core::sc_module {
   // lines cross between the cores' caches, at the exchange rates the
   // calibration measured with two CPUs at once (a profile without them,
   // e.g. a hand-written one, uses the single-process rates).
-  [[nodiscard]] bool crosses(int a, int b) const {
-    return machine_.core_of(a) != machine_.core_of(b);
-  }
+  [[nodiscard]] bool crosses(int a, int b) const { return machine_.core_of(a) != machine_.core_of(b); }
   [[nodiscard]] double rate(const std::vector<double>& exchange, const std::vector<double>& local, double size,
                             bool cross) const {
     return cross && !exchange.empty() ? p_.at(exchange, size) : p_.at(local, size);
@@ -386,9 +384,7 @@ class Ring : public sc_core::sc_module {
   void copy(int r, double bytes, double ws, double bw) {
     machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws));
   }
-  void read(int r, double bytes, double bw) {
-    machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes));
-  }
+  void read(int r, double bytes, double bw) { machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes)); }
   void cpu(int r, double seconds) { machine_.run(r, seconds, 0, 1); }
 
   // The transports' wait: spin (holding the core) for spin_time, then

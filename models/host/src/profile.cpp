@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/strict_json.hpp"
 
@@ -19,7 +19,7 @@ struct Field {
   const char* name;
   const char* unit;
   bool table;
-  bool optional_zero;  // may be 0 (e.g. CMA unavailable)
+  bool optional_zero;     // may be 0 (e.g. CMA unavailable)
   bool per_core = false;  // a list with one entry per core (else a table over `sizes`)
   bool optional = false;  // may be missing from the file (then 0)
 };
@@ -170,8 +170,8 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   const std::string base = join_path(origin, "params");
   if (!ps.is_object()) throw ConfigError(fmt::format("{}: expected an object", base));
   for (const auto& [k, v] : ps.items()) {
-    const bool known = k == "cma_ok" ||
-                       std::any_of(std::begin(kFields), std::end(kFields), [&k = k](const Field& f) { return k == f.name; });
+    const bool known = k == "cma_ok" || std::any_of(std::begin(kFields), std::end(kFields),
+                                                    [&k = k](const Field& f) { return k == f.name; });
     if (!known) {
       std::string names;
       for (const auto& f : kFields) names += std::string(names.empty() ? "" : ", ") + f.name;
@@ -228,8 +228,8 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
     if (f.optional && t->empty()) continue;
     if (f.per_core) {
       if (t->size() != static_cast<std::size_t>(p.cores))
-        throw ConfigError(fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(),
-                                      p.cores));
+        throw ConfigError(
+            fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(), p.cores));
       continue;
     }
     if (t->size() != p.sizes.size())

@@ -11,10 +11,14 @@ struct Named {
   const char* name;
 };
 constexpr Named kNames[] = {
-    {Pattern::uniform, "uniform"},   {Pattern::transpose, "transpose"},
-    {Pattern::bit_complement, "bit_complement"}, {Pattern::bit_reverse, "bit_reverse"},
-    {Pattern::shuffle, "shuffle"},   {Pattern::tornado, "tornado"},
-    {Pattern::neighbor, "neighbor"}, {Pattern::hotspot, "hotspot"},
+    {Pattern::uniform, "uniform"},
+    {Pattern::transpose, "transpose"},
+    {Pattern::bit_complement, "bit_complement"},
+    {Pattern::bit_reverse, "bit_reverse"},
+    {Pattern::shuffle, "shuffle"},
+    {Pattern::tornado, "tornado"},
+    {Pattern::neighbor, "neighbor"},
+    {Pattern::hotspot, "hotspot"},
 };
 
 std::string list_names() {
@@ -39,8 +43,9 @@ std::string shape_name(std::span<const int> dims) {
 // Number of id bits; throws unless n is a power of two.
 int id_bits(Pattern p, std::uint32_t n, std::span<const int> dims) {
   if (!std::has_single_bit(n))
-    throw std::invalid_argument(std::string("traffic pattern ") + to_string(p) + " needs a power-of-two node count, got " +
-                                shape_name(dims) + " = " + std::to_string(n));
+    throw std::invalid_argument(std::string("traffic pattern ") + to_string(p) +
+                                " needs a power-of-two node count, got " + shape_name(dims) + " = " +
+                                std::to_string(n));
   return std::countr_zero(n);
 }
 }  // namespace
@@ -51,7 +56,8 @@ Pattern parse_pattern(std::string_view name) {
     if (c == '-') c = '_';
   for (const auto& n : kNames)
     if (s == n.name) return n.p;
-  throw std::invalid_argument("unknown traffic pattern '" + std::string(name) + "' (expected one of: " + list_names() + ")");
+  throw std::invalid_argument("unknown traffic pattern '" + std::string(name) + "' (expected one of: " + list_names() +
+                              ")");
 }
 
 const char* to_string(Pattern p) {
@@ -96,12 +102,14 @@ std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dim
     return id;
   };
   switch (p) {
-    case Pattern::uniform: return uniform_node(n, rng);
+    case Pattern::uniform:
+      return uniform_node(n, rng);
     case Pattern::transpose: {
       for (std::size_t i = 0; i < nd; ++i)
         if (dims[i] != dims[nd - 1 - i])
-          throw std::invalid_argument("traffic pattern transpose needs a square shape (extents equal to their reverse), got " +
-                                      shape_name(dims));
+          throw std::invalid_argument(
+              "traffic pattern transpose needs a square shape (extents equal to their reverse), got " +
+              shape_name(dims));
       coords();
       std::uint32_t y[kMaxDims];
       for (std::size_t i = 0; i < nd; ++i) y[i] = x[nd - 1 - i];

@@ -100,9 +100,10 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
     c.rows = c.net.rows;
     c.cols = c.net.cols;
     if (topology != "mesh")
-      throw ConfigError(fmt::format("network.topology: the {} eMesh is a mesh, not a torus (use a network preset such "
-                                    "as unit-network for a torus)",
-                                    sc.preset));
+      throw ConfigError(
+          fmt::format("network.topology: the {} eMesh is a mesh, not a torus (use a network preset such "
+                      "as unit-network for a torus)",
+                      sc.preset));
     if (net.contains("dims")) {
       const auto d = get_dims(net["dims"], "network.dims");
       if (d.size() != 2) throw ConfigError("network.dims: the eMesh is 2-D, give [rows, cols]");
@@ -120,8 +121,8 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
     c.generic.endpoint_latency = set.get("endpoint_latency");
     c.generic.link_width = set.get("link_width");
     c.generic.buffer = set.get("buffer");
-    for (const auto& [name, v] : {std::pair{"hop_latency", c.generic.hop_latency},
-                                  std::pair{"endpoint_latency", c.generic.endpoint_latency}})
+    for (const auto& [name, v] :
+         {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
       if (std::floor(v * 2) != v * 2)
         throw ConfigError(fmt::format("network.params.{}: must be a multiple of 0.5 cycles, got {}", name, v));
     sc.echo = set.to_json();
@@ -226,7 +227,8 @@ nlohmann::json result_json(const TrafficResult& r) {
           {"avg_hops", r.avg_hops},
           {"avg_zero_load", r.avg_zero_load},
           {"max_link_utilisation", max_u},
-          {"mean_link_utilisation", r.link_utilisation.empty() ? 0.0 : sum_u / static_cast<double>(r.link_utilisation.size())},
+          {"mean_link_utilisation",
+           r.link_utilisation.empty() ? 0.0 : sum_u / static_cast<double>(r.link_utilisation.size())},
           {"packets", r.packets_measured},
           {"saturated", r.saturated}};
 }

@@ -54,7 +54,9 @@ class EmeshNet {
     return std::abs(static_cast<int>(a / c) - static_cast<int>(b / c)) +
            std::abs(static_cast<int>(a % c) - static_cast<int>(b % c));
   }
-  double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t) const { return mesh_.zero_load_write_latency(a, b); }
+  double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t) const {
+    return mesh_.zero_load_write_latency(a, b);
+  }
   Sent send(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t) {
     mesh_.set_horizon(t);
     const auto w = mesh_.write(src, dst, bytes, t);
@@ -166,7 +168,7 @@ class GenericNet {
   std::uint32_t n_;
   std::vector<int> coord_;
   std::vector<topo::LinkId> out_;
-  std::vector<std::uint32_t> target_;  // link -> the node it leads to
+  std::vector<std::uint32_t> target_;        // link -> the node it leads to
   std::vector<epiphany::LinkCalendar> cal_;  // network links, then one ejection channel per node
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;
@@ -356,7 +358,8 @@ void validate(const TrafficConfig& c) {
             "mesh must be at least 1x1, got " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
   } else {
     const auto& g = c.generic;
-    require(!g.dims.empty() && g.dims.size() <= 8, "a network needs 1 to 8 dimensions, got " + std::to_string(g.dims.size()));
+    require(!g.dims.empty() && g.dims.size() <= 8,
+            "a network needs 1 to 8 dimensions, got " + std::to_string(g.dims.size()));
     for (int d : g.dims) {
       require(d >= 1 && d <= 65536, "every extent must be 1..65536, got " + describe(c));
       n *= static_cast<std::uint64_t>(d);
@@ -367,7 +370,8 @@ void validate(const TrafficConfig& c) {
     require(g.endpoint_latency >= 0 && g.endpoint_latency <= 1000 &&
                 std::floor(g.endpoint_latency * 2) == g.endpoint_latency * 2,
             "endpoint_latency must be 0..1000 cycles in steps of 0.5, got " + num(g.endpoint_latency));
-    require(g.link_width > 0 && g.link_width <= 1e6, "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
+    require(g.link_width > 0 && g.link_width <= 1e6,
+            "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
     require(g.buffer >= 0 && g.buffer <= 1e9, "buffer must be 0..1e9 cycles, got " + num(g.buffer));
   }
   require(c.offered_load > 0 && c.offered_load <= 1,
@@ -375,7 +379,8 @@ void validate(const TrafficConfig& c) {
   const int max_bytes = c.network == NetworkKind::emesh ? 8 : (1 << 20);
   const std::string which = c.network == NetworkKind::emesh ? " (one eMesh packet)" : "";
   auto check_bytes = [&](int b, const std::string& what) {
-    require(b >= 1 && b <= max_bytes, what + " must be 1.." + std::to_string(max_bytes) + which + ", got " + std::to_string(b));
+    require(b >= 1 && b <= max_bytes,
+            what + " must be 1.." + std::to_string(max_bytes) + which + ", got " + std::to_string(b));
   };
   if (c.packet_sizes.empty()) check_bytes(c.packet_bytes, "packet_bytes");
   for (const auto& s : c.packet_sizes) {
@@ -387,8 +392,8 @@ void validate(const TrafficConfig& c) {
   require(!c.bursty || c.burst_mean >= 1, "burst_mean must be >= 1 packet, got " + num(c.burst_mean));
   if (c.network == NetworkKind::emesh) n = static_cast<std::uint64_t>(c.rows) * static_cast<std::uint64_t>(c.cols);
   if (c.pattern == Pattern::hotspot) {
-    require(c.hotspot_node < n, "hotspot_node " + std::to_string(c.hotspot_node) + " out of range for " +
-                                    std::to_string(n) + " nodes");
+    require(c.hotspot_node < n,
+            "hotspot_node " + std::to_string(c.hotspot_node) + " out of range for " + std::to_string(n) + " nodes");
     require(c.hotspot_fraction >= 0 && c.hotspot_fraction <= 1,
             "hotspot_fraction must be in [0, 1], got " + num(c.hotspot_fraction));
   }

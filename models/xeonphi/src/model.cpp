@@ -41,9 +41,7 @@ double PcieLink::transfers_per_s() const {
 
 double PcieLink::encoding_efficiency() const { return p_.gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0; }
 
-double PcieLink::raw_bytes_per_s() const {
-  return transfers_per_s() * p_.lanes * encoding_efficiency() / 8.0;
-}
+double PcieLink::raw_bytes_per_s() const { return transfers_per_s() * p_.lanes * encoding_efficiency() / 8.0; }
 
 double PcieLink::payload_bytes_per_s() const {
   const double mps = static_cast<double>(p_.max_payload);
@@ -90,7 +88,8 @@ double PcieLink::read_time(std::uint64_t bytes) const {
   const double round_trip = request + 2 * p_.link_latency + p_.completer_latency;
   // Completions stream back at the link rate unless the tags run out: then
   // each further group of read_tags requests waits for a round trip.
-  const std::uint64_t rounds = c.request_tlps == 0 ? 0 : (c.request_tlps - 1) / static_cast<std::uint64_t>(p_.read_tags);
+  const std::uint64_t rounds =
+      c.request_tlps == 0 ? 0 : (c.request_tlps - 1) / static_cast<std::uint64_t>(p_.read_tags);
   const std::uint64_t last_req = std::min<std::uint64_t>(bytes, p_.max_read_request);
   const double tail = serialise(last_req + div_up(last_req, p_.max_payload) * (kCompletionHeader + p_.tlp_framing));
   const double body = std::max(serialise(c.forward_wire_bytes), static_cast<double>(rounds) * round_trip + tail);
@@ -124,12 +123,14 @@ const std::vector<ParamDecl>& param_decls() {
       {"card_clock", Dim::frequency, 1e6, 1e10, false, "card core clock"},
       {"dma_channels", Dim::count, 1, 64, true, "DMA channels one transfer is spread over"},
       {"dma_alignment", Dim::bytes, 1, 4096, true, "DMA transfer granule"},
-      {"dma_channel_bandwidth", Dim::bytes_per_cycle, 0.01, 1024, false, "one DMA channel's rate, bytes per card cycle"},
+      {"dma_channel_bandwidth", Dim::bytes_per_cycle, 0.01, 1024, false,
+       "one DMA channel's rate, bytes per card cycle"},
       {"dma_setup", Dim::seconds, 0, 1e-3, false, "DMA descriptor fetch and channel start"},
       {"card_dispatch_cycles", Dim::cycles, 0, 1e7, false, "card software per message: receive, dispatch, execute"},
       {"card_send_cycles", Dim::cycles, 0, 1e7, false, "card software to send a result message"},
       {"card_poll_cycles", Dim::cycles, 0, 1e7, false, "one iteration of the card's flag polling loop"},
-      {"pio_tlp_bytes", Dim::bytes, 4, 4096, true, "programmed-I/O stores leave in TLPs of this size (write combining)"},
+      {"pio_tlp_bytes", Dim::bytes, 4, 4096, true,
+       "programmed-I/O stores leave in TLPs of this size (write combining)"},
       {"flag_bytes", Dim::bytes, 1, 64, true, "the flag a receiver polls"},
       {"message_header", Dim::bytes, 0, 1024, true, "HAM message header (handler key, size, result slot)"},
   };
@@ -182,8 +183,8 @@ Machine machine_from(const ParamSet& ps, const std::string& name) {
 Machine load_machine(const std::string& name, const nlohmann::json& overrides) {
   const Preset preset = load_preset(name, "--ham-preset");
   if (preset.family != "xeonphi")
-    throw ConfigError(fmt::format("--ham-preset: {} is a {} machine, not a xeonphi (PCIe offload) one", name,
-                                  preset.family));
+    throw ConfigError(
+        fmt::format("--ham-preset: {} is a {} machine, not a xeonphi (PCIe offload) one", name, preset.family));
   const ParamSet ps = ParamSet::resolve(param_decls(), preset, overrides, "--ham-set");
   return machine_from(ps, preset.name);
 }
@@ -224,7 +225,8 @@ double OffloadModel::card_execute(double extra_cycles) const {
 }
 
 double OffloadModel::card_send_busy(std::uint64_t bytes) const {
-  return m_.card.send_cycles / m_.card.clock + link_.serialise(pio_wire(link_, m_.scif, m_.scif.message_header + bytes));
+  return m_.card.send_cycles / m_.card.clock +
+         link_.serialise(pio_wire(link_, m_.scif, m_.scif.message_header + bytes));
 }
 
 double OffloadModel::card_to_host_flight(std::uint64_t) const {

@@ -11,8 +11,8 @@
 
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/bgq/run.hpp"
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
 
@@ -61,7 +61,8 @@ std::array<int, kDims> parse_torus(const std::string& s) {
 int package_sweep(const std::string& path, const std::vector<long>& packages, const std::vector<std::string>& sets,
                   const std::string& csv, std::ostream& out) {
   if (packages.empty()) throw ConfigError("--packages: give at least one package size");
-  std::string table = "package,descriptors_per_node,comm_cycles,comp_cycles,no_overlap_cycles,overlap_cycles,comm_us,node_GBps\n";
+  std::string table =
+      "package,descriptors_per_node,comm_cycles,comp_cycles,no_overlap_cycles,overlap_cycles,comm_us,node_GBps\n";
   bool header = false;
   int code = 0;
   for (long pkg : packages) {
@@ -72,7 +73,8 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
     const auto sc = load_scenario(path, o, std::string("sim"));
     log::set_level(sc.log_level);
     if (!header) {
-      out << fmt::format("package sweep of {} (simulated, {} iterations)\n", path, sc.kernel_args.value("iterations", 3));
+      out << fmt::format("package sweep of {} (simulated, {} iterations)\n", path,
+                         sc.kernel_args.value("iterations", 3));
       out << fmt::format("{:>8} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}\n", "package", "desc/node", "comm cyc",
                          "comp cyc", "no-overlap", "overlapped", "comm us", "GB/s/node");
       header = true;
@@ -81,20 +83,21 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
     code = std::max(code, exit_code(r));
     std::map<std::string, double> t;
     for (const auto& rank : r.modes.back().timings)
-      for (const auto& x : rank) t[x.what] += x.cycles / static_cast<double>(rank.size() / 4 * r.modes.back().timings.size());
+      for (const auto& x : rank)
+        t[x.what] += x.cycles / static_cast<double>(rank.size() / 4 * r.modes.back().timings.size());
     const double comm = t["communication only"];
     const double us = comm / r.params.clock_hz * 1e6;
-    const double bytes = static_cast<double>(r.modes.back().bytes) / r.params.num_nodes() /
-                         (3.0 * r.args["iterations"].get<double>());
+    const double bytes =
+        static_cast<double>(r.modes.back().bytes) / r.params.num_nodes() / (3.0 * r.args["iterations"].get<double>());
     const double gbps = bytes / (us * 1e-6) / 1e9;
     const double desc = static_cast<double>(r.modes.back().descriptors) / r.params.num_nodes() /
                         (3.0 * r.args["iterations"].get<double>());
     out << fmt::format("{:>8} {:>10.0f} {:>12.0f} {:>12.0f} {:>12.0f} {:>12.0f} {:>10.2f} {:>10.2f}\n", pkg, desc, comm,
                        t["computation only"], t["computation + communication without overlap"],
                        t["computation + communication overlapped"], us, gbps);
-    table += fmt::format("{},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.3f},{:.3f}\n", pkg, desc, comm, t["computation only"],
-                         t["computation + communication without overlap"], t["computation + communication overlapped"], us,
-                         gbps);
+    table += fmt::format("{},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{:.3f},{:.3f}\n", pkg, desc, comm,
+                         t["computation only"], t["computation + communication without overlap"],
+                         t["computation + communication overlapped"], us, gbps);
     if (r.modes.back().wrong) out << "  (data check FAILED in this run)\n";
   }
   if (!csv.empty()) {
@@ -108,17 +111,20 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
                     std::uint64_t package, int neighbours, const std::string& csv, std::ostream& out) {
   if (iterations < 1) throw ConfigError("--iterations: must be at least 1");
   if (msg == 0 || package == 0 || msg % package != 0)
-    throw ConfigError(fmt::format("--msg {} / --package {}: the message must be a whole number of packages", msg, package));
+    throw ConfigError(
+        fmt::format("--msg {} / --package {}: the message must be a whole number of packages", msg, package));
   std::vector<std::array<int, kDims>> dims;
   for (const auto& t : tori) dims.push_back(parse_torus(t));
   const Preset preset = load_preset(machine, "--machine");
   if (preset.family != "bgq") throw ConfigError(fmt::format("--machine: {} is not a bgq preset", machine));
-  out << fmt::format("scale benchmark: {} neighbours x {} bytes in {}-byte descriptors, {} exchanges, dynamic routing, "
-                     "timing core only (no payload data)\n",
-                     neighbours, msg, package, iterations);
+  out << fmt::format(
+      "scale benchmark: {} neighbours x {} bytes in {}-byte descriptors, {} exchanges, dynamic routing, "
+      "timing core only (no payload data)\n",
+      neighbours, msg, package, iterations);
   out << fmt::format("{:>16} {:>8} {:>12} {:>14} {:>10} {:>12} {:>14} {:>16} {:>10}\n", "torus", "nodes", "exchange us",
                      "packets", "hops", "host s", "packets/s", "packet-hops/s", "peak MiB");
-  std::string table = "torus,nodes,exchange_us,packets,packet_hops,host_seconds,packets_per_s,packet_hops_per_s,peak_rss_mib\n";
+  std::string table =
+      "torus,nodes,exchange_us,packets,packet_hops,host_seconds,packets_per_s,packet_hops_per_s,peak_rss_mib\n";
   for (std::size_t k = 0; k < dims.size(); ++k) {
     const auto& d = dims[k];
     nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
@@ -160,8 +166,8 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
       for (std::uint32_t v = 0; v < n; ++v) {
         Tick clk = start;
         for (int j = 0; j < neighbours; ++j) {
-          const std::uint32_t dst = nbr[static_cast<std::size_t>(v) * static_cast<std::size_t>(neighbours) +
-                                        static_cast<std::size_t>(j)];
+          const std::uint32_t dst =
+              nbr[static_cast<std::size_t>(v) * static_cast<std::size_t>(neighbours) + static_cast<std::size_t>(j)];
           for (std::uint64_t off = 0; off < msg; off += package) {
             clk += inject;
             const auto r = mu.inject(v, static_cast<std::uint32_t>(j), dst, package, clk, true);

@@ -19,11 +19,11 @@ namespace hopsim::bgq {
 namespace {
 
 void add_commands(Commands& c) {
-
   auto* top = c.app.add_subcommand("bgq", "Blue Gene/Q studies: package-size sweep, scale benchmark");
   top->require_subcommand(1);
 
-  auto* sweep = top->add_subcommand("sweep", "halo exchange (simulated) for a list of package sizes: one table row each");
+  auto* sweep =
+      top->add_subcommand("sweep", "halo exchange (simulated) for a list of package sizes: one table row each");
   static std::string scenario = "kernels/bgq/halo.json", csv;
   static std::vector<long> packages{512, 1024, 2048, 4096, 8192, 16384, 32768};
   static std::vector<std::string> sets;
@@ -33,7 +33,8 @@ void add_commands(Commands& c) {
   sweep->add_option("--csv", csv, "also write the table as CSV");
   c.on(sweep, [] { return package_sweep(scenario, packages, sets, csv, std::cout); });
 
-  auto* scale = top->add_subcommand("scale", "halo exchange on growing tori with the timing core alone (no payload data)");
+  auto* scale =
+      top->add_subcommand("scale", "halo exchange on growing tori with the timing core alone (no payload data)");
   static std::vector<std::string> tori{"2x2x2x2x2", "4x4x4x4x2", "8x8x8x8x2", "16x16x16x12x2"};
   static int iterations = 10;
   static long msg = 32768, package = 32768;
@@ -44,13 +45,15 @@ void add_commands(Commands& c) {
   scale->add_option("--iterations", iterations, "exchanges per torus (default 10)");
   scale->add_option("--msg", msg, "bytes per neighbour (default 32768)");
   scale->add_option("--package", package, "bytes per descriptor (default 32768: one per message)");
-  scale->add_option("--neighbours", neighbours, "8 (the halo kernel's 4-D grid {A*B,C,D,E}) or 10 (the 5-D torus neighbours)")
+  scale
+      ->add_option("--neighbours", neighbours,
+                   "8 (the halo kernel's 4-D grid {A*B,C,D,E}) or 10 (the 5-D torus neighbours)")
       ->check(CLI::IsMember({8, 10}));
   scale->add_option("--machine", machine, "bgq preset for the link and MU parameters (default bgq)");
   scale->add_option("--csv", scale_csv, "also write the table as CSV");
   c.on(scale, [] {
     return scale_benchmark(machine, tori, iterations, static_cast<std::uint64_t>(msg),
-                                static_cast<std::uint64_t>(package), neighbours, scale_csv, std::cout);
+                           static_cast<std::uint64_t>(package), neighbours, scale_csv, std::cout);
   });
 }
 

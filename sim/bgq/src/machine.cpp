@@ -41,8 +41,8 @@ bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
   for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
     if (it->src != src || it->tag != tag) continue;
     if (it->data.size() > bytes)
-      throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer", st.rank,
-                                    it->data.size(), src, bytes));
+      throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer",
+                                    st.rank, it->data.size(), src, bytes));
     std::memcpy(data, it->data.data(), it->data.size());
     st.mail.erase(it);
     return true;
@@ -53,7 +53,8 @@ bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
 double Machine::compute_cycles(std::uint64_t elements, int threads) const {
   const int max_threads = p_.cores * p_.threads_per_core;
   if (threads < 1 || threads > max_threads)
-    throw KernelError(fmt::format("compute on {} threads: a BG/Q node has 1..{} hardware threads", threads, max_threads));
+    throw KernelError(
+        fmt::format("compute on {} threads: a BG/Q node has 1..{} hardware threads", threads, max_threads));
   // Threads spread round-robin over the cores; the busiest core has k of them.
   const int k = (threads + p_.cores - 1) / p_.cores;
   const double core_rate = std::min(k / p_.element_cycles, p_.core_element_rate);  // elements per cycle per core
@@ -166,7 +167,8 @@ int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, 
   if (id >= hopsim::bgq::kBatPerSubgroup) fail(fmt::format("MUSPI_SetBaseAddress: entry {} (0..7)", id));
   const uint32_t g = sg->subgroup * hopsim::bgq::kBatPerSubgroup + id;
   auto& mu = R().mu;
-  if (!mu.bat_allocated[g]) fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
+  if (!mu.bat_allocated[g])
+    fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
   mu.bat[g] = value;
   std::atomic_ref<std::uint8_t>(mu.bat_set[g]).store(1, std::memory_order_release);
   M().bat_updated(g);
@@ -342,7 +344,8 @@ uint64_t GetTimeBase(void) { return M().timebase(); }
 
 long hopsim_bgq_arg(const char* name) {
   const auto& a = M().args();
-  if (!a.contains(name) || !a[name].is_number_integer()) fail(fmt::format("hopsim_bgq_arg: the kernel has no integer argument '{}'", name));
+  if (!a.contains(name) || !a[name].is_number_integer())
+    fail(fmt::format("hopsim_bgq_arg: the kernel has no integer argument '{}'", name));
   return a[name].get<long>();
 }
 
@@ -397,7 +400,8 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
   long prod = 1;
   for (int i = 0; i < ndims; ++i) prod *= dims[i];
   if (ndims < 1 || prod != M().size())
-    fail(fmt::format("MPI_Cart_create: a grid of {} ranks on {} ranks (hopsim's subset needs them equal)", prod, M().size()));
+    fail(fmt::format("MPI_Cart_create: a grid of {} ranks on {} ranks (hopsim's subset needs them equal)", prod,
+                     M().size()));
   hopsim::bgq::CartComm cc;
   cc.dims.assign(dims, dims + ndims);
   cc.periods.assign(periods, periods + ndims);
@@ -448,12 +452,15 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
   check_comm(c, "MPI_Sendrecv");
   auto& m = M();
   auto check_rank = [&](int r, const char* what) {
-    if (r != MPI_PROC_NULL && (r < 0 || r >= m.size())) fail(fmt::format("MPI_Sendrecv: {} rank {} of {}", what, r, m.size()));
+    if (r != MPI_PROC_NULL && (r < 0 || r >= m.size()))
+      fail(fmt::format("MPI_Sendrecv: {} rank {} of {}", what, r, m.size()));
   };
   check_rank(dest, "destination");
   check_rank(source, "source");
-  if (dest != MPI_PROC_NULL) m.mpi_send(dest, stag, sbuf, static_cast<std::size_t>(scount) * static_cast<std::size_t>(stype));
-  if (source != MPI_PROC_NULL) m.mpi_recv(source, rtag, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(rtype));
+  if (dest != MPI_PROC_NULL)
+    m.mpi_send(dest, stag, sbuf, static_cast<std::size_t>(scount) * static_cast<std::size_t>(stype));
+  if (source != MPI_PROC_NULL)
+    m.mpi_recv(source, rtag, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(rtype));
   if (status) *status = {source, rtag, MPI_SUCCESS};
   return MPI_SUCCESS;
 }

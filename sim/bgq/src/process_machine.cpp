@@ -35,8 +35,8 @@
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/core/log.hpp"
 #include "hopsim/core/interrupt.hpp"
+#include "hopsim/core/log.hpp"
 #include "hopsim/host/cma.hpp"
 #include "hopsim/host/node.hpp"
 #include "machine.hpp"
@@ -65,9 +65,9 @@ struct Entry {
   EntryKind kind;
   std::uint32_t src;
   std::uint32_t bytes;
-  std::uint64_t a, b;  // put: payload and counter address; counter: counter address; fifo: message offset;
-                       // mpi: tag and whole message length
-  std::uint64_t c;     // mpi: offset of this fragment
+  std::uint64_t a, b;       // put: payload and counter address; counter: counter address; fifo: message offset;
+                            // mpi: tag and whole message length
+  std::uint64_t c;          // mpi: offset of this fragment
   MUHWI_Descriptor_t desc;  // fifo, get
 };
 
@@ -79,8 +79,8 @@ struct alignas(64) SharedBarrier {
 struct alignas(64) RankShared {
   BaseAddressTable bat;  // mirror of the rank's table (the owner writes it)
   alignas(64) std::atomic<std::uint32_t> lock{0};
-  alignas(64) std::atomic<std::uint64_t> head{0};  // ring bytes written
-  alignas(64) std::atomic<std::uint64_t> tail{0};  // ring bytes consumed
+  alignas(64) std::atomic<std::uint64_t> head{0};      // ring bytes written
+  alignas(64) std::atomic<std::uint64_t> tail{0};      // ring bytes consumed
   alignas(64) std::atomic<std::int64_t> waited_ns{0};  // last iteration of a wait loop
   std::atomic<std::uint32_t> wait_kind{0};
   std::atomic<std::int32_t> wait_a{0}, wait_b{0};
@@ -128,9 +128,10 @@ class ProcessMachine final : public Machine {
  public:
   ProcessMachine(const Params& p, const nlohmann::json& args, const NativeOptions& o) : Machine(p, args), opt_(o) {
     if (size() > transport::Node::kMaxProcs)
-      throw ConfigError(fmt::format("machine.transport: {} runs a process per rank, at most {}; this torus has {} nodes "
-                                    "(use machine.transport=threads)",
-                                    to_string(o.transport), transport::Node::kMaxProcs, size()));
+      throw ConfigError(
+          fmt::format("machine.transport: {} runs a process per rank, at most {}; this torus has {} nodes "
+                      "(use machine.transport=threads)",
+                      to_string(o.transport), transport::Node::kMaxProcs, size()));
     const std::size_t n = static_cast<std::size_t>(size());
     arena_bytes_ = round8(sizeof(Arena)) + n * sizeof(RankShared);
     arena_bytes_ = (arena_bytes_ + 4095) / 4096 * 4096;
@@ -268,7 +269,8 @@ class ProcessMachine final : public Machine {
     const PutTarget t = direct_put_target(shared_[dst].bat, dst, static_cast<std::uint32_t>(me_), d, 0);
     if (static_cast<int>(dst) == me_) {
       std::memcpy(reinterpret_cast<void*>(t.payload), src, len);
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(t.counter)).fetch_sub(len, std::memory_order_release);
+      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(t.counter))
+          .fetch_sub(len, std::memory_order_release);
       return;
     }
     if (cma_) {
@@ -366,10 +368,12 @@ class ProcessMachine final : public Machine {
     switch (e.kind) {
       case EntryKind::put:
         std::memcpy(reinterpret_cast<void*>(e.a), data, e.bytes);
-        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(e.b)).fetch_sub(e.bytes, std::memory_order_release);
+        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(e.b))
+            .fetch_sub(e.bytes, std::memory_order_release);
         break;
       case EntryKind::counter:
-        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(e.a)).fetch_sub(e.b, std::memory_order_release);
+        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(e.a))
+            .fetch_sub(e.b, std::memory_order_release);
         break;
       case EntryKind::fifo:
         receive_memory_fifo(self().mu, static_cast<std::uint32_t>(me_), e.src, e.desc, e.a, data, e.bytes);
@@ -379,7 +383,8 @@ class ProcessMachine final : public Machine {
         break;
       case EntryKind::mpi: {
         auto& part = partial_[e.src];
-        if (e.c == 0) part = MpiMessage{static_cast<int>(e.src), static_cast<int>(static_cast<std::int64_t>(e.a)), {}, 0};
+        if (e.c == 0)
+          part = MpiMessage{static_cast<int>(e.src), static_cast<int>(static_cast<std::int64_t>(e.a)), {}, 0};
         part.data.insert(part.data.end(), data, data + e.bytes);
         if (part.data.size() == e.b) {
           self().mail.push_back(std::move(part));
@@ -454,10 +459,11 @@ class ProcessMachine final : public Machine {
     st.descriptors = j["descriptors"].get<std::uint64_t>();
     st.packets = j["packets"].get<std::uint64_t>();
     st.bytes = j["bytes"].get<std::uint64_t>();
-    for (const auto& t : j["timings"]) st.timings.push_back({t[0].get<std::string>(), t[1].get<int>(), t[2].get<double>()});
+    for (const auto& t : j["timings"])
+      st.timings.push_back({t[0].get<std::string>(), t[1].get<int>(), t[2].get<double>()});
     for (const auto& c : j["checks"])
-      st.checks.push_back({c[0].get<std::string>(), c[1].get<std::uint64_t>(), c[2].get<std::uint64_t>(),
-                           c[3].get<std::string>()});
+      st.checks.push_back(
+          {c[0].get<std::string>(), c[1].get<std::uint64_t>(), c[2].get<std::uint64_t>(), c[3].get<std::string>()});
   }
 
   // Node's monitor: stops the run on Ctrl-C (the ranks inherit hopsim's
@@ -488,9 +494,10 @@ class ProcessMachine final : public Machine {
     for (const auto& [what, ranks] : by_state)
       who += fmt::format("{}{} {} {}", who.empty() ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks", rank_list(ranks),
                          what);
-    throw DeadlockError(fmt::format("native run (a process per rank, transport {}): deadlock: no data moved for {:g} s "
-                                    "while every rank waits: {}",
-                                    to_string(opt_.transport), kDeadlockSeconds, who));
+    throw DeadlockError(
+        fmt::format("native run (a process per rank, transport {}): deadlock: no data moved for {:g} s "
+                    "while every rank waits: {}",
+                    to_string(opt_.transport), kDeadlockSeconds, who));
   }
 
   struct Get {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
 #include "machine.hpp"
@@ -68,11 +68,13 @@ NativeOptions native_options(const Scenario& sc) {
       o.transport = NativeTransport::cma;
     else if (name == "zero" || name == "zero-copy")
       throw ConfigError(
-          "machine.transport: zero copy cannot carry BG/Q direct puts: they land in the kernel's own buffers (any heap or "
+          "machine.transport: zero copy cannot carry BG/Q direct puts: they land in the kernel's own buffers (any heap "
+          "or "
           "stack address its base address table names), which are private to each rank's process, not in a shared "
           "pool; use double or cma");
     else
-      throw ConfigError(fmt::format("machine.transport: unknown transport '{}' (expected threads, double or cma)", name));
+      throw ConfigError(
+          fmt::format("machine.transport: unknown transport '{}' (expected threads, double or cma)", name));
   }
   if (m.contains(kDenyCmaKey)) {
     if (!m[kDenyCmaKey].is_boolean()) throw ConfigError("machine.deny_cma: expected true or false");
@@ -117,7 +119,9 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohm
       meta.extra["kernel"] = k.package.name;
       meta.extra["torus"] = fmt::format("{}x{}x{}x{}x{}", p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4]);
       const auto detail = traces::parse_detail(sc.outputs.trace_detail);
-      if (!detail) throw ConfigError(fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));
+      if (!detail)
+        throw ConfigError(
+            fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));
       trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *detail);
     }
     m = make_sim_machine(p, args, *mu, trace.get());
@@ -144,7 +148,8 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohm
     for (const auto& c : st.checks) {
       out.checked += c.checked;
       out.wrong += c.wrong;
-      if (c.wrong) out.checks.insert(out.checks.begin(), {fmt::format("rank {} {}", r, c.what), c.checked, c.wrong, c.example});
+      if (c.wrong)
+        out.checks.insert(out.checks.begin(), {fmt::format("rank {} {}", r, c.what), c.checked, c.wrong, c.example});
     }
     out.descriptors += st.descriptors;
     out.packets += st.packets;
@@ -185,7 +190,8 @@ BgqReport run(const Scenario& sc) {
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
-  if (sc.mode == Mode::native || sc.mode == Mode::both) r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc, native));
+  if (sc.mode == Mode::native || sc.mode == Mode::both)
+    r.modes.push_back(run_mode(Mode::native, *k, r.params, r.args, sc, native));
   if (sc.mode == Mode::sim || sc.mode == Mode::both) {
     r.modes.push_back(run_mode(Mode::sim, *k, r.params, r.args, sc, native));
     if (k->metrics) r.modes.back().metrics = k->metrics(mean_timings(r.modes.back()), r.args);
@@ -217,8 +223,8 @@ void print(const BgqReport& r, std::ostream& out) {
   std::vector<Timing> ts = sim ? mean_timings(*sim) : std::vector<Timing>{};
   std::vector<Timing> tn = nat ? mean_timings(*nat) : std::vector<Timing>{};
   const auto& keys = sim ? ts : tn;
-  out << fmt::format("\n{:<44} {:>14} {:>12} {:>14}\n", "timing (mean over ranks and iterations)", "sim cycles", "sim us",
-                     "native us");
+  out << fmt::format("\n{:<44} {:>14} {:>12} {:>14}\n", "timing (mean over ranks and iterations)", "sim cycles",
+                     "sim us", "native us");
   for (const auto& t : keys) {
     double nv = -1;
     for (const auto& x : tn)
@@ -241,12 +247,13 @@ void print(const BgqReport& r, std::ostream& out) {
                        m->descriptors, m->packets,
                        m->mode == Mode::sim ? fmt::format(", {} packet-hops", m->packet_hops) : "", m->wall_seconds);
     if (!m->transport.requested.empty())
-      out << fmt::format("native: ranks as {}{}\n",
-                         m->transport.used == "threads" ? "host threads (transport threads)"
-                                                        : fmt::format("a process each, data moved by {}", m->transport.used),
-                         m->transport.fallback.empty()
-                             ? ""
-                             : fmt::format(" (FALLBACK: {} requested; {})", m->transport.requested, m->transport.fallback));
+      out << fmt::format(
+          "native: ranks as {}{}\n",
+          m->transport.used == "threads" ? "host threads (transport threads)"
+                                         : fmt::format("a process each, data moved by {}", m->transport.used),
+          m->transport.fallback.empty()
+              ? ""
+              : fmt::format(" (FALLBACK: {} requested; {})", m->transport.requested, m->transport.fallback));
     for (std::size_t i = 0; i < m->checks.size() && i < 5; ++i)
       out << fmt::format("  CHECK FAILED {}: {} of {} wrong; e.g. {}\n", m->checks[i].what, m->checks[i].wrong,
                          m->checks[i].checked, m->checks[i].example);
@@ -275,10 +282,11 @@ void write_outputs(const BgqReport& r, const hopsim::RunReport& common) {
     mj["payload_bytes"] = m.bytes;
     if (m.mode == Mode::sim) mj["packet_hops"] = m.packet_hops;
     if (!m.transport.requested.empty())
-      mj["transport"] = {{"requested", m.transport.requested},
-                         {"used", m.transport.used},
-                         {"processes", m.transport.used != "threads"},
-                         {"fallback", m.transport.fallback.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.transport.fallback)}};
+      mj["transport"] = {
+          {"requested", m.transport.requested},
+          {"used", m.transport.used},
+          {"processes", m.transport.used != "threads"},
+          {"fallback", m.transport.fallback.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.transport.fallback)}};
     if (!m.trace.empty()) mj["trace"] = m.trace;
     for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
     mj["metrics"] = nlohmann::json::array();

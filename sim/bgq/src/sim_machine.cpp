@@ -9,8 +9,8 @@
 #include <cstring>
 #include <queue>
 
-#include <boost/context/fiber.hpp>
 #include <fmt/format.h>
+#include <boost/context/fiber.hpp>
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
@@ -65,8 +65,10 @@ class Tracer final : public NetObserver {
     w_.add_link_sample(link, to_cycles(start), bytes, to_cycles(ser), to_cycles(start - std::min(start, requested)));
     if (w_.records_hops()) hops_.push_back({0, link, to_cycles(start), to_cycles(start + ser)});
   }
-  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, Tick inject, Tick arrive, const char* kind) {
-    const auto id = w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), to_cycles(inject), to_cycles(arrive), kind});
+  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, Tick inject, Tick arrive,
+                  const char* kind) {
+    const auto id =
+        w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), to_cycles(inject), to_cycles(arrive), kind});
     for (auto& h : hops_) {
       h.txn = id;
       w_.add_hop(h);
@@ -102,19 +104,19 @@ class SimMachine final : public Machine {
     sinks_.resize(n_);
     errors_.assign(n_, nullptr);
     for (std::uint32_t r = 0; r < n_; ++r) {
-      fibers_[r] = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024),
-                              [this, r, entry](ctx::fiber&& sink) {
-                                sinks_[r] = std::move(sink);
-                                try {
-                                  entry();
-                                } catch (const ctx::detail::forced_unwind&) {
-                                  throw;
-                                } catch (...) {
-                                  errors_[r] = std::current_exception();
-                                }
-                                wait_[r] = Wait::done;
-                                return std::move(sinks_[r]);
-                              });
+      fibers_[r] =
+          ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024), [this, r, entry](ctx::fiber&& sink) {
+            sinks_[r] = std::move(sink);
+            try {
+              entry();
+            } catch (const ctx::detail::forced_unwind&) {
+              throw;
+            } catch (...) {
+              errors_[r] = std::current_exception();
+            }
+            wait_[r] = Wait::done;
+            return std::move(sinks_[r]);
+          });
       push(0, 1, r);
     }
     std::uint32_t finished = 0;
@@ -142,8 +144,9 @@ class SimMachine final : public Machine {
       int shown = 0;
       for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
         if (wait_[r] == Wait::done) continue;
-        static const char* what[] = {"running", "time", "MU deliveries (spinning on memory)", "the GI barrier",
-                                     "MPI_Barrier", "an MPI message", "done"};
+        static const char* what[] = {
+            "running",        "time", "MU deliveries (spinning on memory)", "the GI barrier", "MPI_Barrier",
+            "an MPI message", "done"};
         who += fmt::format("{}rank {} waits for {} at cycle {:.0f}", shown ? "; " : "", r,
                            what[static_cast<int>(wait_[r])], to_cycles(clock_[r]));
         ++shown;

@@ -14,7 +14,8 @@ fs::path partial_path(const fs::path& path) { return fs::path(path.string() + ".
 
 AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),
-      partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid())) : partial_path(path_)),
+      partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid()))
+                      : partial_path(path_)),
       out_(partial_, std::ios::trunc | std::ios::binary) {
   if (!out_) throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
 }

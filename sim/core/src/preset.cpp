@@ -100,8 +100,8 @@ Preset load_preset(const std::string& name, const std::string& key) {
   throw ConfigError(fmt::format("{}: unknown machine preset '{}' (known: {})", key, name, known));
 }
 
-ParamSet ParamSet::resolve(const std::vector<ParamDecl>& decls, const Preset& preset,
-                           const nlohmann::json& overrides, const std::string& path) {
+ParamSet ParamSet::resolve(const std::vector<ParamDecl>& decls, const Preset& preset, const nlohmann::json& overrides,
+                           const std::string& path) {
   ParamSet set;
   auto known_list = [&] {
     std::string s;
@@ -113,8 +113,7 @@ ParamSet ParamSet::resolve(const std::vector<ParamDecl>& decls, const Preset& pr
       if (d.name == name) return &d;
     return nullptr;
   };
-  auto set_value = [&](const ParamDecl& d, const nlohmann::json& v, const std::string& key,
-                       const std::string& source) {
+  auto set_value = [&](const ParamDecl& d, const nlohmann::json& v, const std::string& key, const std::string& source) {
     const double x = parse_quantity(v, d.dim, key);
     if (x < d.min || x > d.max) {
       throw ConfigError(fmt::format("{}: {} is out of range [{}, {}]", key, format_quantity(x, d.dim),
@@ -129,8 +128,8 @@ ParamSet ParamSet::resolve(const std::vector<ParamDecl>& decls, const Preset& pr
     const std::string key = fmt::format("{}: params.{}", preset.file, name);
     const ParamDecl* d = find_decl(name);
     if (!d) {
-      throw ConfigError(fmt::format("{}: unknown parameter of a {} machine (known: {})", key,
-                                    preset.family, known_list()));
+      throw ConfigError(
+          fmt::format("{}: unknown parameter of a {} machine (known: {})", key, preset.family, known_list()));
     }
     if (!entry.is_object() || !entry.contains("value")) {
       throw ConfigError(key + ": expected {\"value\": ..., \"source\": ...}");
@@ -144,16 +143,15 @@ ParamSet ParamSet::resolve(const std::vector<ParamDecl>& decls, const Preset& pr
       const std::string key = join_path(path, name);
       const ParamDecl* d = find_decl(name);
       if (!d) {
-        throw ConfigError(fmt::format("{}: unknown parameter of a {} machine (known: {})", key,
-                                      preset.family, known_list()));
+        throw ConfigError(
+            fmt::format("{}: unknown parameter of a {} machine (known: {})", key, preset.family, known_list()));
       }
       set_value(*d, v, key, "scenario override");
     }
   }
   for (const auto& d : decls) {
     if (!set.values_.count(d.name)) {
-      throw ConfigError(fmt::format("{}: preset {} gives no value for parameter {}", preset.file,
-                                    preset.name, d.name));
+      throw ConfigError(fmt::format("{}: preset {} gives no value for parameter {}", preset.file, preset.name, d.name));
     }
   }
   return set;

@@ -9,9 +9,12 @@ namespace hopsim {
 
 std::string to_string(Mode m) {
   switch (m) {
-    case Mode::sim: return "sim";
-    case Mode::native: return "native";
-    case Mode::both: return "both";
+    case Mode::sim:
+      return "sim";
+    case Mode::native:
+      return "native";
+    case Mode::both:
+      return "both";
   }
   return "?";
 }
@@ -59,7 +62,8 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
     } else if (model == "measured") {
       sc.compute = ComputeModel::measured;
     } else {
-      throw ConfigError(fmt::format("compute.model: unknown compute model '{}' (expected annotated or measured)", model));
+      throw ConfigError(
+          fmt::format("compute.model: unknown compute model '{}' (expected annotated or measured)", model));
     }
     if (c.contains("speed_factor")) {
       if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)
@@ -85,8 +89,9 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
     sc.outputs.trace_detail = get_string(o, "trace_detail", "outputs", "transactions");
     if (sc.outputs.trace_detail != "counters" && sc.outputs.trace_detail != "transactions" &&
         sc.outputs.trace_detail != "hops")
-      throw ConfigError(fmt::format("outputs.trace_detail: unknown detail '{}' (expected counters, transactions or hops)",
-                                    sc.outputs.trace_detail));
+      throw ConfigError(
+          fmt::format("outputs.trace_detail: unknown detail '{}' (expected counters, transactions or hops)",
+                      sc.outputs.trace_detail));
     if (sc.outputs.dir.empty()) throw ConfigError("outputs.dir: must not be empty");
   }
   if (doc.contains("log")) {

@@ -21,8 +21,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
     // Report the line of the byte offset, which is what a user can find.
     std::size_t line = 1;
     for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
-    throw ConfigError(fmt::format("{}: malformed JSON at line {} (byte {}): {}", origin, line, e.byte,
-                                  e.what()));
+    throw ConfigError(fmt::format("{}: malformed JSON at line {} (byte {}): {}", origin, line, e.byte, e.what()));
   }
 }
 
@@ -37,8 +36,7 @@ nlohmann::json read_json_file(const std::string& path) {
 void require_known_keys(const nlohmann::json& obj, std::string_view path,
                         std::initializer_list<std::string_view> known) {
   if (!obj.is_object()) {
-    throw ConfigError(fmt::format("{}: expected an object, got {}", path.empty() ? "scenario" : path,
-                                  obj.type_name()));
+    throw ConfigError(fmt::format("{}: expected an object, got {}", path.empty() ? "scenario" : path, obj.type_name()));
   }
   for (const auto& [k, v] : obj.items()) {
     bool ok = false;

@@ -48,12 +48,18 @@ std::string_view trim(std::string_view s) {
 
 std::string_view dim_name(Dim d) {
   switch (d) {
-    case Dim::count: return "count";
-    case Dim::cycles: return "cycles";
-    case Dim::frequency: return "Hz";
-    case Dim::bytes: return "B";
-    case Dim::bytes_per_cycle: return "B/cycle";
-    case Dim::seconds: return "s";
+    case Dim::count:
+      return "count";
+    case Dim::cycles:
+      return "cycles";
+    case Dim::frequency:
+      return "Hz";
+    case Dim::bytes:
+      return "B";
+    case Dim::bytes_per_cycle:
+      return "B/cycle";
+    case Dim::seconds:
+      return "s";
   }
   return "?";
 }
@@ -71,8 +77,8 @@ double parse_quantity(std::string_view text, Dim dim, std::string_view key) {
   const auto* last = t.data() + t.size();
   const auto res = std::from_chars(first, last, number);
   if (res.ec != std::errc{} || !std::isfinite(number)) {
-    throw ConfigError(fmt::format("{}: '{}' is not a quantity (expected a number with unit {})", key,
-                                  text, dim_name(dim)));
+    throw ConfigError(
+        fmt::format("{}: '{}' is not a quantity (expected a number with unit {})", key, text, dim_name(dim)));
   }
   const std::string_view unit = trim(std::string_view(res.ptr, static_cast<size_t>(last - res.ptr)));
   for (const auto& u : kUnits) {
@@ -81,8 +87,7 @@ double parse_quantity(std::string_view text, Dim dim, std::string_view key) {
     if (u.dim == dim || (unit.empty())) return number * u.scale;
     break;
   }
-  throw ConfigError(fmt::format("{}: unit '{}' in '{}' does not measure {}", key, unit, text,
-                                dim_name(dim)));
+  throw ConfigError(fmt::format("{}: unit '{}' in '{}' does not measure {}", key, unit, text, dim_name(dim)));
 }
 
 double parse_quantity(const nlohmann::json& v, Dim dim, std::string_view key) {
@@ -106,8 +111,10 @@ std::string format_quantity(double value, Dim dim) {
       if (value < 1e-6) return fmt::format("{} ns", value * 1e9);
       if (value < 1e-3) return fmt::format("{} us", value * 1e6);
       return fmt::format("{} s", value);
-    case Dim::count: return fmt::format("{}", value);
-    default: return fmt::format("{} {}", value, dim_name(dim));
+    case Dim::count:
+      return fmt::format("{}", value);
+    default:
+      return fmt::format("{} {}", value, dim_name(dim));
   }
 }
 

@@ -12,8 +12,7 @@ Device* g_device = nullptr;
 
 const epiphany::AddressMap* g_native_map = nullptr;
 
-Device::Device(const epiphany::Params& p, MemoryWindows& windows)
-    : p_(p), windows_(windows), counters_(p.num_cores()) {
+Device::Device(const epiphany::Params& p, MemoryWindows& windows) : p_(p), windows_(windows), counters_(p.num_cores()) {
   link_raw_hooks();
 }
 
@@ -29,17 +28,15 @@ Device& Device::current() {
 
 void Device::throw_outside(std::uint64_t addr, std::size_t n, const char* what) const {
   {
-    throw KernelError(fmt::format(
-        "{} {} {} bytes at 0x{:08x}, outside every core's local memory ({} B at coreid<<20) and external "
-        "memory (0x{:08x}..0x{:08x})",
-        map().describe_core(current_core()), what, n, addr, map().local_size(), map().emem_base(),
-        std::uint64_t{map().emem_base()} + map().emem_size()));
+    throw KernelError(
+        fmt::format("{} {} {} bytes at 0x{:08x}, outside every core's local memory ({} B at coreid<<20) and external "
+                    "memory (0x{:08x}..0x{:08x})",
+                    map().describe_core(current_core()), what, n, addr, map().local_size(), map().emem_base(),
+                    std::uint64_t{map().emem_base()} + map().emem_size()));
   }
 }
 
-void* Device::stack_lo(std::uint32_t core) const {
-  return windows_.core(core) + (p_.local_mem - p_.stack_size);
-}
+void* Device::stack_lo(std::uint32_t core) const { return windows_.core(core) + (p_.local_mem - p_.stack_size); }
 
 DeviceScope::DeviceScope(Device& d) : prev_(g_device) {
   g_device = &d;

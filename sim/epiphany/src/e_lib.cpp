@@ -6,17 +6,17 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <mutex>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "barrier.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/epiphany/device.hpp"
-#include "barrier.hpp"
 
 using hopsim::KernelError;
 using hopsim::runtime::Device;
@@ -153,8 +153,12 @@ void e_neighbor_id(e_coreid_dir_t dir, e_coreid_wrap_t wrap, unsigned* row, unsi
   unsigned r = g.core_row, c = g.core_col;
   const bool next = dir == E_NEXT_CORE;
   switch (wrap) {
-    case E_ROW_WRAP: c = next ? (c + 1) % cols : (c + cols - 1) % cols; break;
-    case E_COL_WRAP: r = next ? (r + 1) % rows : (r + rows - 1) % rows; break;
+    case E_ROW_WRAP:
+      c = next ? (c + 1) % cols : (c + cols - 1) % cols;
+      break;
+    case E_COL_WRAP:
+      r = next ? (r + 1) % rows : (r + rows - 1) % rows;
+      break;
     default: {
       unsigned i = r * cols + c;
       const unsigned n = rows * cols;
@@ -187,8 +191,8 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
   for (unsigned i = 0; i < n; ++i) bar_array[i] = 0;
   if (self == 0) {
     for (unsigned i = 0; i < n; ++i)
-      tgt_bar_array[i] = static_cast<e_barrier_t*>(e_get_global_address(i / g.group_cols, i % g.group_cols,
-                                                                       const_cast<char*>(&bar_array[0])));
+      tgt_bar_array[i] = static_cast<e_barrier_t*>(
+          e_get_global_address(i / g.group_cols, i % g.group_cols, const_cast<char*>(&bar_array[0])));
   } else {
     tgt_bar_array[0] = static_cast<e_barrier_t*>(e_get_global_address(0, 0, const_cast<char*>(&bar_array[self])));
   }
@@ -239,7 +243,9 @@ unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
   auto& t = me().timers.at(timer);
   if (config != E_CTIMER_CLK && config != E_CTIMER_OFF) {
     static bool warned = false;
-    if (!warned) hopsim::log::get("e-lib")->warn("ctimer event {} is not modelled; the timer counts nothing", static_cast<int>(config));
+    if (!warned)
+      hopsim::log::get("e-lib")->warn("ctimer event {} is not modelled; the timer counts nothing",
+                                      static_cast<int>(config));
     warned = true;
   }
   t.mode = config;
@@ -272,7 +278,8 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
   if (static_cast<int>(chan) < 0 || static_cast<int>(chan) >= d.params().dma_channels)
     throw KernelError(fmt::format("e_dma_start: channel {} does not exist ({} channels)", static_cast<int>(chan),
                                   d.params().dma_channels));
-  if (desc->config & E_DMA_CHAIN) throw KernelError("e_dma_start: chained DMA descriptors are not supported by hopsim yet");
+  if (desc->config & E_DMA_CHAIN)
+    throw KernelError("e_dma_start: chained DMA descriptors are not supported by hopsim yet");
   const unsigned elem = 1u << ((desc->config >> 5) & 3);
   const auto s16 = [](unsigned v) { return static_cast<std::int64_t>(static_cast<std::int16_t>(v & 0xffff)); };
   const std::int64_t si_src = s16(desc->inner_stride), si_dst = s16(desc->inner_stride >> 16);
@@ -309,9 +316,7 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
   return 0;
 }
 
-int e_dma_busy(e_dma_id_t chan) {
-  return Device::current().now_cycles() < me().dma_done.at(chan) ? 1 : 0;
-}
+int e_dma_busy(e_dma_id_t chan) { return Device::current().now_cycles() < me().dma_done.at(chan) ? 1 : 0; }
 
 void e_dma_wait(e_dma_id_t chan) { Device::current().wait_until(me().dma_done.at(chan)); }
 
@@ -340,10 +345,13 @@ int e_dma_copy(void* dst, void* src, size_t n) {
 
 unsigned e_reg_read(unsigned reg_id) {
   switch (reg_id) {
-    case E_REG_COREID: return e_get_coreid();
+    case E_REG_COREID:
+      return e_get_coreid();
     case E_REG_MESHCFG:
-    case E_REG_CONFIG: return 0;
-    default: throw KernelError(fmt::format("e_reg_read: register 0x{:05x} is not modelled", reg_id));
+    case E_REG_CONFIG:
+      return 0;
+    default:
+      throw KernelError(fmt::format("e_reg_read: register 0x{:05x} is not modelled", reg_id));
   }
 }
 

@@ -30,8 +30,8 @@ hopsim::RunReport common_report(const RunReport& r) {
   c.kernel = r.scenario.kernel;
   c.machine = r.scenario.machine_preset;
   c.machine_summary = fmt::format("{}x{} cores, {:g} MHz", r.params.rows, r.params.cols, r.params.clock_hz / 1e6);
-  c.operations = r.kernel_args.is_object() && r.kernel_args.contains("repeat") ? r.kernel_args["repeat"].get<double>()
-                                                                              : 1.0;
+  c.operations =
+      r.kernel_args.is_object() && r.kernel_args.contains("repeat") ? r.kernel_args["repeat"].get<double>() : 1.0;
   c.per = "operation";
   c.native = r.native.has_value();
   c.sim = r.sim.has_value();

@@ -61,7 +61,8 @@ std::map<std::string, std::unique_ptr<LoadedLibrary>>& loaded() {
 }  // namespace
 
 std::vector<std::string> kernel_dirs() {
-  return search_dirs("HOPSIM_KERNEL_PATH", "lib/hopsim/kernels", {HOPSIM_INSTALLED_KERNEL_DIR, HOPSIM_BUILD_KERNEL_DIR});
+  return search_dirs("HOPSIM_KERNEL_PATH", "lib/hopsim/kernels",
+                     {HOPSIM_INSTALLED_KERNEL_DIR, HOPSIM_BUILD_KERNEL_DIR});
 }
 
 std::string find_kernel_library(const std::string& name) {

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/epiphany_host.hpp"
 

@@ -73,8 +73,8 @@ void NativeDevice::wait_value(const volatile void* addr, unsigned size, std::uin
   c.waiting += w;
   if (kind == WaitKind::barrier) c.barrier += w;
   if (trace_) [[unlikely]]
-    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
-                         t0, t1);
+    trace_->add_pe_state(current_core(),
+                         kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling, t0, t1);
 }
 
 std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {

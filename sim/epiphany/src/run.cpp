@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
-#include "hopsim/epiphany_package.hpp"
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
+#include "hopsim/epiphany_package.hpp"
 #include "hopsim/traces/writer.hpp"
 
 namespace fs = std::filesystem;
@@ -37,7 +37,8 @@ namespace {
 // The run's trace (outputs.trace): the simulated run's detail when the
 // scenario simulates, else what the native run observes; launches of every
 // mode either way, so one file holds native and simulated timings.
-std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::Params& p, const std::string& kernel) {
+std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::Params& p,
+                                                const std::string& kernel) {
   if (sc.outputs.trace.empty()) return nullptr;
   auto meta = traces::run_meta("epiphany", sc.resolved.dump(), sc.machine_preset,
                                sc.mode == Mode::native ? "native" : "sim", sc.seed, p.clock_hz);
@@ -117,8 +118,8 @@ const KernelPackage& resolve_package(const Scenario& sc, std::uint32_t cores) {
   }
   const auto& pkg = load_kernel_library(lib, cores, sc.kernel_library.empty() ? "kernel.name" : "kernel.library");
   if (pkg.name != sc.kernel)
-    throw ConfigError(fmt::format("kernel.name: '{}' does not match the package '{}' that {} provides", sc.kernel,
-                                  pkg.name, lib));
+    throw ConfigError(
+        fmt::format("kernel.name: '{}' does not match the package '{}' that {} provides", sc.kernel, pkg.name, lib));
   return pkg;
 }
 
@@ -128,8 +129,8 @@ RunReport run_scenario(const Scenario& sc) {
   r.params = resolve_epiphany(sc, &r.machine);
   const KernelPackage& pkg = resolve_package(sc, r.params.num_cores());
   if (pkg.family != "epiphany")
-    throw ConfigError(fmt::format("kernel.name: {} runs on {} machines, not on {}", pkg.name, pkg.family,
-                                  sc.machine_preset));
+    throw ConfigError(
+        fmt::format("kernel.name: {} runs on {} machines, not on {}", pkg.name, pkg.family, sc.machine_preset));
   r.kernel_args = resolve_args(pkg, sc.kernel_args);
 
   std::error_code ec;
@@ -279,8 +280,8 @@ void print_report(const RunReport& r, std::ostream& out) {
     if (rec->mismatch_count == 0) return "ok";
     return fmt::format("{}{} bad", rec->known_faulty ? "faulty:" : "FAIL:", rec->mismatch_count);
   };
-  out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>10} {:>8}\n", "method", "n", "sim cycles",
-                     "sim us", "native us", "sim check", "native", "data");
+  out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>10} {:>8}\n", "method", "n", "sim cycles", "sim us",
+                     "native us", "sim check", "native", "data");
   std::map<std::string, std::vector<const LaunchRecord*>> by_method_sim, by_method_nat;
   for (const auto& k : keys) {
     const auto* s = sim.count(k) ? sim[k] : nullptr;
@@ -305,7 +306,8 @@ void print_report(const RunReport& r, std::ostream& out) {
     std::string line = fmt::format("  {:<21}", method);
     if (!by_method_sim.empty()) {
       line += fmt::format(" sim {:>10.1f} us/launch", sim_mean * 1e6);
-      if (r.kernel_args.contains("repeat")) line += fmt::format(" ({:.0f} cycles/repeat)", sim_mean * p.clock_hz / repeat);
+      if (r.kernel_args.contains("repeat"))
+        line += fmt::format(" ({:.0f} cycles/repeat)", sim_mean * p.clock_hz / repeat);
     }
     if (!nrecs.empty()) line += fmt::format("  native {:>10.1f} us/launch", nat_mean * 1e6);
     out << line << "\n";
@@ -318,9 +320,10 @@ void print_report(const RunReport& r, std::ostream& out) {
   for (const auto* m : {&r.native, &r.sim})
     if (*m && !(*m)->trace.empty()) out << fmt::format("trace: {}\n", (*m)->trace);
   if (r.compared) {
-    out << (r.data_diffs.empty() ? "data: native and simulated runs produced identical data\n"
-                                 : fmt::format("data: DIFFER between native and simulated runs for {} launches (first: {})\n",
-                                               r.data_diffs.size(), r.data_diffs.front()));
+    out << (r.data_diffs.empty()
+                ? "data: native and simulated runs produced identical data\n"
+                : fmt::format("data: DIFFER between native and simulated runs for {} launches (first: {})\n",
+                              r.data_diffs.size(), r.data_diffs.front()));
   }
   for (const auto* m : {&r.sim, &r.native}) {
     if (!*m) continue;

@@ -10,10 +10,18 @@ void handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) 
   auto log = hopsim::log::get("systemc");
   const auto msg = std::string(rep.get_msg_type()) + ": " + rep.get_msg();
   switch (rep.get_severity()) {
-    case sc_core::SC_INFO: log->debug("{}", msg); break;
-    case sc_core::SC_WARNING: log->warn("{}", msg); break;
-    case sc_core::SC_ERROR: log->error("{}", msg); break;
-    default: log->critical("{}", msg); break;
+    case sc_core::SC_INFO:
+      log->debug("{}", msg);
+      break;
+    case sc_core::SC_WARNING:
+      log->warn("{}", msg);
+      break;
+    case sc_core::SC_ERROR:
+      log->error("{}", msg);
+      break;
+    default:
+      log->critical("{}", msg);
+      break;
   }
   // Logging is done; let SystemC carry out the remaining actions (throw, stop, abort).
   sc_core::sc_report_handler::default_handler(rep, actions & ~(sc_core::SC_DISPLAY | sc_core::SC_LOG));

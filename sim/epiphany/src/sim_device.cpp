@@ -23,16 +23,23 @@ std::int64_t host_ns() {
 
 std::uint64_t load_value(const volatile void* addr, unsigned size) {
   switch (size) {
-    case 1: return *static_cast<const volatile std::uint8_t*>(addr);
-    case 2: return *static_cast<const volatile std::uint16_t*>(addr);
-    case 4: return *static_cast<const volatile std::uint32_t*>(addr);
-    default: return *static_cast<const volatile std::uint64_t*>(addr);
+    case 1:
+      return *static_cast<const volatile std::uint8_t*>(addr);
+    case 2:
+      return *static_cast<const volatile std::uint16_t*>(addr);
+    case 4:
+      return *static_cast<const volatile std::uint32_t*>(addr);
+    default:
+      return *static_cast<const volatile std::uint64_t*>(addr);
   }
 }
 }  // namespace
 
 SimDevice::SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor)
-    : Device(p, windows), compute_model_(compute), ns_to_cycles_(p.clock_hz * 1e-9 * speed_factor), pes_(p.num_cores()) {
+    : Device(p, windows),
+      compute_model_(compute),
+      ns_to_cycles_(p.clock_hz * 1e-9 * speed_factor),
+      pes_(p.num_cores()) {
   word_arrival_.assign(p.num_cores(), std::vector<double>(p.local_mem / 4, 0.0));
   emem_arrival_.assign(p.emem_size / 64 + 1, 0.0);
 }
@@ -169,8 +176,8 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
   if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
-[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n,
-                                                         unsigned chunk) {
+[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst,
+                                                         std::size_t n, unsigned chunk) {
   const std::uint32_t self = current_core();
   auto& c = counters_[self];
   c.writes += 1;
@@ -283,8 +290,8 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
   leave(pe);
 }
 
-void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size,
-                            std::uint64_t value, bool equal, WaitKind kind) {
+void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
+                            bool equal, WaitKind kind) {
   const auto* addr = reinterpret_cast<const volatile void*>(a);
   const double t0 = pe.local;
   auto holds = [&] { return (load_value(addr, size) == value) == equal; };
@@ -305,8 +312,8 @@ void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t
   c.waiting += pe.local - t0;
   if (kind == WaitKind::barrier) c.barrier += pe.local - t0;
   if (trace_ && pe.local > t0)
-    trace_->add_pe_state(current_core(), kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling,
-                         t0, pe.local);
+    trace_->add_pe_state(current_core(),
+                         kind == WaitKind::barrier ? traces::PeState::barrier : traces::PeState::polling, t0, pe.local);
 }
 
 void SimDevice::wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) {

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "barrier.hpp"
 #include "hopsim/core/error.hpp"
-#include "hopsim/ocl_kernel.h"
 #include "hopsim/epiphany/device.hpp"
 #include "hopsim/epiphany_host.hpp"
-#include "barrier.hpp"
+#include "hopsim/ocl_kernel.h"
 
 using hopsim::runtime::Device;
 
@@ -61,7 +61,8 @@ cl_kernel clsym(CONTEXT*, void*, const char* name, int) {
     if (s.name != name) continue;
     hopsim_cl_kernel k{s.name.c_str(), s.fn, {}};
     if (pkg.resolve) {
-      for (std::uint32_t c = 0; c < Device::current().params().num_cores(); ++c) k.per_core.push_back(pkg.resolve(s.name, c));
+      for (std::uint32_t c = 0; c < Device::current().params().num_cores(); ++c)
+        k.per_core.push_back(pkg.resolve(s.name, c));
     }
     for (auto& known : g_kernels)
       if (known.fn == k.fn && known.per_core == k.per_core) return &known;
@@ -82,9 +83,7 @@ clndrange_t clndrange_init1d(std::size_t gtoff0, std::size_t gtsize0, std::size_
 
 int clwait(CONTEXT*, unsigned, int) { return 0; }
 
-std::clock_t hopsim_clock() {
-  return static_cast<std::clock_t>(Device::current().host_seconds() * CLOCKS_PER_SEC);
-}
+std::clock_t hopsim_clock() { return static_cast<std::clock_t>(Device::current().host_seconds() * CLOCKS_PER_SEC); }
 
 namespace hopsim::stdcl {
 void (*entry(cl_kernel krn))() {
@@ -118,10 +117,9 @@ void barrier(int) {
   const std::uint32_t self = Device::current_core();
   auto flags = [&](std::uint32_t core) { return d.windows().core(core) + hopsim::runtime::kRuntimeAreaOffset; };
   d.compute(d.params().barrier_overhead);
-  hopsim::api::flipflop_barrier(reinterpret_cast<volatile char*>(flags(self)), self, d.params().num_cores(),
-                                [&](unsigned i) {
-                                  return reinterpret_cast<std::uint64_t>(i == 0 ? flags(0) + self : flags(i));
-                                });
+  hopsim::api::flipflop_barrier(
+      reinterpret_cast<volatile char*>(flags(self)), self, d.params().num_cores(),
+      [&](unsigned i) { return reinterpret_cast<std::uint64_t>(i == 0 ? flags(0) + self : flags(i)); });
 }
 
 }  // extern "C"

@@ -42,16 +42,16 @@ HOPSIM_EXPORT void __tsan_func_exit() {}
 HOPSIM_EXPORT void __tsan_vptr_update(void**, void*) {}
 HOPSIM_EXPORT void __tsan_vptr_read(void**) {}
 
-#define HOPSIM_RW(N)                                                                                  \
-  HOPSIM_EXPORT void __tsan_read##N(void* a) { raw(a, N, RawKind::load); }                             \
-  HOPSIM_EXPORT void __tsan_write##N(void* a) { raw(a, N, RawKind::store); }                           \
-  HOPSIM_EXPORT void __tsan_unaligned_read##N(void* a) { raw(a, N, RawKind::load); }                   \
-  HOPSIM_EXPORT void __tsan_unaligned_write##N(void* a) { raw(a, N, RawKind::store); }                 \
-  HOPSIM_EXPORT void __tsan_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); }           \
-  HOPSIM_EXPORT void __tsan_volatile_write##N(void* a) { raw(a, N, RawKind::volatile_store); }         \
-  HOPSIM_EXPORT void __tsan_unaligned_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); } \
+#define HOPSIM_RW(N)                                                                                     \
+  HOPSIM_EXPORT void __tsan_read##N(void* a) { raw(a, N, RawKind::load); }                               \
+  HOPSIM_EXPORT void __tsan_write##N(void* a) { raw(a, N, RawKind::store); }                             \
+  HOPSIM_EXPORT void __tsan_unaligned_read##N(void* a) { raw(a, N, RawKind::load); }                     \
+  HOPSIM_EXPORT void __tsan_unaligned_write##N(void* a) { raw(a, N, RawKind::store); }                   \
+  HOPSIM_EXPORT void __tsan_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); }             \
+  HOPSIM_EXPORT void __tsan_volatile_write##N(void* a) { raw(a, N, RawKind::volatile_store); }           \
+  HOPSIM_EXPORT void __tsan_unaligned_volatile_read##N(void* a) { raw(a, N, RawKind::volatile_load); }   \
   HOPSIM_EXPORT void __tsan_unaligned_volatile_write##N(void* a) { raw(a, N, RawKind::volatile_store); } \
-  HOPSIM_EXPORT void __tsan_read##N##_pc(void* a, void*) { raw(a, N, RawKind::load); }                 \
+  HOPSIM_EXPORT void __tsan_read##N##_pc(void* a, void*) { raw(a, N, RawKind::load); }                   \
   HOPSIM_EXPORT void __tsan_write##N##_pc(void* a, void*) { raw(a, N, RawKind::store); }
 HOPSIM_RW(1)
 HOPSIM_RW(2)
@@ -69,55 +69,55 @@ HOPSIM_EXPORT void __tsan_write_range(void* a, unsigned long n) {
 
 // Atomics: the memory order argument is ignored (every operation is
 // sequentially consistent, which is stronger than any order asked for).
-#define HOPSIM_ATOMIC(N, T)                                                                              \
-  HOPSIM_EXPORT T __tsan_atomic##N##_load(const volatile T* a, int) {                                  \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                       \
-  }                                                                                                    \
-  HOPSIM_EXPORT void __tsan_atomic##N##_store(volatile T* a, T v, int) {                               \
-    raw_atomic(a, sizeof(T));                                                                          \
-    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_exchange(volatile T* a, T v, int) {                               \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_add(volatile T* a, T v, int) {                              \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_sub(volatile T* a, T v, int) {                              \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_and(volatile T* a, T v, int) {                              \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int) {                               \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                  \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int) {                              \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int) {                             \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                \
-  }                                                                                                    \
-  HOPSIM_EXPORT int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {   \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
-  }                                                                                                    \
-  HOPSIM_EXPORT int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {     \
-    raw_atomic(a, sizeof(T));                                                                          \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
-  }                                                                                                    \
-  HOPSIM_EXPORT T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int, int) {         \
-    raw_atomic(a, sizeof(T));                                                                          \
-    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                  \
-    return c;                                                                                          \
+#define HOPSIM_ATOMIC(N, T)                                                                          \
+  HOPSIM_EXPORT T __tsan_atomic##N##_load(const volatile T* a, int) {                                \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                     \
+  }                                                                                                  \
+  HOPSIM_EXPORT void __tsan_atomic##N##_store(volatile T* a, T v, int) {                             \
+    raw_atomic(a, sizeof(T));                                                                        \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_exchange(volatile T* a, T v, int) {                             \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                              \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_add(volatile T* a, T v, int) {                            \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                               \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_sub(volatile T* a, T v, int) {                            \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                               \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_and(volatile T* a, T v, int) {                            \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                               \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_or(volatile T* a, T v, int) {                             \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_xor(volatile T* a, T v, int) {                            \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                               \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_fetch_nand(volatile T* a, T v, int) {                           \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                              \
+  }                                                                                                  \
+  HOPSIM_EXPORT int __tsan_atomic##N##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) { \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
+  }                                                                                                  \
+  HOPSIM_EXPORT int __tsan_atomic##N##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {   \
+    raw_atomic(a, sizeof(T));                                                                        \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
+  }                                                                                                  \
+  HOPSIM_EXPORT T __tsan_atomic##N##_compare_exchange_val(volatile T* a, T c, T v, int, int) {       \
+    raw_atomic(a, sizeof(T));                                                                        \
+    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                \
+    return c;                                                                                        \
   }
 HOPSIM_ATOMIC(8, char)
 HOPSIM_ATOMIC(16, short)

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "hopsim/core/error.hpp"
-#include "hopsim/host/ring.hpp"
 #include "hopsim/host/buffer.hpp"
 #include "hopsim/host/cma.hpp"
 #include "hopsim/host/node.hpp"
+#include "hopsim/host/ring.hpp"
 
 namespace hopsim::host {
 namespace {

@@ -19,20 +19,20 @@
 #include <tuple>
 #include <vector>
 
+#include "hopsim/core/commands.hpp"
+#include "hopsim/core/error.hpp"
 #include "hopsim/core/family.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/report.hpp"
-#include "hopsim/core/commands.hpp"
-#include "hopsim/core/file_output.hpp"
-#include "hopsim/core/error.hpp"
 #include "hopsim/core/units.hpp"
+#include "hopsim/host/buffer.hpp"
+#include "hopsim/host/calibrate.hpp"
+#include "hopsim/host/cma.hpp"
 #include "hopsim/host/model/model.hpp"
 #include "hopsim/host/model/profile.hpp"
 #include "hopsim/host/model/report.hpp"
-#include "hopsim/host/calibrate.hpp"
 #include "hopsim/host/ring.hpp"
-#include "hopsim/host/buffer.hpp"
-#include "hopsim/host/cma.hpp"
 
 namespace hopsim::host {
 namespace {
@@ -361,9 +361,9 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
                        c.preempt_count)},
       {"cma_ok", c.cma_ok ? m + "process_vm_readv from a child succeeded" : "CMA refused here: " + c.cma_note},
   };
-  std::cout << fmt::format("{:>10} {:>12} {:>14} {:>12} {:>12} | exchange between two CPUs, MB/s: {:>8} {:>8} {:>8} {:>8}\n",
-                           "size", "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s", "write", "copy", "CMA",
-                           "read");
+  std::cout << fmt::format(
+      "{:>10} {:>12} {:>14} {:>12} {:>12} | exchange between two CPUs, MB/s: {:>8} {:>8} {:>8} {:>8}\n", "size",
+      "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s", "write", "copy", "CMA", "read");
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
     std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f} | {:>42.0f} {:>8.0f} {:>8.0f} {:>8.0f}\n",
                              size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6,
@@ -537,7 +537,8 @@ int cmd_ring(const RingArgs& a) {
                            "transport", "used", "MB/s", "/memcpy", "iters");
   auto csv = open_csv(a.csv);
   if (csv) {
-    csv->stream() << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
+    csv->stream()
+        << "procs,size,order,transport,used,bandwidth_MBps,fraction_of_memcpy,memcpy_MBps,iters,seconds,messages_"
            "checked,fallback,bind,cpus,huge_kib,handover_ns\n";
   }
   for (const auto& c : cells) {
@@ -547,11 +548,11 @@ int cmd_ring(const RingArgs& a) {
                              c.iters);
     if (csv)
       csv->stream() << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},{},{},{},{},{:.1f}\n", c.procs,
-                         c.size, c.order, transport::kind_name(c.requested), transport::kind_name(c.used),
-                         c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked,
-                         csv_field(c.fallback), transport::bind_name(c.bind),
-                         csv_field(fmt::format("{}", fmt::join(c.cpu_of_rank, " "))), c.huge_kib,
-                         c.handover > 0 ? c.handover * 1e9 : -1.0);
+                                   c.size, c.order, transport::kind_name(c.requested), transport::kind_name(c.used),
+                                   c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked,
+                                   csv_field(c.fallback), transport::bind_name(c.bind),
+                                   csv_field(fmt::format("{}", fmt::join(c.cpu_of_rank, " "))), c.huge_kib,
+                                   c.handover > 0 ? c.handover * 1e9 : -1.0);
   }
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << cma_ratio_text(cells);
@@ -786,7 +787,6 @@ int checked(const std::function<int()>& f) {
   }
 }
 
-
 void add_commands(Commands& cmds) {
   auto* host =
       cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
@@ -858,13 +858,19 @@ void add_commands(Commands& cmds) {
 // data are not compared between the modes.
 const ProgramInfo& ring_program() {
   static const bool once = [] {
-    register_program({"ring", "host",
+    register_program({"ring",
+                      "host",
                       "hpcc-style ring bandwidth: each process sends to its right neighbour and receives from its "
                       "left, over double copy, CMA or zero copy",
                       {{"procs", nlohmann::json::array({2, 4}), "ring sizes (processes)", 2, 256, {}, false},
                        {"sizes", nlohmann::json::array({"64KiB", "1MiB"}), "message sizes", 0, 0, {}, false},
-                       {"transports", nlohmann::json::array({"double-copy", "cma", "zero-copy"}), "copy paths", 0,
-                        0, {"double-copy", "cma", "zero-copy"}, false},
+                       {"transports",
+                        nlohmann::json::array({"double-copy", "cma", "zero-copy"}),
+                        "copy paths",
+                        0,
+                        0,
+                        {"double-copy", "cma", "zero-copy"},
+                        false},
                        {"reps", 3, "timed repetitions per cell; the fastest counts", 1, 1000, {}, false},
                        {"bytes", "16MiB", "data each process receives per repetition", 0, 0, {}, false},
                        {"min_steps", 16, "at least this many timed steps per repetition", 1, 1000000, {}, false}}});
@@ -881,7 +887,8 @@ RunReport run_ring_scenario(const Scenario& sc) {
     throw ConfigError(fmt::format("kernel.name: {} runs on {} machines", sc.kernel, prog.family));
   const auto args = resolve_args(prog, sc.kernel_args);
   if (!sc.machine_params.empty())
-    throw ConfigError("machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
+    throw ConfigError(
+        "machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
   const auto p = hh::load_profile(sc.machine_preset);
   RingArgs a;
   a.procs = args["procs"].get<std::vector<int>>();
@@ -891,7 +898,8 @@ RunReport run_ring_scenario(const Scenario& sc) {
   a.bytes = args["bytes"].get<std::string>();
   a.min_steps = args["min_steps"].get<int>();
   hh::RingOptions ro;
-  ro.bytes_per_rep = static_cast<std::size_t>(parse_quantity(std::string_view(a.bytes), Dim::bytes, "kernel.args.bytes"));
+  ro.bytes_per_rep =
+      static_cast<std::size_t>(parse_quantity(std::string_view(a.bytes), Dim::bytes, "kernel.args.bytes"));
   ro.min_iters = a.min_steps;
   std::vector<Key> keys;
   for (int n : a.procs)
@@ -908,7 +916,9 @@ RunReport run_ring_scenario(const Scenario& sc) {
   r.machine_summary = fmt::format("{} cores", p.cores);
   r.per = "ring step";
   r.results_dir = sc.outputs.dir;
-  auto name_of = [](const Key& k) { return fmt::format("{} procs {} {}", k.procs, transport::kind_name(k.kind), size_text(k.size)); };
+  auto name_of = [](const Key& k) {
+    return fmt::format("{} procs {} {}", k.procs, transport::kind_name(k.kind), size_text(k.size));
+  };
   for (const auto& k : keys) {
     Timing t;
     t.name = name_of(k);
@@ -936,9 +946,15 @@ RunReport run_ring_scenario(const Scenario& sc) {
       t.native_check = "ok";  // a checksum mismatch throws DataMismatchError (exit 3)
       keys[i].kind = c.used;  // the model runs what the native ring used (a CMA fallback)
       keys[i].iters = c.iters;
-      cj.push_back({{"procs", c.procs}, {"size", c.size}, {"requested", transport::kind_name(c.requested)},
-                    {"used", transport::kind_name(c.used)}, {"fallback", c.fallback}, {"iters", c.iters},
-                    {"seconds", c.seconds}, {"bandwidth_Bps", c.bandwidth}, {"messages_checked", c.messages_checked}});
+      cj.push_back({{"procs", c.procs},
+                    {"size", c.size},
+                    {"requested", transport::kind_name(c.requested)},
+                    {"used", transport::kind_name(c.used)},
+                    {"fallback", c.fallback},
+                    {"iters", c.iters},
+                    {"seconds", c.seconds},
+                    {"bandwidth_Bps", c.bandwidth},
+                    {"messages_checked", c.messages_checked}});
       csv += fmt::format("native,{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, transport::kind_name(c.requested),
                          transport::kind_name(c.used), c.size, c.iters, c.seconds, c.bandwidth);
     }
@@ -956,8 +972,12 @@ RunReport run_ring_scenario(const Scenario& sc) {
       t.sim_seconds = res[i].seconds / keys[i].iters;
       t.sim_bytes_per_s = res[i].bandwidth;
       t.sim_check = "-";
-      cj.push_back({{"procs", keys[i].procs}, {"size", keys[i].size}, {"transport", transport::kind_name(keys[i].kind)},
-                    {"iters", keys[i].iters}, {"seconds", res[i].seconds}, {"bandwidth_Bps", res[i].bandwidth},
+      cj.push_back({{"procs", keys[i].procs},
+                    {"size", keys[i].size},
+                    {"transport", transport::kind_name(keys[i].kind)},
+                    {"iters", keys[i].iters},
+                    {"seconds", res[i].seconds},
+                    {"bandwidth_Bps", res[i].bandwidth},
                     {"yields_per_step", res[i].yields}});
       csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, transport::kind_name(keys[i].kind),
                          transport::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds,
@@ -968,9 +988,10 @@ RunReport run_ring_scenario(const Scenario& sc) {
   j["data_equal"] = nullptr;  // the model moves no payload
   std::cout << fmt::format("{:<28} {:>12} {:>12}\n", "cell", "native MB/s", "sim MB/s");
   for (const auto& t : r.timings)
-    std::cout << fmt::format("{:<28} {:>12} {:>12}\n", t.name,
-                             std::isfinite(t.native_bytes_per_s) ? fmt::format("{:.0f}", t.native_bytes_per_s / 1e6) : "-",
-                             std::isfinite(t.sim_bytes_per_s) ? fmt::format("{:.0f}", t.sim_bytes_per_s / 1e6) : "-");
+    std::cout << fmt::format(
+        "{:<28} {:>12} {:>12}\n", t.name,
+        std::isfinite(t.native_bytes_per_s) ? fmt::format("{:.0f}", t.native_bytes_per_s / 1e6) : "-",
+        std::isfinite(t.sim_bytes_per_s) ? fmt::format("{:.0f}", t.sim_bytes_per_s / 1e6) : "-");
   if (r.native) std::cout << "native: every message checksummed by its receiver: all matched\n";
   write_results(sc, r, j, csv);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);

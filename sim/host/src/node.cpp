@@ -73,7 +73,7 @@ struct Node::Shared {
   char reason[1024] = {};
   RankSlot rank[Node::kMaxProcs];
   Channel chan[Node::kMaxProcs][Node::kMaxProcs];  // [src][dst]
-  Counter handover;  // Rank::handover: odd values from the leader, even from the other
+  Counter handover;                                // Rank::handover: odd values from the leader, even from the other
 };
 
 struct Node::Local {
@@ -174,7 +174,8 @@ class ExitWaiter {
       set.push_back(pollfd{fds_[r], POLLIN, 0});
     }
     if (set.empty()) return;
-    ::poll(set.data(), set.size(), static_cast<int>(std::max<long long>(timeout.count(), 1)));  // EINTR: caller looks again
+    ::poll(set.data(), set.size(),
+           static_cast<int>(std::max<long long>(timeout.count(), 1)));  // EINTR: caller looks again
   }
 
  private:
@@ -273,7 +274,8 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
   clock::time_point stop_at{}, next_monitor = clock::now();
   auto stop_all = [&] {
     if (stop_at == clock::time_point{})
-      stop_at = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(opt_.stop_grace));
+      stop_at =
+          clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(opt_.stop_grace));
     sh_->abort.v.store(1);
   };
   while (left > 0) {

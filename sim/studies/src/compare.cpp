@@ -38,10 +38,10 @@ std::size_t differing(const RunReport& r) {
 std::string compare_table(const RunReport& r) {
   const bool bytes = any(r, &Timing::native_bytes_per_s, &Timing::sim_bytes_per_s);
   const bool cycles = any(r, &Timing::native_cycles, &Timing::sim_cycles);
-  std::string out = fmt::format(
-      "hopsim compare | kernel {} | machine {} ({}) | native: this machine, sim: the model | per {}{}\n", r.kernel,
-      r.machine, r.machine_summary, r.per,
-      r.operations != 1 ? fmt::format(", {:g} operations per launch", r.operations) : std::string());
+  std::string out =
+      fmt::format("hopsim compare | kernel {} | machine {} ({}) | native: this machine, sim: the model | per {}{}\n",
+                  r.kernel, r.machine, r.machine_summary, r.per,
+                  r.operations != 1 ? fmt::format(", {:g} operations per launch", r.operations) : std::string());
   std::size_t w = 24;
   for (const auto& t : r.timings) w = std::max(w, t.name.size());
   std::string head = fmt::format("{:<{}} {:>13} {:>13} {:>10}", "timing", w, "native us/op", "sim us/op", "sim/native");
@@ -49,9 +49,9 @@ std::string compare_table(const RunReport& r) {
   if (cycles) head += fmt::format(" {:>14} {:>14}", "native cycles", "sim cycles");
   out += head + fmt::format(" {:>10} {:>10} {:>7}\n", "native chk", "sim chk", "data");
   for (const auto& t : r.timings) {
-    std::string line = fmt::format("{:<{}} {:>13} {:>13} {:>10}", t.name, w, cell(t.native_seconds * 1e6, "{:.3f}"),
-                                   cell(t.sim_seconds * 1e6, "{:.3f}"),
-                                   cell(t.sim_seconds / t.native_seconds, "{:.3g}"));
+    std::string line =
+        fmt::format("{:<{}} {:>13} {:>13} {:>10}", t.name, w, cell(t.native_seconds * 1e6, "{:.3f}"),
+                    cell(t.sim_seconds * 1e6, "{:.3f}"), cell(t.sim_seconds / t.native_seconds, "{:.3g}"));
     if (bytes)
       line += fmt::format(" {:>12} {:>12}", cell(t.native_bytes_per_s / 1e6, "{:.1f}"),
                           cell(t.sim_bytes_per_s / 1e6, "{:.1f}"));
@@ -99,8 +99,9 @@ std::string compare_json(const RunReport& r, const std::string& scenario) {
 }
 
 std::string compare_csv(const RunReport& r) {
-  std::string csv = "timing,native_seconds_per_op,sim_seconds_per_op,sim_over_native,native_bytes_per_s,"
-                    "sim_bytes_per_s,native_cycles,sim_cycles,native_check,sim_check,data\n";
+  std::string csv =
+      "timing,native_seconds_per_op,sim_seconds_per_op,sim_over_native,native_bytes_per_s,"
+      "sim_bytes_per_s,native_cycles,sim_cycles,native_check,sim_check,data\n";
   for (const auto& t : r.timings)
     csv += fmt::format("{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.9g},{:.9g},{},{},{}\n", csv_field(t.name),
                        t.native_seconds, t.sim_seconds, t.sim_seconds / t.native_seconds, t.native_bytes_per_s,

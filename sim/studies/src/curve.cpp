@@ -2,11 +2,11 @@
 // traffic scenario file and/or options (docs/traffic.md).
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,17 +15,16 @@
 
 #include "hopsim/studies/curve.hpp"
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/strict_json.hpp"
-#include "hopsim/studies/plot.hpp"
 #include "hopsim/network/model/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
+#include "hopsim/studies/plot.hpp"
 
 namespace hopsim::studies {
 
 namespace {
-
 
 // A reference latency curve: another simulator's (tests/bench/booksim_reference.sh
 // writes BookSim2's) or an earlier hopsim curve. Columns (any order, others
@@ -77,17 +76,20 @@ Reference read_reference(const std::string& path) {
     if (c_offered < 0) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
         if (cells[i] == "offered") c_offered = static_cast<int>(i);
-        if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0) c_latency = static_cast<int>(i);
+        if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0)
+          c_latency = static_cast<int>(i);
       }
       if (c_offered < 0 || c_latency < 0)
-        throw ConfigError(fmt::format("--reference {}:{}: the header needs the columns 'offered' and 'packet_latency' "
-                                      "(or 'avg_latency'), got '{}'",
-                                      path, lineno, line));
+        throw ConfigError(
+            fmt::format("--reference {}:{}: the header needs the columns 'offered' and 'packet_latency' "
+                        "(or 'avg_latency'), got '{}'",
+                        path, lineno, line));
       columns = cells.size();
       continue;
     }
     if (cells.size() != columns)
-      throw ConfigError(fmt::format("--reference {}:{}: {} cells, the header has {}", path, lineno, cells.size(), columns));
+      throw ConfigError(
+          fmt::format("--reference {}:{}: {} cells, the header has {}", path, lineno, cells.size(), columns));
     ReferencePoint p{number(cells[static_cast<std::size_t>(c_offered)], "offered load"), std::nullopt};
     if (!(p.offered > 0 && p.offered <= 1))
       throw ConfigError(fmt::format("--reference {}:{}: offered load {} is outside (0, 1]", path, lineno, p.offered));
@@ -165,12 +167,12 @@ int run_curve(const CurveOptions& o) {
   if (cfg.packet_sizes.empty()) {
     sizes = fmt::format("{} B", cfg.packet_bytes);
   } else {
-    for (const auto& s : cfg.packet_sizes) sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
+    for (const auto& s : cfg.packet_sizes)
+      sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
   }
   std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
                            traffic::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", traffic::describe(cfg),
-                           sc.preset, sizes,
-                           ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+                           sc.preset, sizes, ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -180,8 +182,8 @@ int run_curve(const CurveOptions& o) {
     const auto j = traffic::result_json(r);
     const double max_u = j["max_link_utilisation"].get<double>();
     std::cout << fmt::format("{:>8.3f} {:>9.4f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.2f} {:>8.3f} {}\n",
-                             r.offered, r.accepted, r.avg_latency, r.p50_latency, r.p99_latency,
-                             r.avg_network_latency, r.avg_hops, max_u, r.saturated ? "SATURATED" : "");
+                             r.offered, r.accepted, r.avg_latency, r.p50_latency, r.p99_latency, r.avg_network_latency,
+                             r.avg_hops, max_u, r.saturated ? "SATURATED" : "");
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.offered, r.accepted, r.avg_latency, r.p50_latency,
                        r.p99_latency, r.avg_network_latency, r.avg_hops, max_u, r.saturated ? 1 : 0);
   }
@@ -199,9 +201,10 @@ int run_curve(const CurveOptions& o) {
   if (ref) {
     const double limit = ref->saturation ? o.below * *ref->saturation : 2.0;
     std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
-                             ref->saturation ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
-                                                           *ref->saturation, o.below, limit)
-                                             : std::string("never saturated; every load compared"));
+                             ref->saturation
+                                 ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
+                                               *ref->saturation, o.below, limit)
+                                 : std::string("never saturated; every load compared"));
     std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
     csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
     for (std::size_t i = 0; i < ref->points.size(); ++i) {
@@ -237,20 +240,22 @@ int run_curve(const CurveOptions& o) {
       }
       std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
                                ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
-                               p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
+                               p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text,
+                               note);
       csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
                          p.latency ? fmt::format("{}", *p.latency) : std::string(),
                          ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
     }
     if (results.back().saturated)
-      std::cout << fmt::format("hopsim saturated at offered {:g}{}\n", results.back().offered,
-                               ref->saturation ? fmt::format(" ({:+.0f}% from the reference's {:g})",
-                                                             100.0 * (results.back().offered / *ref->saturation - 1),
-                                                             *ref->saturation)
-                                               : std::string());
+      std::cout << fmt::format(
+          "hopsim saturated at offered {:g}{}\n", results.back().offered,
+          ref->saturation ? fmt::format(" ({:+.0f}% from the reference's {:g})",
+                                        100.0 * (results.back().offered / *ref->saturation - 1), *ref->saturation)
+                          : std::string());
     std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", compared, worst);
-    if (compared == 0) throw ConfigError(fmt::format("--reference {}: no load to compare below {:g} x its saturation",
-                                                     o.reference, o.below));
+    if (compared == 0)
+      throw ConfigError(
+          fmt::format("--reference {}: no load to compare below {:g} x its saturation", o.reference, o.below));
   }
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, csv);
@@ -259,12 +264,14 @@ int run_curve(const CurveOptions& o) {
   if (!o.png.empty()) {
     // Latency below saturation (the saturated point's latency only says "unbounded").
     plot::LineChart chart;
-    chart.title = fmt::format("{} traffic on a {} ({})", traffic::to_string(cfg.pattern), traffic::describe(cfg), sc.preset);
+    chart.title =
+        fmt::format("{} traffic on a {} ({})", traffic::to_string(cfg.pattern), traffic::describe(cfg), sc.preset);
     if (!results.empty() && results.back().saturated)
       chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
     chart.x_label = "offered load (packets per node per cycle)";
     chart.y_label = "latency (cycles)";
-    plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}}, net{"average network latency", {}, {}};
+    plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}},
+        net{"average network latency", {}, {}};
     for (const auto& r : results) {
       if (r.saturated) continue;
       for (auto* sr : {&avg, &p99, &net}) sr->x.push_back(r.offered);

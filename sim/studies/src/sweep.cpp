@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -32,12 +32,12 @@
 
 #include "hopsim/studies/sweep.hpp"
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
-#include "hopsim/core/scenario.hpp"
-#include "hopsim/core/strict_json.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/process.hpp"
 #include "hopsim/core/program.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/network/model/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
 
@@ -52,7 +52,6 @@ namespace hopsim::studies {
 namespace fs = std::filesystem;
 
 namespace {
-
 
 struct Axis {
   std::string key;
@@ -465,15 +464,24 @@ class Sweep {
       const auto r = traffic::run_traffic(sc.config);
       const auto j = traffic::result_json(r);
       Table t;
-      t.columns = {"offered",      "accepted",      "avg_latency",          "p50_latency",
-                   "p99_latency",  "avg_network_latency", "avg_hops",      "avg_zero_load",
-                   "max_link_utilisation", "mean_link_utilisation", "packets", "saturated"};
+      t.columns = {"offered",
+                   "accepted",
+                   "avg_latency",
+                   "p50_latency",
+                   "p99_latency",
+                   "avg_network_latency",
+                   "avg_hops",
+                   "avg_zero_load",
+                   "max_link_utilisation",
+                   "mean_link_utilisation",
+                   "packets",
+                   "saturated"};
       std::vector<std::string> row;
       for (const auto& c : t.columns) {
         const auto& v = j[c];
-        row.push_back(v.is_boolean() ? (v.get<bool>() ? "1" : "0")
+        row.push_back(v.is_boolean()           ? (v.get<bool>() ? "1" : "0")
                       : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>())
-                                              : num(v.get<double>()));
+                                               : num(v.get<double>()));
       }
       t.rows.push_back(std::move(row));
       return t;
@@ -485,7 +493,8 @@ class Sweep {
   Table run_child(const Point& p) const {
     const fs::path dir = fs::absolute(fs::path(out_) / "runs" / fmt::format("{:06}", p.index));
     fs::create_directories(dir);
-    std::vector<std::string> args = {"/proc/self/exe", "run", scenario_path_, "--out", dir.string(), "--log-level", "warn"};
+    std::vector<std::string> args = {"/proc/self/exe", "run",         scenario_path_, "--out",
+                                     dir.string(),     "--log-level", "warn"};
     for (const auto& o : p.overrides()) {
       args.push_back("--set");
       args.push_back(o);

@@ -14,8 +14,8 @@ namespace hopsim::studies {
 std::vector<Metric> load_result_metrics(const std::string& path) {
   const auto doc = read_json_file(path);
   if (!doc.is_object() || !doc.contains("sim") || !doc["sim"].contains("metrics"))
-    throw ConfigError(fmt::format("{}: not a hopsim results.json with simulated metrics (run a simulated mode first)",
-                                  path));
+    throw ConfigError(
+        fmt::format("{}: not a hopsim results.json with simulated metrics (run a simulated mode first)", path));
   std::vector<Metric> out;
   for (const auto& m : doc["sim"]["metrics"]) {
     try {
@@ -27,9 +27,10 @@ std::vector<Metric> load_result_metrics(const std::string& path) {
     }
   }
   if (out.empty())
-    throw ConfigError(fmt::format("{}: the run produced no figures to validate (e.g. the passing kernels need n = 1..16 "
-                                  "on the e16g301)",
-                                  path));
+    throw ConfigError(
+        fmt::format("{}: the run produced no figures to validate (e.g. the passing kernels need n = 1..16 "
+                    "on the e16g301)",
+                    path));
   return out;
 }
 

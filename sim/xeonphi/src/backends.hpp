@@ -10,7 +10,7 @@ namespace ham::offload::detail {
 struct MsgHeader {
   std::uint32_t key;
   std::uint32_t body_size;
-  std::uint32_t slot;         // result slot on the host
+  std::uint32_t slot;  // result slot on the host
   std::uint32_t result_size;
 };
 static_assert(sizeof(MsgHeader) == 16);

@@ -87,7 +87,8 @@ class MpiRuntime final : public Runtime {
     if (o_.target_core >= 0 || o_.host_core >= 0) {
       MPI_Finalize();
       throw hopsim::ConfigError(
-          "--ham-cpu-affinity/--ham-target-cpu-affinity: not in --ham-mode mpi (pin with mpirun's --bind-to/--cpu-set)");
+          "--ham-cpu-affinity/--ham-target-cpu-affinity: not in --ham-mode mpi (pin with mpirun's "
+          "--bind-to/--cpu-set)");
     }
     node_ = rank;
     slot_ready_.assign(o_.buffers, false);
@@ -153,7 +154,8 @@ class MpiRuntime final : public Runtime {
       throw hopsim::KernelError("offloaded function failed on node 1: " + std::string(r.data.begin(), r.data.end()));
     if (result_size) {
       if (r.data.size() < result_size)
-        throw hopsim::Error(fmt::format("HAM MPI transport: result of {} B, expected {} B", r.data.size(), result_size));
+        throw hopsim::Error(
+            fmt::format("HAM MPI transport: result of {} B, expected {} B", r.data.size(), result_size));
       std::memcpy(result, r.data.data(), result_size);
     }
   }
@@ -162,8 +164,10 @@ class MpiRuntime final : public Runtime {
     if (node_ != 0) return;
     const auto slot = static_cast<std::uint32_t>(ticket);
     if (slot >= slot_live_.size() || !slot_live_[slot]) return;
-    if (slot_ready_[slot]) release_slot(slot);
-    else orphans_.push_back(slot);
+    if (slot_ready_[slot])
+      release_slot(slot);
+    else
+      orphans_.push_back(slot);
   }
 
   std::uint64_t put(const void* src, node_t node, void* dst, std::size_t bytes) override {
@@ -230,9 +234,9 @@ class MpiRuntime final : public Runtime {
   }
 
   std::int64_t now_ps() override {
-    return 1000 * static_cast<std::int64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
+    return 1000 * static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                std::chrono::steady_clock::now().time_since_epoch())
+                                                .count());
   }
   void charge_cycles(double) override {}
 

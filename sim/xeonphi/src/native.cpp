@@ -146,8 +146,10 @@ class NativeRuntime final : public Runtime {
     spin([&] { return f->v.load(std::memory_order_acquire) != kEmpty; }, "a result");
     const std::uint32_t status = f->v.load(std::memory_order_acquire);
     std::string error;
-    if (status == kFailed) error.assign(res_data(slot), strnlen(res_data(slot), o_.message_size));
-    else if (result_size) std::memcpy(result, res_data(slot), result_size);
+    if (status == kFailed)
+      error.assign(res_data(slot), strnlen(res_data(slot), o_.message_size));
+    else if (result_size)
+      std::memcpy(result, res_data(slot), result_size);
     release_slot(slot);
     if (status == kFailed) throw hopsim::KernelError("offloaded function failed on node 1: " + error);
   }
@@ -156,8 +158,10 @@ class NativeRuntime final : public Runtime {
     if (node_ != 0) return;
     const auto slot = static_cast<std::uint32_t>(ticket);
     if (slot >= slot_state_.size() || slot_state_[slot] != SlotState::live) return;
-    if (res_flag(slot)->v.load(std::memory_order_acquire) != kEmpty) release_slot(slot);
-    else slot_state_[slot] = SlotState::orphan;
+    if (res_flag(slot)->v.load(std::memory_order_acquire) != kEmpty)
+      release_slot(slot);
+    else
+      slot_state_[slot] = SlotState::orphan;
   }
 
   std::uint64_t put(const void* src, node_t node, void* dst, std::size_t bytes) override {
@@ -187,8 +191,8 @@ class NativeRuntime final : public Runtime {
       arena_used_[off] = need;
       return base_ + arena_offset_ + off;
     }
-    throw hopsim::Error(fmt::format("target heap exhausted: no free block of {} B in {} B (--ham-card-memory)", need,
-                                    arena_size_));
+    throw hopsim::Error(
+        fmt::format("target heap exhausted: no free block of {} B in {} B (--ham-card-memory)", need, arena_size_));
   }
 
   void target_free(void* p) override {
@@ -215,9 +219,9 @@ class NativeRuntime final : public Runtime {
   }
 
   std::int64_t now_ps() override {
-    return 1000 * static_cast<std::int64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
+    return 1000 * static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                std::chrono::steady_clock::now().time_since_epoch())
+                                                .count());
   }
   void charge_cycles(double) override {}  // natively the compute is real
 
@@ -270,7 +274,8 @@ class NativeRuntime final : public Runtime {
 
   static void check_core(int core, const char* what) {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (core >= n) throw hopsim::ConfigError(fmt::format("{}: core {} does not exist (this machine has {})", what, core, n));
+    if (core >= n)
+      throw hopsim::ConfigError(fmt::format("{}: core {} does not exist (this machine has {})", what, core, n));
   }
   static void pin(int core, const char* what) {
     check_core(core, what);
@@ -283,8 +288,8 @@ class NativeRuntime final : public Runtime {
 
   void check_node(node_t node) const {
     if (node != 1)
-      throw hopsim::Error(fmt::format("HAM node {} does not exist: the targets are 1..{} (node 0 is the host)", node,
-                                      num_nodes() - 1));
+      throw hopsim::Error(
+          fmt::format("HAM node {} does not exist: the targets are 1..{} (node 0 is the host)", node, num_nodes() - 1));
   }
   void check_host(const char* what) const {
     if (node_ != 0) throw hopsim::Error(fmt::format("HAM: only the host may {} in this transport", what));
@@ -297,29 +302,34 @@ class NativeRuntime final : public Runtime {
   }
 
   static std::string how(int status) {
-    if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(status))
+      return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
     if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
     return "stopped";
   }
 
   // Throws if the target process has gone.
   void check_child(const char* waiting_for) {
-    if (child_gone_) throw hopsim::Error(fmt::format("HAM target node 1 (pid {}) is gone; cannot wait for {}", child_, waiting_for));
+    if (child_gone_)
+      throw hopsim::Error(fmt::format("HAM target node 1 (pid {}) is gone; cannot wait for {}", child_, waiting_for));
     int status = 0;
     if (waitpid(child_, &status, WNOHANG) == child_) {
       child_gone_ = true;
-      throw hopsim::Error(fmt::format("HAM target node 1 (pid {}) {} while the host waited for {}", child_,
-                                      how(status), waiting_for));
+      throw hopsim::Error(
+          fmt::format("HAM target node 1 (pid {}) {} while the host waited for {}", child_, how(status), waiting_for));
     }
   }
 
-  template <class Ready> void spin(Ready ready, const char* waiting_for) {
+  template <class Ready>
+  void spin(Ready ready, const char* waiting_for) {
     if (child_gone_) check_child(waiting_for);
     for (std::uint64_t n = 1;; ++n) {
       if (ready()) return;
       if ((n & 1023) == 0) {
-        if (node_ == 0) check_child(waiting_for);
-        else if (getppid() != host_pid_) _exit(1);
+        if (node_ == 0)
+          check_child(waiting_for);
+        else if (getppid() != host_pid_)
+          _exit(1);
         if (n > (1u << 16)) sched_yield();  // a long wait: leave the core to others
       }
       cpu_relax();

@@ -27,8 +27,8 @@ struct Test {
   const char* name;
   const char* flag;
 };
-constexpr Test kTests[] = {{"call", "-c"},   {"call-mul", "-m"}, {"copy-in", "-i"},
-                           {"copy-out", "-o"}, {"allocate", "-a"}};
+constexpr Test kTests[] = {
+    {"call", "-c"}, {"call-mul", "-m"}, {"copy-in", "-i"}, {"copy-out", "-o"}, {"allocate", "-a"}};
 
 struct ModeRun {
   Mode mode;
@@ -60,9 +60,9 @@ std::vector<std::string> command(const Scenario& sc, const nlohmann::json& args,
     for (const auto& k : kTests)
       if (t == k.name) c.push_back(k.flag);
   }
-  c.insert(c.end(), {"-r", std::to_string(args["runs"].get<long long>()), "--warmup-runs",
-                     std::to_string(args["warmup_runs"].get<long long>()), "-s",
-                     std::to_string(args["size"].get<long long>())});
+  c.insert(c.end(),
+           {"-r", std::to_string(args["runs"].get<long long>()), "--warmup-runs",
+            std::to_string(args["warmup_runs"].get<long long>()), "-s", std::to_string(args["size"].get<long long>())});
   if (args["async"].get<bool>()) c.push_back("-y");
   c.insert(c.end(), {"--ham-mode", mode == Mode::sim ? "sim" : "native", "--ham-preset", sc.machine_preset});
   for (const auto& [k, v] : sc.machine_params.items()) c.insert(c.end(), {"--ham-set", k + "=" + param_text(v)});
@@ -85,7 +85,8 @@ ModeRun run_mode(const Scenario& sc, const nlohmann::json& args, Mode mode, cons
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   commit_partial(partial, m.output);  // kept whatever the outcome, for the user to read
   m.exit_code = child.exit_code;
-  if (m.exit_code == 2) throw ConfigError(fmt::format("{} ({}) refused its arguments (see above)", exe, to_string(mode)));
+  if (m.exit_code == 2)
+    throw ConfigError(fmt::format("{} ({}) refused its arguments (see above)", exe, to_string(mode)));
   if (m.exit_code != 0 && m.exit_code != 3)
     throw Error(fmt::format("{} ({}) exited with {}; its output: {}", exe, to_string(mode), m.exit_code, m.output));
   m.rows = traces::import_ham_offload(m.output, sc.machine_preset);
@@ -96,7 +97,8 @@ ModeRun run_mode(const Scenario& sc, const nlohmann::json& args, Mode mode, cons
 std::vector<std::pair<std::string, double>> averages(const ModeRun& m) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& r : m.rows)
-    if (r.metric == "average" && r.unit == "ns") out.emplace_back(r.experiment.substr(std::string("ham-offload-").size()), r.value);
+    if (r.metric == "average" && r.unit == "ns")
+      out.emplace_back(r.experiment.substr(std::string("ham-offload-").size()), r.value);
   return out;
 }
 
@@ -160,8 +162,12 @@ void write_outputs(const Scenario& sc, const nlohmann::json& args, const nlohman
     for (const auto& [name, ns] : averages(m)) mj["timings"][name] = ns;
     mj["metrics"] = nlohmann::json::array();
     for (const auto& x : metrics(m, sc.machine_preset))
-      mj["metrics"].push_back({{"system", x.system}, {"experiment", x.experiment}, {"configuration", x.configuration},
-                               {"metric", x.metric}, {"value", x.value}, {"unit", x.unit}});
+      mj["metrics"].push_back({{"system", x.system},
+                               {"experiment", x.experiment},
+                               {"configuration", x.configuration},
+                               {"metric", x.metric},
+                               {"value", x.value},
+                               {"unit", x.unit}});
     if (m.mode == Mode::sim && !sc.outputs.trace.empty()) mj["trace"] = sc.outputs.trace;
     j[to_string(m.mode)] = mj;
     for (const auto& row : m.rows)
@@ -178,29 +184,40 @@ void print(const Scenario& sc, const std::vector<ModeRun>& modes, std::ostream& 
   for (const auto& m : modes) {
     out << fmt::format("{}: ", to_string(m.mode));
     for (const auto& [name, ns] : averages(m)) out << fmt::format("{} {:.1f} ns  ", name, ns);
-    out << fmt::format("| data {} | {:.2f} s host | output {}\n",
-                       m.exit_code == 0 ? "checked correct" : "CHECK FAILED", m.wall_seconds, m.output);
+    out << fmt::format("| data {} | {:.2f} s host | output {}\n", m.exit_code == 0 ? "checked correct" : "CHECK FAILED",
+                       m.wall_seconds, m.output);
   }
 }
 
 }  // namespace
 
 void register_programs() {
-  register_program({"benchmark_ham_offload",
-                    "xeonphi",
-                    "HAM-Offload benchmark (noma/ham): empty call, call with arguments, copy in/out, allocation, "
-                    "timed per operation",
-                    {{"program", "benchmark_ham_offload", "the executable: a name (next to hopsim, the build tree, PATH) "
-                                                          "or a path", 0, 0, {}, false},
-                     {"tests", nlohmann::json::array({"call"}), "benchmarks to run",
-                      0, 0, {"call", "call-mul", "copy-in", "copy-out", "allocate"}, false},
-                     {"runs", 1000, "measured runs per benchmark", 1, 100000000, {}, false},
-                     {"warmup_runs", 1, "runs before measuring", 0, 100000000, {}, false},
-                     {"size", 1048576, "bytes per copy (copy-in, copy-out, allocate)", 1, 1LL << 30, {}, false},
-                     {"async", false, "asynchronous calls (async + get)", 0, 0, {}, false},
-                     {"host_core", -1, "pin the host process to this CPU (-1: not pinned)", -1, 4095, {}, false},
-                     {"target_core", -1, "native: pin the card process to this CPU (-1: not pinned)", -1, 4095, {},
-                      false}}});
+  register_program(
+      {"benchmark_ham_offload",
+       "xeonphi",
+       "HAM-Offload benchmark (noma/ham): empty call, call with arguments, copy in/out, allocation, "
+       "timed per operation",
+       {{"program",
+         "benchmark_ham_offload",
+         "the executable: a name (next to hopsim, the build tree, PATH) "
+         "or a path",
+         0,
+         0,
+         {},
+         false},
+        {"tests",
+         nlohmann::json::array({"call"}),
+         "benchmarks to run",
+         0,
+         0,
+         {"call", "call-mul", "copy-in", "copy-out", "allocate"},
+         false},
+        {"runs", 1000, "measured runs per benchmark", 1, 100000000, {}, false},
+        {"warmup_runs", 1, "runs before measuring", 0, 100000000, {}, false},
+        {"size", 1048576, "bytes per copy (copy-in, copy-out, allocate)", 1, 1LL << 30, {}, false},
+        {"async", false, "asynchronous calls (async + get)", 0, 0, {}, false},
+        {"host_core", -1, "pin the host process to this CPU (-1: not pinned)", -1, 4095, {}, false},
+        {"target_core", -1, "native: pin the card process to this CPU (-1: not pinned)", -1, 4095, {}, false}}});
 }
 
 RunReport run(const Scenario& sc) {
@@ -210,8 +227,8 @@ RunReport run(const Scenario& sc) {
   const auto args = resolve_args(prog, sc.kernel_args);
   nlohmann::json machine;
   machine["preset"] = sc.machine_preset;
-  machine["params"] = ParamSet::resolve(param_decls(), load_preset(sc.machine_preset), sc.machine_params, "machine")
-                          .to_json();
+  machine["params"] =
+      ParamSet::resolve(param_decls(), load_preset(sc.machine_preset), sc.machine_params, "machine").to_json();
   const auto exe = locate(args["program"].get<std::string>());
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "hopsim/core/error.hpp"
-#include "ham/offload.hpp"
 #include "backends.hpp"
+#include "ham/offload.hpp"
+#include "hopsim/core/error.hpp"
 
 namespace ham::offload::detail {
 
@@ -75,9 +75,9 @@ void Registry::finalize() {
   RegistryState& r = registry();
   if (r.finalized) return;
   std::sort(r.entries.begin(), r.entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
-  r.entries.erase(std::unique(r.entries.begin(), r.entries.end(),
-                              [](const Entry& a, const Entry& b) { return a.name == b.name; }),
-                  r.entries.end());
+  r.entries.erase(
+      std::unique(r.entries.begin(), r.entries.end(), [](const Entry& a, const Entry& b) { return a.name == b.name; }),
+      r.entries.end());
   r.finalized = true;
 }
 
@@ -94,8 +94,8 @@ std::uint32_t Registry::key(const char* type_name) {
 handler_fn Registry::handler(std::uint32_t key) {
   const RegistryState& r = registry();
   if (key >= r.entries.size())
-    throw hopsim::Error(fmt::format("HAM message with handler key {} but only {} handlers are registered", key,
-                                    r.entries.size()));
+    throw hopsim::Error(
+        fmt::format("HAM message with handler key {} but only {} handlers are registered", key, r.entries.size()));
   return r.entries[key].fn;
 }
 
@@ -154,7 +154,8 @@ void move_bytes(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes) {
 
 std::string options_help() {
   return "HAM-Offload runtime options (hopsim):\n"
-         "  --ham-mode native|sim|mpi    native: target process over shared memory (default); sim: modelled PCIe path;\n"
+         "  --ham-mode native|sim|mpi    native: target process over shared memory (default); sim: modelled PCIe "
+         "path;\n"
          "                               mpi: target is rank 1 of mpirun -np 2 (Open MPI two-sided messages)\n"
          "  --ham-preset NAME            machine preset for sim mode (default knc-7120p)\n"
          "  --ham-set NAME=VALUE         override one preset parameter (repeatable)\n"
@@ -189,10 +190,14 @@ Options parse_options(int& argc, char** argv) {
       value = argv[++i];
     }
     if (key == "--ham-mode") {
-      if (value == "native") o.mode = Mode::native;
-      else if (value == "sim") o.mode = Mode::sim;
-      else if (value == "mpi") o.mode = Mode::mpi;
-      else throw hopsim::ConfigError(fmt::format("--ham-mode: '{}' is not native, sim or mpi", value));
+      if (value == "native")
+        o.mode = Mode::native;
+      else if (value == "sim")
+        o.mode = Mode::sim;
+      else if (value == "mpi")
+        o.mode = Mode::mpi;
+      else
+        throw hopsim::ConfigError(fmt::format("--ham-mode: '{}' is not native, sim or mpi", value));
     } else if (key == "--ham-preset") {
       o.preset = value;
     } else if (key == "--ham-set") {
@@ -206,8 +211,8 @@ Options parse_options(int& argc, char** argv) {
     } else if (key == "--ham-message-size") {
       o.message_size = parse_size(key, value);
       if (o.message_size < 64 || o.message_size % 64 != 0)
-        throw hopsim::ConfigError(fmt::format("--ham-message-size: {} B is not a multiple of 64 B (at least 64)",
-                                              o.message_size));
+        throw hopsim::ConfigError(
+            fmt::format("--ham-message-size: {} B is not a multiple of 64 B (at least 64)", o.message_size));
     } else if (key == "--ham-buffers") {
       o.buffers = parse_size(key, value);
       if (o.buffers < 1 || o.buffers > 65536)

@@ -18,8 +18,8 @@
 #include <unordered_map>
 
 #include "backends.hpp"
-#include "hopsim/core/strict_json.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/strict_json.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "hopsim/xeonphi/model/model.hpp"
 
@@ -263,8 +263,8 @@ class SimRuntime final : public Runtime {
   void* target_alloc(std::size_t bytes) override {
     const std::size_t need = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
     if (heap_used_ + need > o_.card_memory)
-      throw hopsim::Error(fmt::format("target heap exhausted: {} B more would exceed {} B (--ham-card-memory)", need,
-                                      o_.card_memory));
+      throw hopsim::Error(
+          fmt::format("target heap exhausted: {} B more would exceed {} B (--ham-card-memory)", need, o_.card_memory));
     void* p = std::aligned_alloc(64, need);
     if (!p) throw hopsim::Error("target heap: host allocation failed");
     heap_[p] = need;

@@ -25,8 +25,8 @@ struct Check {
 };
 
 struct BgqKernel {
-  ProgramInfo package;  // name, family "bgq", description, args
-  void (*entry)() = nullptr;       // every rank runs it
+  ProgramInfo package;        // name, family "bgq", description, args
+  void (*entry)() = nullptr;  // every rank runs it
   // Published-style figures from the simulated run's timings (rank-mean per timing).
   std::function<std::vector<Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
 };

@@ -54,7 +54,7 @@ typedef struct {
 } Kernel_InjFifoAttributes_t;
 typedef struct {
   uint32_t subgroup;
-  uint32_t fifo;  /* global FIFO id */
+  uint32_t fifo; /* global FIFO id */
 } MUSPI_InjFifo_t;
 typedef struct {
   uint32_t subgroup;

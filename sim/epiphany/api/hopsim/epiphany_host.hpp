@@ -14,13 +14,13 @@
 namespace hopsim::runtime {
 
 struct LaunchRecord {
-  std::string method;     // e.g. "unicast"
-  int n = 0;              // problem size of this launch
-  double ticks = 0;       // what the host program measured (clock() ticks)
-  double seconds = 0;     // launch duration (simulated or wall)
-  double cycles = 0;      // device cycles (simulated) or wall time x clock (native)
-  std::uint64_t digest = 0;  // hash of the data the host read back
-  std::size_t checked = 0;   // values checked against expectations
+  std::string method;                   // e.g. "unicast"
+  int n = 0;                            // problem size of this launch
+  double ticks = 0;                     // what the host program measured (clock() ticks)
+  double seconds = 0;                   // launch duration (simulated or wall)
+  double cycles = 0;                    // device cycles (simulated) or wall time x clock (native)
+  std::uint64_t digest = 0;             // hash of the data the host read back
+  std::size_t checked = 0;              // values checked against expectations
   std::vector<std::string> mismatches;  // "core 3 slot 7: expected 107, got 0"
   std::size_t mismatch_count = 0;
   bool known_faulty = false;  // the kernel reproduces a known bug of the original: mismatches expected

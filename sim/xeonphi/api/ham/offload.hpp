@@ -23,33 +23,47 @@ namespace detail {
 
 // Arguments stored as a plain aggregate chain (trivially copyable when the
 // arguments are, unlike std::tuple).
-template <class... T> struct pack;
-template <> struct pack<> {
-  template <class F, class... A> decltype(auto) call(F f, const A&... a) const { return f(a...); }
+template <class... T>
+struct pack;
+template <>
+struct pack<> {
+  template <class F, class... A>
+  decltype(auto) call(F f, const A&... a) const {
+    return f(a...);
+  }
 };
-template <class H, class... T> struct pack<H, T...> {
+template <class H, class... T>
+struct pack<H, T...> {
   H head;
   pack<T...> tail;
   pack() = default;
-  template <class A, class... B> explicit pack(A&& a, B&&... b) : head(std::forward<A>(a)), tail(std::forward<B>(b)...) {}
-  template <class F, class... A> decltype(auto) call(F f, const A&... a) const { return tail.call(f, a..., head); }
+  template <class A, class... B>
+  explicit pack(A&& a, B&&... b) : head(std::forward<A>(a)), tail(std::forward<B>(b)...) {}
+  template <class F, class... A>
+  decltype(auto) call(F f, const A&... a) const {
+    return tail.call(f, a..., head);
+  }
 };
 
 }  // namespace detail
 
 // A function object whose target is a template parameter: its type, and so
 // its handler key, names the function, identically in host and target.
-template <class FnPtr, FnPtr Fn> struct function;
-template <class R, class... P, R (*Fn)(P...)> struct function<R (*)(P...), Fn> {
+template <class FnPtr, FnPtr Fn>
+struct function;
+template <class R, class... P, R (*Fn)(P...)>
+struct function<R (*)(P...), Fn> {
   using result_type = R;
   detail::pack<std::decay_t<P>...> args;
 
   function() = default;
-  template <class... A> explicit function(A&&... a) : args(std::forward<A>(a)...) {}
+  template <class... A>
+  explicit function(A&&... a) : args(std::forward<A>(a)...) {}
   R operator()() const { return args.call(Fn); }
 };
 
-template <class FnPtr, FnPtr Fn, class... A> function<FnPtr, Fn> new_function(A&&... a) {
+template <class FnPtr, FnPtr Fn, class... A>
+function<FnPtr, Fn> new_function(A&&... a) {
   return function<FnPtr, Fn>(std::forward<A>(a)...);
 }
 
@@ -71,7 +85,8 @@ inline void charge_cycles(double cycles) { detail::runtime().charge_cycles(cycle
 
 namespace detail {
 
-template <class Msg> void handle(const void* body, void* result) {
+template <class Msg>
+void handle(const void* body, void* result) {
   alignas(Msg) unsigned char storage[sizeof(Msg)];
   std::memcpy(storage, body, sizeof(Msg));
   const Msg& msg = *std::launder(reinterpret_cast<const Msg*>(storage));
@@ -85,16 +100,22 @@ template <class Msg> void handle(const void* body, void* result) {
   }
 }
 
-template <class Msg> const int registered<Msg>::token = Registry::add(typeid(Msg).name(), &handle<Msg>);
+template <class Msg>
+const int registered<Msg>::token = Registry::add(typeid(Msg).name(), &handle<Msg>);
 
-template <class Msg> std::uint32_t key_of() {
+template <class Msg>
+std::uint32_t key_of() {
   (void)&registered<Msg>::token;  // instantiates the registration
   static const std::uint32_t key = Registry::key(typeid(Msg).name());
   return key;
 }
 
-template <class T> constexpr std::size_t result_size() {
-  if constexpr (std::is_void_v<T>) return 0; else return sizeof(T);
+template <class T>
+constexpr std::size_t result_size() {
+  if constexpr (std::is_void_v<T>)
+    return 0;
+  else
+    return sizeof(T);
 }
 
 }  // namespace detail
@@ -103,7 +124,8 @@ template <class T> constexpr std::size_t result_size() {
 // returns the result (once); test() says whether it is there. A future
 // destroyed without get() does not wait: the call still runs to completion
 // on the target and its result is dropped when it arrives.
-template <class T> class future {
+template <class T>
+class future {
  public:
   future() = default;
   explicit future(std::uint64_t ticket) : ticket_(ticket), valid_(true) {}
@@ -123,7 +145,8 @@ template <class T> class future {
   bool valid() const { return valid_; }
   bool test() { return !valid_ || ticket_ == detail::kDone || detail::runtime().test(ticket_); }
   T get() {
-    if (!valid_) throw std::logic_error("ham::offload::future::get() on a future without a result (moved or already got)");
+    if (!valid_)
+      throw std::logic_error("ham::offload::future::get() on a future without a result (moved or already got)");
     valid_ = false;
     if constexpr (std::is_void_v<T>) {
       if (ticket_ != detail::kDone) detail::runtime().wait(ticket_, nullptr, 0);
@@ -146,7 +169,8 @@ template <class T> class future {
 };
 
 // A typed pointer into a node's memory.
-template <class T> class buffer_ptr {
+template <class T>
+class buffer_ptr {
  public:
   buffer_ptr() = default;
   buffer_ptr(T* ptr, node_t node) : ptr_(ptr), node_(node) {}
@@ -161,20 +185,27 @@ template <class T> class buffer_ptr {
   node_t node_ = 0;
 };
 
-template <class Msg> auto async(node_t node, const Msg& msg) -> future<decltype(msg())> {
+template <class Msg>
+auto async(node_t node, const Msg& msg) -> future<decltype(msg())> {
   using R = decltype(msg());
-  static_assert(std::is_trivially_copyable_v<Msg>, "an active message is sent bitwise: its arguments must be trivially copyable");
-  static_assert(std::is_void_v<R> || std::is_trivially_copyable_v<R>, "results are sent bitwise: the result type must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Msg>,
+                "an active message is sent bitwise: its arguments must be trivially copyable");
+  static_assert(std::is_void_v<R> || std::is_trivially_copyable_v<R>,
+                "results are sent bitwise: the result type must be trivially copyable");
   const std::uint32_t key = detail::key_of<Msg>();
   return future<R>(detail::runtime().send(node, key, &msg, sizeof(Msg), detail::result_size<R>()));
 }
 
-template <class Msg> auto sync(node_t node, const Msg& msg) -> decltype(msg()) {
+template <class Msg>
+auto sync(node_t node, const Msg& msg) -> decltype(msg()) {
   return async(node, msg).get();
 }
 
 // Runs msg on the node; the result is not transferred back (the call is still awaited).
-template <class Msg> void ping(node_t node, const Msg& msg) { async(node, msg).get(); }
+template <class Msg>
+void ping(node_t node, const Msg& msg) {
+  async(node, msg).get();
+}
 
 namespace detail {
 std::uintptr_t allocate_bytes(std::size_t bytes);
@@ -182,30 +213,41 @@ void free_bytes(std::uintptr_t p);
 void move_bytes(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes);
 }  // namespace detail
 
-template <class T> buffer_ptr<T> allocate(node_t node, std::size_t n) {
+template <class T>
+buffer_ptr<T> allocate(node_t node, std::size_t n) {
   static_assert(std::is_trivially_copyable_v<T>, "target buffers hold trivially copyable data");
   const std::uintptr_t p = sync(node, f2f(&detail::allocate_bytes, n * sizeof(T)));
   return buffer_ptr<T>(reinterpret_cast<T*>(p), node);
 }
 
-template <class T> void free(buffer_ptr<T> b) {
+template <class T>
+void free(buffer_ptr<T> b) {
   sync(b.node(), f2f(&detail::free_bytes, reinterpret_cast<std::uintptr_t>(b.get())));
 }
 
 // Copies n elements from host memory to a target buffer.
-template <class T> future<void> put(const T* src, buffer_ptr<T> dst, std::size_t n) {
+template <class T>
+future<void> put(const T* src, buffer_ptr<T> dst, std::size_t n) {
   return future<void>(detail::runtime().put(src, dst.node(), dst.get(), n * sizeof(T)));
 }
-template <class T> void put_sync(const T* src, buffer_ptr<T> dst, std::size_t n) { put(src, dst, n).get(); }
+template <class T>
+void put_sync(const T* src, buffer_ptr<T> dst, std::size_t n) {
+  put(src, dst, n).get();
+}
 
 // Copies n elements from a target buffer to host memory.
-template <class T> future<void> get(buffer_ptr<T> src, T* dst, std::size_t n) {
+template <class T>
+future<void> get(buffer_ptr<T> src, T* dst, std::size_t n) {
   return future<void>(detail::runtime().get(src.node(), src.get(), dst, n * sizeof(T)));
 }
-template <class T> void get_sync(buffer_ptr<T> src, T* dst, std::size_t n) { get(src, dst, n).get(); }
+template <class T>
+void get_sync(buffer_ptr<T> src, T* dst, std::size_t n) {
+  get(src, dst, n).get();
+}
 
 // Copies between two buffers: host<->target via put/get, within one target by the target.
-template <class T> void copy_sync(buffer_ptr<T> src, buffer_ptr<T> dst, std::size_t n) {
+template <class T>
+void copy_sync(buffer_ptr<T> src, buffer_ptr<T> dst, std::size_t n) {
   if (is_host(src.node()) && is_host(dst.node())) {
     std::memmove(dst.get(), src.get(), n * sizeof(T));
   } else if (is_host(src.node())) {

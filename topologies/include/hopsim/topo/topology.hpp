@@ -37,8 +37,7 @@ struct LinkProps {
   int dir = 0;  // +1 or -1 on real links
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                    NodeProps, LinkProps>;
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, NodeProps, LinkProps>;
 
 // A grid of N dimensions, each optionally wrapped (torus). Value type:
 // copying is safe because no Boost descriptors are cached internally.
@@ -88,8 +87,7 @@ class Topology {
   void check_dim(int dim, const char* what) const;
   // Slot of (node, dim, dir) in out_links_.
   std::size_t slot(NodeId n, int dim, int dir) const {
-    return (static_cast<std::size_t>(n) * dims_.size() + static_cast<std::size_t>(dim)) * 2 +
-           (dir > 0 ? 0 : 1);
+    return (static_cast<std::size_t>(n) * dims_.size() + static_cast<std::size_t>(dim)) * 2 + (dir > 0 ? 0 : 1);
   }
 
   std::vector<int> dims_;
@@ -112,8 +110,7 @@ Topology make_torus(std::vector<int> dims);
 // take the shorter way (ties: +1). Returns the directed links in path order,
 // empty if src == dst. dim_order must be a permutation of 0..ndims()-1
 // (std::invalid_argument otherwise); bad node ids throw std::out_of_range.
-std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst,
-                              std::span<const int> dim_order);
+std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst, std::span<const int> dim_order);
 
 // Column (X, dim 1) first, then row (Y, dim 0). Requires a 2-D topology.
 std::vector<LinkId> route_xy(const Topology& mesh2d, NodeId src, NodeId dst);

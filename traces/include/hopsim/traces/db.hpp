@@ -66,7 +66,9 @@ public:
 
     /// Binds parameter `index` (1-based) to an integer.
     template <std::integral T>
-    Stmt& bind(int index, T value) { return bind_int64(index, static_cast<std::int64_t>(value)); }
+    Stmt& bind(int index, T value) {
+        return bind_int64(index, static_cast<std::int64_t>(value));
+    }
     /// Binds parameter `index` to a real.
     Stmt& bind(int index, double value);
     /// Binds parameter `index` to text (copied by SQLite).

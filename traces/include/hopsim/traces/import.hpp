@@ -19,8 +19,8 @@ struct ResultRow {
     std::string configuration;  ///< free text, e.g. "broadcast n=3"
     std::string metric;         ///< e.g. "host_ticks_mean", "bandwidth", "average"
     double value = 0;
-    std::string unit;           ///< see is_known_unit for the reference CSV
-    std::string source;         ///< citation, or the imported file
+    std::string unit;    ///< see is_known_unit for the reference CSV
+    std::string source;  ///< citation, or the imported file
     bool operator==(const ResultRow&) const = default;
 };
 

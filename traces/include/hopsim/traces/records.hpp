@@ -32,14 +32,14 @@ std::optional<PeState> parse_pe_state(std::string_view s) noexcept;
 
 /// Run description written to the meta table at creation.
 struct Meta {
-    std::string hopsim_version;  ///< e.g. "0.1.0"
-    std::string git_revision;    ///< short hash or "unknown"
-    std::string scenario;        ///< the scenario as JSON text; empty means "{}"
-    std::string machine;         ///< preset name, e.g. "e16g301"
-    std::string mode;            ///< "sim" or "native"
-    std::uint64_t seed = 0;      ///< scenario seed
-    double clock_hz = 0;         ///< device clock; 0 = unknown (exporters take 1 cycle = 1 us)
-    double bucket_cycles = 10000;  ///< width of a link counter bucket in cycles (> 0)
+    std::string hopsim_version;                ///< e.g. "0.1.0"
+    std::string git_revision;                  ///< short hash or "unknown"
+    std::string scenario;                      ///< the scenario as JSON text; empty means "{}"
+    std::string machine;                       ///< preset name, e.g. "e16g301"
+    std::string mode;                          ///< "sim" or "native"
+    std::uint64_t seed = 0;                    ///< scenario seed
+    double clock_hz = 0;                       ///< device clock; 0 = unknown (exporters take 1 cycle = 1 us)
+    double bucket_cycles = 10000;              ///< width of a link counter bucket in cycles (> 0)
     std::map<std::string, std::string> extra;  ///< further keys; must not reuse the reserved ones
 };
 
@@ -51,10 +51,10 @@ Meta run_meta(std::string family, std::string scenario, std::string machine, std
 
 /// A router, core, host or card. Ids are the simulator's own.
 struct Node {
-    std::int64_t id = 0;   ///< unique node id
-    std::string name;      ///< display name, e.g. "core (32,8)"
-    std::string kind;      ///< e.g. "core", "router", "host"
-    std::string coords;    ///< JSON array: "[0,3]" (mesh row/col), "[a,b,c,d,e]" (torus), or a label path
+    std::int64_t id = 0;  ///< unique node id
+    std::string name;     ///< display name, e.g. "core (32,8)"
+    std::string kind;     ///< e.g. "core", "router", "host"
+    std::string coords;   ///< JSON array: "[0,3]" (mesh row/col), "[a,b,c,d,e]" (torus), or a label path
     bool operator==(const Node&) const = default;
 };
 
@@ -70,13 +70,13 @@ struct Link {
 
 /// One message between nodes (a write, a read request, a DMA burst).
 struct Transaction {
-    std::int64_t id = 0;   ///< assigned by TraceWriter::add_transaction; ignored on input
-    std::int64_t src = 0;  ///< source node id
-    std::int64_t dst = 0;  ///< destination node id
+    std::int64_t id = 0;     ///< assigned by TraceWriter::add_transaction; ignored on input
+    std::int64_t src = 0;    ///< source node id
+    std::int64_t dst = 0;    ///< destination node id
     std::int64_t bytes = 0;  ///< payload size
-    double inject = 0;     ///< cycle it entered the network
-    double arrive = 0;     ///< cycle it was delivered (>= inject)
-    std::string kind;      ///< e.g. "write", "read", "dma"
+    double inject = 0;       ///< cycle it entered the network
+    double arrive = 0;       ///< cycle it was delivered (>= inject)
+    std::string kind;        ///< e.g. "write", "read", "dma"
     bool operator==(const Transaction&) const = default;
 };
 
@@ -91,10 +91,10 @@ struct Hop {
 
 /// A PE's state over [start, end).
 struct PeStateSpan {
-    std::int64_t pe = 0;  ///< PE (node) id
+    std::int64_t pe = 0;               ///< PE (node) id
     PeState state = PeState::compute;  ///< what it was doing
-    double start = 0;     ///< first cycle in the state
-    double end = 0;       ///< first cycle after it (>= start)
+    double start = 0;                  ///< first cycle in the state
+    double end = 0;                    ///< first cycle after it (>= start)
     bool operator==(const PeStateSpan&) const = default;
 };
 
@@ -102,13 +102,13 @@ struct PeStateSpan {
 /// trace of a `--mode both` run holds the simulated run's detail and the
 /// launches of both modes, so native and simulated timings sit side by side.
 struct Launch {
-    std::string mode;      ///< "native" or "sim"
-    std::string method;    ///< the host program's name for what it launched, e.g. "unicast"
-    std::int64_t n = 0;    ///< problem size of the launch
-    double seconds = 0;    ///< launch duration (simulated or wall)
-    double cycles = 0;     ///< device cycles (simulated; wall time x clock natively)
+    std::string mode;        ///< "native" or "sim"
+    std::string method;      ///< the host program's name for what it launched, e.g. "unicast"
+    std::int64_t n = 0;      ///< problem size of the launch
+    double seconds = 0;      ///< launch duration (simulated or wall)
+    double cycles = 0;       ///< device cycles (simulated; wall time x clock natively)
     std::int64_t bytes = 0;  ///< bytes the PEs wrote to other PEs during the launch
-    bool check_ok = true;  ///< the launch's data check passed (known faults excused)
+    bool check_ok = true;    ///< the launch's data check passed (known faults excused)
     bool operator==(const Launch&) const = default;
 };
 

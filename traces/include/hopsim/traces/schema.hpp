@@ -76,8 +76,7 @@ inline constexpr int kTableCount = 7;
 // launches came later than the other tables: files without it read as having no launches.
 inline constexpr std::string_view kHasLaunchesTable =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'launches'";
-inline constexpr std::string_view kHasMetaTable =
-    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'";
+inline constexpr std::string_view kHasMetaTable = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'";
 
 // Writer.
 inline constexpr std::string_view kPutMeta = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)";

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "hopsim/bgq/model/params.hpp"
-#include "hopsim/core/scenario.hpp"
 #include "hopsim/bgq_package.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/report.hpp"
+#include "hopsim/core/scenario.hpp"
 
 namespace hopsim::bgq {
 
@@ -44,10 +44,10 @@ struct ModeOutcome {
   std::vector<std::vector<Timing>> timings;  // per rank
   std::vector<Check> checks;                 // all ranks, failures first
   std::uint64_t checked = 0, wrong = 0;
-  std::vector<std::uint64_t> digests;        // per rank
+  std::vector<std::uint64_t> digests;  // per rank
   std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
   std::vector<Metric> metrics;
-  std::string trace;  // the trace file of a simulated run, if one was asked for
+  std::string trace;       // the trace file of a simulated run, if one was asked for
   TransportUse transport;  // native runs
 };
 

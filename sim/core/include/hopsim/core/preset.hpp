@@ -52,8 +52,8 @@ class ParamSet {
   // Resolves every declared parameter from the preset, then `overrides`
   // (an object of name -> value). Throws ConfigError naming `path.name` for
   // unknown names, bad units, values out of range or missing values.
-  static ParamSet resolve(const std::vector<ParamDecl>& decls, const Preset& preset,
-                          const nlohmann::json& overrides, const std::string& path);
+  static ParamSet resolve(const std::vector<ParamDecl>& decls, const Preset& preset, const nlohmann::json& overrides,
+                          const std::string& path);
 
   double get(const std::string& name) const;  // value in the base unit
   int get_int(const std::string& name) const;

@@ -15,8 +15,8 @@
 namespace hopsim {
 
 struct Timing {
-  std::string name;   // unique in the report, e.g. "unicast n=3", "communication only"
-  std::string group;  // timings shown together in a chart (a method; or the name itself)
+  std::string name;                                  // unique in the report, e.g. "unicast n=3", "communication only"
+  std::string group;                                 // timings shown together in a chart (a method; or the name itself)
   nlohmann::json labels = nlohmann::json::object();  // the family's keys of this timing ({"method", "n"})
   // Per operation (RunReport::per); NaN where a mode did not run or has no such figure.
   double native_seconds = NAN, sim_seconds = NAN;

@@ -16,10 +16,10 @@ enum class Mode { sim, native, both };
 enum class ComputeModel { annotated, measured };
 
 struct Outputs {
-  std::string dir;   // folder for results; created if missing
-  bool json = true;  // results.json
-  bool csv = true;   // results.csv (+ the host program's own n,method,ticks files)
-  std::string trace;  // SQLite trace of the simulated run ("" = none)
+  std::string dir;                            // folder for results; created if missing
+  bool json = true;                           // results.json
+  bool csv = true;                            // results.csv (+ the host program's own n,method,ticks files)
+  std::string trace;                          // SQLite trace of the simulated run ("" = none)
   std::string trace_detail = "transactions";  // counters, transactions or hops
 };
 

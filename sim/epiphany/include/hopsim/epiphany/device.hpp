@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "hopsim/core/scenario.hpp"
-#include "hopsim/epiphany/model/address_map.hpp"
 #include "hopsim/core/interrupt.hpp"
-#include "hopsim/epiphany/model/params.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/memory_windows.hpp"
+#include "hopsim/epiphany/model/address_map.hpp"
+#include "hopsim/epiphany/model/params.hpp"
 
 namespace hopsim::runtime {
 
@@ -29,13 +29,13 @@ enum class WaitKind { barrier, poll, mutex };
 enum class RawKind { load, store, volatile_load, volatile_store };
 
 struct CoreCounters {
-  double compute = 0;   // cycles charged as computation
-  double waiting = 0;   // cycles spent in polling loops (barrier included)
-  double barrier = 0;   // of which in barriers
-  double stall = 0;     // cycles the mesh interface held stores back
+  double compute = 0;  // cycles charged as computation
+  double waiting = 0;  // cycles spent in polling loops (barrier included)
+  double barrier = 0;  // of which in barriers
+  double stall = 0;    // cycles the mesh interface held stores back
   std::uint64_t writes = 0, write_bytes = 0;
   std::uint64_t reads = 0, read_bytes = 0;
-  double finish = 0;    // cycle of the last launch's end for this core
+  double finish = 0;  // cycle of the last launch's end for this core
 };
 
 struct LaunchTiming {
@@ -63,8 +63,7 @@ class Device {
   virtual void read(void* dst, std::uint64_t src, std::size_t n) = 0;
   // Returns once the 1- or 4-byte value at own-memory address `addr` equals
   // `value` (equal) or differs from it (!equal).
-  virtual void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal,
-                          WaitKind kind) = 0;
+  virtual void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) = 0;
   // Atomic test-and-set of the 32-bit word at global address addr: stores
   // `value` if the word is zero; returns the old value.
   virtual std::uint32_t testset(std::uint64_t addr, std::uint32_t value) = 0;

@@ -11,8 +11,8 @@
 
 #include "hopsim/core/report.hpp"
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany/device.hpp"
+#include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany_host.hpp"
 
 namespace hopsim::runtime {
@@ -22,10 +22,10 @@ struct ModeResult {
   std::vector<LaunchRecord> records;
   std::vector<CoreCounters> cores;
   nlohmann::json links = nlohmann::json::array();  // simulated: per-link counters of links that carried traffic
-  double wall_seconds = 0;    // host seconds the whole mode took
-  double device_seconds = 0;  // sum of launch durations (simulated or wall)
+  double wall_seconds = 0;                         // host seconds the whole mode took
+  double device_seconds = 0;                       // sum of launch durations (simulated or wall)
   std::uint64_t remote_writes = 0;
-  std::string trace;  // the trace file written, if one was asked for
+  std::string trace;            // the trace file written, if one was asked for
   std::vector<Metric> metrics;  // figures comparable with published measurements
 };
 
@@ -36,7 +36,7 @@ struct RunReport {
   nlohmann::json kernel_args;
   std::optional<ModeResult> native, sim;
   bool compared = false;
-  std::vector<std::string> data_diffs;  // (method, n) whose native and simulated data differ
+  std::vector<std::string> data_diffs;      // (method, n) whose native and simulated data differ
   std::vector<std::string> check_failures;  // launches with unexpected mismatches
 };
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/epiphany/model/chip.hpp"
 #include "hopsim/epiphany/device.hpp"
+#include "hopsim/epiphany/model/chip.hpp"
 #include "hopsim/interpose/pe_context.hpp"
 #include "hopsim/traces/writer.hpp"
 
@@ -67,7 +67,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void run_core(std::uint32_t core) override;
   void run_host() override;
   Pe& me() { return pes_[current_core()]; }
-  void enter(Pe& pe);  // charge compute up to this transport call
+  void enter(Pe& pe);                     // charge compute up to this transport call
   void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
   // Times a posted write of n bytes to `loc` (data already in memory or about to be).
   void post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);

@@ -43,15 +43,15 @@ struct ExchangeRounds {
 };
 
 struct Calibration {
-  int cores = 1;                      // CPUs this process may run on
-  std::vector<std::size_t> sizes;     // table sizes, bytes
-  std::vector<double> core_speed;     // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate,
-                                      // probed in the single-process tables' passes (mean over them)
-  std::vector<double> speed_end;      // the same probe once at the end (printed, not used)
-  int speed_probes = 0;               // all-busy probes averaged into core_speed (one per pass)
-  SpeedSpells spells;                 // fitted to all the all-busy probes' 100 us batches
+  int cores = 1;                   // CPUs this process may run on
+  std::vector<std::size_t> sizes;  // table sizes, bytes
+  std::vector<double> core_speed;  // per CPU of the mask: its checksum rate with all CPUs busy / checksum_rate,
+                                   // probed in the single-process tables' passes (mean over them)
+  std::vector<double> speed_end;   // the same probe once at the end (printed, not used)
+  int speed_probes = 0;            // all-busy probes averaged into core_speed (one per pass)
+  SpeedSpells spells;              // fitted to all the all-busy probes' 100 us batches
   double checksum_rate = 0;  // the ring's checksum over 256 KiB on the first CPU alone, mean over 1 ms batches, bytes/s
-  std::vector<double> memcpy_bw;      // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
+  std::vector<double> memcpy_bw;  // one process (on the first CPU) copying `size` bytes between two buffers, bytes/s
   std::vector<double> memcpy_bw_all;  // `cores` processes copying at once, sum of bytes/s
   std::vector<double> read_bw;        // the ring's checksum pass over `size` bytes, bytes/s
   double c2c_latency = 0;             // one-way cache-line hand-over between two processes on two cores, s
@@ -66,11 +66,11 @@ struct Calibration {
   // Two processes pinned to two CPUs exchanging at once, as a ring's
   // neighbours do (per size: the median over rounds of the slower process's
   // time; with one CPU, the single-process rates above):
-  std::vector<double> xwrite_bw;  // memcpy into a shared buffer the other CPU read last (a bounce slot), bytes/s
-  std::vector<double> xcopy_bw;   // memcpy out of a shared buffer the other CPU just wrote, bytes/s
-  std::vector<double> xcma_bw;    // process_vm_readv of the other's send buffer into my receive buffer, bytes/s
-  std::vector<double> xread_bw;   // checksum of my receive buffer right after that CMA call wrote it, bytes/s
-  int exchange_rounds = 0;        // rounds at the largest size
+  std::vector<double> xwrite_bw;       // memcpy into a shared buffer the other CPU read last (a bounce slot), bytes/s
+  std::vector<double> xcopy_bw;        // memcpy out of a shared buffer the other CPU just wrote, bytes/s
+  std::vector<double> xcma_bw;         // process_vm_readv of the other's send buffer into my receive buffer, bytes/s
+  std::vector<double> xread_bw;        // checksum of my receive buffer right after that CMA call wrote it, bytes/s
+  int exchange_rounds = 0;             // rounds at the largest size
   std::vector<double> exchange_speed;  // the two CPUs' speeds (as core_speed) probed just before the exchange
   // The exchange's rounds run in blocks with a cache-line hand-over probed
   // between the two CPUs before and after each block (split_exchange):

@@ -64,9 +64,9 @@ struct Options {
   // this many messages ahead of its receivers, as double copy is by its
   // slots.
   int cma_buffers = 4;
-  bool huge_pages = true;             // CMA send buffers ask for transparent huge pages (MessageBuffer)
-  bool remap = false;                 // zero copy: map the pages per message
-  Bind bind = Bind::none;             // rank placement (see Bind)
+  bool huge_pages = true;  // CMA send buffers ask for transparent huge pages (MessageBuffer)
+  bool remap = false;      // zero copy: map the pages per message
+  Bind bind = Bind::none;  // rank placement (see Bind)
   // Test aid: every rank makes itself inaccessible to CMA (non-dumpable,
   // CAP_SYS_PTRACE dropped) so the kernel really refuses and the fallback runs.
   bool deny_cma = false;
@@ -148,7 +148,7 @@ class Rank {
  public:
   [[nodiscard]] int id() const { return id_; }
   [[nodiscard]] int size() const;
-  [[nodiscard]] Kind kind() const;  // the transport in use (after any fallback)
+  [[nodiscard]] Kind kind() const;          // the transport in use (after any fallback)
   [[nodiscard]] pid_t pid(int rank) const;  // a rank's process (for CMA)
 
   // Sends `out` to `dst` while receiving `in` from `src` (either may be -1

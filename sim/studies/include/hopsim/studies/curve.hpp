@@ -16,9 +16,9 @@ struct CurveOptions {
   int rows = 0, cols = 0;
   std::vector<std::string> sets, keys;
   std::string csv, png;
-  std::string reference;             // a reference curve (CSV) to run at and compare with
-  std::optional<double> max_error;   // percent; exit 3 when a compared point is further off
-  double below = 0.8;                // compare below this fraction of the reference's saturation
+  std::string reference;            // a reference curve (CSV) to run at and compare with
+  std::optional<double> max_error;  // percent; exit 3 when a compared point is further off
+  double below = 0.8;               // compare below this fraction of the reference's saturation
 };
 
 // Runs the curve, prints it, writes the files asked for; 3 when a compared

@@ -32,7 +32,8 @@ class Registry {
   static std::vector<std::string> names();          // sorted (after finalize)
 };
 
-template <class Msg> struct registered {
+template <class Msg>
+struct registered {
   static const int token;
 };
 
@@ -40,12 +41,12 @@ enum class Mode { native, sim, mpi };
 
 struct Options {
   Mode mode = Mode::native;
-  std::string preset = "knc-7120p";     // simulated mode's machine
-  std::vector<std::string> sets;        // preset overrides name=value
-  int host_core = -1;                   // --ham-cpu-affinity
-  int target_core = -1;                 // --ham-target-cpu-affinity (native)
-  std::size_t message_size = 4096;      // bytes per message buffer
-  std::size_t buffers = 256;            // message buffers per direction
+  std::string preset = "knc-7120p";                // simulated mode's machine
+  std::vector<std::string> sets;                   // preset overrides name=value
+  int host_core = -1;                              // --ham-cpu-affinity
+  int target_core = -1;                            // --ham-target-cpu-affinity (native)
+  std::size_t message_size = 4096;                 // bytes per message buffer
+  std::size_t buffers = 256;                       // message buffers per direction
   std::size_t card_memory = std::size_t(1) << 30;  // target heap (native: shared window)
   std::string trace;                               // --ham-trace: hopsim trace database to write (sim mode)
   std::string trace_detail = "transactions";       // --ham-trace-detail: counters, transactions or hops

@@ -24,16 +24,16 @@ inline constexpr int kSubgroups = 68;
 inline constexpr int kInjFifosPerSubgroup = 8;
 inline constexpr int kRecFifosPerSubgroup = 4;
 inline constexpr int kBatPerSubgroup = 8;
-inline constexpr int kBatEntries = kSubgroups * kBatPerSubgroup;      // 544
-inline constexpr int kRecFifos = kSubgroups * kRecFifosPerSubgroup;    // 272
-inline constexpr int kInjFifos = kSubgroups * kInjFifosPerSubgroup;    // 544
+inline constexpr int kBatEntries = kSubgroups * kBatPerSubgroup;     // 544
+inline constexpr int kRecFifos = kSubgroups * kRecFifosPerSubgroup;  // 272
+inline constexpr int kInjFifos = kSubgroups * kInjFifosPerSubgroup;  // 544
 
 // ---- packetisation ----
 struct Packetisation {
-  std::uint64_t packets = 0;        // number of packets
-  std::uint32_t last_payload = 0;   // payload bytes of the last packet (1..512)
-  std::uint64_t chunks = 0;         // 32-byte chunks on the wire, headers included
-  std::uint64_t wire_bytes = 0;     // chunks * 32
+  std::uint64_t packets = 0;       // number of packets
+  std::uint32_t last_payload = 0;  // payload bytes of the last packet (1..512)
+  std::uint64_t chunks = 0;        // 32-byte chunks on the wire, headers included
+  std::uint64_t wire_bytes = 0;    // chunks * 32
 };
 // KernelError for a zero length.
 Packetisation packetise(std::uint64_t message_length);
@@ -45,8 +45,8 @@ inline std::uint32_t packet_payload(std::uint64_t length, std::uint64_t i) {
 }
 // Header chunk plus payload rounded up to whole 32-byte chunks.
 inline std::uint32_t packet_wire_bytes(std::uint32_t payload) {
-  return MUHWI_PACKET_HEADER_BYTES + (payload + MUHWI_PAYLOAD_CHUNK_SIZE - 1) / MUHWI_PAYLOAD_CHUNK_SIZE *
-                                         MUHWI_PAYLOAD_CHUNK_SIZE;
+  return MUHWI_PACKET_HEADER_BYTES +
+         (payload + MUHWI_PAYLOAD_CHUNK_SIZE - 1) / MUHWI_PAYLOAD_CHUNK_SIZE * MUHWI_PAYLOAD_CHUNK_SIZE;
 }
 
 // ---- descriptor fields ----
@@ -120,6 +120,7 @@ void receive_memory_fifo(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_
 
 // The destination's injection FIFO a remote-get packet feeds; KernelError if
 // it is not allocated there.
-std::uint32_t remote_get_fifo(const NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d);
+std::uint32_t remote_get_fifo(const NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node,
+                              const MUHWI_Descriptor_t& d);
 
 }  // namespace hopsim::bgq

@@ -114,7 +114,7 @@ typedef struct {
   uint8_t Byte2;            /* E hints, routing flags (Misc1) */
   uint8_t Byte3;            /* virtual channel (Misc2) */
   MUHWI_Destination_t Destination;
-  uint8_t Byte8;            /* packet type | (chunks - 1) */
+  uint8_t Byte8; /* packet type | (chunks - 1) */
   uint8_t Injection_Info[3];
 } MUHWI_Pt2PtNetworkHeader_t;
 
@@ -135,7 +135,7 @@ typedef struct {
   uint8_t Interrupt;
   uint8_t Put_Offset_MSB; /* message offset of this packet's payload */
   uint32_t Put_Offset_LSB;
-  uint8_t Unused2[12];    /* software bytes; hopsim dispatches MUSPI_RegisterRecvFunction ids on Unused2[0] */
+  uint8_t Unused2[12]; /* software bytes; hopsim dispatches MUSPI_RegisterRecvFunction ids on Unused2[0] */
 } __attribute__((packed)) MUHWI_MU_MemoryFIFOHeader_t;
 
 typedef struct {

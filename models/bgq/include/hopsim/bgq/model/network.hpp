@@ -32,7 +32,7 @@ class Calendar {
 
  private:
   void prune(Tick horizon);
-  std::size_t find(Tick t) const;  // first interval (index) ending after t
+  std::size_t find(Tick t) const;          // first interval (index) ending after t
   std::vector<std::pair<Tick, Tick>> iv_;  // busy [start, end), sorted, disjoint
   std::size_t head_ = 0;                   // intervals before head_ are forgotten
 };
@@ -104,7 +104,9 @@ class Network {
             std::vector<std::uint32_t>* path = nullptr);
   void set_observer(NetObserver* o) { obs_ = o; }
   // Lower bound on the tick of every later request.
-  void set_horizon(Tick t) { if (t > horizon_) horizon_ = t; }
+  void set_horizon(Tick t) {
+    if (t > horizon_) horizon_ = t;
+  }
   Tick horizon() const { return horizon_; }
   // Serialisation ticks of `wire_bytes` on a link.
   Tick link_ticks(std::uint32_t wire_bytes) const;

@@ -16,25 +16,25 @@ inline constexpr int kDims = 5;  // A B C D E
 struct Params {
   std::array<int, kDims> dims{2, 2, 2, 2, 2};
   double clock_hz = 1.6e9;
-  double link_bandwidth = 1.25;     // B/cycle per direction (raw)
-  double link_packet_overhead = 24; // bytes on the wire per packet beyond header + payload
-  double hop_latency = 64;          // cycles per router + link
-  double mu_descriptor_latency = 0; // cycles from the core's inject to the MU's first packet
-  double mu_descriptor_overhead = 0;// cycles the injection engine spends per descriptor
-  double mu_engine_bandwidth = 4;   // B/cycle one injection engine reads payload from memory
-  double mu_rx_bandwidth = 4;       // B/cycle a node's reception side writes payload to memory
-  double inject_cycles = 0;         // core cycles per MUSPI_InjFifoInject
-  double poll_cycles = 0;           // core cycles per iteration of a polling loop
-  double gi_barrier_latency = 0;    // cycles from the last node's enter to everyone seeing it
-  double mpi_latency = 0;           // cycles of the set-up MPI subset (one message)
-  double mpi_bandwidth = 1;         // B/cycle of the set-up MPI subset
-  int cores = 16;                   // compute cores per node
+  double link_bandwidth = 1.25;       // B/cycle per direction (raw)
+  double link_packet_overhead = 24;   // bytes on the wire per packet beyond header + payload
+  double hop_latency = 64;            // cycles per router + link
+  double mu_descriptor_latency = 0;   // cycles from the core's inject to the MU's first packet
+  double mu_descriptor_overhead = 0;  // cycles the injection engine spends per descriptor
+  double mu_engine_bandwidth = 4;     // B/cycle one injection engine reads payload from memory
+  double mu_rx_bandwidth = 4;         // B/cycle a node's reception side writes payload to memory
+  double inject_cycles = 0;           // core cycles per MUSPI_InjFifoInject
+  double poll_cycles = 0;             // core cycles per iteration of a polling loop
+  double gi_barrier_latency = 0;      // cycles from the last node's enter to everyone seeing it
+  double mpi_latency = 0;             // cycles of the set-up MPI subset (one message)
+  double mpi_bandwidth = 1;           // B/cycle of the set-up MPI subset
+  int cores = 16;                     // compute cores per node
   int threads_per_core = 4;
-  double element_cycles = 4.7;      // cycles per element of the reduction, one thread alone on a core
-  double core_element_rate = 1;     // elements per cycle one core sustains with all its threads
-  double memory_bandwidth = 26.6;   // B/cycle of the node's memory
-  double omp_overhead = 0;          // cycles to fork and join a parallel region of more than one thread
-  double mu_interference = 0;       // compute slowdown while the node's MU moves data (fraction)
+  double element_cycles = 4.7;     // cycles per element of the reduction, one thread alone on a core
+  double core_element_rate = 1;    // elements per cycle one core sustains with all its threads
+  double memory_bandwidth = 26.6;  // B/cycle of the node's memory
+  double omp_overhead = 0;         // cycles to fork and join a parallel region of more than one thread
+  double mu_interference = 0;      // compute slowdown while the node's MU moves data (fraction)
 
   std::uint32_t num_nodes() const {
     std::uint32_t n = 1;

@@ -55,7 +55,7 @@ class AddressMap {
 
  private:
   Params p_;
-  std::vector<std::uint32_t> coreids_;   // mesh index -> coreid
+  std::vector<std::uint32_t> coreids_;    // mesh index -> coreid
   std::vector<std::int16_t> core_of_id_;  // coreid (12 bits) -> mesh index or -1
 };
 

@@ -87,8 +87,8 @@ inline constexpr double kTicksPerCycle = 2.0;
 struct LinkStats {
   std::uint64_t bytes = 0;
   std::uint64_t packets = 0;
-  std::uint64_t busy_ticks = 0;   // ticks the link was reserved
-  std::uint64_t stall_ticks = 0;  // ticks packets waited for it
+  std::uint64_t busy_ticks = 0;                                            // ticks the link was reserved
+  std::uint64_t stall_ticks = 0;                                           // ticks packets waited for it
   double busy() const { return static_cast<double>(busy_ticks) / 2.0; }    // cycles
   double stall() const { return static_cast<double>(stall_ticks) / 2.0; }  // cycles
 };
@@ -157,7 +157,7 @@ class MeshTiming {
   topo::Topology mesh_;
   std::uint32_t n_;
   std::size_t mesh_links_;
-  std::vector<std::uint32_t> route_off_;    // XY route of (src, dst): route_links_[off[i], off[i+1])
+  std::vector<std::uint32_t> route_off_;  // XY route of (src, dst): route_links_[off[i], off[i+1])
   std::vector<std::uint16_t> route_links_;
   struct Link {
     LinkCalendar cal;

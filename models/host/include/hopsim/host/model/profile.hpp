@@ -14,7 +14,7 @@ struct Profile {
   std::string name;
   std::string description;
   int cores = 1;
-  std::vector<double> core_speed;     // per core: work takes its time / core_speed[c] (1: as fast as the tables)
+  std::vector<double> core_speed;  // per core: work takes its time / core_speed[c] (1: as fast as the tables)
   // B/s of the ring's checksum over 256 KiB on the first core alone when the
   // tables were measured: what core_speed is relative to, so that a later
   // probe of the cores (checksum_rates) gives their speed then; 0: unknown.
@@ -32,7 +32,7 @@ struct Profile {
   // Seconds per step of two processes on two cores exchanging 8-byte
   // messages over each transport (its protocol alone); 0: not measured.
   double step8_double = 0, step8_cma = 0, step8_zero = 0;
-  double c2c_latency = 0;             // s
+  double c2c_latency = 0;  // s
   // One-way cache-line hand-over between the two CPUs around the exchange
   // whose tables the profile keeps (s): tells whether the x*_bw tables were
   // measured with the CPUs near or apart (Rank::handover); 0: unknown (an
@@ -43,19 +43,19 @@ struct Profile {
   // running them on distant cores), when the calibration met that
   // placement besides the near one; empty / 0 otherwise. Optional.
   std::vector<double> xwrite_bw_apart, xcopy_bw_apart, xcma_bw_apart, xread_bw_apart;
-  double apart_handover = 0;          // s, the hand-over around those
-  double syscall = 0;                 // s
-  double switch_cost = 0;             // s, a hand-over between two processes sharing a core
-  double switch_cost_many = 0;        // s, a switch among four or more sharing a core (0: switch_cost)
-  double cma_call = 0;                // s
-  double cma_per_page = 0;            // s
-  double remap_call = 0;              // s
-  double remap_per_page = 0;          // s
-  double spin_time = 0;               // s, the transports' spin before they yield (200 pause instructions)
-  double yield_delay = 0;             // s, how late a waiter that spun out and yields sees its flag (mean)
-  double yield_delay_median = 0;      // s, ... its median
-  double preempt_slice = 0;           // s, mean time another runnable process holds a core it took (0: none seen)
-  double background_load = 0;         // other runnable processes competing for the cores (measured)
+  double apart_handover = 0;      // s, the hand-over around those
+  double syscall = 0;             // s
+  double switch_cost = 0;         // s, a hand-over between two processes sharing a core
+  double switch_cost_many = 0;    // s, a switch among four or more sharing a core (0: switch_cost)
+  double cma_call = 0;            // s
+  double cma_per_page = 0;        // s
+  double remap_call = 0;          // s
+  double remap_per_page = 0;      // s
+  double spin_time = 0;           // s, the transports' spin before they yield (200 pause instructions)
+  double yield_delay = 0;         // s, how late a waiter that spun out and yields sees its flag (mean)
+  double yield_delay_median = 0;  // s, ... its median
+  double preempt_slice = 0;       // s, mean time another runnable process holds a core it took (0: none seen)
+  double background_load = 0;     // other runnable processes competing for the cores (measured)
   bool cma_ok = true;
   std::map<std::string, std::string> sources;  // parameter -> where its value came from
 

@@ -55,8 +55,8 @@ const char* to_string(Pattern p);
 
 // Hot-spot parameters (only read by Pattern::hotspot).
 struct HotspotSpec {
-  double fraction = 0.1;     // probability a packet goes to `node`
-  std::uint32_t node = 0;    // the hot node
+  double fraction = 0.1;   // probability a packet goes to `node`
+  std::uint32_t node = 0;  // the hot node
 };
 
 // Destination of a packet from `src` on a grid of extents `dims`:

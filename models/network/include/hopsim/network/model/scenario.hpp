@@ -17,7 +17,7 @@ struct TrafficScenario {
   std::string preset;    // network preset name
   TrafficConfig config;  // fully resolved (validated)
   double curve_step = 0.05, curve_max = 1.0;
-  nlohmann::json echo;   // the resolved parameters with their sources
+  nlohmann::json echo;  // the resolved parameters with their sources
 };
 
 // Parameters of the generic network presets (family "network").

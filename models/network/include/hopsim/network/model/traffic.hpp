@@ -48,20 +48,20 @@ struct PacketSize {
 
 struct TrafficConfig {
   NetworkKind network = NetworkKind::emesh;
-  GenericNetwork generic;             // used when network == generic
-  int rows = 8, cols = 8;             // emesh size; overrides net.rows / net.cols
+  GenericNetwork generic;  // used when network == generic
+  int rows = 8, cols = 8;  // emesh size; overrides net.rows / net.cols
   Pattern pattern = Pattern::uniform;
-  double offered_load = 0.1;          // packets per node per cycle, in (0, 1]
-  int packet_bytes = 8;               // bytes per packet, 1..8 on the eMesh (one eMesh packet)
+  double offered_load = 0.1;  // packets per node per cycle, in (0, 1]
+  int packet_bytes = 8;       // bytes per packet, 1..8 on the eMesh (one eMesh packet)
   // Packet size distribution (bytes with weights); empty = always packet_bytes.
   std::vector<PacketSize> packet_sizes;
-  bool bursty = false;                // on/off source: back-to-back bursts, geometric with mean burst_mean
-  double burst_mean = 8;              // packets per burst (>= 1); bursty needs offered_load < 1
+  bool bursty = false;    // on/off source: back-to-back bursts, geometric with mean burst_mean
+  double burst_mean = 8;  // packets per burst (>= 1); bursty needs offered_load < 1
   std::uint64_t seed = 1;
   double warmup = 1000, measure = 10000, drain_limit = 20000;  // cycles
   double hotspot_fraction = 0.1;
   std::uint32_t hotspot_node = 0;
-  epiphany::Params net;               // timing parameters of the emesh
+  epiphany::Params net;  // timing parameters of the emesh
 };
 
 // Extents of the configured network ({rows, cols} for the eMesh).
@@ -72,18 +72,18 @@ std::string describe(const TrafficConfig& cfg);
 void validate(const TrafficConfig& cfg);
 
 struct TrafficResult {
-  double offered = 0;           // configured load, packets per node per cycle
-  double accepted = 0;          // packets per node per cycle arriving in the measurement window
+  double offered = 0;   // configured load, packets per node per cycle
+  double accepted = 0;  // packets per node per cycle arriving in the measurement window
   double avg_latency = 0, p50_latency = 0, p99_latency = 0;  // total: generation to arrival (cycles)
-  double avg_network_latency = 0;  // issue (leaving the source queue) to arrival
-  double avg_source_delay = 0;     // generation to issue
-  double avg_hops = 0;             // network links traversed
-  double avg_zero_load = 0;        // mean zero-load network latency of the measured packets
+  double avg_network_latency = 0;                            // issue (leaving the source queue) to arrival
+  double avg_source_delay = 0;                               // generation to issue
+  double avg_hops = 0;                                       // network links traversed
+  double avg_zero_load = 0;                                  // mean zero-load network latency of the measured packets
   // Per network link (topology link id): cycles reserved by packets issued in the
   // window / window length; above 1 only when saturated (reservations pile up in the future).
   std::vector<double> link_utilisation;
   bool saturated = false;
-  std::uint64_t packets_measured = 0;  // packets generated in the window (all of them, when not saturated)
+  std::uint64_t packets_measured = 0;   // packets generated in the window (all of them, when not saturated)
   std::uint64_t packets_simulated = 0;  // every packet sent, warm-up and drain included (simulator speed)
   // Host time (for speed reports only, never for results): building the
   // network (route tables, calendars) and simulating the packets.

@@ -17,25 +17,25 @@ namespace hopsim::xeonphi {
 
 // ---------------------------------------------------------------- PCIe link
 struct PcieParams {
-  int gen = 2;                      // 1..5
-  int lanes = 16;                   // 1, 2, 4, 8, 16, 32
-  std::uint64_t max_payload = 256;  // bytes of data per TLP (MPS)
+  int gen = 2;                           // 1..5
+  int lanes = 16;                        // 1, 2, 4, 8, 16, 32
+  std::uint64_t max_payload = 256;       // bytes of data per TLP (MPS)
   std::uint64_t max_read_request = 512;  // bytes one read request may ask for (MRRS)
-  std::uint64_t tlp_header = 16;    // bytes: 12 (32-bit address) or 16 (64-bit)
-  std::uint64_t tlp_framing = 8;    // bytes per TLP besides the header: start/end framing, sequence number, LCRC
-  std::uint64_t dllp_bytes = 8;     // bytes of one DLLP (ack/nak, flow-control update) on the wire
-  int ack_every = 4;                // TLPs acknowledged by one Ack DLLP
-  int fc_every = 4;                 // TLPs per flow-control credit update DLLP
-  double link_latency = 200e-9;     // one-way: transmitter to receiver's transaction layer, excluding serialisation
+  std::uint64_t tlp_header = 16;         // bytes: 12 (32-bit address) or 16 (64-bit)
+  std::uint64_t tlp_framing = 8;         // bytes per TLP besides the header: start/end framing, sequence number, LCRC
+  std::uint64_t dllp_bytes = 8;          // bytes of one DLLP (ack/nak, flow-control update) on the wire
+  int ack_every = 4;                     // TLPs acknowledged by one Ack DLLP
+  int fc_every = 4;                      // TLPs per flow-control credit update DLLP
+  double link_latency = 200e-9;       // one-way: transmitter to receiver's transaction layer, excluding serialisation
   double completer_latency = 100e-9;  // a read's completer: request in to first completion out
-  int read_tags = 32;               // outstanding non-posted requests
+  int read_tags = 32;                 // outstanding non-posted requests
 };
 
 // What crosses the link for one transfer, per direction ("forward" carries
 // the data; "reverse" carries requests' acks and credits, or read requests).
 struct TlpCount {
-  std::uint64_t data_tlps = 0;      // TLPs carrying payload (writes or completions)
-  std::uint64_t request_tlps = 0;   // read requests (no payload)
+  std::uint64_t data_tlps = 0;     // TLPs carrying payload (writes or completions)
+  std::uint64_t request_tlps = 0;  // read requests (no payload)
   std::uint64_t payload_bytes = 0;
   std::uint64_t forward_wire_bytes = 0;  // data direction, headers and framing and DLLPs included
   std::uint64_t reverse_wire_bytes = 0;  // opposite direction
@@ -47,9 +47,9 @@ class PcieLink {
   explicit PcieLink(const PcieParams& p);
   const PcieParams& params() const { return p_; }
 
-  double transfers_per_s() const;     // per lane: 2.5e9 .. 32e9
-  double encoding_efficiency() const; // 8b/10b = 0.8 (Gen1/2), 128b/130b (Gen3+)
-  double raw_bytes_per_s() const;     // per direction, after line encoding
+  double transfers_per_s() const;      // per lane: 2.5e9 .. 32e9
+  double encoding_efficiency() const;  // 8b/10b = 0.8 (Gen1/2), 128b/130b (Gen3+)
+  double raw_bytes_per_s() const;      // per direction, after line encoding
   // Data rate of a long stream of max-payload posted writes: headers and
   // framing counted; the writes' Ack and credit DLLPs travel the other way.
   double payload_bytes_per_s() const;
@@ -73,29 +73,29 @@ class PcieLink {
 struct HostParams {
   int sockets = 2;
   int cores_per_socket = 8;
-  int card_socket = 0;              // the socket whose root complex the card hangs off
+  int card_socket = 0;                  // the socket whose root complex the card hangs off
   double inter_socket_latency = 60e-9;  // one crossing of the inter-socket link (QPI)
-  double send_overhead = 0;         // host software: build the message, pick a buffer
-  double recv_overhead = 0;         // host software: read the result, release the buffer
-  double poll_period = 0;           // one iteration of the host's flag-polling loop
-  double rma_overhead = 0;          // host software to start one RMA/DMA transfer (driver call, descriptors)
+  double send_overhead = 0;             // host software: build the message, pick a buffer
+  double recv_overhead = 0;             // host software: read the result, release the buffer
+  double poll_period = 0;               // one iteration of the host's flag-polling loop
+  double rma_overhead = 0;              // host software to start one RMA/DMA transfer (driver call, descriptors)
 };
 
 struct CardParams {
-  double clock = 1.238e9;           // card core clock
-  int dma_channels = 4;             // channels one transfer is spread over
-  std::uint64_t dma_alignment = 64; // DMA moves whole aligned lines
+  double clock = 1.238e9;              // card core clock
+  int dma_channels = 4;                // channels one transfer is spread over
+  std::uint64_t dma_alignment = 64;    // DMA moves whole aligned lines
   double dma_channel_bandwidth = 2e9;  // one channel's engine rate
-  double dma_setup = 0;             // descriptor fetch and channel start
-  double dispatch_cycles = 0;       // card software per message: receive, look up handler, run, build the result
-  double send_cycles = 0;           // card software to write a result message and its flag
-  double poll_cycles = 0;           // one iteration of the card's flag-polling loop
+  double dma_setup = 0;                // descriptor fetch and channel start
+  double dispatch_cycles = 0;          // card software per message: receive, look up handler, run, build the result
+  double send_cycles = 0;              // card software to write a result message and its flag
+  double poll_cycles = 0;              // one iteration of the card's flag-polling loop
 };
 
 struct ScifParams {
-  std::uint64_t pio_tlp_bytes = 64;  // write-combining buffer size: programmed-I/O stores leave in TLPs of this size
-  std::uint64_t flag_bytes = 8;      // the flag the receiver polls
-  std::uint64_t message_header = 16; // HAM message header (handler key, size, result slot)
+  std::uint64_t pio_tlp_bytes = 64;   // write-combining buffer size: programmed-I/O stores leave in TLPs of this size
+  std::uint64_t flag_bytes = 8;       // the flag the receiver polls
+  std::uint64_t message_header = 16;  // HAM message header (handler key, size, result slot)
 };
 
 // Where a host thread sits relative to the card.
@@ -138,7 +138,8 @@ class OffloadModel {
   double host_to_card_flight(std::uint64_t bytes) const;
   // Card software to process one message, at the card clock (extra: cycles the function itself charged).
   double card_execute(double extra_cycles = 0) const;
-  // Card writes a result of `bytes` into the host's buffer: from the card's decision to send until the host sees the flag.
+  // Card writes a result of `bytes` into the host's buffer: from the card's decision to send until the host sees the
+  // flag.
   double card_send_busy(std::uint64_t bytes) const;
   double card_to_host_flight(std::uint64_t bytes) const;
   double host_receive() const { return m_.host.recv_overhead; }
