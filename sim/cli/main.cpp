@@ -16,18 +16,13 @@
 #include "commands.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/family.hpp"
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/interrupt.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/scenario.hpp"
-#include "hopsim/core/strict_json.hpp"
-#include "hopsim/studies/validate.hpp"
+#include "hopsim/studies/tools.hpp"
 #include "hopsim/traces/error.hpp"
-#include "hopsim/traces/export.hpp"
-#include "hopsim/traces/import.hpp"
-#include "hopsim/traces/reader.hpp"
 
 namespace {
 
@@ -42,128 +37,6 @@ int cmd_run(const std::string& path, const std::optional<std::string>& mode, con
   const auto sc = hopsim::load_scenario(path, overrides, mode);
   hopsim::log::set_level(level ? *level : sc.log_level);
   return hopsim::runner_of(sc).run(sc).exit_code;
-}
-
-int cmd_trace_stats(const std::string& file, int top) {
-  hopsim::traces::TraceReader r(file);
-  const auto links = r.links();
-  std::map<std::int64_t, const hopsim::traces::Link*> by_id;
-  for (const auto& l : links) by_id[l.id] = &l;
-  auto totals = r.link_totals();
-  std::sort(totals.begin(), totals.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
-  std::int64_t bytes = 0, packets = 0;
-  for (const auto& t : totals) {
-    bytes += t.bytes;
-    packets += t.packets;
-  }
-  const auto meta = r.meta();
-  auto get = [&](const char* k) {
-    const auto it = meta.find(k);
-    return it == meta.end() ? std::string("?") : it->second;
-  };
-  std::cout << fmt::format("trace {}: machine {}, mode {}, detail {}, {}\n", file, get("machine"), get("mode"),
-                           get("detail"), r.complete() ? "complete" : "INCOMPLETE");
-  std::cout << fmt::format("{} nodes, {} links, {} transactions, {} hops; {} packets, {} bytes over all links\n",
-                           r.nodes().size(), links.size(), r.transaction_count(), r.hop_count(), packets, bytes);
-  if (bytes == 0 && get("mode") == "native")
-    std::cout << "(a native trace: transactions, PE states and launches; links are not observed natively)\n";
-  std::cout << fmt::format("\nhottest links (by bytes):\n{:<8} {:<22} {:>12} {:>10} {:>12} {:>12}\n", "net", "link",
-                           "bytes", "packets", "busy cyc", "stall cyc");
-  for (std::size_t i = 0; i < totals.size() && static_cast<int>(i) < top; ++i) {
-    const auto& t = totals[i];
-    const auto* l = by_id.count(t.link) ? by_id[t.link] : nullptr;
-    std::cout << fmt::format("{:<8} {:<22} {:>12} {:>10} {:>12.0f} {:>12.0f}\n", l ? l->net : "?", l ? l->name : "?",
-                             t.bytes, t.packets, t.busy, t.stall);
-  }
-  std::map<std::int64_t, std::map<std::string, double>> per_pe;
-  r.for_each_pe_state(-1e300, 1e300, [&](const hopsim::traces::PeStateSpan& s) {
-    per_pe[s.pe][std::string(hopsim::traces::to_string(s.state))] += s.end - s.start;
-  });
-  if (!per_pe.empty()) {
-    std::cout << "\nper PE (cycles waiting):\n";
-    for (const auto& [pe, states] : per_pe) {
-      std::string line = fmt::format("  PE {:>3}:", pe);
-      for (const auto& [state, cycles] : states) line += fmt::format(" {} {:.0f}", state, cycles);
-      std::cout << line << "\n";
-    }
-  }
-  return r.complete() ? 0 : 3;
-}
-
-int cmd_trace_export(const std::string& file, const std::optional<std::string>& perfetto,
-                     const std::optional<std::string>& csv, const std::optional<std::string>& out) {
-  hopsim::traces::TraceReader r(file);
-  if (!perfetto && !csv) throw hopsim::ConfigError("trace export: give --perfetto OUT.json or --csv TABLE");
-  if (perfetto) {
-    hopsim::AtomicFile f(*perfetto);
-    hopsim::traces::export_perfetto(r, f.stream());
-    f.commit();
-    std::cout << "wrote " << *perfetto << "\n";
-  }
-  if (csv) {
-    if (out) {
-      hopsim::AtomicFile f(*out);
-      hopsim::traces::export_csv(r, *csv, f.stream());
-      f.commit();
-    } else {
-      hopsim::traces::export_csv(r, *csv, std::cout);
-    }
-  }
-  return 0;
-}
-
-int cmd_validate(const std::string& result, const std::string& reference, double tolerance) {
-  const auto sim = hopsim::studies::load_result_metrics(result);
-  std::vector<hopsim::traces::ResultRow> ref;
-  try {
-    ref = hopsim::traces::import_reference_csv(reference);
-  } catch (const hopsim::traces::ImportError& e) {
-    throw hopsim::ConfigError(e.what());
-  }
-  const auto v = hopsim::studies::validate(sim, ref, tolerance);
-  std::cout << fmt::format("validate {} against {} (tolerance {}%)\n", result, reference, tolerance);
-  std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14} {:>14} {:>9}\n", "system", "experiment", "configuration",
-                           "metric", "hopsim", "reference", "error");
-  std::size_t beyond = 0;
-  for (const auto& r : v.rows) {
-    beyond += r.within ? 0 : 1;
-    std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14.10g} {:>14.10g} {:>+8.2f}% {}\n", r.sim.system,
-                             r.sim.experiment, r.sim.configuration, r.sim.metric, r.sim.value, r.ref.value, r.error_pct,
-                             r.within ? "ok" : "BEYOND TOLERANCE");
-  }
-  for (const auto& p : v.predictions)
-    std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14.10g} {:>14} {:>9} prediction\n", p.system, p.experiment,
-                             p.configuration, p.metric, p.value, "-", "-");
-  std::cout << fmt::format(
-      "{} rows matched: {} within {}%, {} beyond; {} predictions without a reference; {} reference "
-      "rows without a simulated figure\n",
-      v.rows.size(), v.rows.size() - beyond, tolerance, beyond, v.predictions.size(), v.unmatched_refs);
-  if (v.rows.empty()) throw hopsim::ConfigError(result + ": no simulated figure matches a row of " + reference);
-  return beyond ? 3 : 0;
-}
-
-int cmd_import(const std::string& file, const std::string& format, const std::string& system,
-               const std::string& output) {
-  std::vector<hopsim::traces::ResultRow> rows;
-  try {
-    if (format == "reference") rows = hopsim::traces::import_reference_csv(file);
-    if (format == "passing") rows = hopsim::traces::import_passing_csv(file, system);
-    if (format == "hpcc") rows = hopsim::traces::import_hpcc_ring(file, system);
-    if (format == "ham") rows = hopsim::traces::import_ham_offload(file, system);
-  } catch (const hopsim::traces::ImportError& e) {
-    throw hopsim::ConfigError(e.what());
-  }
-  std::string csv = "system,experiment,configuration,metric,value,unit,source\n";
-  for (const auto& r : rows)
-    csv += hopsim::csv_row(std::vector<std::string>{r.system, r.experiment, r.configuration, r.metric,
-                                                    fmt::format("{}", r.value), r.unit, r.source});
-  if (output.empty()) {
-    std::cout << csv;
-  } else {
-    hopsim::write_file_atomic(output, csv);
-    std::cout << fmt::format("{} rows from {} written to {}\n", rows.size(), file, output);
-  }
-  return 0;
 }
 
 void list_machines() {
@@ -282,10 +155,10 @@ int main(int argc, char** argv) {
     for (auto& [sub, action] : commands.actions)
       if (sub->parsed()) return action();
     if (run->parsed()) return cmd_run(scenario, mode, sets, out_dir, level, trace_file, trace_detail);
-    if (stats->parsed()) return cmd_trace_stats(trace_in, top);
-    if (val->parsed()) return cmd_validate(val_result, val_reference, tolerance);
-    if (imp->parsed()) return cmd_import(imp_file, imp_format, imp_system, imp_output);
-    if (exp->parsed()) return cmd_trace_export(trace_in, perfetto, csv_table, csv_out);
+    if (stats->parsed()) return hopsim::studies::trace_stats(trace_in, top);
+    if (val->parsed()) return hopsim::studies::validate_results(val_result, val_reference, tolerance);
+    if (imp->parsed()) return hopsim::studies::import_results(imp_file, imp_format, imp_system, imp_output);
+    if (exp->parsed()) return hopsim::studies::trace_export(trace_in, perfetto, csv_table, csv_out);
     if (what == "machines") list_machines();
     if (what == "families") list_families();
     if (what == "kernels") list_kernels();

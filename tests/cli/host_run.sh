@@ -34,4 +34,6 @@ bash "$expect" --rc 2 --has "takes no overrides" -- \
   "$hopsim" run "$scenario" --out bad --set machine.cores=4 || exit 1
 bash "$expect" --rc 2 --has "preset file 'nowhere.json' does not exist" -- \
   "$hopsim" run "$scenario" --out bad '--set=machine.preset="nowhere.json"' || exit 1
+bash "$expect" --rc 2 --has "outputs.trace: the host family writes no trace" -- \
+  "$hopsim" run "$scenario" --out bad --trace bad.db || exit 1
 echo "host_run.sh: ok"

@@ -886,6 +886,8 @@ RunReport run_ring_scenario(const Scenario& sc) {
   if (prog.family != "host")
     throw ConfigError(fmt::format("kernel.name: {} runs on {} machines", sc.kernel, prog.family));
   const auto args = resolve_args(prog, sc.kernel_args);
+  if (!sc.outputs.trace.empty())
+    throw ConfigError("outputs.trace: the host family writes no trace (hopsim run --trace is for the device families)");
   if (!sc.machine_params.empty())
     throw ConfigError(
         "machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
