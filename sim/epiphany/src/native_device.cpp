@@ -107,7 +107,7 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
     threads.emplace_back([this, i, &kernel, &errors] {
       set_current_core(i);
       try {
-        PeContext ctx(stack_lo(i), p_.stack_size);
+        interpose::PeContext ctx(stack_lo(i), p_.stack_size);
         ctx.start(kernel);
         ctx.resume();  // runs to completion: native waits never yield the fiber
       } catch (const DeadlockError&) {

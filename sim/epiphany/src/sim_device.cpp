@@ -84,7 +84,7 @@ void SimDevice::run_host() {
 
 void SimDevice::run_core(std::uint32_t core) {
   auto& pe = pes_[core];
-  pe.ctx = std::make_unique<PeContext>(stack_lo(core), p_.stack_size);
+  pe.ctx = std::make_unique<interpose::PeContext>(stack_lo(core), p_.stack_size);
   for (;;) {
     while (!pe.launched) sc_core::wait(chip_->launch_event());
     pe.launched = false;

@@ -3,7 +3,7 @@
 #include <boost/context/preallocated.hpp>
 #include <boost/context/stack_context.hpp>
 
-namespace hopsim::runtime {
+namespace hopsim::interpose {
 namespace ctx = boost::context;
 
 namespace {
@@ -58,4 +58,4 @@ bool PeContext::resume() {
 
 void PeContext::yield() { caller_ = std::move(caller_).resume(); }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::interpose

@@ -51,7 +51,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
  private:
   enum class Req { none, sync, wait_write };
   struct Pe {
-    std::unique_ptr<PeContext> ctx;
+    std::unique_ptr<interpose::PeContext> ctx;
     double local = 0;  // this core's clock, cycles (>= global time)
     Req req = Req::none;
     bool launched = false;

@@ -9,7 +9,7 @@
 
 #include <boost/context/fiber.hpp>
 
-namespace hopsim::runtime {
+namespace hopsim::interpose {
 
 class PeContext {
  public:
@@ -38,4 +38,4 @@ class PeContext {
   bool finished_ = false;
 };
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::interpose
