@@ -1,85 +1,227 @@
 #include "comparison_view.hpp"
 
+#include <QBuffer>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
-#include <QPolygonF>
+#include <QResizeEvent>
+#include <QSvgGenerator>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "hopsim/traces/chart_style.hpp"
 
 namespace hopsim::gui {
 
 namespace {
-void paint_items(QPainter& p, const std::vector<PlotItem>& items) {
-  p.setRenderHint(QPainter::Antialiasing);
-  QFont f = p.font();
-  f.setPixelSize(11);
-  p.setFont(f);
-  for (const auto& it : items) {
-    const QColor c(QString::fromStdString(it.colour));
-    switch (it.kind) {
-      case PlotItem::Kind::line:
-        p.setPen(QPen(c, it.width));
-        p.drawLine(QPointF(it.points[0].first, it.points[0].second), QPointF(it.points[1].first, it.points[1].second));
-        break;
-      case PlotItem::Kind::polyline: {
-        QPolygonF poly;
-        for (const auto& [x, y] : it.points) poly << QPointF(x, y);
-        p.setPen(QPen(c, it.width));
-        p.setBrush(Qt::NoBrush);
-        p.drawPolyline(poly);
-        break;
-      }
-      case PlotItem::Kind::rect:
-        p.setPen(QPen(c, it.width));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(QRectF(it.points[0].first, it.points[0].second, it.points[1].first, it.points[1].second));
-        break;
-      case PlotItem::Kind::text: {
-        p.setPen(c);
-        const QString text = QString::fromStdString(it.text);
-        const double tw = p.fontMetrics().horizontalAdvance(text);
-        const double x = it.align < 0   ? it.points[0].first
-                         : it.align > 0 ? it.points[0].first - tw
-                                        : it.points[0].first - tw / 2;
-        p.drawText(QPointF(x, it.points[0].second), text);
-        break;
-      }
-    }
-  }
+
+namespace style = hopsim::traces::chart_style;
+
+QColor qcolour(style::Rgb c) { return QColor(c.r, c.g, c.b); }
+
+QFont font(int px, bool bold = false) {
+  QFont f(style::kFontFamily);
+  f.setPixelSize(px);
+  f.setBold(bold);
+  return f;
 }
+
+// The look of hopsim::plot's charts (sim/studies/src/plot.cpp), from the shared style.
+QChart* new_chart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setBackgroundBrush(qcolour(style::kBackground));
+  chart->setBackgroundPen(Qt::NoPen);
+  chart->setMargins(QMargins(style::kMargin, style::kMargin, style::kMargin, style::kMargin));
+  chart->setTitle(title.toHtmlEscaped());
+  chart->setTitleFont(font(style::kTitlePx, true));
+  chart->setTitleBrush(qcolour(style::kText));
+  QLegend* legend = chart->legend();
+  legend->setAlignment(Qt::AlignRight);
+  legend->setFont(font(style::kLegendPx));
+  legend->setLabelColor(qcolour(style::kText));
+  legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  return chart;
+}
+
+void style_axis(QAbstractAxis* a, const QString& title) {
+  a->setTitleText(title.toHtmlEscaped());
+  a->setTitleFont(font(style::kAxisTitlePx));
+  a->setTitleBrush(qcolour(style::kText));
+  a->setLabelsFont(font(style::kTickPx));
+  a->setLabelsColor(qcolour(style::kText));
+  a->setLinePen(QPen(qcolour(style::kAxis), style::kAxisWidth));
+  a->setGridLinePen(QPen(qcolour(style::kGrid), 1));
+  a->setMinorGridLinePen(QPen(qcolour(style::kMinorGrid), 1));
+  a->setGridLineVisible(true);
+}
+
+// Seconds shown in the unit of the smallest time, so decade labels read 1, 10, 100.
+struct Unit {
+  double scale;
+  const char* name;
+};
+Unit unit_for(double lo) {
+  if (lo >= 1) return {1, "s"};
+  if (lo >= 1e-3) return {1e3, "ms"};
+  if (lo >= 1e-6) return {1e6, "\u00b5s"};
+  return {1e9, "ns"};
+}
+
+// One panel: seconds per launch against n, one line per method.
+QChart* panel(const Comparison& c, bool native, double ylo, double yhi, Unit unit, int n_min, int n_max) {
+  QChart* chart = new_chart(native ? QObject::tr("native") : QObject::tr("simulated"));
+  auto* x = new QValueAxis;
+  if (n_max > n_min) {
+    x->setRange(n_min, n_max);
+    x->setTickCount(n_max - n_min <= 8 ? n_max - n_min + 1 : 5);
+    if (n_max - n_min > 8) x->applyNiceNumbers();
+  } else {
+    x->setRange(n_min - 1, n_min + 1);
+    x->setTickCount(3);
+  }
+  x->setLabelFormat("%g");
+  style_axis(x, "n");
+  auto* y = new QLogValueAxis;
+  y->setBase(10);
+  y->setRange(ylo, yhi);
+  y->setLabelFormat("%g");
+  y->setMinorTickCount(8);
+  y->setMinorGridLineVisible(true);
+  style_axis(y, QObject::tr("time per launch (%1)").arg(QString::fromUtf8(unit.name)));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (std::size_t m = 0; m < c.methods.size(); ++m) {
+    auto* line = new QLineSeries;
+    line->setName(QString::fromStdString(c.methods[m]).toHtmlEscaped());
+    const QColor colour = qcolour(style::series_colour(m));
+    line->setPen(QPen(colour, style::kLineWidth, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    line->setColor(colour);
+    line->setPointsVisible(true);
+    line->setMarkerSize(style::kMarkerSize);
+    for (const auto& p : c.points) {
+      const double v = native ? p.native_s : p.sim_s;
+      if (p.method == c.methods[m] && v > 0) line->append(p.n, v * unit.scale);
+    }
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+  }
+  chart->legend()->setVisible(!native);  // one legend, right of the simulated panel
+  return chart;
+}
+
 }  // namespace
 
-ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) { setMinimumHeight(110); }
+ComparisonView::ComparisonView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
+  setMinimumHeight(110);
+  setScene(scene_);
+  setFrameShape(QFrame::NoFrame);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setRenderHint(QPainter::Antialiasing);
+  setRenderHint(QPainter::TextAntialiasing);
+  setBackgroundBrush(qcolour(style::kBackground));
+  setAlignment(Qt::AlignLeft | Qt::AlignTop);
+}
 
 void ComparisonView::setComparison(std::optional<Comparison> c) {
   comparison_ = std::move(c);
-  update();
+  scene_->clear();  // deletes the charts
+  native_ = sim_ = nullptr;
+  if (comparison_) {
+    double lo = 0, hi = 0;
+    int n_min = 1 << 30, n_max = -(1 << 30);
+    for (const auto& p : comparison_->points) {
+      for (const double v : {p.native_s, p.sim_s})
+        if (v > 0) lo = lo > 0 ? std::min(lo, v) : v, hi = std::max(hi, v);
+      n_min = std::min(n_min, p.n);
+      n_max = std::max(n_max, p.n);
+    }
+    if (hi > 0) {
+      // Both panels share one log axis of whole decades.
+      const Unit unit = unit_for(lo);
+      const double e0 = std::floor(std::log10(lo * unit.scale) + 1e-9);
+      const double e1 = std::max(e0 + 1, std::ceil(std::log10(hi * unit.scale) - 1e-9));
+      native_ = panel(*comparison_, true, std::pow(10.0, e0), std::pow(10.0, e1), unit, n_min, n_max);
+      sim_ = panel(*comparison_, false, std::pow(10.0, e0), std::pow(10.0, e1), unit, n_min, n_max);
+      scene_->addItem(native_);
+      scene_->addItem(sim_);
+    }
+  }
+  layoutCharts(viewport()->size());
+  viewport()->update();
+}
+
+void ComparisonView::layoutCharts(QSizeF size) const {
+  scene_->setSceneRect(QRectF(QPointF(0, 0), size));
+  if (!native_ || !sim_) return;
+  // The simulated panel is wider by its legend, so both plot areas match.
+  const double legend = sim_->legend()->effectiveSizeHint(Qt::PreferredSize).width();
+  const double w = std::max(0.0, (size.width() - legend) / 2);
+  native_->setGeometry(QRectF(0, 0, w, size.height()));
+  sim_->setGeometry(QRectF(w, 0, size.width() - w, size.height()));
+  for (QChart* c : {native_, sim_})
+    if (QGraphicsLayout* l = c->layout()) l->activate();
+}
+
+void ComparisonView::resizeEvent(QResizeEvent* e) {
+  QGraphicsView::resizeEvent(e);
+  layoutCharts(viewport()->size());
+}
+
+void ComparisonView::drawForeground(QPainter* p, const QRectF& rect) {
+  QGraphicsView::drawForeground(p, rect);
+  if (comparison_) return;
+  p->setPen(Qt::darkGray);
+  p->drawText(
+      sceneRect(), Qt::AlignCenter | Qt::TextWordWrap,
+      tr("No native run to compare: File > Open results for comparison (results.json of hopsim run --mode both)"));
 }
 
 QString ComparisonView::toSvg() const {
   if (!comparison_) return {};
-  return QString::fromStdString(plot_svg(comparison_plot(*comparison_, width(), height()), width(), height()));
+  layoutCharts(size());
+  const QRectF area(QPointF(0, 0), QSizeF(size()));
+  QBuffer buffer;
+  buffer.open(QIODevice::WriteOnly);
+  {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(size());
+    svg.setViewBox(area);
+    svg.setTitle(tr("native vs simulated"));
+    svg.setDescription("hopsim-gui comparison");
+    QPainter p(&svg);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(area, qcolour(style::kBackground));
+    scene_->render(&p, area, area);
+  }
+  layoutCharts(viewport()->size());
+  return QString::fromUtf8(buffer.data());
 }
 
 QImage ComparisonView::toImage() const {
   QImage img(size(), QImage::Format_ARGB32);
-  img.fill(Qt::white);
+  img.fill(qcolour(style::kBackground));
   if (comparison_) {
+    layoutCharts(size());
+    const QRectF area(QPointF(0, 0), QSizeF(size()));
     QPainter p(&img);
-    paint_items(p, comparison_plot(*comparison_, width(), height()));
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    scene_->render(&p, area, area);
+    p.end();
+    layoutCharts(viewport()->size());
   }
   return img;
-}
-
-void ComparisonView::paintEvent(QPaintEvent*) {
-  QPainter p(this);
-  p.fillRect(rect(), Qt::white);
-  if (!comparison_) {
-    p.setPen(Qt::darkGray);
-    p.drawText(
-        rect(), Qt::AlignCenter,
-        tr("No native run to compare: File > Open results for comparison (results.json of hopsim run --mode both)"));
-    return;
-  }
-  paint_items(p, comparison_plot(*comparison_, width(), height()));
 }
 
 }  // namespace hopsim::gui

@@ -1,4 +1,4 @@
-// Charts: axis ticks, the two back ends, and the bad inputs.
+// Charts (Qt Charts): axis ticks, PNG and SVG output, and the bad inputs.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -108,18 +108,76 @@ TEST_CASE("bar heights follow the values", "[plot]") {
   CHECK(h2 / h1 == Approx(4).margin(0.15));
 }
 
-TEST_CASE("SVG output holds one polyline per series with every drawable point", "[plot]") {
-  LineChart c{"t", "x", "y", false, true, {{"a", {1, 2, 3, 4}, {5, 0, 7, 8}}, {"b <&>", {1, 2}, {1, 2}}}};
+TEST_CASE("SVG output holds a marker for every drawable point and the chart's texts", "[plot]") {
+  LineChart c{"line title", "x label", "y label", false, true,
+              {{"a", {1, 2, 3, 4}, {5, 0, 7, 8}}, {"b <&>", {1, 2}, {1, 2}}}};
   const auto p = scratch("line.svg");
+  fs::remove(p);
   save(c, p.string());
   const auto s = slurp(p);
-  CHECK(s.rfind("<svg", 0) == 0);
+  // Qt's SVG generator starts with an XML declaration, then the <svg> element.
+  CHECK(s.rfind("<?xml", 0) == 0);
+  CHECK(s.find("<svg") != std::string::npos);
+  CHECK(s.find("viewBox=\"0 0 960 600\"") != std::string::npos);
   CHECK(s.find("</svg>") != std::string::npos);
   // The zero is not drawable on a log axis: series a keeps 3 points, so 3 + 2 circles.
   std::size_t circles = 0;
   for (auto i = s.find("<circle"); i != std::string::npos; i = s.find("<circle", i + 1)) ++circles;
   CHECK(circles == 5);
+  // Title, axis titles and legend entries are text, a name with markup as that text.
+  CHECK(s.find(">line title</text>") != std::string::npos);
+  CHECK(s.find(">x label</text>") != std::string::npos);
+  CHECK(s.find(">y label</text>") != std::string::npos);
+  CHECK(s.find(">a</text>") != std::string::npos);
   CHECK(s.find("b &lt;&amp;&gt;") != std::string::npos);
+  CHECK(!fs::exists(p.string() + ".partial"));
+}
+
+TEST_CASE("a log-scale bar chart and a line chart render to PNG and SVG with their titles", "[plot]") {
+  BarChart bars{"bars on a log axis", "microseconds per operation", {"put", "get & wait"},
+                {{"native (this machine)", {}, {3.5, 1200}}, {"simulated (model)", {}, {0.8, 45}}}, true};
+  LineChart lines{"lines on log axes", "offered load", "latency (cycles)", true, true,
+                  {{"average", {0.01, 0.1, 0.3}, {12, 15, 400}}, {"p99", {0.01, 0.1, 0.3}, {20, 31, 900}}}};
+  const auto check_png = [](const fs::path& p, int w, int h) {
+    const auto bytes = slurp(p);
+    CHECK(bytes.rfind("\x89PNG\r\n\x1a\n", 0) == 0);
+    QImage img(QString::fromStdString(p.string()));
+    REQUIRE(!img.isNull());
+    CHECK(img.width() == w);
+    CHECK(img.height() == h);
+    // The title is drawn in the band at the top: dark pixels there.
+    int dark = 0;
+    for (int y = 0; y < 40; ++y)
+      for (int x = 0; x < w; ++x) dark += qGray(img.pixel(x, y)) < 100;
+    CHECK(dark > 50);
+    // Both series' colours are drawn.
+    CHECK(count_colour(img, 0, 114, 178) > 100);
+    CHECK(count_colour(img, 213, 94, 0) > 100);
+  };
+  const auto pb = scratch("log-bars.png"), pl = scratch("log-lines.png");
+  save(bars, pb.string(), 800, 500);
+  save(lines, pl.string(), 700, 450);
+  check_png(pb, 800, 500);
+  check_png(pl, 700, 450);
+
+  const auto sb = scratch("log-bars.svg"), sl = scratch("log-lines.svg");
+  save(bars, sb.string());
+  save(lines, sl.string());
+  const auto b = slurp(sb), l = slurp(sl);
+  CHECK(b.find(">bars on a log axis</text>") != std::string::npos);
+  CHECK(b.find(">microseconds per operation</text>") != std::string::npos);
+  CHECK(b.find(">native (this machine)</text>") != std::string::npos);
+  CHECK(b.find(">simulated (model)</text>") != std::string::npos);
+  CHECK(b.find(">get &amp; wait</text>") != std::string::npos);
+  // Decade labels of the log axis: 0.1 .. 10000.
+  CHECK(b.find(">0.1</text>") != std::string::npos);
+  CHECK(b.find(">10000</text>") != std::string::npos);
+  CHECK(l.find(">lines on log axes</text>") != std::string::npos);
+  CHECK(l.find(">offered load</text>") != std::string::npos);
+  CHECK(l.find(">latency (cycles)</text>") != std::string::npos);
+  CHECK(l.find(">p99</text>") != std::string::npos);
+  CHECK(l.find(">0.01</text>") != std::string::npos);
+  CHECK(l.find(">1000</text>") != std::string::npos);
 }
 
 TEST_CASE("bad charts and paths give clear errors and leave no file", "[plot]") {

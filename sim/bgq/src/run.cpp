@@ -289,14 +289,7 @@ void write_outputs(const BgqReport& r, const hopsim::RunReport& common) {
           {"fallback", m.transport.fallback.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.transport.fallback)}};
     if (!m.trace.empty()) mj["trace"] = m.trace;
     for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
-    mj["metrics"] = nlohmann::json::array();
-    for (const auto& x : m.metrics)
-      mj["metrics"].push_back({{"system", x.system},
-                               {"experiment", x.experiment},
-                               {"configuration", x.configuration},
-                               {"metric", x.metric},
-                               {"value", x.value},
-                               {"unit", x.unit}});
+    mj["metrics"] = metrics_json(m.metrics);
     for (std::size_t i = 0; i < m.digests.size(); ++i) mj["digests"].push_back(fmt::format("{:016x}", m.digests[i]));
     j[to_string(m.mode)] = mj;
     for (std::size_t rk = 0; rk < m.timings.size(); ++rk)

@@ -90,4 +90,16 @@ nlohmann::json resolve_args(const ProgramInfo& pkg, const nlohmann::json& given)
   return out;
 }
 
+nlohmann::json metrics_json(const std::vector<Metric>& metrics) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : metrics)
+    out.push_back({{"system", x.system},
+                   {"experiment", x.experiment},
+                   {"configuration", x.configuration},
+                   {"metric", x.metric},
+                   {"value", x.value},
+                   {"unit", x.unit}});
+  return out;
+}
+
 }  // namespace hopsim

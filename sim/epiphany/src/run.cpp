@@ -217,14 +217,7 @@ nlohmann::json mode_json(const ModeResult& m) {
   }
   j["links"] = m.links;
   if (!m.trace.empty()) j["trace"] = m.trace;
-  j["metrics"] = nlohmann::json::array();
-  for (const auto& x : m.metrics)
-    j["metrics"].push_back({{"system", x.system},
-                            {"experiment", x.experiment},
-                            {"configuration", x.configuration},
-                            {"metric", x.metric},
-                            {"value", x.value},
-                            {"unit", x.unit}});
+  j["metrics"] = metrics_json(m.metrics);
   return j;
 }
 

@@ -1,61 +1,61 @@
-// Chart layout is done once, in pixel coordinates, against an abstract
-// Canvas; the PNG and SVG back ends only draw primitives.
+// Charts through Qt Charts: a chart is built as a QChart (series, axes,
+// legend; Qt lays them out), put in a QGraphicsScene and that one scene is
+// rendered either into a QImage (PNG) or into a QSvgGenerator (SVG), so the
+// two formats look the same. The look comes from hopsim/traces/chart_style.hpp,
+// shared with hopsim-gui's comparison panel.
 #include "hopsim/studies/plot.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
-#include <sstream>
+#include <system_error>
 
+#include <QApplication>
 #include <QColor>
+#include <QFile>
 #include <QFont>
-#include <QGuiApplication>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
-#include <QPainterPath>
 #include <QPen>
+#include <QSvgGenerator>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
 
 #include <fmt/format.h>
 
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
+#include "hopsim/traces/chart_style.hpp"
 
 namespace hopsim::plot {
 namespace {
 
-struct Rgb {
-  std::uint8_t r, g, b;
-};
+namespace style = hopsim::traces::chart_style;
 
-// Colour-blind-safe palette (Okabe and Ito).
-constexpr Rgb kPalette[] = {{0, 114, 178},  {213, 94, 0},  {0, 158, 115}, {204, 121, 167},
-                            {230, 159, 0},  {86, 180, 233}, {0, 0, 0},    {240, 228, 66}};
-Rgb colour(std::size_t i) { return kPalette[i % std::size(kPalette)]; }
-constexpr Rgb kBlack{0, 0, 0}, kGrid{225, 225, 225}, kAxis{90, 90, 90};
+// ---- Qt set-up ---------------------------------------------------------------
 
-enum class Align { left, centre, right };
-
-class Canvas {
- public:
-  virtual ~Canvas() = default;
-  virtual void line(double x1, double y1, double x2, double y2, Rgb c, double width) = 0;
-  virtual void polyline(const std::vector<std::pair<double, double>>& pts, Rgb c, double width) = 0;
-  virtual void rect(double x, double y, double w, double h, Rgb fill) = 0;
-  virtual void circle(double x, double y, double r, Rgb fill) = 0;
-  // Text vertically centred on y; `vertical` rotates it a quarter turn anticlockwise around (x, y).
-  virtual void text(double x, double y, const std::string& s, double size, Align a, bool bold = false,
-                    bool vertical = false) = 0;
-};
-
-// ---- PNG: Qt's raster painter ---------------------------------------------
-
-void ensure_gui_application() {
-  if (QGuiApplication::instance()) return;
+// Qt Charts draws QGraphicsWidgets, which need a QApplication (QtWidgets), not
+// just a QGuiApplication. Created on first use, on the offscreen platform
+// unless QT_QPA_PLATFORM says otherwise.
+void ensure_application() {
+  if (QCoreApplication* app = QCoreApplication::instance()) {
+    if (!qobject_cast<QApplication*>(app))
+      throw Error(fmt::format("plot: Qt Charts needs a QApplication, this process has a {}",
+                              app->metaObject()->className()));
+    return;
+  }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   // Qt's own messages (fonts, runtime dirs) go to hopsim's log at debug level.
   qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& msg) {
@@ -64,150 +64,65 @@ void ensure_gui_application() {
   static int argc = 1;
   static char name[] = "hopsim";
   static char* argv[] = {name, nullptr};
-  // Never destroyed: it must outlive every painter, including at exit.
-  new QGuiApplication(argc, argv);
+  // Never destroyed: it must outlive every painter and scene, including at exit.
+  new QApplication(argc, argv);
 }
 
-QColor qcolour(Rgb c) { return QColor(c.r, c.g, c.b); }
+// ---- style -------------------------------------------------------------------
 
-class QtCanvas final : public Canvas {
- public:
-  QtCanvas(int w, int h) : image_(w, h, QImage::Format_RGB32) {
-    image_.fill(Qt::white);
-    painter_ = std::make_unique<QPainter>(&image_);
-    painter_->setRenderHint(QPainter::Antialiasing);
-    painter_->setRenderHint(QPainter::TextAntialiasing);
-  }
-  void line(double x1, double y1, double x2, double y2, Rgb c, double width) override {
-    painter_->setPen(QPen(qcolour(c), width));
-    painter_->drawLine(QPointF(x1, y1), QPointF(x2, y2));
-  }
-  void polyline(const std::vector<std::pair<double, double>>& pts, Rgb c, double width) override {
-    if (pts.size() < 2) return;
-    QPainterPath path(QPointF(pts[0].first, pts[0].second));
-    for (std::size_t i = 1; i < pts.size(); ++i) path.lineTo(pts[i].first, pts[i].second);
-    painter_->setPen(QPen(qcolour(c), width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    painter_->setBrush(Qt::NoBrush);
-    painter_->drawPath(path);
-  }
-  void rect(double x, double y, double w, double h, Rgb fill) override {
-    painter_->setPen(Qt::NoPen);
-    painter_->setBrush(qcolour(fill));
-    painter_->drawRect(QRectF(x, y, w, h));
-  }
-  void circle(double x, double y, double r, Rgb fill) override {
-    painter_->setPen(Qt::NoPen);
-    painter_->setBrush(qcolour(fill));
-    painter_->drawEllipse(QPointF(x, y), r, r);
-  }
-  void text(double x, double y, const std::string& s, double size, Align a, bool bold, bool vertical) override {
-    QFont f("DejaVu Sans");
-    f.setPixelSize(static_cast<int>(std::lround(size)));
-    f.setBold(bold);
-    painter_->setFont(f);
-    painter_->setPen(qcolour(kBlack));
-    painter_->save();
-    painter_->translate(x, y);
-    if (vertical) painter_->rotate(-90);
-    const double w = 2000;
-    const QRectF box(a == Align::left ? 0 : a == Align::centre ? -w / 2 : -w, -size, w, 2 * size);
-    const int h = a == Align::left ? Qt::AlignLeft : a == Align::centre ? Qt::AlignHCenter : Qt::AlignRight;
-    painter_->drawText(box, h | Qt::AlignVCenter, QString::fromStdString(s));
-    painter_->restore();
-  }
-  void save(const std::string& path) {
-    painter_->end();
-    if (!image_.save(QString::fromStdString(path), "PNG")) throw Error("cannot write " + path);
-  }
+QColor qcolour(style::Rgb c) { return QColor(c.r, c.g, c.b); }
 
- private:
-  QImage image_;
-  std::unique_ptr<QPainter> painter_;
-};
-
-// ---- SVG: written directly -------------------------------------------------
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
+QFont font(int px, bool bold = false) {
+  QFont f(style::kFontFamily);
+  f.setPixelSize(px);
+  f.setBold(bold);
+  return f;
 }
 
-std::string svg_colour(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
+// Qt Charts shows titles, names and labels as rich text: "<" must stay a "<".
+QString text(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
-class SvgCanvas final : public Canvas {
- public:
-  SvgCanvas(int w, int h) {
-    out_ << fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-        "font-family=\"DejaVu Sans, sans-serif\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
-        w, h);
-  }
-  void line(double x1, double y1, double x2, double y2, Rgb c, double width) override {
-    out_ << fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"{}\" stroke-width=\"{:g}\"/>\n",
-                        x1, y1, x2, y2, svg_colour(c), width);
-  }
-  void polyline(const std::vector<std::pair<double, double>>& pts, Rgb c, double width) override {
-    if (pts.size() < 2) return;
-    out_ << "<polyline fill=\"none\" stroke-linejoin=\"round\" stroke=\"" << svg_colour(c) << "\" stroke-width=\""
-         << fmt::format("{:g}", width) << "\" points=\"";
-    for (const auto& [x, y] : pts) out_ << fmt::format("{:.2f},{:.2f} ", x, y);
-    out_ << "\"/>\n";
-  }
-  void rect(double x, double y, double w, double h, Rgb fill) override {
-    out_ << fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n", x, y, w,
-                        h, svg_colour(fill));
-  }
-  void circle(double x, double y, double r, Rgb fill) override {
-    out_ << fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:g}\" fill=\"{}\"/>\n", x, y, r, svg_colour(fill));
-  }
-  void text(double x, double y, const std::string& s, double size, Align a, bool bold, bool vertical) override {
-    const char* anchor = a == Align::left ? "start" : a == Align::centre ? "middle" : "end";
-    out_ << fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{:g}\" text-anchor=\"{}\" "
-                        "dominant-baseline=\"middle\"{}{}>{}</text>\n",
-                        x, y, size, anchor, bold ? " font-weight=\"bold\"" : "",
-                        vertical ? fmt::format(" transform=\"rotate(-90 {:.2f} {:.2f})\"", x, y) : "",
-                        xml_escape(s));
-  }
-  void save(const std::string& path) {
-    out_ << "</svg>\n";
-    std::ofstream os(path);
-    os << out_.str();
-    os.close();
-    if (!os) throw Error("cannot write " + path);
-  }
+QChart* new_chart(const std::string& title) {
+  auto* chart = new QChart;
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setBackgroundBrush(qcolour(style::kBackground));
+  chart->setBackgroundPen(Qt::NoPen);
+  chart->setMargins(QMargins(style::kMargin, style::kMargin, style::kMargin, style::kMargin));
+  chart->setTitle(text(title));
+  chart->setTitleFont(font(style::kTitlePx, true));
+  chart->setTitleBrush(qcolour(style::kText));
+  QLegend* legend = chart->legend();
+  legend->setVisible(true);
+  legend->setAlignment(Qt::AlignRight);
+  legend->setFont(font(style::kLegendPx));
+  legend->setLabelColor(qcolour(style::kText));
+  legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  return chart;
+}
 
- private:
-  std::ostringstream out_;
-};
+void style_axis(QAbstractAxis* a, const std::string& title) {
+  if (!title.empty()) a->setTitleText(text(title));
+  a->setTitleFont(font(style::kAxisTitlePx));
+  a->setTitleBrush(qcolour(style::kText));
+  a->setLabelsFont(font(style::kTickPx));
+  a->setLabelsColor(qcolour(style::kText));
+  a->setLinePen(QPen(qcolour(style::kAxis), style::kAxisWidth));
+  a->setGridLinePen(QPen(qcolour(style::kGrid), 1));
+  a->setMinorGridLinePen(QPen(qcolour(style::kMinorGrid), 1));
+  a->setGridLineVisible(true);
+}
 
-// ---- layout ----------------------------------------------------------------
-
-struct Axis {
-  double lo = 0, hi = 1;
-  bool log = false;
-  double px_lo = 0, px_hi = 1;  // pixel positions of lo and hi
-  double to_px(double v) const {
-    const double t = log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
-    return px_lo + t * (px_hi - px_lo);
-  }
-};
+// ---- axes --------------------------------------------------------------------
 
 bool drawable(double v, bool log_scale) { return std::isfinite(v) && (!log_scale || v > 0); }
 
-// Widens [lo, hi] to a range an axis can show: non-empty, decades on log.
+// Widens [lo, hi] to a range an axis can show: non-empty, whole decades on a
+// log axis, whole ticks on a linear one.
 void settle_range(double& lo, double& hi, bool log_scale, bool include_zero) {
   if (log_scale) {
-    lo = std::pow(10.0, std::floor(std::log10(lo)));
-    hi = std::pow(10.0, std::ceil(std::log10(hi)));
+    lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+    hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
     if (hi <= lo) hi = lo * 10;
     return;
   }
@@ -221,75 +136,102 @@ void settle_range(double& lo, double& hi, bool log_scale, bool include_zero) {
   hi = std::max(hi, t.back());
 }
 
-std::string tick_label(double v) {
-  if (v == 0) return "0";
-  const double a = std::abs(v);
-  if (a >= 1e6 || a < 1e-3) return fmt::format("{:.0e}", v);
-  return fmt::format("{:g}", v);
+// A value axis over a settled [lo, hi]: decades with minor ticks between them
+// on a log axis, ticks() on a linear one.
+QAbstractAxis* value_axis(double lo, double hi, bool log_scale, const std::string& title) {
+  QAbstractAxis* axis = nullptr;
+  if (log_scale) {
+    auto* a = new QLogValueAxis;
+    a->setBase(10);
+    a->setRange(lo, hi);
+    a->setLabelFormat("%g");
+    // Minor lines at 2..9 of each decade while there is room for them.
+    const double decades = std::log10(hi / lo);
+    a->setMinorTickCount(decades <= 6 ? 8 : 0);
+    a->setMinorGridLineVisible(decades <= 6);
+    axis = a;
+  } else {
+    auto* a = new QValueAxis;
+    const auto t = ticks(lo, hi, false);
+    a->setRange(t.front(), t.back());
+    a->setTickCount(static_cast<int>(t.size()));
+    a->setLabelFormat("%g");
+    a->setMinorTickCount(0);
+    axis = a;
+  }
+  style_axis(axis, title);
+  return axis;
 }
 
-struct Frame {
-  double left, top, right, bottom;  // plot area in pixels
-};
+// ---- rendering -----------------------------------------------------------------
 
-Frame frame_for(int w, int h, bool legend) { return {82, 52, w - (legend ? 190.0 : 30.0), h - 62.0}; }
-
-void draw_axes(Canvas& c, const Frame& f, const Axis* x, const Axis& y, const std::string& title,
-               const std::string& x_label, const std::string& y_label) {
-  for (double t : ticks(y.lo, y.hi, y.log)) {
-    if (t < y.lo * (1 - 1e-9) - 1e-12 || t > y.hi * (1 + 1e-9) + 1e-12) continue;
-    const double py = y.to_px(t);
-    c.line(f.left, py, f.right, py, kGrid, 1);
-    c.text(f.left - 8, py, tick_label(t), 12, Align::right);
-  }
-  if (x) {
-    for (double t : ticks(x->lo, x->hi, x->log)) {
-      if (t < x->lo * (1 - 1e-9) - 1e-12 || t > x->hi * (1 + 1e-9) + 1e-12) continue;
-      const double px = x->to_px(t);
-      c.line(px, f.top, px, f.bottom, kGrid, 1);
-      c.text(px, f.bottom + 14, tick_label(t), 12, Align::centre);
-    }
-  }
-  c.line(f.left, f.bottom, f.right, f.bottom, kAxis, 1.5);
-  c.line(f.left, f.top, f.left, f.bottom, kAxis, 1.5);
-  c.text((f.left + f.right) / 2, 24, title, 16, Align::centre, true);
-  if (!x_label.empty()) c.text((f.left + f.right) / 2, f.bottom + 40, x_label, 13, Align::centre);
-  c.text(22, (f.top + f.bottom) / 2, y_label, 13, Align::centre, false, true);
-}
-
-void draw_legend(Canvas& c, const Frame& f, const std::vector<Series>& series, bool bars) {
-  double y = f.top + 10;
-  for (std::size_t i = 0; i < series.size(); ++i, y += 22) {
-    if (bars)
-      c.rect(f.right + 16, y - 6, 18, 12, colour(i));
-    else
-      c.line(f.right + 14, y, f.right + 36, y, colour(i), 2.5);
-    c.text(f.right + 42, y, series[i].name, 12, Align::left);
-  }
-}
-
-template <typename Chart>
-void render(const Chart& chart, const std::string& path, int width, int height,
-            void (*draw)(const Chart&, Canvas&, int, int)) {
-  if (width < 200 || height < 150) throw ConfigError(fmt::format("plot {}: {}x{} pixels is too small", path, width, height));
+void check_request(const std::string& path, int width, int height) {
+  if (width < 200 || height < 150)
+    throw ConfigError(fmt::format("plot {}: {}x{} pixels is too small", path, width, height));
   const auto ext = std::filesystem::path(path).extension().string();
   if (ext != ".png" && ext != ".svg")
     throw ConfigError("plot " + path + ": unknown image format '" + ext + "' (use .png or .svg)");
-  const auto tmp = partial_path(path).string();
-  if (ext == ".png") {
-    ensure_gui_application();
-    QtCanvas c(width, height);
-    draw(chart, c, width, height);
-    c.save(tmp);
-  } else {
-    SvgCanvas c(width, height);
-    draw(chart, c, width, height);
-    c.save(tmp);
-  }
-  commit_partial(tmp, path);
 }
 
-void draw_line_chart(const LineChart& chart, Canvas& c, int w, int h) {
+// Removes PATH.partial unless released (a render that failed half-way).
+struct PartialGuard {
+  std::filesystem::path partial;
+  bool armed = true;
+  ~PartialGuard() {
+    std::error_code ec;
+    if (armed) std::filesystem::remove(partial, ec);
+  }
+};
+
+// Lays `chart` out at width x height and renders it to `path` (PNG or SVG by
+// extension), through PATH.partial.
+void render(std::unique_ptr<QChart> owned, const std::string& title, const std::string& path, int width,
+            int height) {
+  const QRectF area(0, 0, width, height);
+  QGraphicsScene scene;
+  QChart* chart = owned.release();
+  scene.addItem(chart);  // the scene owns it now
+  scene.setSceneRect(area);
+  chart->setGeometry(area);
+  if (QGraphicsLayout* l = chart->layout()) l->activate();
+
+  const auto tmp = partial_path(path);
+  PartialGuard guard{tmp};
+  const QString qtmp = QString::fromStdString(tmp.string());
+  if (std::filesystem::path(path).extension() == ".png") {
+    QImage image(width, height, QImage::Format_RGB32);
+    image.fill(qcolour(style::kBackground));
+    {
+      QPainter p(&image);
+      p.setRenderHint(QPainter::Antialiasing);
+      p.setRenderHint(QPainter::TextAntialiasing);
+      scene.render(&p, area, area);
+    }
+    if (!image.save(qtmp, "PNG")) throw Error("cannot write " + path);
+  } else {
+    QFile file(qtmp);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+      throw Error("cannot write " + path + ": " + file.errorString().toStdString());
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(QSize(width, height));
+    svg.setViewBox(area);
+    svg.setTitle(QString::fromStdString(title));
+    svg.setDescription("hopsim chart");
+    QPainter p;
+    if (!p.begin(&svg)) throw Error("cannot write " + path);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(area, qcolour(style::kBackground));
+    scene.render(&p, area, area);
+    p.end();
+    file.close();
+    if (file.error() != QFileDevice::NoError) throw Error("cannot write " + path + ": " + file.errorString().toStdString());
+  }
+  commit_partial(tmp, path);
+  guard.armed = false;
+}
+
+std::unique_ptr<QChart> build(const LineChart& chart) {
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const auto& s : chart.series)
     for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
@@ -300,21 +242,31 @@ void draw_line_chart(const LineChart& chart, Canvas& c, int w, int h) {
   if (!std::isfinite(xlo)) throw ConfigError("plot '" + chart.title + "': no drawable points");
   settle_range(xlo, xhi, chart.log_x, false);
   settle_range(ylo, yhi, chart.log_y, !chart.log_y);
-  const Frame f = frame_for(w, h, true);
-  const Axis x{xlo, xhi, chart.log_x, f.left, f.right}, y{ylo, yhi, chart.log_y, f.bottom, f.top};
-  draw_axes(c, f, &x, y, chart.title, chart.x_label, chart.y_label);
+
+  std::unique_ptr<QChart> c(new_chart(chart.title));
+  QAbstractAxis* x = value_axis(xlo, xhi, chart.log_x, chart.x_label);
+  QAbstractAxis* y = value_axis(ylo, yhi, chart.log_y, chart.y_label);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
     const auto& s = chart.series[k];
-    std::vector<std::pair<double, double>> pts;
+    auto* line = new QLineSeries;
+    line->setName(text(s.name));
+    const QColor colour = qcolour(style::series_colour(k));
+    line->setPen(QPen(colour, style::kLineWidth, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    line->setColor(colour);
+    line->setPointsVisible(true);
+    line->setMarkerSize(style::kMarkerSize);
     for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
-      if (drawable(s.x[i], chart.log_x) && drawable(s.y[i], chart.log_y)) pts.emplace_back(x.to_px(s.x[i]), y.to_px(s.y[i]));
-    c.polyline(pts, colour(k), 2.5);
-    for (const auto& [px, py] : pts) c.circle(px, py, 3.5, colour(k));
+      if (drawable(s.x[i], chart.log_x) && drawable(s.y[i], chart.log_y)) line->append(s.x[i], s.y[i]);
+    c->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
   }
-  draw_legend(c, f, chart.series, false);
+  return c;
 }
 
-void draw_bar_chart(const BarChart& chart, Canvas& c, int w, int h) {
+std::unique_ptr<QChart> build(const BarChart& chart, int width) {
   if (chart.categories.empty() || chart.series.empty()) throw ConfigError("plot '" + chart.title + "': no bars");
   double ylo = std::numeric_limits<double>::infinity(), yhi = -ylo;
   for (const auto& s : chart.series)
@@ -322,25 +274,45 @@ void draw_bar_chart(const BarChart& chart, Canvas& c, int w, int h) {
       if (drawable(v, chart.log_y)) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
   if (!std::isfinite(ylo)) throw ConfigError("plot '" + chart.title + "': no drawable bars");
   settle_range(ylo, yhi, chart.log_y, !chart.log_y);
-  const Frame f = frame_for(w, h, true);
-  const Axis y{ylo, yhi, chart.log_y, f.bottom, f.top};
-  draw_axes(c, f, nullptr, y, chart.title, "", chart.y_label);
-  const double group = (f.right - f.left) / static_cast<double>(chart.categories.size());
-  const double bar = group * 0.8 / static_cast<double>(chart.series.size());
-  const double base = chart.log_y ? f.bottom : y.to_px(0);
-  for (std::size_t g = 0; g < chart.categories.size(); ++g) {
-    const double gx = f.left + group * static_cast<double>(g) + group * 0.1;
-    for (std::size_t k = 0; k < chart.series.size(); ++k) {
-      const auto& s = chart.series[k];
-      if (g >= s.y.size() || !drawable(s.y[g], chart.log_y)) continue;
-      const double top = y.to_px(s.y[g]);
-      c.rect(gx + bar * static_cast<double>(k), std::min(top, base), bar * 0.95, std::abs(base - top), colour(k));
+
+  std::unique_ptr<QChart> c(new_chart(chart.title));
+  auto* x = new QBarCategoryAxis;
+  QStringList names;
+  for (const auto& cat : chart.categories) names << text(cat);
+  x->append(names);
+  style_axis(x, "");
+  x->setGridLineVisible(false);
+  x->setTruncateLabels(false);
+  // Category names slant when they would not fit side by side (the plot area
+  // is roughly the chart less the legend and the y axis).
+  const QFontMetricsF fm(font(style::kTickPx));
+  double widest = 0;
+  for (const auto& cat : chart.categories) widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(cat)));
+  const double group = (width - 260.0) / static_cast<double>(chart.categories.size());
+  if (widest > 0.9 * group) x->setLabelsAngle(-30);
+  QAbstractAxis* y = value_axis(ylo, yhi, chart.log_y, chart.y_label);
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+
+  auto* bars = new QBarSeries;
+  bars->setBarWidth(0.8);
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    const auto& s = chart.series[k];
+    auto* set = new QBarSet(text(s.name));
+    set->setColor(qcolour(style::series_colour(k)));
+    set->setBorderColor(qcolour(style::series_colour(k)));
+    set->setPen(Qt::NoPen);
+    for (std::size_t g = 0; g < chart.categories.size(); ++g) {
+      const double v = g < s.y.size() ? s.y[g] : std::numeric_limits<double>::quiet_NaN();
+      // A bar that cannot be drawn stays at the axis' base: no height.
+      set->append(drawable(v, chart.log_y) ? v : chart.log_y ? ylo : 0.0);
     }
-    // Category names alternate between two rows when groups are narrow.
-    const double row = (group < 110 && g % 2) ? 30 : 14;
-    c.text(f.left + group * (static_cast<double>(g) + 0.5), f.bottom + row, chart.categories[g], 11, Align::centre);
+    bars->append(set);
   }
-  draw_legend(c, f, chart.series, true);
+  c->addSeries(bars);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
+  return c;
 }
 
 }  // namespace
@@ -368,11 +340,15 @@ std::vector<double> ticks(double lo, double hi, bool log_scale, int target) {
 }
 
 void save(const LineChart& chart, const std::string& path, int width, int height) {
-  render(chart, path, width, height, &draw_line_chart);
+  check_request(path, width, height);
+  ensure_application();
+  render(build(chart), chart.title, path, width, height);
 }
 
 void save(const BarChart& chart, const std::string& path, int width, int height) {
-  render(chart, path, width, height, &draw_bar_chart);
+  check_request(path, width, height);
+  ensure_application();
+  render(build(chart, width), chart.title, path, width, height);
 }
 
 }  // namespace hopsim::plot

@@ -160,14 +160,7 @@ void write_outputs(const Scenario& sc, const nlohmann::json& args, const nlohman
   for (const auto& m : modes) {
     nlohmann::json mj = {{"wall_seconds", m.wall_seconds}, {"exit_code", m.exit_code}, {"output", m.output}};
     for (const auto& [name, ns] : averages(m)) mj["timings"][name] = ns;
-    mj["metrics"] = nlohmann::json::array();
-    for (const auto& x : metrics(m, sc.machine_preset))
-      mj["metrics"].push_back({{"system", x.system},
-                               {"experiment", x.experiment},
-                               {"configuration", x.configuration},
-                               {"metric", x.metric},
-                               {"value", x.value},
-                               {"unit", x.unit}});
+    mj["metrics"] = metrics_json(metrics(m, sc.machine_preset));
     if (m.mode == Mode::sim && !sc.outputs.trace.empty()) mj["trace"] = sc.outputs.trace;
     j[to_string(m.mode)] = mj;
     for (const auto& row : m.rows)

@@ -28,6 +28,10 @@ struct Metric {
   std::string unit;
 };
 
+// [{system, experiment, configuration, metric, value, unit}], as results.json's
+// sim.metrics holds them (hopsim validate reads them back).
+nlohmann::json metrics_json(const std::vector<Metric>& metrics);
+
 struct ProgramInfo {
   std::string name;
   std::string family;  // the machine family it runs on (a preset's "family")

@@ -1,10 +1,13 @@
 #pragma once
 // Small charts for hopsim's reports: latency-load curves, native-versus-
-// simulated bars, sweep results. A chart is plain data; save() renders it
-// to PNG (Qt's raster painter on an offscreen QGuiApplication, created on
-// first use when the process has none) or to SVG (written directly), by the
-// file's extension. Files are written to PATH.partial and renamed into
-// place, so a failed render never leaves a truncated image over a good one.
+// simulated bars, sweep results. A chart is plain data; save() draws it with
+// Qt Charts (a QApplication on the offscreen platform is created on first use
+// when the process has none) and renders the one laid-out chart to PNG or to
+// SVG (QSvgGenerator), by the file's extension, so both look the same. The
+// style (colours, fonts, sizes) is hopsim/traces/chart_style.hpp, which
+// hopsim-gui's comparison panel uses too. Files are written to PATH.partial
+// and renamed into place, so a failed render never leaves a truncated image
+// over a good one.
 #include <string>
 #include <vector>
 
@@ -36,7 +39,7 @@ void save(const LineChart& chart, const std::string& path, int width = 960, int 
 void save(const BarChart& chart, const std::string& path, int width = 960, int height = 600);
 
 // "Nice" axis ticks covering [lo, hi] (about `target` of them; decades on a
-// log axis). Exposed for tests.
+// log axis): the ticks of a linear axis. Exposed for tests.
 std::vector<double> ticks(double lo, double hi, bool log_scale, int target = 6);
 
 }  // namespace hopsim::plot
