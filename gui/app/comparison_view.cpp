@@ -13,6 +13,7 @@
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "hopsim/traces/chart_style.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 namespace style = hopsim::traces::chart_style;
 
-QColor qcolour(style::Rgb c) { return QColor(c.r, c.g, c.b); }
+QColor qcolour(style::Rgb c) { return {c.r, c.g, c.b}; }
 
 QFont font(int px, bool bold = false) {
   QFont f(style::kFontFamily);
@@ -80,9 +81,17 @@ QChart* panel(const Comparison& c, bool native, double ylo, double yhi, Unit uni
   QChart* chart = new_chart(native ? QObject::tr("native") : QObject::tr("simulated"));
   auto* x = new QValueAxis;
   if (n_max > n_min) {
+    // Whole n: every one up to 9 ticks, else a step of 2, 5, 10, 20, 50 ... at its multiples.
     x->setRange(n_min, n_max);
-    x->setTickCount(n_max - n_min <= 8 ? n_max - n_min + 1 : 5);
-    if (n_max - n_min > 8) x->applyNiceNumbers();
+    int step = 1;
+    for (int mag = 1, i = 0; (n_max - n_min) / step > 8; ++i) {
+      static constexpr std::array<int, 3> kSteps{1, 2, 5};
+      if (i == 3) i = 0, mag *= 10;
+      step = kSteps[i] * mag;
+    }
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(step);
   } else {
     x->setRange(n_min - 1, n_min + 1);
     x->setTickCount(3);
@@ -91,7 +100,7 @@ QChart* panel(const Comparison& c, bool native, double ylo, double yhi, Unit uni
   style_axis(x, "n");
   auto* y = new QLogValueAxis;
   y->setBase(10);
-  y->setRange(ylo, yhi);
+  y->setRange(ylo * (1 - 1e-9), yhi);  // a hair below: Qt labels the decades at or above the minimum
   y->setLabelFormat("%g");
   y->setMinorTickCount(8);
   y->setMinorGridLineVisible(true);
@@ -197,6 +206,7 @@ QString ComparisonView::toSvg() const {
     svg.setOutputDevice(&buffer);
     svg.setSize(size());
     svg.setViewBox(area);
+    svg.setResolution(96);  // the size in mm is then the size in CSS pixels
     svg.setTitle(tr("native vs simulated"));
     svg.setDescription("hopsim-gui comparison");
     QPainter p(&svg);

@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QImage>
+#include <QXmlStreamReader>
 #include <catch2/catch.hpp>
 
 #include "hopsim/core/error.hpp"
@@ -27,6 +28,13 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << is.rdbuf();
   return ss.str();
+}
+
+// The SVG parses as XML (names with "<" and "&" are escaped everywhere).
+bool well_formed(const std::string& svg) {
+  QXmlStreamReader xml(QByteArray::fromStdString(svg));
+  while (!xml.atEnd()) xml.readNext();
+  return !xml.hasError();
 }
 
 // Pixels close to an RGB colour (antialiasing blends the edges).
@@ -76,8 +84,10 @@ TEST_CASE("log ticks are decades", "[plot]") {
 }
 
 TEST_CASE("a line chart renders to PNG with each series in its own colour", "[plot]") {
-  LineChart c{"latency", "offered load", "cycles", false, false,
-              {{"uniform", {0.1, 0.2, 0.3, 0.4}, {10, 11, 13, 20}}, {"transpose", {0.1, 0.2, 0.3}, {12, 15, 30}}}};
+  LineChart c{
+      "latency", "offered load",
+      "cycles",  false,
+      false,     {{"uniform", {0.1, 0.2, 0.3, 0.4}, {10, 11, 13, 20}}, {"transpose", {0.1, 0.2, 0.3}, {12, 15, 30}}}};
   const auto p = scratch("line.png");
   fs::remove(p);
   save(c, p.string(), 640, 400);
@@ -109,7 +119,11 @@ TEST_CASE("bar heights follow the values", "[plot]") {
 }
 
 TEST_CASE("SVG output holds a marker for every drawable point and the chart's texts", "[plot]") {
-  LineChart c{"line title", "x label", "y label", false, true,
+  LineChart c{"line title & <more>",
+              "x label",
+              "y label",
+              false,
+              true,
               {{"a", {1, 2, 3, 4}, {5, 0, 7, 8}}, {"b <&>", {1, 2}, {1, 2}}}};
   const auto p = scratch("line.svg");
   fs::remove(p);
@@ -120,12 +134,14 @@ TEST_CASE("SVG output holds a marker for every drawable point and the chart's te
   CHECK(s.find("<svg") != std::string::npos);
   CHECK(s.find("viewBox=\"0 0 960 600\"") != std::string::npos);
   CHECK(s.find("</svg>") != std::string::npos);
+  CHECK(well_formed(s));
   // The zero is not drawable on a log axis: series a keeps 3 points, so 3 + 2 circles.
   std::size_t circles = 0;
   for (auto i = s.find("<circle"); i != std::string::npos; i = s.find("<circle", i + 1)) ++circles;
   CHECK(circles == 5);
   // Title, axis titles and legend entries are text, a name with markup as that text.
-  CHECK(s.find(">line title</text>") != std::string::npos);
+  CHECK(s.find(">line title &amp; &lt;more&gt;</text>") != std::string::npos);
+  CHECK(s.find("<title>line title &amp; &lt;more&gt;</title>") != std::string::npos);  // the document's title
   CHECK(s.find(">x label</text>") != std::string::npos);
   CHECK(s.find(">y label</text>") != std::string::npos);
   CHECK(s.find(">a</text>") != std::string::npos);
@@ -134,9 +150,16 @@ TEST_CASE("SVG output holds a marker for every drawable point and the chart's te
 }
 
 TEST_CASE("a log-scale bar chart and a line chart render to PNG and SVG with their titles", "[plot]") {
-  BarChart bars{"bars on a log axis", "microseconds per operation", {"put", "get & wait"},
-                {{"native (this machine)", {}, {3.5, 1200}}, {"simulated (model)", {}, {0.8, 45}}}, true};
-  LineChart lines{"lines on log axes", "offered load", "latency (cycles)", true, true,
+  BarChart bars{"bars on a log axis",
+                "microseconds per operation",
+                {"put", "get & wait"},
+                {{"native (this machine)", {}, {3.5, 1200}}, {"simulated (model)", {}, {0.8, 45}}},
+                true};
+  LineChart lines{"lines on log axes",
+                  "offered load",
+                  "latency (cycles)",
+                  true,
+                  true,
                   {{"average", {0.01, 0.1, 0.3}, {12, 15, 400}}, {"p99", {0.01, 0.1, 0.3}, {20, 31, 900}}}};
   const auto check_png = [](const fs::path& p, int w, int h) {
     const auto bytes = slurp(p);
@@ -164,6 +187,8 @@ TEST_CASE("a log-scale bar chart and a line chart render to PNG and SVG with the
   save(bars, sb.string());
   save(lines, sl.string());
   const auto b = slurp(sb), l = slurp(sl);
+  CHECK(well_formed(b));
+  CHECK(well_formed(l));
   CHECK(b.find(">bars on a log axis</text>") != std::string::npos);
   CHECK(b.find(">microseconds per operation</text>") != std::string::npos);
   CHECK(b.find(">native (this machine)</text>") != std::string::npos);

@@ -6,11 +6,14 @@
 #include "hopsim/studies/plot.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <string>
 #include <system_error>
+#include <utility>
 
 #include <QApplication>
 #include <QColor>
@@ -52,8 +55,8 @@ namespace style = hopsim::traces::chart_style;
 void ensure_application() {
   if (QCoreApplication* app = QCoreApplication::instance()) {
     if (!qobject_cast<QApplication*>(app))
-      throw Error(fmt::format("plot: Qt Charts needs a QApplication, this process has a {}",
-                              app->metaObject()->className()));
+      throw Error(
+          fmt::format("plot: Qt Charts needs a QApplication, this process has a {}", app->metaObject()->className()));
     return;
   }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -62,15 +65,15 @@ void ensure_application() {
     hopsim::log::get("plot")->debug("qt: {}", msg.toStdString());
   });
   static int argc = 1;
-  static char name[] = "hopsim";
-  static char* argv[] = {name, nullptr};
+  static std::string name = "hopsim";
+  static std::array<char*, 2> argv{name.data(), nullptr};
   // Never destroyed: it must outlive every painter and scene, including at exit.
-  new QApplication(argc, argv);
+  new QApplication(argc, argv.data());
 }
 
 // ---- style -------------------------------------------------------------------
 
-QColor qcolour(style::Rgb c) { return QColor(c.r, c.g, c.b); }
+QColor qcolour(style::Rgb c) { return {c.r, c.g, c.b}; }
 
 QFont font(int px, bool bold = false) {
   QFont f(style::kFontFamily);
@@ -113,6 +116,25 @@ void style_axis(QAbstractAxis* a, const std::string& title) {
   a->setGridLineVisible(true);
 }
 
+// `s` as rich text broken into lines at spaces, each at most `width` pixels
+// wide in `fm` where the words allow.
+QString wrapped(const std::string& s, const QFontMetricsF& fm, double width) {
+  const QStringList words = QString::fromStdString(s).split(' ', Qt::SkipEmptyParts);
+  QStringList lines;
+  QString line;
+  for (const QString& w : words) {
+    const QString longer = line.isEmpty() ? w : line + ' ' + w;
+    if (!line.isEmpty() && fm.horizontalAdvance(longer) > width) {
+      lines << line.toHtmlEscaped();
+      line = w;
+    } else {
+      line = longer;
+    }
+  }
+  if (!line.isEmpty() || lines.isEmpty()) lines << line.toHtmlEscaped();
+  return lines.join("<br>");
+}
+
 // ---- axes --------------------------------------------------------------------
 
 bool drawable(double v, bool log_scale) { return std::isfinite(v) && (!log_scale || v > 0); }
@@ -143,7 +165,9 @@ QAbstractAxis* value_axis(double lo, double hi, bool log_scale, const std::strin
   if (log_scale) {
     auto* a = new QLogValueAxis;
     a->setBase(10);
-    a->setRange(lo, hi);
+    // A hair below the lowest decade: Qt places a log axis' first label at the
+    // decade at or above its minimum, which rounding can push one decade up.
+    a->setRange(lo * (1 - 1e-9), hi);
     a->setLabelFormat("%g");
     // Minor lines at 2..9 of each decade while there is room for them.
     const double decades = std::log10(hi / lo);
@@ -177,6 +201,11 @@ void check_request(const std::string& path, int width, int height) {
 struct PartialGuard {
   std::filesystem::path partial;
   bool armed = true;
+  explicit PartialGuard(std::filesystem::path p) : partial(std::move(p)) {}
+  PartialGuard(const PartialGuard&) = delete;
+  PartialGuard(PartialGuard&&) = delete;
+  PartialGuard& operator=(const PartialGuard&) = delete;
+  PartialGuard& operator=(PartialGuard&&) = delete;
   ~PartialGuard() {
     std::error_code ec;
     if (armed) std::filesystem::remove(partial, ec);
@@ -185,8 +214,7 @@ struct PartialGuard {
 
 // Lays `chart` out at width x height and renders it to `path` (PNG or SVG by
 // extension), through PATH.partial.
-void render(std::unique_ptr<QChart> owned, const std::string& title, const std::string& path, int width,
-            int height) {
+void render(std::unique_ptr<QChart> owned, const std::string& title, const std::string& path, int width, int height) {
   const QRectF area(0, 0, width, height);
   QGraphicsScene scene;
   QChart* chart = owned.release();
@@ -216,7 +244,8 @@ void render(std::unique_ptr<QChart> owned, const std::string& title, const std::
     svg.setOutputDevice(&file);
     svg.setSize(QSize(width, height));
     svg.setViewBox(area);
-    svg.setTitle(QString::fromStdString(title));
+    svg.setResolution(96);                                        // the size in mm is then the size in CSS pixels
+    svg.setTitle(QString::fromStdString(title).toHtmlEscaped());  // written as is
     svg.setDescription("hopsim chart");
     QPainter p;
     if (!p.begin(&svg)) throw Error("cannot write " + path);
@@ -225,7 +254,8 @@ void render(std::unique_ptr<QChart> owned, const std::string& title, const std::
     scene.render(&p, area, area);
     p.end();
     file.close();
-    if (file.error() != QFileDevice::NoError) throw Error("cannot write " + path + ": " + file.errorString().toStdString());
+    if (file.error() != QFileDevice::NoError)
+      throw Error("cannot write " + path + ": " + file.errorString().toStdString());
   }
   commit_partial(tmp, path);
   guard.armed = false;
@@ -276,24 +306,26 @@ std::unique_ptr<QChart> build(const BarChart& chart, int width) {
   settle_range(ylo, yhi, chart.log_y, !chart.log_y);
 
   std::unique_ptr<QChart> c(new_chart(chart.title));
+  // Category names wrap onto more lines where they would not fit side by side
+  // (the plot area is about the chart less the y axis and the legend).
+  const QFontMetricsF ticks_fm(font(style::kTickPx)), legend_fm(font(style::kLegendPx));
+  double legend = 0;
+  for (const auto& s : chart.series)
+    legend = std::max(legend, legend_fm.horizontalAdvance(QString::fromStdString(s.name)));
+  const double plot_width = width - 2 * style::kMargin - 90 - (legend + 45);
+  const double group = 0.95 * std::max(40.0, plot_width / static_cast<double>(chart.categories.size()));
   auto* x = new QBarCategoryAxis;
   QStringList names;
-  for (const auto& cat : chart.categories) names << text(cat);
+  for (const auto& cat : chart.categories) names << wrapped(cat, ticks_fm, group);
   x->append(names);
   style_axis(x, "");
   x->setGridLineVisible(false);
   x->setTruncateLabels(false);
-  // Category names slant when they would not fit side by side (the plot area
-  // is roughly the chart less the legend and the y axis).
-  const QFontMetricsF fm(font(style::kTickPx));
-  double widest = 0;
-  for (const auto& cat : chart.categories) widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(cat)));
-  const double group = (width - 260.0) / static_cast<double>(chart.categories.size());
-  if (widest > 0.9 * group) x->setLabelsAngle(-30);
   QAbstractAxis* y = value_axis(ylo, yhi, chart.log_y, chart.y_label);
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
 
+  c->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
   auto* bars = new QBarSeries;
   bars->setBarWidth(0.8);
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
@@ -322,7 +354,8 @@ std::vector<double> ticks(double lo, double hi, bool log_scale, int target) {
   if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
   if (log_scale) {
     if (lo <= 0) return {};
-    const int a = static_cast<int>(std::floor(std::log10(lo) + 1e-9)), b = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+    const int a = static_cast<int>(std::floor(std::log10(lo) + 1e-9)),
+              b = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
     const int stride = std::max(1, (b - a + target - 1) / std::max(1, target));
     for (int e = a; e <= b; e += stride) t.push_back(std::pow(10.0, e));
     return t;
@@ -335,7 +368,8 @@ std::vector<double> ticks(double lo, double hi, bool log_scale, int target) {
       step = m * mag;
       break;
     }
-  for (double v = std::floor(lo / step) * step; v <= hi + step * 0.999; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  for (double v = std::floor(lo / step) * step; v <= hi + step * 0.999; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return t;
 }
 
