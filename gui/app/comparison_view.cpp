@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 
+#include "hopsim/traces/chart_qt.hpp"
 #include "hopsim/traces/chart_style.hpp"
 
 namespace hopsim::gui {
@@ -24,45 +25,13 @@ namespace {
 
 namespace style = hopsim::traces::chart_style;
 
-QColor qcolour(style::Rgb c) { return {c.r, c.g, c.b}; }
-
-QFont font(int px, bool bold = false) {
-  QFont f(style::kFontFamily);
-  f.setPixelSize(px);
-  f.setBold(bold);
-  return f;
-}
+using traces::chart_qt::font;
+using traces::chart_qt::qcolour;
 
 // The look of hopsim::plot's charts (sim/studies/src/plot.cpp), from the shared style.
-QChart* new_chart(const QString& title) {
-  auto* chart = new QChart;
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->setBackgroundRoundness(0);
-  chart->setBackgroundBrush(qcolour(style::kBackground));
-  chart->setBackgroundPen(Qt::NoPen);
-  chart->setMargins(QMargins(style::kMargin, style::kMargin, style::kMargin, style::kMargin));
-  chart->setTitle(title.toHtmlEscaped());
-  chart->setTitleFont(font(style::kTitlePx, true));
-  chart->setTitleBrush(qcolour(style::kText));
-  QLegend* legend = chart->legend();
-  legend->setAlignment(Qt::AlignRight);
-  legend->setFont(font(style::kLegendPx));
-  legend->setLabelColor(qcolour(style::kText));
-  legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
-  return chart;
-}
+QChart* new_chart(const QString& title) { return traces::chart_qt::new_chart(title.toHtmlEscaped()); }
 
-void style_axis(QAbstractAxis* a, const QString& title) {
-  a->setTitleText(title.toHtmlEscaped());
-  a->setTitleFont(font(style::kAxisTitlePx));
-  a->setTitleBrush(qcolour(style::kText));
-  a->setLabelsFont(font(style::kTickPx));
-  a->setLabelsColor(qcolour(style::kText));
-  a->setLinePen(QPen(qcolour(style::kAxis), style::kAxisWidth));
-  a->setGridLinePen(QPen(qcolour(style::kGrid), 1));
-  a->setMinorGridLinePen(QPen(qcolour(style::kMinorGrid), 1));
-  a->setGridLineVisible(true);
-}
+void style_axis(QAbstractAxis* a, const QString& title) { traces::chart_qt::style_axis(a, title.toHtmlEscaped()); }
 
 // Seconds shown in the unit of the smallest time, so decade labels read 1, 10, 100.
 struct Unit {

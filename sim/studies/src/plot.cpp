@@ -40,6 +40,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
+#include "hopsim/traces/chart_qt.hpp"
 #include "hopsim/traces/chart_style.hpp"
 
 namespace hopsim::plot {
@@ -73,48 +74,19 @@ void ensure_application() {
 
 // ---- style -------------------------------------------------------------------
 
-QColor qcolour(style::Rgb c) { return {c.r, c.g, c.b}; }
-
-QFont font(int px, bool bold = false) {
-  QFont f(style::kFontFamily);
-  f.setPixelSize(px);
-  f.setBold(bold);
-  return f;
-}
+using traces::chart_qt::font;
+using traces::chart_qt::qcolour;
 
 // Qt Charts shows titles, names and labels as rich text: "<" must stay a "<".
 QString text(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 QChart* new_chart(const std::string& title) {
-  auto* chart = new QChart;
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->setBackgroundRoundness(0);
-  chart->setBackgroundBrush(qcolour(style::kBackground));
-  chart->setBackgroundPen(Qt::NoPen);
-  chart->setMargins(QMargins(style::kMargin, style::kMargin, style::kMargin, style::kMargin));
-  chart->setTitle(text(title));
-  chart->setTitleFont(font(style::kTitlePx, true));
-  chart->setTitleBrush(qcolour(style::kText));
-  QLegend* legend = chart->legend();
-  legend->setVisible(true);
-  legend->setAlignment(Qt::AlignRight);
-  legend->setFont(font(style::kLegendPx));
-  legend->setLabelColor(qcolour(style::kText));
-  legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  auto* chart = traces::chart_qt::new_chart(text(title));
+  chart->legend()->setVisible(true);
   return chart;
 }
 
-void style_axis(QAbstractAxis* a, const std::string& title) {
-  if (!title.empty()) a->setTitleText(text(title));
-  a->setTitleFont(font(style::kAxisTitlePx));
-  a->setTitleBrush(qcolour(style::kText));
-  a->setLabelsFont(font(style::kTickPx));
-  a->setLabelsColor(qcolour(style::kText));
-  a->setLinePen(QPen(qcolour(style::kAxis), style::kAxisWidth));
-  a->setGridLinePen(QPen(qcolour(style::kGrid), 1));
-  a->setMinorGridLinePen(QPen(qcolour(style::kMinorGrid), 1));
-  a->setGridLineVisible(true);
-}
+void style_axis(QAbstractAxis* a, const std::string& title) { traces::chart_qt::style_axis(a, text(title)); }
 
 // `s` as rich text broken into lines at spaces, each at most `width` pixels
 // wide in `fm` where the words allow.
