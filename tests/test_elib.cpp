@@ -15,19 +15,20 @@
 #include "hopsim/ocl_kernel.h"
 
 using namespace hopsim;
-using namespace hopsim::runtime;
+using namespace hopsim::epiphany;
+using namespace hopsim::epiphany::model;
 using Catch::Matchers::Contains;
 
 namespace {
-epiphany::Params e16() {
+epiphany::model::Params e16() {
   const auto preset = load_preset("e16g301");
-  return epiphany::params_from(ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine"));
+  return epiphany::model::params_from(ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine"));
 }
 
 // Runs `kernel` once on every core of a native E16.
 void native_launch(const std::function<void()>& kernel) {
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   NativeDevice d(p, w);
   DeviceScope scope(d);
   d.launch(kernel);
@@ -36,7 +37,7 @@ void native_launch(const std::function<void()>& kernel) {
 // Runs `host` as the host program of a simulated E16 (once per process).
 void sim_host(const std::function<void(SimDevice&)>& host) {
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   SimDevice d(p, w, ComputeModel::annotated, 1.0);
   DeviceScope scope(d);
   d.run([&] { host(d); });
@@ -227,7 +228,7 @@ void mutex_increments() {
 TEST_CASE("e_mutex serialises read-modify-write of a shared counter (native)") {
   int final_count = 0;
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   NativeDevice d(p, w);
   DeviceScope scope(d);
   d.launch(mutex_increments);
@@ -291,7 +292,7 @@ TEST_CASE("e_dma_copy moves data and takes mesh time (simulated)") {
 TEST_CASE("strided DMA descriptors follow inner and outer strides (native)") {
   bool ok = true;
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   NativeDevice d(p, w);
   DeviceScope scope(d);
   d.launch([&] {
@@ -321,8 +322,8 @@ TEST_CASE("a write outside every core's memory names the core and the address") 
 
 TEST_CASE("the stdcl barrier and e-lib writes on a simulated 64-core E64G401") {
   const auto preset = load_preset("e64g401");
-  const auto p = epiphany::params_from(ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine"));
-  MemoryWindows w{epiphany::AddressMap(p)};
+  const auto p = epiphany::model::params_from(ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine"));
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   SimDevice d(p, w, ComputeModel::annotated, 1.0);
   DeviceScope scope(d);
   std::atomic<int> bad{0};

@@ -15,6 +15,7 @@
 
 using namespace hopsim;
 using namespace hopsim::epiphany;
+using namespace hopsim::epiphany::model;
 
 namespace {
 Params e16() {
@@ -175,7 +176,7 @@ TEST_CASE("SystemC reports are routed into spdlog") {
   std::ostringstream os;
   auto log = hopsim::log::get("systemc");
   log->sinks().push_back(std::make_shared<spdlog::sinks::ostream_sink_mt>(os));
-  hopsim::runtime::route_sc_reports_to_spdlog();
+  hopsim::epiphany::route_sc_reports_to_spdlog();
   SC_REPORT_WARNING("hopsim/test", "a warning from SystemC");
   CHECK_THAT(os.str(), Catch::Matchers::Contains("a warning from SystemC") && Catch::Matchers::Contains("hopsim/test"));
 }

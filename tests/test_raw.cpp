@@ -11,7 +11,8 @@
 #include "hopsim/epiphany_package.hpp"
 
 using namespace hopsim;
-using namespace hopsim::runtime;
+using namespace hopsim::epiphany;
+using namespace hopsim::epiphany::model;
 using Catch::Matchers::Contains;
 
 // The calling core's clock in half cycles (the model's resolution), for kernels.
@@ -20,9 +21,9 @@ extern "C" __attribute__((visibility("default"))) unsigned long long test_now_cy
 }
 
 namespace {
-epiphany::Params e16() {
+epiphany::model::Params e16() {
   const auto preset = load_preset("e16g301");
-  return epiphany::params_from(ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine"));
+  return epiphany::model::params_from(ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine"));
 }
 
 const KernelPackage& raw_tests() { return load_kernel_library(HOPSIM_RAW_TESTS_LIB, 16, "test"); }
@@ -39,7 +40,7 @@ void launch(Device& d, const std::string& name, int* out) {
 template <class F>
 void native(F body) {
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   NativeDevice d(p, w);
   DeviceScope s(d);
   body(d, reinterpret_cast<int*>(w.emem()));
@@ -48,7 +49,7 @@ void native(F body) {
 template <class F>
 void simulated(F body) {
   const auto p = e16();
-  MemoryWindows w{epiphany::AddressMap(p)};
+  MemoryWindows w{epiphany::model::AddressMap(p)};
   SimDevice d(p, w, ComputeModel::annotated, 1.0);
   DeviceScope s(d);
   d.run([&] { body(d, reinterpret_cast<int*>(w.emem())); });
@@ -75,7 +76,7 @@ TEST_CASE("a raw remote store reaches the right core and offset and is timed (si
     for (const auto& c : d.counters()) CHECK(c.writes >= 1);
     std::uint64_t packets = 0;
     for (std::size_t l = 0; l < d.chip().mesh().topology().num_links(); ++l)
-      packets += d.chip().mesh().stats(epiphany::Net::cmesh, l).packets;
+      packets += d.chip().mesh().stats(epiphany::model::Net::cmesh, l).packets;
     CHECK(packets > 0);
   });
 }

@@ -12,7 +12,8 @@
 #include "hopsim/traces/reader.hpp"
 
 using namespace hopsim;
-using namespace hopsim::runtime;
+using namespace hopsim::epiphany;
+using namespace hopsim::epiphany::model;
 using Catch::Matchers::Contains;
 
 namespace {

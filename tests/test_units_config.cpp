@@ -72,26 +72,26 @@ TEST_CASE("scenario keys are checked at every level") {
 TEST_CASE("the e16g301 preset resolves every Epiphany parameter with a source") {
   const auto preset = load_preset("e16g301");
   CHECK(preset.family == "epiphany");
-  const auto set = ParamSet::resolve(epiphany::param_decls(), preset, nullptr, "machine");
-  const auto p = epiphany::params_from(set);
+  const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine");
+  const auto p = epiphany::model::params_from(set);
   CHECK(p.rows == 4);
   CHECK(p.cols == 4);
   CHECK(p.clock_hz == Approx(600e6));
   CHECK(p.local_mem == 32768);
   CHECK(p.hop_latency == Approx(1.5));
   CHECK(p.emem_base == 0x8E000000u);
-  for (const auto& d : epiphany::param_decls()) CHECK_FALSE(set.source(d.name).empty());
+  for (const auto& d : epiphany::model::param_decls()) CHECK_FALSE(set.source(d.name).empty());
 }
 
 TEST_CASE("machine overrides are range-checked and unknown ones rejected") {
   const auto preset = load_preset("e16g301");
-  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::param_decls(), preset, {{"rows", 0}}, "machine"),
+  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 0}}, "machine"),
                     Contains("machine.rows") && Contains("out of range"));
-  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::param_decls(), preset, {{"hops", 3}}, "machine"),
+  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::model::param_decls(), preset, {{"hops", 3}}, "machine"),
                     Contains("machine.hops") && Contains("unknown parameter"));
-  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::param_decls(), preset, {{"rows", 2.5}}, "machine"),
+  CHECK_THROWS_WITH(ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 2.5}}, "machine"),
                     Contains("whole number"));
-  const auto set = ParamSet::resolve(epiphany::param_decls(), preset, {{"rows", 2}, {"clock", "1 GHz"}}, "machine");
+  const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 2}, {"clock", "1 GHz"}}, "machine");
   CHECK(set.get("rows") == 2);
   CHECK(set.get("clock") == Approx(1e9));
   CHECK(set.source("rows") == "scenario override");

@@ -8,7 +8,7 @@
 #include "hopsim/epiphany_package.hpp"
 
 namespace {
-void host(hopsim::runtime::HostContext& ctx) {
+void host(hopsim::epiphany::HostContext& ctx) {
   const int rounds = ctx.args()["rounds"].get<int>();
   int* out = static_cast<int*>(clmalloc(stdacc, 16 * 4 * sizeof(int), 0));
   void* h = clopen(stdacc, nullptr, CLLD_NOW);
@@ -19,7 +19,7 @@ void host(hopsim::runtime::HostContext& ctx) {
   const std::clock_t t1 = clock();
   clmsync(stdacc, 0, out, CL_MEM_HOST | CL_EVENT_WAIT);
 
-  hopsim::runtime::LaunchRecord r;
+  hopsim::epiphany::LaunchRecord r;
   r.method = "hello";
   r.n = rounds;
   r.ticks = static_cast<double>(t1 - t0);
@@ -38,16 +38,16 @@ void host(hopsim::runtime::HostContext& ctx) {
       }
     }
   }
-  r.digest = hopsim::runtime::fnv1a(out, 16 * 4 * sizeof(int));
+  r.digest = hopsim::epiphany::fnv1a(out, 16 * 4 * sizeof(int));
   ctx.record(std::move(r));
 }
 }  // namespace
 
-extern "C" void hopsim_package(hopsim::runtime::KernelPackage& p) {
+extern "C" void hopsim_package(hopsim::epiphany::KernelPackage& p) {
   p.name = "hello-mesh";
   p.family = "epiphany";
   p.description = "out-of-tree example: every core greets its mesh neighbours with raw stores";
-  p.args = {hopsim::runtime::ArgDecl{"rounds", 10, "greeting rounds", 1, 1000000, {}}};
+  p.args = {hopsim::epiphany::ArgDecl{"rounds", 10, "greeting rounds", 1, 1000000, {}}};
   p.symbols = {{"k_hello", nullptr}};
   p.host_main = host;
 }

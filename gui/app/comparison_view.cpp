@@ -28,7 +28,7 @@ namespace style = hopsim::traces::chart_style;
 using traces::chart_qt::font;
 using traces::chart_qt::qcolour;
 
-// The look of hopsim::plot's charts (sim/studies/src/plot.cpp), from the shared style.
+// The look of hopsim::studies::plot's charts (sim/studies/src/plot.cpp), from the shared style.
 QChart* new_chart(const QString& title) { return traces::chart_qt::new_chart(title.toHtmlEscaped()); }
 
 void style_axis(QAbstractAxis* a, const QString& title) { traces::chart_qt::style_axis(a, title.toHtmlEscaped()); }

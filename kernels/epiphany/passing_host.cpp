@@ -37,11 +37,11 @@ const std::vector<std::pair<std::string, std::string>>& methods() {
   return m;
 }
 
-std::vector<hopsim::runtime::Metric> metrics(const std::vector<hopsim::runtime::LaunchRecord>& recs,
+std::vector<hopsim::epiphany::Metric> metrics(const std::vector<hopsim::epiphany::LaunchRecord>& recs,
                                              const nlohmann::json& args, const std::string& machine);
 
-void describe(hopsim::runtime::KernelPackage& p) {
-  using hopsim::runtime::ArgDecl;
+void describe(hopsim::epiphany::KernelPackage& p) {
+  using hopsim::epiphany::ArgDecl;
   p.family = "epiphany";
   std::vector<std::string> names;
   for (const auto& [m, s] : methods()) {
@@ -68,9 +68,9 @@ void describe(hopsim::runtime::KernelPackage& p) {
 // overhead, averaged over n = 1..16. A simulated run predicts them by
 // scaling each launch to 100000 repeats and adding that overhead; only a
 // run on the e16g301 covering n = 1..16 says anything about them.
-std::vector<hopsim::runtime::Metric> metrics(const std::vector<hopsim::runtime::LaunchRecord>& recs,
+std::vector<hopsim::epiphany::Metric> metrics(const std::vector<hopsim::epiphany::LaunchRecord>& recs,
                                              const nlohmann::json& args, const std::string& machine) {
-  std::vector<hopsim::runtime::Metric> out;
+  std::vector<hopsim::epiphany::Metric> out;
   if (machine != "e16g301" || args["n_min"].get<int>() != 1 || args["n_max"].get<int>() != 16) return out;
   const double repeat = args["repeat"].get<int>();
   static const std::vector<std::pair<std::string, std::string>> names{
@@ -93,7 +93,7 @@ std::vector<hopsim::runtime::Metric> metrics(const std::vector<hopsim::runtime::
   return out;
 }
 
-void host_main(hopsim::runtime::HostContext& ctx) {
+void host_main(hopsim::epiphany::HostContext& ctx) {
   const auto& a = ctx.args();
   const int repeat = a["repeat"].get<int>();
   const int n_min = a["n_min"].get<int>();
@@ -129,7 +129,7 @@ void host_main(hopsim::runtime::HostContext& ctx) {
       fout << n << "," << method << "," << (tend - tstart) << std::endl;
       clmsync(stdacc, 0, debug, CL_MEM_HOST | CL_EVENT_WAIT);
 
-      hopsim::runtime::LaunchRecord r;
+      hopsim::epiphany::LaunchRecord r;
       r.method = method;
       r.n = n;
       r.ticks = static_cast<double>(tend - tstart);
@@ -150,7 +150,7 @@ void host_main(hopsim::runtime::HostContext& ctx) {
           }
         }
       }
-      r.digest = hopsim::runtime::fnv1a(debug, kCores * kStride * sizeof(cl_int));
+      r.digest = hopsim::epiphany::fnv1a(debug, kCores * kStride * sizeof(cl_int));
       ctx.record(std::move(r));
       ctx.progress(++done, total, fmt::format("{} n={}", method, n));
     }

@@ -22,7 +22,7 @@ void (*erase(F* f))() {
 }  // namespace
 
 void hopsim_register_epiphany_kernels() {
-  hopsim::runtime::KernelPackage p;
+  hopsim::epiphany::KernelPackage p;
   passing::describe(p);
   p.name = "passing";
   p.description =
@@ -37,7 +37,7 @@ void hopsim_register_epiphany_kernels() {
       {"k_writeOutside", erase(&k_writeOutside)},
       {"k_deadlock", erase(&k_deadlock)},
   };
-  hopsim::runtime::register_package(std::move(p));
+  hopsim::epiphany::register_package(std::move(p));
 }
 
 namespace {

@@ -38,6 +38,11 @@ Rules (see LAYERS for the authoritative table):
   tests/          anything
 Name rule: files under sim/core/ and sim/cli/ must not name a family
 (NAME_RULE_WORDS, case-insensitive, anywhere in the file).
+Namespace rule: a `namespace hopsim...` opened in a folder of NAMESPACES is
+that folder's namespace or nested in it (models/bgq/ -> hopsim::bgq::model,
+sim/bgq/ -> hopsim::bgq); sim/core/ is the root namespace `hopsim` itself
+(plus the sub-namespaces it lists). Namespaces outside hopsim (a device
+API's own, such as ham::offload) are not checked.
 A source file in a folder that matches no row is a violation, so new folders
 are added to the table deliberately.
 
@@ -107,6 +112,20 @@ NAME_RULE_FOLDERS = ("sim/core/", "sim/cli/")
 NAME_RULE_WORDS = re.compile(
     r"\b(epiphany|e16g301|e64g401|bgq|blue ?gene|xeon ?phi|xeonphi|knc|ham_offload)\b",
     re.IGNORECASE)
+# Namespace each folder's code opens (nested namespaces allowed), `<f>` as in
+# LAYERS. A trailing "=" means that namespace exactly (no nesting).
+NAMESPACES = [
+    ("sim/core/",      ["hopsim=", "hopsim::log"]),
+    ("sim/interpose/", ["hopsim::interpose"]),
+    ("sim/studies/",   ["hopsim::studies"]),
+    ("sim/cli/",       ["hopsim::cli"]),
+    ("sim/<f>/",       ["hopsim::<f>"]),
+    ("models/<f>/",    ["hopsim::<f>::model"]),
+    ("kernels/<f>/",   ["hopsim::<f>"]),
+    ("topologies/",    ["hopsim::topo"]),
+    ("traces/",        ["hopsim::traces"]),
+    ("gui/",           ["hopsim::gui"]),
+]
 # ------------------------------------------------------------ end of table --
 
 SCANNED = ("sim", "models", "kernels", "topologies", "traces", "gui", "tests")
@@ -114,6 +133,7 @@ SOURCE_EXT = (".c", ".cc", ".cpp", ".h", ".hpp", ".cl", ".inc")
 INCLUDE_ROOT_NAMES = ("include", "api")
 API_ROOT = re.compile(r"^sim/([^/]+)/api$")
 FIXTURES = "tests/arch/fixtures"  # never scanned as part of a real tree
+NAMESPACE_RE = re.compile(r"^\s*namespace\s+(hopsim(?:::\w+)*)\s*\{")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 COMMENT_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|/\*|\*/|//')
 
@@ -131,6 +151,25 @@ def row_for(rel):
             family = m.group(1) if m.groups() else (row[1].split("/") + [""])[1]
             return row, family, m.group(0)
     return None
+
+
+NS_ROWS = sorted(((re.compile("^" + re.escape(p).replace(re.escape("<f>"), "([^/]+)")), p, ns)
+                  for p, ns in NAMESPACES), key=lambda r: len(r[1]), reverse=True)
+
+
+def namespace_rule(rel):
+    """(folder, allowed namespaces with <f> bound) for a repo path, or None."""
+    for rx, _, allowed in NS_ROWS:
+        m = rx.match(rel)
+        if m:
+            f = m.group(1) if m.groups() else ""
+            return m.group(0), [a.replace("<f>", f) for a in allowed]
+    return None
+
+
+def namespace_ok(name, allowed):
+    return any(name == a[:-1] if a.endswith("=") else (name == a or name.startswith(a + "::"))
+               for a in allowed)
 
 
 def folder_of(rel):
@@ -211,6 +250,7 @@ def check(root):
             bad.append((src, 1, "folder not in the layer table: "
                         + os.path.dirname(src) + "/"))
         names_rule = src.startswith(NAME_RULE_FOLDERS)
+        ns_rule = namespace_rule(src)
         with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
         in_block = False
@@ -219,6 +259,10 @@ def check(root):
                 for word in sorted({w.lower() for w in NAME_RULE_WORDS.findall(line)}):
                     bad.append((src, no, "names family '%s'" % word))
             code, in_block = strip_comments(line, in_block)
+            n = NAMESPACE_RE.match(code)
+            if n and ns_rule and not namespace_ok(n.group(1), ns_rule[1]):
+                bad.append((src, no, "%s opens namespace %s, not %s" % (
+                    ns_rule[0], n.group(1), " or ".join(a.rstrip("=") for a in ns_rule[1]))))
             m = INCLUDE_RE.match(code)
             if not m:
                 continue

@@ -12,7 +12,7 @@
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/core/error.hpp"
 
-using namespace hopsim::bgq;
+using namespace hopsim::bgq::model;
 
 namespace {
 Params small(std::array<int, kDims> dims) {

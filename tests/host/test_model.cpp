@@ -9,7 +9,7 @@
 #include "hopsim/host/model/profile.hpp"
 #include "hopsim/host/model/report.hpp"
 
-namespace hh = hopsim::host;
+namespace hh = hopsim::host::model;
 
 namespace {
 // Flat tables make hand computation easy.

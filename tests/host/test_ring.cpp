@@ -10,7 +10,7 @@
 #include "hopsim/host/calibrate.hpp"
 #include "hopsim/host/ring.hpp"
 
-using hopsim::transport::Kind;
+using hopsim::host::Kind;
 namespace hh = hopsim::host;
 
 namespace {
@@ -77,7 +77,7 @@ TEST_CASE("ring runs over every transport with every message checked", "[host][r
       const auto cells = hh::run_ring(o);
       REQUIRE(cells.size() == 3);
       for (const auto& c : cells) {
-        INFO(hopsim::transport::kind_name(k) << " size " << c.size);
+        INFO(hopsim::host::kind_name(k) << " size " << c.size);
         CHECK(c.bandwidth > 0);
         CHECK(c.messages_checked == static_cast<std::uint64_t>(3 * (hh::kWarmupSteps + c.iters)));
         CHECK(c.order == (random ? "random" : "natural"));
@@ -91,14 +91,14 @@ TEST_CASE("a corrupted message is caught by the receiver's checksum", "[host][ri
     auto o = small(k, 2);
     o.corrupt_rank = 1;
     o.corrupt_message = 2;
-    INFO(hopsim::transport::kind_name(k));
+    INFO(hopsim::host::kind_name(k));
     try {
       (void)hh::run_ring(o);
       FAIL("the damaged message must be caught");
     } catch (const hopsim::DataMismatchError& e) {
       CHECK_THAT(e.what(),
                  Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over " +
-                                   std::string(hopsim::transport::kind_name(k))));
+                                   std::string(hopsim::host::kind_name(k))));
     }
   }
 }
@@ -197,10 +197,10 @@ TEST_CASE("ring cells carry the hand-over of ranks 0 and 1 when spread over two 
       CHECK(c.handover < c.seconds);  // one line's hand-over, far under a repetition
     }
   }
-  o.bind = hopsim::transport::Bind::none;
+  o.bind = hopsim::host::Bind::none;
   for (const auto& c : hh::run_ring(o)) CHECK(c.handover == -1);
   // Spread over one CPU: ranks 0 and 1 share it, nothing to probe.
-  o.bind = hopsim::transport::Bind::spread;
+  o.bind = hopsim::host::Bind::spread;
   const cpu_set_t one = first_cpu_of(all);
   REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
   const auto single = hh::run_ring(o);

@@ -23,13 +23,13 @@
 #include "hopsim/host/node.hpp"
 #include "hopsim/host/ring.hpp"
 
-using hopsim::transport::Kind;
-namespace ht = hopsim::transport;
+using hopsim::host::Kind;
+namespace ht = hopsim::host;
 
 namespace {
 // Rank 0 sends a 300 KiB pattern to rank 1, which checksums it and sends the
 // checksum back; rank 0 records what came back in its scratch.
-ht::RunReport two_process_exchange(Kind kind, bool deny_cma, std::uint64_t& echoed) {
+ht::NodeReport two_process_exchange(Kind kind, bool deny_cma, std::uint64_t& echoed) {
   ht::Options o;
   o.procs = 2;
   o.kind = kind;

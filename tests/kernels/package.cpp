@@ -1,6 +1,6 @@
 #include "hopsim/epiphany_package.hpp"
 
-extern "C" void hopsim_package(hopsim::runtime::KernelPackage& p) {
+extern "C" void hopsim_package(hopsim::epiphany::KernelPackage& p) {
   p.name = "raw-tests";
   p.family = "epiphany";
   p.description = "kernels for the raw-access tests";

@@ -13,7 +13,7 @@
 #include "hopsim/studies/plot.hpp"
 
 namespace fs = std::filesystem;
-using namespace hopsim::plot;
+using namespace hopsim::studies::plot;
 
 namespace {
 

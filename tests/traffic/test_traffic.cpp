@@ -10,13 +10,13 @@
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/network/model/traffic.hpp"
 
-using namespace hopsim::traffic;
+using namespace hopsim::network::model;
 using Catch::Matchers::Contains;
 
 namespace {
 
-hopsim::epiphany::Params net8() {
-  hopsim::epiphany::Params p;
+hopsim::epiphany::model::Params net8() {
+  hopsim::epiphany::model::Params p;
   p.rows = 8;
   p.cols = 8;
   p.hop_latency = 1.5;
@@ -88,7 +88,7 @@ TEST_CASE("traffic: destinations on 8x8 by hand") {
 
 TEST_CASE("traffic: zero-load formula matches MeshTiming") {
   const auto c = config(Pattern::uniform, 0.1);
-  hopsim::epiphany::MeshTiming mesh(c.net);
+  hopsim::epiphany::model::MeshTiming mesh(c.net);
   for (std::uint32_t s : {0u, 9u, 27u, 63u})
     for (std::uint32_t t : {0u, 7u, 36u, 56u, 63u})
       CHECK(zero_load_latency(c, s, t) == mesh.zero_load_write_latency(s, t));

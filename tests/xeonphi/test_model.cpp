@@ -5,7 +5,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/xeonphi/model/model.hpp"
 
-using namespace hopsim::xeonphi;
+using namespace hopsim::xeonphi::model;
 
 namespace {
 PcieParams gen2x16() {

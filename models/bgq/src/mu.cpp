@@ -6,7 +6,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 Packetisation packetise(std::uint64_t length) {
   if (length == 0) throw KernelError("MU descriptor: Message_Length is 0 (a descriptor must move at least one byte)");
@@ -165,4 +165,4 @@ std::uint32_t remote_get_fifo(const NodeMu& n, std::uint32_t dst_node, std::uint
   return id;
 }
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

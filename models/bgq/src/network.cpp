@@ -9,7 +9,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 // ---- Calendar ----
 
@@ -210,4 +210,4 @@ MuTiming::Result MuTiming::inject(std::uint32_t src, std::uint32_t fifo, std::ui
   return {last, engine};
 }
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

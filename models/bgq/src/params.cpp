@@ -4,7 +4,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 const std::vector<ParamDecl>& param_decls() {
   static const std::vector<ParamDecl> decls{
@@ -70,4 +70,4 @@ Params params_from(const ParamSet& s) {
   return p;
 }
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

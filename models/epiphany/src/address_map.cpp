@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 AddressMap::AddressMap(const Params& p) : p_(p), core_of_id_(4096, -1) {
   for (std::uint32_t i = 0; i < p_.num_cores(); ++i) {
@@ -19,4 +19,4 @@ std::string AddressMap::describe_core(std::uint32_t core) const {
   return fmt::format("core {} (coreid 0x{:03x}, row {}, col {})", core, coreid_of(core), row_of(core), col_of(core));
 }
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 Chip::Chip(const sc_core::sc_module_name& name, const Params& p, CoreProgram& program)
     : sc_module(name), p_(p), program_(program), mesh_(p), period_ps_(1e12 / p.clock_hz) {
@@ -34,4 +34,4 @@ void Chip::wait_until(double cycles) {
   if (delta * period_ps_ >= 1.0) sc_core::wait(to_time(delta));
 }
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

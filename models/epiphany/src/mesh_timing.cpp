@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 const char* net_name(Net n) {
   switch (n) {
@@ -330,4 +330,4 @@ double MeshTiming::zero_load_write_latency(std::uint32_t src, std::uint32_t dst)
   return p_.write_overhead + p_.hop_latency * routers;
 }
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

@@ -4,7 +4,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 const std::vector<ParamDecl>& param_decls() {
   static const std::vector<ParamDecl> decls{
@@ -76,4 +76,4 @@ Params params_from(const ParamSet& s) {
   return p;
 }
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

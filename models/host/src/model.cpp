@@ -23,7 +23,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 
 std::string_view path_name(CopyPath p) {
   switch (p) {
@@ -779,4 +779,4 @@ int cycle_orders(const SimCell& c, int cores) {
   return per_core(c.procs, std::max(1, cores)) >= 3 ? std::max(1, c.orders) : 1;
 }
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

@@ -12,7 +12,7 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/strict_json.hpp"
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 namespace {
 
 struct Field {
@@ -255,4 +255,4 @@ void save_profile(const Profile& p, const std::string& path) {
   }
 }
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

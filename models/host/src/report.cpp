@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 
 std::string size_text(std::size_t s) {
   if (s >= (1u << 20) && s % (1u << 20) == 0) return fmt::format("{} MiB", s >> 20);
@@ -84,4 +84,4 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
   return r;
 }
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

@@ -3,7 +3,7 @@
 #include <bit>
 #include <stdexcept>
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 namespace {
 struct Named {
@@ -159,4 +159,4 @@ std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dim
   throw std::invalid_argument("traffic: invalid pattern value");
 }
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

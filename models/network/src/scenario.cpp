@@ -10,7 +10,7 @@
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 namespace {
 
@@ -94,9 +94,9 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
   if (topology != "mesh" && topology != "torus")
     throw ConfigError(fmt::format("network.topology: expected \"mesh\" or \"torus\", got \"{}\"", topology));
   if (preset.family == "epiphany") {
-    const auto set = ParamSet::resolve(epiphany::param_decls(), preset, params, "network.params");
+    const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, params, "network.params");
     c.network = NetworkKind::emesh;
-    c.net = epiphany::params_from(set);
+    c.net = epiphany::model::params_from(set);
     c.rows = c.net.rows;
     c.cols = c.net.cols;
     if (topology != "mesh")
@@ -233,4 +233,4 @@ nlohmann::json result_json(const TrafficResult& r) {
           {"saturated", r.saturated}};
 }
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

@@ -13,7 +13,7 @@
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/topo/topology.hpp"
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 namespace {
 
@@ -28,7 +28,7 @@ std::string num(double v) {
   return s;
 }
 
-constexpr double kTicks = epiphany::kTicksPerCycle;  // half-cycle ticks inside both networks
+constexpr double kTicks = epiphany::model::kTicksPerCycle;  // half-cycle ticks inside both networks
 
 std::uint64_t to_ticks(double cycles) {
   const double t = std::ceil(cycles * kTicks - 1e-9);
@@ -48,7 +48,7 @@ class EmeshNet {
   explicit EmeshNet(const TrafficConfig& c) : p_(params(c)), mesh_(p_) {}
   std::uint32_t nodes() const { return p_.num_cores(); }
   std::size_t links() const { return mesh_.topology().num_links(); }
-  std::uint64_t busy_ticks(std::size_t l) const { return mesh_.stats(epiphany::Net::cmesh, l).busy_ticks; }
+  std::uint64_t busy_ticks(std::size_t l) const { return mesh_.stats(epiphany::model::Net::cmesh, l).busy_ticks; }
   int hops(std::uint32_t a, std::uint32_t b) const {
     const auto c = static_cast<std::uint32_t>(p_.cols);
     return std::abs(static_cast<int>(a / c) - static_cast<int>(b / c)) +
@@ -64,14 +64,14 @@ class EmeshNet {
   }
 
  private:
-  static epiphany::Params params(const TrafficConfig& c) {
-    epiphany::Params p = c.net;
+  static epiphany::model::Params params(const TrafficConfig& c) {
+    epiphany::model::Params p = c.net;
     p.rows = c.rows;
     p.cols = c.cols;
     return p;
   }
-  epiphany::Params p_;
-  epiphany::MeshTiming mesh_;
+  epiphany::model::Params p_;
+  epiphany::model::MeshTiming mesh_;
 };
 
 // Any N-D mesh or torus with dimension-order routing (dimension 0 first).
@@ -169,7 +169,7 @@ class GenericNet {
   std::vector<int> coord_;
   std::vector<topo::LinkId> out_;
   std::vector<std::uint32_t> target_;        // link -> the node it leads to
-  std::vector<epiphany::LinkCalendar> cal_;  // network links, then one ejection channel per node
+  std::vector<epiphany::model::LinkCalendar> cal_;  // network links, then one ejection channel per node
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;
   std::uint64_t hop_, endpoint_, buffer_, horizon_ = 0;
@@ -451,4 +451,4 @@ std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double
   return out;
 }
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

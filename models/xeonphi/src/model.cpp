@@ -7,7 +7,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::xeonphi {
+namespace hopsim::xeonphi::model {
 namespace {
 
 std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
@@ -270,4 +270,4 @@ double OffloadModel::copy_out(std::uint64_t bytes) const {
          link_.serialise(link_.write_tlps(m_.scif.flag_bytes).forward_wire_bytes);
 }
 
-}  // namespace hopsim::xeonphi
+}  // namespace hopsim::xeonphi::model

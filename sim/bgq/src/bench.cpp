@@ -33,13 +33,13 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-std::array<int, kDims> parse_torus(const std::string& s) {
-  std::array<int, kDims> d{};
+std::array<int, model::kDims> parse_torus(const std::string& s) {
+  std::array<int, model::kDims> d{};
   std::stringstream ss(s);
   std::string part;
   int i = 0;
   while (std::getline(ss, part, 'x')) {
-    if (i >= kDims) break;
+    if (i >= model::kDims) break;
     try {
       std::size_t used = 0;
       d[static_cast<std::size_t>(i)] = std::stoi(part, &used);
@@ -49,7 +49,7 @@ std::array<int, kDims> parse_torus(const std::string& s) {
     }
     ++i;
   }
-  if (i != kDims || std::getline(ss, part, 'x'))
+  if (i != model::kDims || std::getline(ss, part, 'x'))
     throw ConfigError(fmt::format("--tori: '{}' is not AxBxCxDxE (five positive integers)", s));
   for (int v : d)
     if (v < 1 || v > 64) throw ConfigError(fmt::format("--tori: '{}': every extent must be 1..64", s));
@@ -113,7 +113,7 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
   if (msg == 0 || package == 0 || msg % package != 0)
     throw ConfigError(
         fmt::format("--msg {} / --package {}: the message must be a whole number of packages", msg, package));
-  std::vector<std::array<int, kDims>> dims;
+  std::vector<std::array<int, model::kDims>> dims;
   for (const auto& t : tori) dims.push_back(parse_torus(t));
   const Preset preset = load_preset(machine, "--machine");
   if (preset.family != "bgq") throw ConfigError(fmt::format("--machine: {} is not a bgq preset", machine));
@@ -128,17 +128,17 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
   for (std::size_t k = 0; k < dims.size(); ++k) {
     const auto& d = dims[k];
     nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
-    const Params p = params_from(ParamSet::resolve(param_decls(), preset, o, "machine"));
+    const model::Params p = model::params_from(ParamSet::resolve(model::param_decls(), preset, o, "machine"));
     const auto t0 = std::chrono::steady_clock::now();
-    MuTiming mu(p);
-    const Torus& torus = mu.network().torus();
+    model::MuTiming mu(p);
+    const model::Torus& torus = mu.network().torus();
     const std::uint32_t n = torus.nodes();
     // Neighbour list per node.
     std::vector<std::uint32_t> nbr;
     nbr.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(neighbours));
     for (std::uint32_t v = 0; v < n; ++v) {
       if (neighbours == 10) {
-        for (int dim = 0; dim < kDims; ++dim)
+        for (int dim = 0; dim < model::kDims; ++dim)
           for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
       } else {
         // The halo kernel's grid {A*B, C, D, E}: t steps through (A, B) row-major.
@@ -152,19 +152,19 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
           x[1] = u % ab;
           nbr.push_back(torus.node_at(x));
         }
-        for (int dim = 2; dim < kDims; ++dim)
+        for (int dim = 2; dim < model::kDims; ++dim)
           for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
       }
     }
-    const Tick inject = to_ticks(p.inject_cycles);
-    const Tick barrier = to_ticks(p.gi_barrier_latency);
-    Tick start = 0;
+    const model::Tick inject = model::to_ticks(p.inject_cycles);
+    const model::Tick barrier = model::to_ticks(p.gi_barrier_latency);
+    model::Tick start = 0;
     double exchange_total = 0;
     for (int it = 0; it < iterations; ++it) {
       mu.set_horizon(start);
-      Tick end = start;
+      model::Tick end = start;
       for (std::uint32_t v = 0; v < n; ++v) {
-        Tick clk = start;
+        model::Tick clk = start;
         for (int j = 0; j < neighbours; ++j) {
           const std::uint32_t dst =
               nbr[static_cast<std::size_t>(v) * static_cast<std::size_t>(neighbours) + static_cast<std::size_t>(j)];
@@ -175,7 +175,7 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
           }
         }
       }
-      exchange_total += to_cycles(end - start);
+      exchange_total += model::to_cycles(end - start);
       start = end + barrier;
     }
     const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -17,8 +17,8 @@ thread_local Machine* t_machine = nullptr;
 thread_local int t_rank = -1;
 }  // namespace
 
-Machine::Machine(const Params& p, const nlohmann::json& args) : p_(p), args_(args) {
-  torus_ = std::make_unique<Torus>(p.dims);
+Machine::Machine(const model::Params& p, const nlohmann::json& args) : p_(p), args_(args) {
+  torus_ = std::make_unique<model::Torus>(p.dims);
   ranks_.reserve(torus_->nodes());
   for (std::uint32_t r = 0; r < torus_->nodes(); ++r) {
     ranks_.push_back(std::make_unique<RankState>());
@@ -78,7 +78,7 @@ hopsim::bgq::RankState& R() { return M().self(); }
   throw KernelError(fmt::format("rank {}: {}", Machine::current_rank(), what));
 }
 void check_subgroup(uint32_t sg, const char* fn) {
-  if (sg >= hopsim::bgq::kSubgroups) fail(fmt::format("{}: subgroup {} does not exist (0..67)", fn, sg));
+  if (sg >= hopsim::bgq::model::kSubgroups) fail(fmt::format("{}: subgroup {} does not exist (0..67)", fn, sg));
 }
 }  // namespace
 
@@ -111,9 +111,9 @@ int32_t Kernel_AllocateInjFifos(uint32_t subgroup, MUSPI_InjFifoSubGroup_t* sg, 
   auto& st = R().mu;
   sg->subgroup = subgroup;
   for (uint32_t i = 0; i < n; ++i) {
-    if (ids[i] >= hopsim::bgq::kInjFifosPerSubgroup)
+    if (ids[i] >= hopsim::bgq::model::kInjFifosPerSubgroup)
       fail(fmt::format("Kernel_AllocateInjFifos: FIFO {} does not exist in a subgroup (0..7)", ids[i]));
-    const uint32_t g = subgroup * hopsim::bgq::kInjFifosPerSubgroup + ids[i];
+    const uint32_t g = subgroup * hopsim::bgq::model::kInjFifosPerSubgroup + ids[i];
     if (st.inj_allocated[g]) return -1;  // the driver's EBUSY
     st.inj_allocated[g] = 1;
     sg->fifos[ids[i]] = {subgroup, g};
@@ -123,8 +123,8 @@ int32_t Kernel_AllocateInjFifos(uint32_t subgroup, MUSPI_InjFifoSubGroup_t* sg, 
 
 int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t id, Kernel_MemoryRegion_t* region, uint64_t start,
                            uint64_t sizeMinus1) {
-  if (id >= hopsim::bgq::kInjFifosPerSubgroup) fail(fmt::format("Kernel_InjFifoInit: FIFO {} (0..7)", id));
-  if (!R().mu.inj_allocated[sg->subgroup * hopsim::bgq::kInjFifosPerSubgroup + id])
+  if (id >= hopsim::bgq::model::kInjFifosPerSubgroup) fail(fmt::format("Kernel_InjFifoInit: FIFO {} (0..7)", id));
+  if (!R().mu.inj_allocated[sg->subgroup * hopsim::bgq::model::kInjFifosPerSubgroup + id])
     fail(fmt::format("Kernel_InjFifoInit: FIFO {} of subgroup {} was not allocated", id, sg->subgroup));
   if (!region || (reinterpret_cast<uint64_t>(region->BasePa) + start) % 64 != 0)
     fail("Kernel_InjFifoInit: the FIFO memory must be 64-byte aligned");
@@ -136,14 +136,14 @@ int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t id, Kernel_Memo
 int32_t Kernel_InjFifoActivate(MUSPI_InjFifoSubGroup_t*, uint32_t, uint32_t*, uint32_t) { return 0; }
 
 MUSPI_InjFifo_t* MUSPI_IdToInjFifo(uint32_t id, MUSPI_InjFifoSubGroup_t* sg) {
-  if (id >= hopsim::bgq::kInjFifosPerSubgroup) fail(fmt::format("MUSPI_IdToInjFifo: FIFO {} (0..7)", id));
+  if (id >= hopsim::bgq::model::kInjFifosPerSubgroup) fail(fmt::format("MUSPI_IdToInjFifo: FIFO {} (0..7)", id));
   return &sg->fifos[id];
 }
 
 uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc) {
   if (!fifo || !desc) fail("MUSPI_InjFifoInject: null FIFO or descriptor");
   auto& st = R();
-  if (fifo->fifo >= hopsim::bgq::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
+  if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_InjFifoInject: the FIFO was not allocated (Kernel_AllocateInjFifos)");
   M().inject(fifo->fifo, *static_cast<const MUHWI_Descriptor_t*>(desc));
   return st.descriptors++;
@@ -154,9 +154,9 @@ int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTabl
   check_subgroup(subgroup, "Kernel_AllocateBaseAddressTable");
   sg->subgroup = subgroup;
   for (uint32_t i = 0; i < n; ++i) {
-    if (ids[i] >= hopsim::bgq::kBatPerSubgroup)
+    if (ids[i] >= hopsim::bgq::model::kBatPerSubgroup)
       fail(fmt::format("Kernel_AllocateBaseAddressTable: entry {} does not exist in a subgroup (0..7)", ids[i]));
-    const uint32_t g = subgroup * hopsim::bgq::kBatPerSubgroup + ids[i];
+    const uint32_t g = subgroup * hopsim::bgq::model::kBatPerSubgroup + ids[i];
     R().mu.bat_allocated[g] = 1;
     M().bat_updated(g);
   }
@@ -164,8 +164,8 @@ int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTabl
 }
 
 int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, uint64_t value) {
-  if (id >= hopsim::bgq::kBatPerSubgroup) fail(fmt::format("MUSPI_SetBaseAddress: entry {} (0..7)", id));
-  const uint32_t g = sg->subgroup * hopsim::bgq::kBatPerSubgroup + id;
+  if (id >= hopsim::bgq::model::kBatPerSubgroup) fail(fmt::format("MUSPI_SetBaseAddress: entry {} (0..7)", id));
+  const uint32_t g = sg->subgroup * hopsim::bgq::model::kBatPerSubgroup + id;
   auto& mu = R().mu;
   if (!mu.bat_allocated[g])
     fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
@@ -180,7 +180,7 @@ uint64_t MUSPI_GetAtomicAddress(uint64_t pa, uint64_t opcode) {
 }
 
 int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e) {
-  *dest = hopsim::bgq::make_destination(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c),
+  *dest = hopsim::bgq::model::make_destination(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c),
                                         static_cast<int>(d), static_cast<int>(e));
   return 0;
 }
@@ -210,7 +210,7 @@ int MUSPI_CreatePt2PtDirectPutDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtDirec
   mh.Rec_Counter_Base_Address_Id = info->DirectPut.Rec_Counter_Base_Address_Id;
   mh.Counter_Offset = info->DirectPut.Rec_Counter_Offset;
   mh.Pacing = info->DirectPut.Pacing;
-  hopsim::bgq::set_put_offset(*d, info->DirectPut.Rec_Payload_Offset);
+  hopsim::bgq::model::set_put_offset(*d, info->DirectPut.Rec_Payload_Offset);
   return 0;
 }
 
@@ -229,7 +229,7 @@ int MUSPI_CreatePt2PtRemoteGetDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtRemot
   return 0;
 }
 
-void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* d, uint64_t offset) { hopsim::bgq::set_put_offset(*d, offset); }
+void MUSPI_SetRecPutOffset(MUHWI_Descriptor_t* d, uint64_t offset) { hopsim::bgq::model::set_put_offset(*d, offset); }
 
 void MUSPI_SetPayload(MUHWI_Descriptor_t* d, uint64_t pa, uint64_t bytes) {
   d->Pa_Payload = pa;
@@ -243,9 +243,9 @@ int32_t Kernel_AllocateRecFifos(uint32_t subgroup, MUSPI_RecFifoSubGroup_t* sg, 
   auto& mu = R().mu;
   std::lock_guard<std::mutex> lock(mu.rec_mutex);
   for (uint32_t i = 0; i < n; ++i) {
-    if (ids[i] >= hopsim::bgq::kRecFifosPerSubgroup)
+    if (ids[i] >= hopsim::bgq::model::kRecFifosPerSubgroup)
       fail(fmt::format("Kernel_AllocateRecFifos: FIFO {} does not exist in a subgroup (0..3)", ids[i]));
-    const uint32_t g = subgroup * hopsim::bgq::kRecFifosPerSubgroup + ids[i];
+    const uint32_t g = subgroup * hopsim::bgq::model::kRecFifosPerSubgroup + ids[i];
     if (mu.rec[g].allocated) return -1;
     mu.rec[g].allocated = true;
     sg->fifos[ids[i]] = {subgroup, g};
@@ -255,10 +255,10 @@ int32_t Kernel_AllocateRecFifos(uint32_t subgroup, MUSPI_RecFifoSubGroup_t* sg, 
 
 int32_t Kernel_RecFifoInit(MUSPI_RecFifoSubGroup_t* sg, uint32_t id, Kernel_MemoryRegion_t* region, uint64_t start,
                            uint64_t sizeMinus1) {
-  if (id >= hopsim::bgq::kRecFifosPerSubgroup) fail(fmt::format("Kernel_RecFifoInit: FIFO {} (0..3)", id));
+  if (id >= hopsim::bgq::model::kRecFifosPerSubgroup) fail(fmt::format("Kernel_RecFifoInit: FIFO {} (0..3)", id));
   auto& mu = R().mu;
   std::lock_guard<std::mutex> lock(mu.rec_mutex);
-  auto& f = mu.rec[sg->subgroup * hopsim::bgq::kRecFifosPerSubgroup + id];
+  auto& f = mu.rec[sg->subgroup * hopsim::bgq::model::kRecFifosPerSubgroup + id];
   if (!f.allocated) fail(fmt::format("Kernel_RecFifoInit: FIFO {} of subgroup {} was not allocated", id, sg->subgroup));
   if (!region || (reinterpret_cast<uint64_t>(region->BasePa) + start) % 32 != 0 || (sizeMinus1 + 1) % 32 != 0)
     fail("Kernel_RecFifoInit: FIFO memory and size must be 32-byte aligned");
@@ -281,7 +281,7 @@ int32_t Kernel_RecFifoEnable(uint32_t group, uint64_t bits) {
 }
 
 MUSPI_RecFifo_t* MUSPI_IdToRecFifo(uint32_t id, MUSPI_RecFifoSubGroup_t* sg) {
-  if (id >= hopsim::bgq::kRecFifosPerSubgroup) fail(fmt::format("MUSPI_IdToRecFifo: FIFO {} (0..3)", id));
+  if (id >= hopsim::bgq::model::kRecFifosPerSubgroup) fail(fmt::format("MUSPI_IdToRecFifo: FIFO {} (0..3)", id));
   return &sg->fifos[id];
 }
 
@@ -299,14 +299,14 @@ uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes) {
   uint32_t done = 0;
   std::vector<std::uint8_t> buf;
   while (done < bytes) {
-    hopsim::bgq::RecPacket p;
+    hopsim::bgq::model::RecPacket p;
     {
       std::lock_guard<std::mutex> lock(st.mu.rec_mutex);
       auto& f = st.mu.rec[fifo->fifo];
       if (f.packets.empty()) break;
       p = std::move(f.packets.front());
       f.packets.pop_front();
-      f.used -= hopsim::bgq::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
+      f.used -= hopsim::bgq::model::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
     }
     const unsigned id = p.header.messageUnitHeader.Packet_Types.Memory_FIFO.Unused2[0];
     if (!st.recv_fn[id])
@@ -316,7 +316,7 @@ uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes) {
     if (!p.payload.empty()) std::memcpy(buf.data() + sizeof(MUHWI_PacketHeader_t), p.payload.data(), p.payload.size());
     st.recv_fn[id](st.recv_param[id], reinterpret_cast<MUHWI_PacketHeader_t*>(buf.data()),
                    static_cast<uint32_t>(p.payload.size()));
-    done += hopsim::bgq::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
+    done += hopsim::bgq::model::packet_wire_bytes(static_cast<std::uint32_t>(p.payload.size()));
   }
   if (done == 0) m.spin();  // nothing there: this was one iteration of a polling loop
   return done;

@@ -29,7 +29,7 @@ namespace hopsim::bgq {
 struct MpiMessage {
   int src, tag;
   std::vector<std::uint8_t> data;
-  Tick arrival = 0;
+  model::Tick arrival = 0;
 };
 
 struct RankState;
@@ -44,7 +44,7 @@ struct CartComm {
 
 struct RankState {
   int rank = 0;
-  NodeMu mu;
+  model::NodeMu mu;
   std::array<MUSPI_RecvFunction_t, 256> recv_fn{};
   std::array<void*, 256> recv_param{};
   std::vector<CartComm> carts;  // communicator id - 1
@@ -63,7 +63,7 @@ struct RankState {
 
 class Machine {
  public:
-  Machine(const Params& p, const nlohmann::json& args);
+  Machine(const model::Params& p, const nlohmann::json& args);
   virtual ~Machine() = default;
   virtual Mode mode() const = 0;
   // Runs `entry` on every rank; rethrows the first rank's error.
@@ -88,8 +88,8 @@ class Machine {
   RankState& self();
   RankState& rank(int r) { return *ranks_[static_cast<std::size_t>(r)]; }
   int size() const { return static_cast<int>(ranks_.size()); }
-  const Torus& torus() const { return *torus_; }
-  const Params& params() const { return p_; }
+  const model::Torus& torus() const { return *torus_; }
+  const model::Params& params() const { return p_; }
   const nlohmann::json& args() const { return args_; }
   // Cycles the compute model charges for a loop (no MU interference).
   double compute_cycles(std::uint64_t elements, int threads) const;
@@ -99,17 +99,17 @@ class Machine {
 
  protected:
   static void set_current(Machine* m, int rank);
-  Params p_;
+  model::Params p_;
   nlohmann::json args_;
-  std::unique_ptr<Torus> torus_;
+  std::unique_ptr<model::Torus> torus_;
   std::vector<std::unique_ptr<RankState>> ranks_;
 };
 
-std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+std::unique_ptr<Machine> make_sim_machine(const model::Params& p, const nlohmann::json& args, model::MuTiming& mu,
                                           traces::TraceWriter* trace = nullptr);
-std::unique_ptr<Machine> make_native_machine(const Params& p, const nlohmann::json& args);
+std::unique_ptr<Machine> make_native_machine(const model::Params& p, const nlohmann::json& args);
 // A process per rank over a host copy transport (double copy or CMA);
 // ConfigError for more ranks than the transport's node allows.
-std::unique_ptr<Machine> make_process_machine(const Params& p, const nlohmann::json& args, const NativeOptions& o);
+std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o);
 
 }  // namespace hopsim::bgq

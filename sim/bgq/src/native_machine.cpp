@@ -20,7 +20,7 @@ struct Aborted {};
 
 class NativeMachine final : public Machine {
  public:
-  NativeMachine(const Params& p, const nlohmann::json& args) : Machine(p, args) {}
+  NativeMachine(const model::Params& p, const nlohmann::json& args) : Machine(p, args) {}
   Mode mode() const override { return Mode::native; }
   TransportUse transport_use() const override { return {"threads", "threads", ""}; }
 
@@ -60,14 +60,14 @@ class NativeMachine final : public Machine {
   void execute(std::uint32_t r, const MUHWI_Descriptor_t& d) {
     auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
-    const auto pk = packetise(d.Message_Length);
+    const auto pk = model::packetise(d.Message_Length);
     st.packets += pk.packets;
     st.bytes += d.Message_Length;
     auto& mu = rank(static_cast<int>(dst)).mu;
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
-    const auto type = packet_type(d);
+    const auto type = model::packet_type(d);
     for (std::uint64_t i = 0; i < pk.packets; ++i) {
-      const std::uint32_t pay = packet_payload(d.Message_Length, i);
+      const std::uint32_t pay = model::packet_payload(d.Message_Length, i);
       const std::uint64_t off = i * MUHWI_PACKET_MAX_PAYLOAD;
       if (type == MUHWI_PACKET_TYPE_PUT)
         receive_direct_put(mu, dst, r, d, off, src + off, pay, true);
@@ -79,7 +79,7 @@ class NativeMachine final : public Machine {
   }
 
   // The destination's MU runs the descriptors in the payload, now.
-  void remote_get(NodeMu& mu, std::uint32_t dst, std::uint32_t src, const MUHWI_Descriptor_t& d, std::uint64_t,
+  void remote_get(model::NodeMu& mu, std::uint32_t dst, std::uint32_t src, const MUHWI_Descriptor_t& d, std::uint64_t,
                   const std::uint8_t* data, std::uint32_t bytes) {
     remote_get_fifo(mu, dst, src, d);
     for (std::uint32_t k = 0; k + sizeof(MUHWI_Descriptor_t) <= bytes; k += sizeof(MUHWI_Descriptor_t)) {
@@ -152,7 +152,7 @@ class NativeMachine final : public Machine {
 
 }  // namespace
 
-std::unique_ptr<Machine> make_native_machine(const Params& p, const nlohmann::json& args) {
+std::unique_ptr<Machine> make_native_machine(const model::Params& p, const nlohmann::json& args) {
   return std::make_unique<NativeMachine>(p, args);
 }
 

@@ -1,5 +1,5 @@
 // Native BG/Q with a process per rank, as BG/Q nodes have private memory:
-// hopsim::transport::Node forks the ranks (and stops them all when one
+// hopsim::host::Node forks the ranks (and stops them all when one
 // fails), and the MU's work moves data between the processes by a host copy
 // transport.
 //
@@ -77,7 +77,7 @@ struct alignas(64) SharedBarrier {
 };
 
 struct alignas(64) RankShared {
-  BaseAddressTable bat;  // mirror of the rank's table (the owner writes it)
+  model::BaseAddressTable bat;  // mirror of the rank's table (the owner writes it)
   alignas(64) std::atomic<std::uint32_t> lock{0};
   alignas(64) std::atomic<std::uint64_t> head{0};      // ring bytes written
   alignas(64) std::atomic<std::uint64_t> tail{0};      // ring bytes consumed
@@ -126,12 +126,12 @@ std::string rank_list(const std::vector<int>& r) {
 
 class ProcessMachine final : public Machine {
  public:
-  ProcessMachine(const Params& p, const nlohmann::json& args, const NativeOptions& o) : Machine(p, args), opt_(o) {
-    if (size() > transport::Node::kMaxProcs)
+  ProcessMachine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o) : Machine(p, args), opt_(o) {
+    if (size() > host::Node::kMaxProcs)
       throw ConfigError(
           fmt::format("machine.transport: {} runs a process per rank, at most {}; this torus has {} nodes "
                       "(use machine.transport=threads)",
-                      to_string(o.transport), transport::Node::kMaxProcs, size()));
+                      to_string(o.transport), host::Node::kMaxProcs, size()));
     const std::size_t n = static_cast<std::size_t>(size());
     arena_bytes_ = round8(sizeof(Arena)) + n * sizeof(RankShared);
     arena_bytes_ = (arena_bytes_ + 4095) / 4096 * 4096;
@@ -158,19 +158,19 @@ class ProcessMachine final : public Machine {
   TransportUse transport_use() const override { return use_; }
 
   void run(void (*entry)()) override {
-    transport::Options to;
+    host::Options to;
     to.procs = size();
-    to.kind = opt_.transport == NativeTransport::cma ? transport::Kind::cma : transport::Kind::double_copy;
+    to.kind = opt_.transport == NativeTransport::cma ? host::Kind::cma : host::Kind::double_copy;
     to.deny_cma = opt_.deny_cma;
     to.max_message = 8;  // the Node's own channels carry nothing here
     to.chunk = 64;
     to.slots = 1;
     to.monitor = [this] { watch(); };
-    transport::Node node(to);
+    host::Node node(to);
     t0_ = std::chrono::steady_clock::now();
-    const auto rep = node.run([this, entry](transport::Rank& rk) { child(rk, entry); });
+    const auto rep = node.run([this, entry](host::Rank& rk) { child(rk, entry); });
     use_.requested = to_string(opt_.transport);
-    use_.used = rep.used == transport::Kind::cma ? "cma" : "double";
+    use_.used = rep.used == host::Kind::cma ? "cma" : "double";
     use_.fallback = rep.fallback;
     for (int r = 0; r < size(); ++r) collect(r);
   }
@@ -222,10 +222,10 @@ class ProcessMachine final : public Machine {
 
  private:
   // ---- in the rank's process ----
-  void child(transport::Rank& rk, void (*entry)()) {
+  void child(host::Rank& rk, void (*entry)()) {
     rank_ = &rk;
     me_ = rk.id();
-    cma_ = rk.kind() == transport::Kind::cma;
+    cma_ = rk.kind() == host::Kind::cma;
     set_current(this, me_);
     entry();
     save_results();
@@ -243,17 +243,17 @@ class ProcessMachine final : public Machine {
     auto& st = self();
     const auto r = static_cast<std::uint32_t>(me_);
     const std::uint32_t dst = check_descriptor(d, torus(), r);
-    const auto pk = packetise(d.Message_Length);
+    const auto pk = model::packetise(d.Message_Length);
     st.packets += pk.packets;
     st.bytes += d.Message_Length;
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
-    const auto type = packet_type(d);
+    const auto type = model::packet_type(d);
     if (type == MUHWI_PACKET_TYPE_PUT) {
       direct_put(dst, d, src);
       return;
     }
     for (std::uint64_t i = 0; i < pk.packets; ++i) {
-      const std::uint32_t pay = packet_payload(d.Message_Length, i);
+      const std::uint32_t pay = model::packet_payload(d.Message_Length, i);
       const std::uint64_t off = i * MUHWI_PACKET_MAX_PAYLOAD;
       Entry e{};
       e.kind = type == MUHWI_PACKET_TYPE_FIFO ? EntryKind::fifo : EntryKind::get;
@@ -266,7 +266,7 @@ class ProcessMachine final : public Machine {
   // The whole message at once: its bytes are contiguous at the target.
   void direct_put(std::uint32_t dst, const MUHWI_Descriptor_t& d, const std::uint8_t* src) {
     const auto len = d.Message_Length;
-    const PutTarget t = direct_put_target(shared_[dst].bat, dst, static_cast<std::uint32_t>(me_), d, 0);
+    const model::PutTarget t = direct_put_target(shared_[dst].bat, dst, static_cast<std::uint32_t>(me_), d, 0);
     if (static_cast<int>(dst) == me_) {
       std::memcpy(reinterpret_cast<void*>(t.payload), src, len);
       std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(t.counter))
@@ -274,7 +274,7 @@ class ProcessMachine final : public Machine {
       return;
     }
     if (cma_) {
-      transport::cma_write(rank_->pid(static_cast<int>(dst)), src, reinterpret_cast<void*>(t.payload), len);
+      host::cma_write(rank_->pid(static_cast<int>(dst)), src, reinterpret_cast<void*>(t.payload), len);
       Entry e{};
       e.kind = EntryKind::counter;
       e.a = t.counter;
@@ -519,7 +519,7 @@ class ProcessMachine final : public Machine {
   std::uint64_t last_progress_ = 0;
   std::int64_t last_change_ns_ = 0;
   // Rank process.
-  transport::Rank* rank_ = nullptr;
+  host::Rank* rank_ = nullptr;
   int me_ = -1;
   bool cma_ = false;
   std::deque<Get> gets_;
@@ -529,7 +529,7 @@ class ProcessMachine final : public Machine {
 
 }  // namespace
 
-std::unique_ptr<Machine> make_process_machine(const Params& p, const nlohmann::json& args, const NativeOptions& o) {
+std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o) {
   return std::make_unique<ProcessMachine>(p, args, o);
 }
 

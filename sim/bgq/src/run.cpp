@@ -83,14 +83,14 @@ NativeOptions native_options(const Scenario& sc) {
   return o;
 }
 
-Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
+model::Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
   const Preset preset = load_preset(sc.machine_preset);
   if (preset.family != "bgq")
     throw ConfigError(fmt::format("machine.preset: {} is a {} machine, not a bgq one", preset.name, preset.family));
   auto overrides = sc.machine_params;
   overrides.erase(kTransportKey);
   overrides.erase(kDenyCmaKey);
-  const auto set = ParamSet::resolve(param_decls(), preset, overrides, "machine");
+  const auto set = ParamSet::resolve(model::param_decls(), preset, overrides, "machine");
   if (resolved) {
     const auto o = native_options(sc);
     *resolved = {{"preset", preset.name},
@@ -99,21 +99,21 @@ Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
                  {"transport", to_string(o.transport)}};
     if (o.deny_cma) (*resolved)["deny_cma"] = true;
   }
-  return params_from(set);
+  return model::params_from(set);
 }
 
 namespace {
 
-ModeOutcome run_mode(Mode mode, const BgqKernel& k, const Params& p, const nlohmann::json& args, const Scenario& sc,
+ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, const nlohmann::json& args, const Scenario& sc,
                      const NativeOptions& native) {
   ModeOutcome out;
   out.mode = mode;
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<MuTiming> mu;
+  std::unique_ptr<model::MuTiming> mu;
   std::unique_ptr<traces::TraceWriter> trace;
   std::unique_ptr<Machine> m;
   if (mode == Mode::sim) {
-    mu = std::make_unique<MuTiming>(p);
+    mu = std::make_unique<model::MuTiming>(p);
     if (!sc.outputs.trace.empty()) {
       auto meta = traces::run_meta("bgq", sc.resolved.dump(), sc.machine_preset, "sim", sc.seed, p.clock_hz);
       meta.extra["kernel"] = k.package.name;

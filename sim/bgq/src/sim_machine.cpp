@@ -25,7 +25,7 @@ namespace {
 enum class Wait : std::uint8_t { none, time, delivery, gi, mpi_barrier, mail, done };
 
 struct Event {
-  Tick t;
+  model::Tick t;
   std::uint64_t seq;
   std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake
   std::uint32_t idx;
@@ -44,9 +44,9 @@ struct Pending {
 // Records the run into a trace: nodes with torus coordinates, the 10 links
 // of each node, one transaction per descriptor with its packets' hops, and
 // link counters.
-class Tracer final : public NetObserver {
+class Tracer final : public model::NetObserver {
  public:
-  Tracer(traces::TraceWriter& w, const Torus& t) : w_(w) {
+  Tracer(traces::TraceWriter& w, const model::Torus& t) : w_(w) {
     static const char* dn = "ABCDE";
     for (std::uint32_t n = 0; n < t.nodes(); ++n) {
       const auto c = t.coords(n);
@@ -54,21 +54,21 @@ class Tracer final : public NetObserver {
                    fmt::format("[{},{},{},{},{}]", c[0], c[1], c[2], c[3], c[4])});
     }
     for (std::uint32_t n = 0; n < t.nodes(); ++n)
-      for (int d = 0; d < kDims; ++d) {
+      for (int d = 0; d < model::kDims; ++d) {
         if (t.dims()[static_cast<std::size_t>(d)] < 2) continue;
         for (int dir : {+1, -1})
-          w_.add_link({link_index(n, d, dir), "torus", n, t.neighbour(n, d, dir),
+          w_.add_link({model::link_index(n, d, dir), "torus", n, t.neighbour(n, d, dir),
                        fmt::format("{}{} of node {}", dn[d], dir > 0 ? '+' : '-', n)});
       }
   }
-  void hop(std::uint32_t link, Tick requested, Tick start, Tick ser, std::uint32_t bytes) override {
-    w_.add_link_sample(link, to_cycles(start), bytes, to_cycles(ser), to_cycles(start - std::min(start, requested)));
-    if (w_.records_hops()) hops_.push_back({0, link, to_cycles(start), to_cycles(start + ser)});
+  void hop(std::uint32_t link, model::Tick requested, model::Tick start, model::Tick ser, std::uint32_t bytes) override {
+    w_.add_link_sample(link, model::to_cycles(start), bytes, model::to_cycles(ser), model::to_cycles(start - std::min(start, requested)));
+    if (w_.records_hops()) hops_.push_back({0, link, model::to_cycles(start), model::to_cycles(start + ser)});
   }
-  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, Tick inject, Tick arrive,
+  void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, model::Tick inject, model::Tick arrive,
                   const char* kind) {
     const auto id =
-        w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), to_cycles(inject), to_cycles(arrive), kind});
+        w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), model::to_cycles(inject), model::to_cycles(arrive), kind});
     for (auto& h : hops_) {
       h.txn = id;
       w_.add_hop(h);
@@ -83,7 +83,7 @@ class Tracer final : public NetObserver {
 
 class SimMachine final : public Machine {
  public:
-  SimMachine(const Params& p, const nlohmann::json& args, MuTiming& mu, traces::TraceWriter* trace)
+  SimMachine(const model::Params& p, const nlohmann::json& args, model::MuTiming& mu, traces::TraceWriter* trace)
       : Machine(p, args), mu_(mu), n_(static_cast<std::uint32_t>(size())) {
     if (trace) {
       tracer_ = std::make_unique<Tracer>(*trace, mu.network().torus());
@@ -94,8 +94,8 @@ class SimMachine final : public Machine {
     seen_.assign(n_, 0);
     delivered_.assign(n_, 0);
     mu_busy_.assign(n_, 0);
-    poll_ = to_ticks(p.poll_cycles);
-    inject_ = to_ticks(p.inject_cycles);
+    poll_ = model::to_ticks(p.poll_cycles);
+    inject_ = model::to_ticks(p.inject_cycles);
   }
   Mode mode() const override { return Mode::sim; }
 
@@ -148,14 +148,14 @@ class SimMachine final : public Machine {
             "running",        "time", "MU deliveries (spinning on memory)", "the GI barrier", "MPI_Barrier",
             "an MPI message", "done"};
         who += fmt::format("{}rank {} waits for {} at cycle {:.0f}", shown ? "; " : "", r,
-                           what[static_cast<int>(wait_[r])], to_cycles(clock_[r]));
+                           what[static_cast<int>(wait_[r])], model::to_cycles(clock_[r]));
         ++shown;
       }
       throw DeadlockError(fmt::format("deadlock: {} of {} ranks can never continue ({})", n_ - finished, n_, who));
     }
   }
 
-  std::uint64_t timebase() override { return static_cast<std::uint64_t>(to_cycles(me_clock())); }
+  std::uint64_t timebase() override { return static_cast<std::uint64_t>(model::to_cycles(me_clock())); }
 
   void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
@@ -164,19 +164,19 @@ class SimMachine final : public Machine {
   }
 
   // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t.
-  void start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, Tick clk) {
+  void start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, model::Tick clk) {
     auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
-    const auto pk = packetise(d.Message_Length);
+    const auto pk = model::packetise(d.Message_Length);
     st.packets += pk.packets;
     st.bytes += d.Message_Length;
-    const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, dynamic_routing(d));
+    const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d));
     mu_busy_[r] = std::max(mu_busy_[r], res.engine_end);
-    const Tick last = res.arrival;
+    const model::Tick last = res.arrival;
     if (tracer_)
       tracer_->descriptor(r, dst, d.Message_Length, clk, last,
-                          packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
-                          : packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
+                          model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
+                          : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
                                                                      : "remote get");
     std::uint32_t idx;
     if (!free_.empty()) {
@@ -217,28 +217,28 @@ class SimMachine final : public Machine {
   void compute(std::uint64_t elements, int threads) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
     const double w = compute_cycles(elements, threads);
-    const Tick W = to_ticks(w);
-    const Tick start = clock_[r];
+    const model::Tick W = model::to_ticks(w);
+    const model::Tick start = clock_[r];
     const double k = params().mu_interference;
-    Tick dur = W;
+    model::Tick dur = W;
     if (k > 0 && mu_busy_[r] > start) {
       // While the node's MU moves data, the loop runs 1/(1+k) as fast.
-      const Tick busy = mu_busy_[r] - start;
+      const model::Tick busy = mu_busy_[r] - start;
       const double slow = static_cast<double>(W) * (1 + k);
       dur = slow <= static_cast<double>(busy)
-                ? static_cast<Tick>(slow)
-                : busy + static_cast<Tick>(static_cast<double>(W) - static_cast<double>(busy) / (1 + k));
+                ? static_cast<model::Tick>(slow)
+                : busy + static_cast<model::Tick>(static_cast<double>(W) - static_cast<double>(busy) / (1 + k));
     }
     clock_[r] += dur;
   }
 
   void gi_enter() override { enter(gi_, self().gi_target); }
-  void gi_wait() override { wait_barrier(gi_, self().gi_target, Wait::gi, to_ticks(params().gi_barrier_latency)); }
+  void gi_wait() override { wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency)); }
 
   void mpi_barrier() override {
     enter(mb_, self().mpi_target);
     const double lat = params().mpi_latency * std::ceil(std::log2(std::max(2, size())));
-    wait_barrier(mb_, self().mpi_target, Wait::mpi_barrier, to_ticks(lat));
+    wait_barrier(mb_, self().mpi_target, Wait::mpi_barrier, model::to_ticks(lat));
   }
 
   void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
@@ -246,7 +246,7 @@ class SimMachine final : public Machine {
     MpiMessage m{static_cast<int>(r), tag, {}, 0};
     const auto* b = static_cast<const std::uint8_t*>(data);
     m.data.assign(b, b + bytes);
-    m.arrival = clock_[r] + to_ticks(params().mpi_latency + static_cast<double>(bytes) / params().mpi_bandwidth);
+    m.arrival = clock_[r] + model::to_ticks(params().mpi_latency + static_cast<double>(bytes) / params().mpi_bandwidth);
     rank(dst).mail.push_back(std::move(m));
     const auto d = static_cast<std::uint32_t>(dst);
     if (wait_[d] == Wait::mail) {
@@ -276,17 +276,17 @@ class SimMachine final : public Machine {
  private:
   struct Barrier {
     int entered = 0;
-    Tick last = 0;
+    model::Tick last = 0;
     std::uint64_t generation = 0;
-    std::vector<Tick> release;  // per completed generation
+    std::vector<model::Tick> release;  // per completed generation
     std::vector<std::uint32_t> waiting;
   };
 
-  Tick me_clock() { return clock_[static_cast<std::uint32_t>(current_rank())]; }
+  model::Tick me_clock() { return clock_[static_cast<std::uint32_t>(current_rank())]; }
 
-  void push(Tick t, std::uint32_t kind, std::uint32_t idx) { q_.push({t, seq_++, kind, idx}); }
+  void push(model::Tick t, std::uint32_t kind, std::uint32_t idx) { q_.push({t, seq_++, kind, idx}); }
 
-  void suspend(std::uint32_t r, Wait w, Tick wake) {
+  void suspend(std::uint32_t r, Wait w, model::Tick wake) {
     wait_[r] = w;
     if (w == Wait::time) push(wake, 1, r);
     sinks_[r] = std::move(sinks_[r]).resume();
@@ -311,7 +311,7 @@ class SimMachine final : public Machine {
     }
   }
 
-  void wait_barrier(Barrier& b, std::uint64_t target, Wait w, Tick latency) {
+  void wait_barrier(Barrier& b, std::uint64_t target, Wait w, model::Tick latency) {
     const auto r = static_cast<std::uint32_t>(current_rank());
     while (b.generation < target) {
       b.waiting.push_back(r);
@@ -325,11 +325,11 @@ class SimMachine final : public Machine {
     free_.push_back(idx);
     auto& dst = rank(static_cast<int>(p.dst)).mu;
     const auto& d = p.desc;
-    const auto type = packet_type(d);
+    const auto type = model::packet_type(d);
     const auto packets = (d.Message_Length + MUHWI_PACKET_MAX_PAYLOAD - 1) / MUHWI_PACKET_MAX_PAYLOAD;
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     for (std::uint64_t i = 0; i < packets; ++i) {
-      const std::uint32_t pay = packet_payload(d.Message_Length, i);
+      const std::uint32_t pay = model::packet_payload(d.Message_Length, i);
       const std::uint64_t off = i * MUHWI_PACKET_MAX_PAYLOAD;
       if (type == MUHWI_PACKET_TYPE_PUT)
         receive_direct_put(dst, p.dst, p.src, d, off, src + off, pay, false);
@@ -352,26 +352,26 @@ class SimMachine final : public Machine {
     }
   }
 
-  MuTiming& mu_;
+  model::MuTiming& mu_;
   std::unique_ptr<Tracer> tracer_;
   std::uint32_t n_;
   std::vector<ctx::fiber> fibers_, sinks_;
   std::vector<std::exception_ptr> errors_;
-  std::vector<Tick> clock_;
+  std::vector<model::Tick> clock_;
   std::vector<Wait> wait_;
   std::vector<std::uint64_t> seen_, delivered_;
-  std::vector<Tick> mu_busy_;
+  std::vector<model::Tick> mu_busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;
-  Tick now_ = 0, poll_, inject_;
+  model::Tick now_ = 0, poll_, inject_;
   Barrier gi_, mb_;
 };
 
 }  // namespace
 
-std::unique_ptr<Machine> make_sim_machine(const Params& p, const nlohmann::json& args, MuTiming& mu,
+std::unique_ptr<Machine> make_sim_machine(const model::Params& p, const nlohmann::json& args, model::MuTiming& mu,
                                           traces::TraceWriter* trace) {
   return std::make_unique<SimMachine>(p, args, mu, trace);
 }

@@ -60,19 +60,19 @@ cl_kernel clsym(CONTEXT* cp, void* handle, const char* name, int flags);
 clndrange_t clndrange_init1d(std::size_t gtoff0, std::size_t gtsize0, std::size_t ltsize0);
 int clwait(CONTEXT* cp, unsigned devnum, int flags);
 
-namespace hopsim::stdcl {
+namespace hopsim::epiphany::stdcl {
 // Runs `call` on every core of the device; checks the ndrange matches it.
 void fork(CONTEXT* cp, unsigned devnum, cl_kernel krn, const clndrange_t* ndr, const std::function<void()>& call);
 // The entry of `krn` the calling core runs.
 void (*entry(cl_kernel krn))();
-}  // namespace hopsim::stdcl
+}  // namespace hopsim::epiphany::stdcl
 
 // Launches `krn` on every core with the given arguments and (with
 // CL_EVENT_WAIT) returns when all cores are done.
 template <class... Args>
 int clforka(CONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int /*flags*/, Args... args) {
-  hopsim::stdcl::fork(cp, devnum, krn, ndr, [=] {
-    auto fn = reinterpret_cast<void (*)(Args...)>(hopsim::stdcl::entry(krn));
+  hopsim::epiphany::stdcl::fork(cp, devnum, krn, ndr, [=] {
+    auto fn = reinterpret_cast<void (*)(Args...)>(hopsim::epiphany::stdcl::entry(krn));
     fn(args...);
   });
   return 0;

@@ -4,15 +4,15 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 thread_local std::uint32_t t_core = 0;
 Device* g_device = nullptr;
 }  // namespace
 
-const epiphany::AddressMap* g_native_map = nullptr;
+const epiphany::model::AddressMap* g_native_map = nullptr;
 
-Device::Device(const epiphany::Params& p, MemoryWindows& windows) : p_(p), windows_(windows), counters_(p.num_cores()) {
+Device::Device(const epiphany::model::Params& p, MemoryWindows& windows) : p_(p), windows_(windows), counters_(p.num_cores()) {
   link_raw_hooks();
 }
 
@@ -47,4 +47,4 @@ DeviceScope::~DeviceScope() {
   g_native_map = prev_ && prev_->mode() == Mode::native ? &prev_->map() : nullptr;
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

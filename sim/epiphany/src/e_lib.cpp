@@ -19,7 +19,7 @@
 #include "hopsim/epiphany/device.hpp"
 
 using hopsim::KernelError;
-using hopsim::runtime::Device;
+using hopsim::epiphany::Device;
 
 namespace {
 
@@ -95,7 +95,7 @@ e_objtype_t objtype_of(const void* remote) {
 
 }  // namespace
 
-namespace hopsim::api {
+namespace hopsim::epiphany::api {
 void flipflop_barrier(volatile char* mine, unsigned self, unsigned n,
                       const std::function<std::uint64_t(unsigned)>& target) {
   auto& d = Device::current();
@@ -103,17 +103,17 @@ void flipflop_barrier(volatile char* mine, unsigned self, unsigned n,
   if (self == 0) {
     // Core 0 waits for every flag, clears it, then releases everyone.
     for (unsigned i = 1; i < n; ++i) {
-      d.wait_value(&mine[i], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+      d.wait_value(&mine[i], 1, 1, true, hopsim::epiphany::WaitKind::barrier);
       mine[i] = 0;
     }
     for (unsigned i = 1; i < n; ++i) d.write(target(i), &one, 1, 8);
   } else {
     d.write(target(0), &one, 1, 8);
-    d.wait_value(&mine[0], 1, 1, true, hopsim::runtime::WaitKind::barrier);
+    d.wait_value(&mine[0], 1, 1, true, hopsim::epiphany::WaitKind::barrier);
     mine[0] = 0;
   }
 }
-}  // namespace hopsim::api
+}  // namespace hopsim::epiphany::api
 
 extern "C" {
 
@@ -200,7 +200,7 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
 
 void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
   const auto& g = me().group;
-  hopsim::api::flipflop_barrier(bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
+  hopsim::epiphany::api::flipflop_barrier(bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
                                 [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
 }
 

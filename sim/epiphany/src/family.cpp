@@ -13,7 +13,7 @@
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany/run.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 
 std::string check_of(const LaunchRecord& r) {
@@ -103,10 +103,10 @@ const FamilyRegistrar registrar{{
     .summary = "Adapteva Epiphany eCore mesh: e-lib/stdcl kernels; native host threads, simulated eMesh (SystemC)",
     .run = run,
     .print_params = [](const std::string& preset,
-                       std::ostream& out) { print_params(epiphany::param_decls(), preset, out); },
+                       std::ostream& out) { print_params(epiphany::model::param_decls(), preset, out); },
     .print_programs = print_libraries,
     .commands = {},
 }};
 
 }  // namespace
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

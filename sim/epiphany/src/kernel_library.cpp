@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 
 // Private copies of one library: dlopen returns the same object for the
@@ -107,4 +107,4 @@ const KernelPackage& load_kernel_library(const std::string& path, std::uint32_t 
   return find_package(name);
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

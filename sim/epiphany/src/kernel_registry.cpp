@@ -14,7 +14,7 @@
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/epiphany_host.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 std::map<std::string, KernelPackage>& registry() {
   static std::map<std::string, KernelPackage> r;
@@ -93,4 +93,4 @@ std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h) {
   return h;
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

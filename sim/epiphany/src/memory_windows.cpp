@@ -11,7 +11,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 std::atomic<bool> g_mapped{false};
 
@@ -32,7 +32,7 @@ void map_fixed(std::uintptr_t addr, std::size_t bytes, const std::string& what) 
 }
 }  // namespace
 
-MemoryWindows::MemoryWindows(const epiphany::AddressMap& map)
+MemoryWindows::MemoryWindows(const epiphany::model::AddressMap& map)
     : map_(map), core_bytes_(round_to_page(map.local_size())) {
   if (g_mapped.exchange(true)) throw Error("memory windows are already mapped in this process");
   std::uint32_t done = 0;
@@ -66,4 +66,4 @@ std::uint8_t* MemoryWindows::emem() const {
   return reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(map_.emem_base()));
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -12,9 +12,9 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/interpose/pe_context.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
-NativeDevice::NativeDevice(const epiphany::Params& p, MemoryWindows& windows)
+NativeDevice::NativeDevice(const epiphany::model::Params& p, MemoryWindows& windows)
     : Device(p, windows), epoch_(std::chrono::steady_clock::now()) {}
 
 double NativeDevice::host_seconds() {
@@ -29,7 +29,7 @@ void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsi
   std::atomic_thread_fence(std::memory_order_release);
   if (trace_) [[unlikely]] {
     const double t = now_cycles();
-    const std::int64_t to = loc.kind == epiphany::Location::Kind::core ? loc.core : p_.num_cores();
+    const std::int64_t to = loc.kind == epiphany::model::Location::Kind::core ? loc.core : p_.num_cores();
     trace_->add_transaction({0, current_core(), to, static_cast<std::int64_t>(n), t, t, "write"});
   }
   auto& c = counters_[current_core()];
@@ -170,4 +170,4 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
   if (stopped) throw DeadlockError(abort_reason_.empty() ? std::string("deadlock") : abort_reason_);
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -19,17 +19,17 @@
 
 namespace fs = std::filesystem;
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
-epiphany::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved) {
+epiphany::model::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved) {
   const Preset preset = load_preset(sc.machine_preset);
   if (preset.family != "epiphany") {
     throw ConfigError(fmt::format("machine.preset: {} is a {} machine; hopsim models only epiphany machines so far",
                                   preset.name, preset.family));
   }
-  const auto set = ParamSet::resolve(epiphany::param_decls(), preset, sc.machine_params, "machine");
+  const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, sc.machine_params, "machine");
   if (resolved) *resolved = {{"preset", preset.name}, {"description", preset.description}, {"params", set.to_json()}};
-  return epiphany::params_from(set);
+  return epiphany::model::params_from(set);
 }
 
 namespace {
@@ -37,7 +37,7 @@ namespace {
 // The run's trace (outputs.trace): the simulated run's detail when the
 // scenario simulates, else what the native run observes; launches of every
 // mode either way, so one file holds native and simulated timings.
-std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::Params& p,
+std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epiphany::model::Params& p,
                                                 const std::string& kernel) {
   if (sc.outputs.trace.empty()) return nullptr;
   auto meta = traces::run_meta("epiphany", sc.resolved.dump(), sc.machine_preset,
@@ -47,7 +47,7 @@ std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epipha
   return std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));
 }
 
-ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, const KernelPackage& pkg,
+ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::model::Params& p, const KernelPackage& pkg,
                     const nlohmann::json& args, MemoryWindows& windows, const std::string& dir,
                     traces::TraceWriter* trace) {
   windows.clear();
@@ -67,7 +67,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     DeviceScope scope(dev);
     // Native detail only when no simulated run fills the trace.
     if (trace && sc.mode == Mode::native) {
-      epiphany::MeshTiming(p).declare_topology(*trace);
+      epiphany::model::MeshTiming(p).declare_topology(*trace);
       dev.set_trace(trace);
     }
     HostContext host(pkg, args, dev, dir, mode);
@@ -86,12 +86,12 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::Params& p, co
     if (trace) dev.chip().mesh().set_trace(nullptr);  // hands over the last counter buckets
     collect(dev, host);
     auto& mesh = dev.chip().mesh();
-    for (int k = 0; k < epiphany::kNets; ++k) {
-      const auto net = static_cast<epiphany::Net>(k);
+    for (int k = 0; k < epiphany::model::kNets; ++k) {
+      const auto net = static_cast<epiphany::model::Net>(k);
       for (std::size_t l = 0; l < mesh.links_per_net(); ++l) {
         const auto& st = mesh.stats(net, l);
         if (st.packets == 0) continue;
-        res.links.push_back({{"net", epiphany::net_name(net)},
+        res.links.push_back({{"net", epiphany::model::net_name(net)},
                              {"link", mesh.link_name(l)},
                              {"bytes", st.bytes},
                              {"packets", st.packets},
@@ -137,7 +137,7 @@ RunReport run_scenario(const Scenario& sc) {
   fs::create_directories(sc.outputs.dir, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));
 
-  MemoryWindows windows{epiphany::AddressMap(r.params)};
+  MemoryWindows windows{epiphany::model::AddressMap(r.params)};
   // Destroyed without finish() when a mode throws: the trace is then kept,
   // marked incomplete.
   const auto trace = open_trace(sc, r.params, pkg.name);
@@ -331,4 +331,4 @@ void print_report(const RunReport& r, std::ostream& out) {
   for (const auto& f : r.check_failures) out << "CHECK FAILED: " << f << "\n";
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

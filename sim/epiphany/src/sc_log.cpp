@@ -4,7 +4,7 @@
 
 #include "hopsim/core/log.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 void handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
   auto log = hopsim::log::get("systemc");
@@ -33,7 +33,7 @@ void route_sc_reports_to_spdlog() {
   // The 2.3.x deprecation chatter about sc_start() without arguments is not for users.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
 }
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany
 
 // libsystemc's own main() would call sc_main; hopsim programs have their own
 // main() and start the simulation themselves, so this is never called.

@@ -12,7 +12,7 @@
 #include "hopsim/core/log.hpp"
 #include "hopsim/epiphany/sc_log.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 namespace {
 bool g_elaborated = false;
 
@@ -35,7 +35,7 @@ std::uint64_t load_value(const volatile void* addr, unsigned size) {
 }
 }  // namespace
 
-SimDevice::SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor)
+SimDevice::SimDevice(const epiphany::model::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor)
     : Device(p, windows),
       compute_model_(compute),
       ns_to_cycles_(p.clock_hz * 1e-9 * speed_factor),
@@ -53,7 +53,7 @@ void SimDevice::run(const std::function<void()>& host) {
   g_elaborated = true;
   route_sc_reports_to_spdlog();
   host_ = host;
-  chip_ = std::make_unique<epiphany::Chip>("epiphany", p_, *this);
+  chip_ = std::make_unique<epiphany::model::Chip>("epiphany", p_, *this);
   if (trace_) chip_->mesh().set_trace(trace_);
   sc_core::sc_start();
   if (error_) std::rethrow_exception(error_);
@@ -150,8 +150,8 @@ void SimDevice::request(Pe& pe, Req r) {
   pe.ctx->yield();
 }
 
-void SimDevice::note_arrival(const epiphany::Location& loc, std::size_t n, double arrival) {
-  if (loc.kind == epiphany::Location::Kind::core) {
+void SimDevice::note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival) {
+  if (loc.kind == epiphany::model::Location::Kind::core) {
     auto& w = word_arrival_[loc.core];
     for (std::size_t i = loc.offset / 4; i <= (loc.offset + n - 1) / 4; ++i) w[i] = std::max(w[i], arrival);
   } else {
@@ -160,9 +160,9 @@ void SimDevice::note_arrival(const epiphany::Location& loc, std::size_t n, doubl
   }
 }
 
-double SimDevice::arrival_of(const epiphany::Location& loc, std::size_t n) const {
+double SimDevice::arrival_of(const epiphany::model::Location& loc, std::size_t n) const {
   double a = 0;
-  if (loc.kind == epiphany::Location::Kind::core) {
+  if (loc.kind == epiphany::model::Location::Kind::core) {
     const auto& w = word_arrival_[loc.core];
     for (std::size_t i = loc.offset / 4; i <= (loc.offset + n - 1) / 4; ++i) a = std::max(a, w[i]);
   } else {
@@ -176,23 +176,23 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
   if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
-[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst,
+[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst,
                                                          std::size_t n, unsigned chunk) {
   const std::uint32_t self = current_core();
   auto& c = counters_[self];
   c.writes += 1;
   c.write_bytes += n;
   const auto bytes = static_cast<std::uint32_t>(n);
-  if (loc.kind == epiphany::Location::Kind::core && loc.core == self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self) {
     pe.local += p_.store_issue * std::ceil(static_cast<double>(n) / chunk);
   } else {
-    const auto w = loc.kind == epiphany::Location::Kind::core
+    const auto w = loc.kind == epiphany::model::Location::Kind::core
                        ? chip_->mesh().write(self, loc.core, bytes, pe.local, chunk)
                        : chip_->mesh().write_emem(self, bytes, pe.local, chunk);
     note_arrival(loc, n, w.arrival);
     c.stall += w.stall;
     pe.local = w.writer_free;
-    if (loc.kind == epiphany::Location::Kind::core) wake_watchers(loc.core, dst, dst + n);
+    if (loc.kind == epiphany::model::Location::Kind::core) wake_watchers(loc.core, dst, dst + n);
   }
 }
 
@@ -207,14 +207,14 @@ void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigne
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
 
-void SimDevice::timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n) {
+void SimDevice::timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n) {
   const std::uint32_t self = current_core();
   // Let every core catch up to this one so writes issued earlier are in memory.
   request(pe, Req::sync);
   const double ready = arrival_of(loc, n);
-  if (loc.kind == epiphany::Location::Kind::core && loc.core == self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self) {
     pe.local = std::max(pe.local, ready) + std::ceil(static_cast<double>(n) / 8.0);
-  } else if (loc.kind == epiphany::Location::Kind::core) {
+  } else if (loc.kind == epiphany::model::Location::Kind::core) {
     pe.local = chip_->mesh().read(self, loc.core, static_cast<std::uint32_t>(n), pe.local, ready);
   } else {
     pe.local = std::max(chip_->mesh().read_emem(self, static_cast<std::uint32_t>(n), pe.local), ready);
@@ -238,7 +238,7 @@ void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
   Pe& pe = me();
   const bool write = kind == RawKind::store || kind == RawKind::volatile_store;
   const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
-  if (loc.kind == epiphany::Location::Kind::core && loc.core == current_core()) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == current_core()) {
     // Local: one cycle, and a load waits for a write still in flight to it.
     charge(pe, p_.local_access);
     if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
@@ -277,7 +277,7 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
   const auto loc = locate_or_throw(addr, size, "atomically accessed");
   const std::uint32_t self = current_core();
   request(pe, Req::sync);
-  if (loc.kind == epiphany::Location::Kind::core && loc.core != self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core != self) {
     // Travels as a write and answers with the old value, like TESTSET.
     const auto there = chip_->mesh().write(self, loc.core, size, pe.local);
     const double at = std::max(there.arrival, arrival_of(loc, size));
@@ -290,7 +290,7 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
   leave(pe);
 }
 
-void SimDevice::block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
+void SimDevice::block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
                             bool equal, WaitKind kind) {
   const auto* addr = reinterpret_cast<const volatile void*>(a);
   const double t0 = pe.local;
@@ -333,7 +333,7 @@ std::uint32_t SimDevice::testset(std::uint64_t addr, std::uint32_t value) {
   auto* p = reinterpret_cast<std::uint32_t*>(addr);
   const std::uint32_t old = *p;
   if (old == 0) *p = value;
-  if (loc.kind == epiphany::Location::Kind::core && loc.core != self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core != self) {
     // A TESTSET travels as a write and answers with the old value.
     const auto there = chip_->mesh().write(self, loc.core, 4, pe.local);
     const double at = std::max(there.arrival, arrival_of(loc, 4));
@@ -357,16 +357,16 @@ double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, 
   const auto bytes = static_cast<std::uint32_t>(n);
   double t = std::max(start, pe.local);
   // Data from another core is fetched first (rMesh request, cMesh data).
-  if (sloc.kind == epiphany::Location::Kind::core && sloc.core != self) {
+  if (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) {
     t = chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n));
-  } else if (sloc.kind == epiphany::Location::Kind::emem) {
+  } else if (sloc.kind == epiphany::model::Location::Kind::emem) {
     t = chip_->mesh().read_emem(self, bytes, t);
   }
   double done = t + std::ceil(static_cast<double>(n) / elem);
-  if (dloc.kind == epiphany::Location::Kind::core && dloc.core != self) {
+  if (dloc.kind == epiphany::model::Location::Kind::core && dloc.core != self) {
     done = chip_->mesh().write(self, dloc.core, bytes, t, elem).arrival;
     wake_watchers(dloc.core, dst, dst + n);
-  } else if (dloc.kind == epiphany::Location::Kind::emem) {
+  } else if (dloc.kind == epiphany::model::Location::Kind::emem) {
     done = chip_->mesh().write_emem(self, bytes, t, elem).arrival;
   }
   note_arrival(dloc, n, done);
@@ -393,4 +393,4 @@ void SimDevice::wait_until(double cycle) {
   }
 }
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -13,7 +13,7 @@
 #include "hopsim/epiphany_host.hpp"
 #include "hopsim/ocl_kernel.h"
 
-using hopsim::runtime::Device;
+using hopsim::epiphany::Device;
 
 struct hopsim_cl_context {
   int unused;
@@ -56,7 +56,7 @@ void* clopen(CONTEXT*, const char*, int) { return &g_acc; }
 int clclose(CONTEXT*, void*) { return 0; }
 
 cl_kernel clsym(CONTEXT*, void*, const char* name, int) {
-  const auto& pkg = hopsim::runtime::HostContext::current().package();
+  const auto& pkg = hopsim::epiphany::HostContext::current().package();
   for (const auto& s : pkg.symbols) {
     if (s.name != name) continue;
     hopsim_cl_kernel k{s.name.c_str(), s.fn, {}};
@@ -85,7 +85,7 @@ int clwait(CONTEXT*, unsigned, int) { return 0; }
 
 std::clock_t hopsim_clock() { return static_cast<std::clock_t>(Device::current().host_seconds() * CLOCKS_PER_SEC); }
 
-namespace hopsim::stdcl {
+namespace hopsim::epiphany::stdcl {
 void (*entry(cl_kernel krn))() {
   if (krn->per_core.empty()) return krn->fn;
   return krn->per_core.at(Device::current_core());
@@ -100,7 +100,7 @@ void fork(CONTEXT*, unsigned devnum, cl_kernel krn, const clndrange_t* ndr, cons
                             ndr ? ndr->gtsize[0] : 0, d.params().num_cores()));
   d.launch(call);
 }
-}  // namespace hopsim::stdcl
+}  // namespace hopsim::epiphany::stdcl
 
 // ---- kernel side ----
 extern "C" {
@@ -115,9 +115,9 @@ unsigned int get_global_size(unsigned int dim) { return dim == 0 ? Device::curre
 void barrier(int) {
   auto& d = Device::current();
   const std::uint32_t self = Device::current_core();
-  auto flags = [&](std::uint32_t core) { return d.windows().core(core) + hopsim::runtime::kRuntimeAreaOffset; };
+  auto flags = [&](std::uint32_t core) { return d.windows().core(core) + hopsim::epiphany::kRuntimeAreaOffset; };
   d.compute(d.params().barrier_overhead);
-  hopsim::api::flipflop_barrier(
+  hopsim::epiphany::api::flipflop_barrier(
       reinterpret_cast<volatile char*>(flags(self)), self, d.params().num_cores(),
       [&](unsigned i) { return reinterpret_cast<std::uint64_t>(i == 0 ? flags(0) + self : flags(i)); });
 }

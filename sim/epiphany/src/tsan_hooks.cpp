@@ -9,20 +9,20 @@
 
 #include "hopsim/epiphany/device.hpp"
 
-using hopsim::runtime::Device;
+using hopsim::epiphany::Device;
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 void link_raw_hooks() {}  // referenced by the devices so this object is always linked
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany
 
 namespace {
-using hopsim::runtime::RawKind;
+using hopsim::epiphany::RawKind;
 inline void raw(const volatile void* a, unsigned size, RawKind kind) {
   const auto addr = reinterpret_cast<std::uintptr_t>(a);
   if (addr >> 32) return;
   // Native runs only validate: an inline look-up, no virtual call.
-  if (const auto* map = hopsim::runtime::g_native_map) [[likely]] {
-    if (map->locate(addr, size).kind != hopsim::epiphany::Location::Kind::none) [[likely]]
+  if (const auto* map = hopsim::epiphany::g_native_map) [[likely]] {
+    if (map->locate(addr, size).kind != hopsim::epiphany::model::Location::Kind::none) [[likely]]
       return;
   }
   if (Device* d = Device::current_or_null()) d->raw_access(addr, size, kind);

@@ -12,7 +12,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::transport {
+namespace hopsim::host {
 namespace {
 constexpr std::size_t kHuge = 2u << 20;
 std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
@@ -79,4 +79,4 @@ long MessageBuffer::huge_kib() const {
   return seen ? kib : -1;
 }
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

@@ -201,11 +201,11 @@ ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std:
 
   auto body = [&](int me) {
     pin(cpus[static_cast<std::size_t>(me)]);
-    transport::allow_ptracer(launcher);
+    host::allow_ptracer(launcher);
     // Fresh private mappings, as a ring rank's buffers are (a vector here
     // could reuse heap pages the parent's earlier measurements left behind).
-    // With the ring's page size (transport::MessageBuffer).
-    const transport::MessageBuffer priv_buf(maxs, huge), out_buf(maxs, huge), recv_buf(maxs, huge);
+    // With the ring's page size (host::MessageBuffer).
+    const host::MessageBuffer priv_buf(maxs, huge), out_buf(maxs, huge), recv_buf(maxs, huge);
     const std::span<std::byte> priv{priv_buf.data(), maxs}, out{out_buf.data(), maxs}, recv{recv_buf.data(), maxs};
     fill_pattern(priv, me, 1);
     sh->send_addr[me].store(reinterpret_cast<std::uint64_t>(priv.data()));
@@ -216,10 +216,10 @@ ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std:
       sh->arrive[me].store(gen, std::memory_order_release);
       while (sh->arrive[1 - me].load(std::memory_order_acquire) < gen) __builtin_ia32_pause();
     };
-    // The placement probe (transport::line_pingpong, as Rank::handover):
+    // The placement probe (host::line_pingpong, as Rank::handover):
     // rank 0 gets the fastest batch's one-way time, rank 1 answers and gets 0.
     auto probe = [&] {
-      return transport::line_pingpong(sh->ping, me == 0, kPlacementRounds, [](const auto& pred) {
+      return host::line_pingpong(sh->ping, me == 0, kPlacementRounds, [](const auto& pred) {
         while (!pred()) __builtin_ia32_pause();
       });
     };
@@ -249,7 +249,7 @@ ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std:
             std::atomic_thread_fence(std::memory_order_seq_cst);
           } else if (sh->cma_failed.load() == 0) {
             try {
-              transport::cma_read(peer, recv.data(), peer_send, s);
+              host::cma_read(peer, recv.data(), peer_send, s);
             } catch (const Error&) {
               sh->cma_failed.store(1);
             }
@@ -316,24 +316,24 @@ ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std:
 // Seconds per step of two processes exchanging 8-byte messages over one
 // transport (the ring's protocol with no data to speak of): each rank pinned
 // to its own CPU where there are two; median over batches of 256 steps.
-double transport_step(transport::Kind kind, const std::vector<int>& cpus, double budget) {
+double transport_step(host::Kind kind, const std::vector<int>& cpus, double budget) {
   constexpr int kBatch = 256, kMaxBatches = 400;
-  transport::Options to;
+  host::Options to;
   to.procs = 2;
   to.kind = kind;
   to.max_message = 8;
-  transport::Node node(to);
-  const auto rep = node.run([&](transport::Rank& r) {
+  host::Node node(to);
+  const auto rep = node.run([&](host::Rank& r) {
     if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(r.id()) % cpus.size()]);
     const int peer = 1 - r.id();
     std::uint64_t out = 0, in = 0;
     auto step = [&] {
-      if (r.kind() == transport::Kind::zero_copy) {
+      if (r.kind() == host::Kind::zero_copy) {
         auto buf = r.acquire(8);
         std::memcpy(buf.data(), &out, 8);
         const auto got = r.sendrecv_view(peer, buf, peer, 8);
         std::memcpy(&in, got.data(), 8);
-      } else if (r.kind() == transport::Kind::cma) {
+      } else if (r.kind() == host::Kind::cma) {
         // From a transport buffer, as the ring sends (RingOptions::cma_buffers).
         auto buf = r.acquire(8);
         std::memcpy(buf.data(), &out, 8);
@@ -372,7 +372,7 @@ double memcpy_bandwidth(std::size_t size, double seconds) {
   // destination runs at 3.0 GB/s here against 45-50 aligned (glibc's
   // `rep movsb` on this AMD EPYC), and against it the ring's /memcpy column
   // reads 1.8-2.0 at 64 KiB.
-  const transport::MessageBuffer abuf(size, true), bbuf(size, true);
+  const host::MessageBuffer abuf(size, true), bbuf(size, true);
   const std::span<std::byte> a{abuf.data(), size}, b{bbuf.data(), size};
   fill_pattern(a, 0, 1);
   volatile std::uint64_t sink = 0;
@@ -497,10 +497,10 @@ double placement_split(std::vector<double> handovers) {
     const double r = handovers[i] / handovers[i - 1];
     if (r > widest) {
       widest = r;
-      if (r > transport::kApartRatio) at = std::sqrt(handovers[i] * handovers[i - 1]);
+      if (r > host::kApartRatio) at = std::sqrt(handovers[i] * handovers[i - 1]);
     }
   }
-  return widest > transport::kApartRatio ? at : std::numeric_limits<double>::infinity();
+  return widest > host::kApartRatio ? at : std::numeric_limits<double>::infinity();
 }
 
 std::vector<ExchangeRun> split_exchange(const ExchangeRounds& x, double split, int* mixed) {
@@ -647,7 +647,7 @@ Calibration calibrate(const CalibrateOptions& o) {
     pin(cpus.empty() ? 0 : cpus.front());
     std::vector<std::byte> ref(kProbeBytes);
     fill_pattern(ref, 0, 1);
-    const transport::MessageBuffer abuf(maxs, o.huge_pages), bbuf(maxs, o.huge_pages);
+    const host::MessageBuffer abuf(maxs, o.huge_pages), bbuf(maxs, o.huge_pages);
     const std::span<std::byte> a{abuf.data(), maxs}, b{bbuf.data(), maxs};
     fill_pattern(a, 0, 1);
     fill_pattern(b, 1, 1);
@@ -699,7 +699,7 @@ Calibration calibrate(const CalibrateOptions& o) {
     auto* go = shared_map<Line>();
     const auto each = in_processes(c.cores, [&](int i) {
       if (cpus.size() > 1) pin(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-      const transport::MessageBuffer abuf(s, o.huge_pages), bbuf(s, o.huge_pages);
+      const host::MessageBuffer abuf(s, o.huge_pages), bbuf(s, o.huge_pages);
       const std::span<std::byte> a{abuf.data(), s}, b{bbuf.data(), s};
       fill_pattern(a, i, 1);
       go->v.fetch_add(1);
@@ -756,7 +756,7 @@ Calibration calibrate(const CalibrateOptions& o) {
 
   // The transports' spin before a yield.
   c.spin_time = per_call(B, [] {
-    for (int i = 0; i < transport::kSpinPauses; ++i) __builtin_ia32_pause();
+    for (int i = 0; i < host::kSpinPauses; ++i) __builtin_ia32_pause();
   });
 
   // Ping-pong on one shared line: on two cores (latency), and on one core
@@ -896,7 +896,7 @@ Calibration calibrate(const CalibrateOptions& o) {
       sh->waiting.store(i, std::memory_order_release);
       int spins = 0;
       while (sh->flag.load(std::memory_order_acquire) < i) {
-        if (spins < transport::kSpinPauses) {
+        if (spins < host::kSpinPauses) {
           __builtin_ia32_pause();
           ++spins;
         } else {
@@ -940,8 +940,8 @@ Calibration calibrate(const CalibrateOptions& o) {
     if (p == 0) {
       int rc = 0;
       try {
-        transport::allow_ptracer(::getppid());
-        const transport::MessageBuffer buf(maxs, o.huge_pages);
+        host::allow_ptracer(::getppid());
+        const host::MessageBuffer buf(maxs, o.huge_pages);
         fill_pattern({buf.data(), maxs}, 2, 1);
         sh->addr.store(reinterpret_cast<std::uint64_t>(buf.data()));
         sh->state.store(1);
@@ -954,13 +954,13 @@ Calibration calibrate(const CalibrateOptions& o) {
     }
     while (sh->state.load() == 0) ::usleep(100);
     const auto* remote = reinterpret_cast<const void*>(sh->addr.load());
-    const transport::MessageBuffer local(maxs, o.huge_pages);
+    const host::MessageBuffer local(maxs, o.huge_pages);
     try {
       if (sh->state.load() != 1) throw Error("the child holding the CMA buffer failed");
-      c.cma_call = per_call(B, [&] { transport::cma_read(p, local.data(), remote, 8); });
+      c.cma_call = per_call(B, [&] { host::cma_read(p, local.data(), remote, 8); });
       std::vector<double> pages, times;
       for (auto s : o.sizes) {
-        const double t = per_call(B, [&] { transport::cma_read(p, local.data(), remote, s); });
+        const double t = per_call(B, [&] { host::cma_read(p, local.data(), remote, s); });
         c.cma_bw.push_back(static_cast<double>(s) / t);
         if (s >= 65536) {
           pages.push_back(static_cast<double>(s) / 4096.0);
@@ -1040,9 +1040,9 @@ Calibration calibrate(const CalibrateOptions& o) {
     const double slow = std::min(speed[0], speed[1]);
     auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
     return std::array<double, 3>{
-        scaled(transport_step(transport::Kind::double_copy, cpus, B), c.c2c_latency),
-        scaled(transport_step(transport::Kind::zero_copy, cpus, B), c.c2c_latency),
-        c.cma_ok ? scaled(transport_step(transport::Kind::cma, cpus, B), c.c2c_latency + c.cma_call) : 0.0};
+        scaled(transport_step(host::Kind::double_copy, cpus, B), c.c2c_latency),
+        scaled(transport_step(host::Kind::zero_copy, cpus, B), c.c2c_latency),
+        c.cma_ok ? scaled(transport_step(host::Kind::cma, cpus, B), c.c2c_latency + c.cma_call) : 0.0};
   };
   const auto steps_first = steps8(now_speed);
 

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <vector>
 
-namespace hopsim::transport {
+namespace hopsim::host {
 namespace {
 
 thread_local int g_last_calls = 0;
@@ -169,4 +169,4 @@ std::size_t cma_read(pid_t pid, void* local, const void* remote, std::size_t byt
 }
 int cma_last_calls() { return g_last_calls; }
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

@@ -38,7 +38,7 @@ namespace hopsim::host {
 namespace {
 
 namespace hh = hopsim::host;
-using transport::Kind;
+using host::Kind;
 
 struct RingArgs {
   std::vector<int> procs{2, 4, 8};
@@ -108,34 +108,34 @@ std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v) {
 
 std::vector<Kind> parse_kinds(const std::vector<std::string>& v) {
   std::vector<Kind> out;
-  for (const auto& s : v) out.push_back(transport::parse_kind(s, "--transport"));
+  for (const auto& s : v) out.push_back(host::parse_kind(s, "--transport"));
   return out;
 }
 
-hh::CopyPath to_path(Kind k) {
+hh::model::CopyPath to_path(Kind k) {
   switch (k) {
     case Kind::double_copy:
-      return hh::CopyPath::double_copy;
+      return hh::model::CopyPath::double_copy;
     case Kind::cma:
-      return hh::CopyPath::cma;
+      return hh::model::CopyPath::cma;
     case Kind::zero_copy:
-      return hh::CopyPath::zero_copy;
+      return hh::model::CopyPath::zero_copy;
   }
-  return hh::CopyPath::double_copy;
+  return hh::model::CopyPath::double_copy;
 }
 
-using hh::size_text;
+using hh::model::size_text;
 
 // The double-copy bounce buffer of --chunk and --slots, checked.
 std::pair<std::size_t, int> bounce_of(const RingArgs& a) {
   const double c = parse_quantity(std::string_view(a.chunk), Dim::bytes, "--chunk");
   if (c < 64 || c != std::floor(c) || c > double(1u << 30))
     throw ConfigError(fmt::format("--chunk: '{}' (a whole number of bytes from 64 B to 1 GiB)", a.chunk));
-  if (a.slots < 1 || a.slots > transport::kMaxSlots)
-    throw ConfigError(fmt::format("--slots: {} (1 to {})", a.slots, transport::kMaxSlots));
-  if (a.cma_buffers < 0 || a.cma_buffers > transport::kMaxSlots)
+  if (a.slots < 1 || a.slots > host::kMaxSlots)
+    throw ConfigError(fmt::format("--slots: {} (1 to {})", a.slots, host::kMaxSlots));
+  if (a.cma_buffers < 0 || a.cma_buffers > host::kMaxSlots)
     throw ConfigError(fmt::format("--cma-buffers: {} (0 for a rendezvous, 1 to {} transport buffers)", a.cma_buffers,
-                                  transport::kMaxSlots));
+                                  host::kMaxSlots));
   return {static_cast<std::size_t>(c), a.slots};
 }
 
@@ -153,7 +153,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
     throw ConfigError(fmt::format("--order: '{}' (expected natural, random or both)", a.order));
   const double bytes = parse_quantity(std::string_view(a.bytes), Dim::bytes, "--bytes");
   if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
-  const auto bind = transport::parse_bind(a.bind, "--bind");
+  const auto bind = host::parse_bind(a.bind, "--bind");
   std::vector<hh::RingCell> cells;
   std::vector<double> before = probe ? probe() : std::vector<double>{};
   for (int p : a.procs)
@@ -192,8 +192,8 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe = {},
 }
 
 std::string used_text(const hh::RingCell& c) {
-  return c.fallback.empty() ? std::string(transport::kind_name(c.used))
-                            : fmt::format("{} (fallback)", transport::kind_name(c.used));
+  return c.fallback.empty() ? std::string(host::kind_name(c.used))
+                            : fmt::format("{} (fallback)", host::kind_name(c.used));
 }
 
 // The exchanges' rounds, one line each (calibrate --rounds-csv).
@@ -247,10 +247,10 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       "Calibrating this machine ({} s per point; rates: the mean over 1 ms batches, latencies: the fastest batch)...\n",
       o.seconds_per_point);
   const auto c = hh::calibrate(o);
-  hh::Profile p;
+  hh::model::Profile p;
   p.name = "this-machine";
   p.description = fmt::format("calibrated by hopsim host calibrate on {} CPUs (Yama: {})", c.cores,
-                              transport::yama_rule(transport::yama_ptrace_scope()));
+                              host::yama_rule(host::yama_ptrace_scope()));
   p.cores = c.cores;
   for (auto s : c.sizes) p.sizes.push_back(static_cast<double>(s));
   p.core_speed = c.core_speed;
@@ -319,7 +319,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       {"xread_bw",
        m + "same exchange, each checksums its receive buffer right after its own process_vm_readv wrote it"},
       {"step8_double", m + "two processes pinned to two CPUs exchange 8-byte messages with the double-copy transport "
-                           "(transport::Node sendrecv); median seconds per step over batches of 256; the part beyond "
+                           "(host::Node sendrecv); median seconds per step over batches of 256; the part beyond "
                            "the flag latencies (and CMA's call) scaled by the slower CPU's speed probed just before; "
                            "measured after the exchange and at the end of the calibration, the faster counts"},
       {"step8_cma", c.cma_ok ? m + "same, over the CMA transport (sending from its buffers, acquire + sendrecv)"
@@ -350,7 +350,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       {"remap_per_page", m + "same, per 4 KiB page"},
       {"background_load", m + "one spinning process per CPU: other runnable processes = CPUs x (1/share - 1), share = "
                               "CPU time / wall time"},
-      {"spin_time", m + "the transports' spin before a yield: 200 pause instructions (transport::kSpinPauses)"},
+      {"spin_time", m + "the transports' spin before a yield: 200 pause instructions (host::kSpinPauses)"},
       {"yield_delay", m + fmt::format("mean delay until a waiter pinned to one CPU that spun out and yields "
                                       "(the transports' wait) sees a flag set from another CPU ({} trials)",
                                       c.yield_trials)},
@@ -366,7 +366,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s", "write", "copy", "CMA", "read");
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
     std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f} | {:>42.0f} {:>8.0f} {:>8.0f} {:>8.0f}\n",
-                             size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6,
+                             model::size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6,
                              c.cma_bw[i] / 1e6, c.xwrite_bw[i] / 1e6, c.xcopy_bw[i] / 1e6, c.xcma_bw[i] / 1e6,
                              c.xread_bw[i] / 1e6);
   std::cout << fmt::format(
@@ -394,7 +394,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
   else
     std::cout << "CPU speed spells: none (the CPUs kept their speed within 3/4 of full in 100 us batches)\n";
   if (c.exchange_handover > 0) {
-    const bool apart = transport::apart_from(c.exchange_handover, c.c2c_latency);
+    const bool apart = host::apart_from(c.exchange_handover, c.c2c_latency);
     std::cout << fmt::format(
         "CPU placement: the exchanges' rounds ran in blocks with a cache-line hand-over probed around each: {} "
         "rounds near ({:.0f} ns), {} apart{}, {} in blocks whose placement changed (not used); fastest hand-over "
@@ -417,7 +417,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
                              : "");
   }
   if (!c.cma_ok) std::cout << "CMA: " << c.cma_note << "\n";
-  hh::save_profile(p, out);
+  hh::model::save_profile(p, out);
   std::cout << "profile written to " << out << "\n";
   if (rounds_csv) {
     write_rounds_csv(rounds->stream(), c);
@@ -429,7 +429,7 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
 
 // One line saying where the ranks ran.
 std::string placement_text(const RingArgs& a) {
-  return transport::parse_bind(a.bind, "--bind") == transport::Bind::spread
+  return host::parse_bind(a.bind, "--bind") == host::Bind::spread
              ? "ranks pinned: rank r on CPU r mod n of the n allowed CPUs (--bind spread, as the host model places "
                "them)"
              : "ranks not pinned (--bind none): the kernel placed and migrated them; the host model assumes rank r "
@@ -451,8 +451,8 @@ std::string handover_text(const std::vector<hh::RingCell>& cells, double near = 
   const double ref = near > 0 ? near : lo;
   std::vector<std::string> apart;
   for (const auto& c : cells)
-    if (transport::apart_from(c.handover, ref))
-      apart.push_back(fmt::format("{}p {} {}", c.procs, size_text(c.size), transport::kind_name(c.requested)));
+    if (host::apart_from(c.handover, ref))
+      apart.push_back(fmt::format("{}p {} {}", c.procs, model::size_text(c.size), host::kind_name(c.requested)));
   std::string out = fmt::format(
       "CPU placement: ranks 0 and 1 handed a cache line over in {:.0f}-{:.0f} ns around the fastest repetitions",
       lo * 1e9, hi * 1e9);
@@ -460,7 +460,7 @@ std::string handover_text(const std::vector<hh::RingCell>& cells, double near = 
   return out + fmt::format(
                    "; {} cell(s) ran with the CPUs apart (over {:.1f}x the {} {:.0f} ns: the hypervisor ran them on "
                    "distant cores, and data crossing between them goes about 3x slower): {}\n",
-                   apart.size(), transport::kApartRatio, near > 0 ? "profile's" : "nearest", ref * 1e9,
+                   apart.size(), host::kApartRatio, near > 0 ? "profile's" : "nearest", ref * 1e9,
                    fmt::join(apart, ", "));
 }
 
@@ -488,7 +488,7 @@ std::string pages_text(const std::vector<hh::RingCell>& cells) {
   }
   if (!any) return "message buffers: zero copy's shared pool (4 KiB shared-memory pages)";
   if (!huge) return "message buffers: 4 KiB pages (--small-pages)";
-  const std::string mode = transport::thp_mode();
+  const std::string mode = host::thp_mode();
   if (least < 0)
     return fmt::format("message buffers: huge pages asked for (THP {}); /proc/self/smaps unreadable", mode);
   if (least == 0)
@@ -514,7 +514,7 @@ std::string cma_ratio_text(const std::vector<hh::RingCell>& cells) {
     const auto it = dc.find(k);
     if (it == dc.end() || it->second <= 0) continue;
     lines[{std::get<0>(k), std::get<1>(k)}].push_back(
-        fmt::format("{} {:.2f}x", size_text(std::get<2>(k)), bw / it->second));
+        fmt::format("{} {:.2f}x", model::size_text(std::get<2>(k)), bw / it->second));
   }
   std::string out;
   for (const auto& [k, parts] : lines)
@@ -524,8 +524,8 @@ std::string cma_ratio_text(const std::vector<hh::RingCell>& cells) {
 
 int cmd_ring(const RingArgs& a) {
   const auto cells = run_native(a);
-  std::optional<hh::Profile> prof;
-  if (a.profile) prof = hh::load_profile(*a.profile);
+  std::optional<hh::model::Profile> prof;
+  if (a.profile) prof = hh::model::load_profile(*a.profile);
   std::map<std::size_t, double> mbw;
   for (const auto& c : cells)
     if (!mbw.count(c.size))
@@ -543,14 +543,14 @@ int cmd_ring(const RingArgs& a) {
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
-    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, size_text(c.size),
-                             c.order, transport::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
+    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, model::size_text(c.size),
+                             c.order, host::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
                              c.iters);
     if (csv)
       csv->stream() << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},{},{},{},{},{:.1f}\n", c.procs,
-                                   c.size, c.order, transport::kind_name(c.requested), transport::kind_name(c.used),
+                                   c.size, c.order, host::kind_name(c.requested), host::kind_name(c.used),
                                    c.bandwidth / 1e6, frac, mbw[c.size] / 1e6, c.iters, c.seconds, c.messages_checked,
-                                   csv_field(c.fallback), transport::bind_name(c.bind),
+                                   csv_field(c.fallback), host::bind_name(c.bind),
                                    csv_field(fmt::format("{}", fmt::join(c.cpu_of_rank, " "))), c.huge_kib,
                                    c.handover > 0 ? c.handover * 1e9 : -1.0);
   }
@@ -577,12 +577,12 @@ struct Key {
 
 // Simulated cells, each with the native ring's iterations and repetitions
 // (the fastest repetition counts, as natively).
-std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>& keys, const RingArgs& a,
+std::vector<hh::model::SimResult> simulate(const hh::model::Profile& p, const std::vector<Key>& keys, const RingArgs& a,
                                     const std::vector<std::vector<double>>& speeds = {}) {
   const auto [chunk, slots] = bounce_of(a);
-  std::vector<hh::SimCell> cells;
+  std::vector<hh::model::SimCell> cells;
   for (const auto& k : keys) {
-    hh::SimCell c;
+    hh::model::SimCell c;
     if (!speeds.empty()) c.core_speed = speeds[cells.size()];
     c.procs = k.procs;
     c.size = k.size;
@@ -595,12 +595,12 @@ std::vector<hh::SimResult> simulate(const hh::Profile& p, const std::vector<Key>
     c.reps = a.reps;
     cells.push_back(c);
   }
-  return hh::simulate_ring(p, cells);
+  return hh::model::simulate_ring(p, cells);
 }
 
 int cmd_simulate(const RingArgs& a) {
   if (!a.profile) throw ConfigError("--profile: required (a profile file or a host preset such as host-smp32)");
-  const auto p = hh::load_profile(*a.profile);
+  const auto p = hh::model::load_profile(*a.profile);
   if (a.reps < 1) throw ConfigError("--reps: at least 1");
   if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
   hh::RingOptions ro;
@@ -622,11 +622,11 @@ int cmd_simulate(const RingArgs& a) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto& k = keys[i];
     const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(k.size));
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, size_text(k.size),
-                             transport::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
+    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, model::size_text(k.size),
+                             host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
     if (csv)
       csv->stream() << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size,
-                                   transport::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields,
+                                   host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields,
                                    res[i].background);
   }
   if (csv) csv->commit();
@@ -647,7 +647,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     throw ConfigError(fmt::format("--cpu-speed: '{}' (expected calibrated or probed)", cpu_speed));
   if (placement != "calibrated" && placement != "probed")
     throw ConfigError(fmt::format("--placement: '{}' (expected calibrated or probed)", placement));
-  const auto p = hh::load_profile(*a.profile);
+  const auto p = hh::model::load_profile(*a.profile);
   if (placement == "probed" && !p.has_apart())
     std::cerr << fmt::format(
         "hopsim host predict: --placement probed: profile '{}' has no exchange tables measured with the CPUs apart "
@@ -690,13 +690,13 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     for (const auto& run : all) by_bw.emplace_back(run[i].bandwidth, run[i].handover);
     std::sort(by_bw.begin(), by_bw.end());
     handover[i] = by_bw[(by_bw.size() - 1) / 2].second;
-    apart[i] = transport::apart_from(handover[i], p.exchange_handover);
+    apart[i] = host::apart_from(handover[i], p.exchange_handover);
   }
   // The model: each cell in the profile's placement, or (--placement
   // probed, with apart tables in the profile) the cells run apart on the
   // profile's apart view.
   const bool by_placement = placement == "probed" && p.has_apart();
-  std::vector<hh::SimResult> sim(native.size());
+  std::vector<hh::model::SimResult> sim(native.size());
   for (const bool in_apart : {false, true}) {
     std::vector<Key> keys;
     std::vector<std::vector<double>> sp;
@@ -713,7 +713,7 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
         simulate(in_apart ? p.as_apart() : p, keys, a, cpu_speed == "probed" ? sp : std::vector<std::vector<double>>{});
     for (std::size_t k = 0; k < idx.size(); ++k) sim[idx[k]] = got[k];
   }
-  std::vector<hh::PredictRow> rows;
+  std::vector<hh::model::PredictRow> rows;
   for (std::size_t i = 0; i < native.size(); ++i) {
     const auto& c = native[i];
     std::vector<double> bw;
@@ -722,11 +722,11 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
       bw.push_back(run[i].bandwidth);
       if (!run[i].fallback.empty()) used = used_text(run[i]);
     }
-    hh::PredictRow r;
+    hh::model::PredictRow r;
     r.procs = c.procs;
     r.size = c.size;
-    r.requested = std::string(transport::kind_name(c.requested));
-    r.used = std::string(transport::kind_name(c.used));
+    r.requested = std::string(host::kind_name(c.requested));
+    r.used = std::string(host::kind_name(c.used));
     r.used_text = used;
     r.native = median(bw);
     r.native_min = *std::min_element(bw.begin(), bw.end());
@@ -740,13 +740,13 @@ int cmd_predict(RingArgs a, bool check, double max_error, int runs, const std::s
     r.handover = handover[i];
     r.profile_handover = p.exchange_handover;
     // Simulated in its own placement: not a cell the profile missed.
-    r.moved = transport::placement_differs(r.handover, r.profile_handover) && !(by_placement && apart[i] != 0);
+    r.moved = host::placement_differs(r.handover, r.profile_handover) && !(by_placement && apart[i] != 0);
     r.modelled_apart = by_placement && apart[i] != 0;
     for (std::size_t k = 0; k < r.speed.size() && k < p.core_speed.size(); ++k)
       r.drift = std::max(r.drift, std::abs(r.speed[k] / p.core_speed[k] - 1));
     rows.push_back(r);
   }
-  const auto rep = hh::predict_report(rows, max_error);
+  const auto rep = hh::model::predict_report(rows, max_error);
   std::cout << fmt::format(
       "native ring (median of {} run{}, spread = max/min - 1) vs host model '{}' ({})\n", runs, runs == 1 ? "" : "s",
       p.name,
@@ -891,7 +891,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
   if (!sc.machine_params.empty())
     throw ConfigError(
         "machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
-  const auto p = hh::load_profile(sc.machine_preset);
+  const auto p = hh::model::load_profile(sc.machine_preset);
   RingArgs a;
   a.procs = args["procs"].get<std::vector<int>>();
   a.sizes = args["sizes"].get<std::vector<std::string>>();
@@ -919,13 +919,13 @@ RunReport run_ring_scenario(const Scenario& sc) {
   r.per = "ring step";
   r.results_dir = sc.outputs.dir;
   auto name_of = [](const Key& k) {
-    return fmt::format("{} procs {} {}", k.procs, transport::kind_name(k.kind), size_text(k.size));
+    return fmt::format("{} procs {} {}", k.procs, host::kind_name(k.kind), model::size_text(k.size));
   };
   for (const auto& k : keys) {
     Timing t;
     t.name = name_of(k);
-    t.group = std::string(transport::kind_name(k.kind));
-    t.labels = {{"procs", k.procs}, {"transport", transport::kind_name(k.kind)}, {"size", k.size}};
+    t.group = std::string(host::kind_name(k.kind));
+    t.labels = {{"procs", k.procs}, {"transport", host::kind_name(k.kind)}, {"size", k.size}};
     r.timings.push_back(std::move(t));
   }
   nlohmann::json j;
@@ -950,15 +950,15 @@ RunReport run_ring_scenario(const Scenario& sc) {
       keys[i].iters = c.iters;
       cj.push_back({{"procs", c.procs},
                     {"size", c.size},
-                    {"requested", transport::kind_name(c.requested)},
-                    {"used", transport::kind_name(c.used)},
+                    {"requested", host::kind_name(c.requested)},
+                    {"used", host::kind_name(c.used)},
                     {"fallback", c.fallback},
                     {"iters", c.iters},
                     {"seconds", c.seconds},
                     {"bandwidth_Bps", c.bandwidth},
                     {"messages_checked", c.messages_checked}});
-      csv += fmt::format("native,{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, transport::kind_name(c.requested),
-                         transport::kind_name(c.used), c.size, c.iters, c.seconds, c.bandwidth);
+      csv += fmt::format("native,{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, host::kind_name(c.requested),
+                         host::kind_name(c.used), c.size, c.iters, c.seconds, c.bandwidth);
     }
     j["native"] = {{"wall_seconds", r.native_wall_seconds}, {"cells", cj}};
   }
@@ -976,13 +976,13 @@ RunReport run_ring_scenario(const Scenario& sc) {
       t.sim_check = "-";
       cj.push_back({{"procs", keys[i].procs},
                     {"size", keys[i].size},
-                    {"transport", transport::kind_name(keys[i].kind)},
+                    {"transport", host::kind_name(keys[i].kind)},
                     {"iters", keys[i].iters},
                     {"seconds", res[i].seconds},
                     {"bandwidth_Bps", res[i].bandwidth},
                     {"yields_per_step", res[i].yields}});
-      csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, transport::kind_name(keys[i].kind),
-                         transport::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds,
+      csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, host::kind_name(keys[i].kind),
+                         host::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds,
                          res[i].bandwidth);
     }
     j["sim"] = {{"wall_seconds", r.sim_wall_seconds}, {"cells", cj}, {"metrics", nlohmann::json::array()}};
@@ -1003,7 +1003,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
 // A host profile's parameters (tables over `sizes`), read as strictly as
 // `host simulate` reads it.
 void print_profile_params(const std::string& preset, std::ostream& out) {
-  const auto j = load_profile(preset).to_json();
+  const auto j = model::load_profile(preset).to_json();
   for (const auto& [name, v] : j["params"].items()) {
     std::string value;
     if (v["value"].is_array()) {

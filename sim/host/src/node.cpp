@@ -24,7 +24,7 @@
 #include "hopsim/host/buffer.hpp"
 #include "hopsim/host/cma.hpp"
 
-namespace hopsim::transport {
+namespace hopsim::host {
 
 namespace {
 constexpr std::size_t kScratch = 4096;
@@ -236,7 +236,7 @@ Node::~Node() {
 
 std::span<const std::byte> Node::scratch(int r) const { return {sh_->rank[r].scratch, kScratch}; }
 
-RunReport Node::run(const std::function<void(Rank&)>& body) {
+NodeReport Node::run(const std::function<void(Rank&)>& body) {
   const int n = opt_.procs;
   // Fresh control state for this run (counters, errors); bounce data may stay.
   sh_->~Shared();
@@ -351,7 +351,7 @@ RunReport Node::run(const std::function<void(Rank&)>& body) {
   if (monitor_error) std::rethrow_exception(monitor_error);
   for (int r = 0; r < n; ++r)
     if (status[r] != kExitOk) throw Error(fmt::format("rank {} stopped without a reported error", r));
-  RunReport rep;
+  NodeReport rep;
   rep.requested = opt_.kind;
   rep.used = opt_.kind;
   rep.cpu_of_rank = cpu_of_rank_;
@@ -710,4 +710,4 @@ void Rank::release_views() {
   }
 }
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

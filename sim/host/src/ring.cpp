@@ -93,8 +93,8 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   if (o.procs < 2)
     throw ConfigError(fmt::format("ring: a ring of {} process{} has no neighbour to send to (at least 2 processes)",
                                   o.procs, o.procs == 1 ? "" : "es"));
-  if (o.procs > transport::Node::kMaxProcs)
-    throw ConfigError(fmt::format("ring: {} processes (at most {})", o.procs, transport::Node::kMaxProcs));
+  if (o.procs > host::Node::kMaxProcs)
+    throw ConfigError(fmt::format("ring: {} processes (at most {})", o.procs, host::Node::kMaxProcs));
   if (o.sizes.empty()) throw ConfigError("ring: no message sizes given");
   for (auto s : o.sizes)
     if (s < 8) throw ConfigError(fmt::format("ring: message size {} bytes is below the minimum of 8", s));
@@ -108,7 +108,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
                     "1) at most 511)",
                     o.sizes.size(), o.reps));
 
-  transport::Options to;
+  host::Options to;
   to.procs = o.procs;
   to.kind = o.kind;
   to.max_message = *std::max_element(o.sizes.begin(), o.sizes.end());
@@ -121,11 +121,11 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   to.bind = o.bind;
   to.corrupt_rank = o.corrupt_rank;
   to.corrupt_message = o.corrupt_message;
-  transport::Node node(to);
+  host::Node node(to);
   // Ranks 0 and 1 on two CPUs (spread over at least two) probe their
   // cache-line hand-over around every timed repetition.
   bool probe_handover = false;
-  if (o.bind == transport::Bind::spread) {
+  if (o.bind == host::Bind::spread) {
     cpu_set_t set;
     CPU_ZERO(&set);
     probe_handover = ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
@@ -136,20 +136,20 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   const std::uint64_t seed = o.seed;
   const std::size_t nsizes = o.sizes.size();
 
-  const auto rep = node.run([&](transport::Rank& r) {
+  const auto rep = node.run([&](host::Rank& r) {
     const int me = r.id(), L = left[me], R = right[me];
     const std::size_t maxs = to.max_message;
     auto* results = reinterpret_cast<double*>(r.scratch().data());
     double* handovers = results + nsizes * (o.reps + 1) + 1;  // rank 0's count
-    const bool zc = r.kind() == transport::Kind::zero_copy;
+    const bool zc = r.kind() == host::Kind::zero_copy;
     // CMA with the transport's send buffers (RingOptions::cma_buffers).
-    const bool cma_own = r.kind() == transport::Kind::cma && o.cma_buffers > 0;
+    const bool cma_own = r.kind() == host::Kind::cma && o.cma_buffers > 0;
     // Message buffers start on a page, as MPI benchmarks allocate them: a
     // CMA transfer is copied page by page, and a buffer that starts 16 bytes
     // into a page (where malloc puts a large block) splits every page's copy
     // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
-    // default they ask for huge pages (transport::MessageBuffer).
-    const transport::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages),
+    // default they ask for huge pages (host::MessageBuffer).
+    const host::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages),
         recvbuf(zc ? 0 : maxs, o.huge_pages);
     const int nbuf = cma_own ? r.send_buffers() : 0;
     for (int b = 0; b < nbuf; ++b) (void)r.acquire(maxs);  // the transport makes them at the first call
@@ -200,7 +200,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
           throw DataMismatchError(
               fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
                           "{:#018x}, expected {:#018x}",
-                          me, seq, size, L, transport::kind_name(r.kind()), c, expected));
+                          me, seq, size, L, host::kind_name(r.kind()), c, expected));
         ++checked;
         ++seq;
       };

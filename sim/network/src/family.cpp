@@ -5,7 +5,7 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/network/model/scenario.hpp"
 
-namespace hopsim::traffic {
+namespace hopsim::network {
 namespace {
 
 const FamilyRegistrar registrar{{
@@ -13,10 +13,10 @@ const FamilyRegistrar registrar{{
     .summary = "synthetic traffic on any mesh or torus: latency against offered load (hopsim curve, hopsim sweep)",
     .run = {},
     .print_params = [](const std::string& preset,
-                       std::ostream& out) { print_params(network_param_decls(), preset, out); },
+                       std::ostream& out) { print_params(model::network_param_decls(), preset, out); },
     .print_programs = {},
     .commands = {},
 }};
 
 }  // namespace
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network

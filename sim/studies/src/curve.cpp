@@ -123,7 +123,7 @@ int run_curve(const CurveOptions& o) {
   if (o.max_load) doc["curve"]["max"] = *o.max_load;
   for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
   for (const auto& k : o.keys) apply_override(doc, k);
-  const auto sc = traffic::load_traffic_scenario(doc, o.scenario.empty() ? "options" : o.scenario);
+  const auto sc = network::model::load_traffic_scenario(doc, o.scenario.empty() ? "options" : o.scenario);
   const auto& cfg = sc.config;
 
   if (!o.png.empty()) {
@@ -138,7 +138,7 @@ int run_curve(const CurveOptions& o) {
   } else if (o.max_error) {
     throw ConfigError("--max-error: needs --reference");
   }
-  std::vector<traffic::TrafficResult> results;
+  std::vector<network::model::TrafficResult> results;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     if (ref) {
@@ -146,11 +146,11 @@ int run_curve(const CurveOptions& o) {
       for (const auto& p : ref->points) {
         auto c = cfg;
         c.offered_load = p.offered;
-        results.push_back(traffic::run_traffic(c));
+        results.push_back(network::model::run_traffic(c));
         if (results.back().saturated) break;
       }
     } else {
-      results = traffic::latency_curve(cfg, sc.curve_step, sc.curve_max);
+      results = network::model::latency_curve(cfg, sc.curve_step, sc.curve_max);
     }
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
@@ -171,7 +171,7 @@ int run_curve(const CurveOptions& o) {
       sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
   }
   std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
-                           traffic::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", traffic::describe(cfg),
+                           network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", network::model::describe(cfg),
                            sc.preset, sizes, ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
@@ -179,7 +179,7 @@ int run_curve(const CurveOptions& o) {
       "offered,accepted,avg_latency,p50_latency,p99_latency,avg_network_latency,avg_hops,max_link_utilisation,"
       "saturated\n";
   for (const auto& r : results) {
-    const auto j = traffic::result_json(r);
+    const auto j = network::model::result_json(r);
     const double max_u = j["max_link_utilisation"].get<double>();
     std::cout << fmt::format("{:>8.3f} {:>9.4f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6.2f} {:>8.3f} {}\n",
                              r.offered, r.accepted, r.avg_latency, r.p50_latency, r.p99_latency, r.avg_network_latency,
@@ -213,7 +213,7 @@ int run_curve(const CurveOptions& o) {
         ref_series.x.push_back(p.offered);
         ref_series.y.push_back(*p.latency);
       }
-      const traffic::TrafficResult* r = i < results.size() ? &results[i] : nullptr;
+      const network::model::TrafficResult* r = i < results.size() ? &results[i] : nullptr;
       const bool ok_h = r != nullptr && !r->saturated;
       const bool in = p.offered <= limit + 1e-12 && p.latency.has_value();
       std::string err_text = "-", note;
@@ -265,7 +265,7 @@ int run_curve(const CurveOptions& o) {
     // Latency below saturation (the saturated point's latency only says "unbounded").
     plot::LineChart chart;
     chart.title =
-        fmt::format("{} traffic on a {} ({})", traffic::to_string(cfg.pattern), traffic::describe(cfg), sc.preset);
+        fmt::format("{} traffic on a {} ({})", network::model::to_string(cfg.pattern), network::model::describe(cfg), sc.preset);
     if (!results.empty() && results.back().saturated)
       chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
     chart.x_label = "offered load (packets per node per cycle)";

@@ -43,7 +43,7 @@
 #include "hopsim/traces/chart_qt.hpp"
 #include "hopsim/traces/chart_style.hpp"
 
-namespace hopsim::plot {
+namespace hopsim::studies::plot {
 namespace {
 
 namespace style = hopsim::traces::chart_style;
@@ -357,4 +357,4 @@ void save(const BarChart& chart, const std::string& path, int width, int height)
   render(build(chart, width), chart.title, path, width, height);
 }
 
-}  // namespace hopsim::plot
+}  // namespace hopsim::studies::plot

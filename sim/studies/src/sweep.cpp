@@ -405,7 +405,7 @@ class Sweep {
     if (kind_ == "traffic") {
       nlohmann::json doc = base_;
       for (const auto& o : overrides) apply_override(doc, o);
-      (void)traffic::load_traffic_scenario(doc, "sweep point");
+      (void)network::model::load_traffic_scenario(doc, "sweep point");
     } else {
       const auto sc = load_scenario(scenario_path_, overrides, std::nullopt);
       // Built-in kernels check their arguments here (kernel libraries when they load, in the child).
@@ -460,9 +460,9 @@ class Sweep {
     if (kind_ == "traffic") {
       nlohmann::json doc = base_;
       for (const auto& o : p.overrides()) apply_override(doc, o);
-      const auto sc = traffic::load_traffic_scenario(doc, "sweep point");
-      const auto r = traffic::run_traffic(sc.config);
-      const auto j = traffic::result_json(r);
+      const auto sc = network::model::load_traffic_scenario(doc, "sweep point");
+      const auto r = network::model::run_traffic(sc.config);
+      const auto j = network::model::result_json(r);
       Table t;
       t.columns = {"offered",
                    "accepted",

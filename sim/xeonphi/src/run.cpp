@@ -221,7 +221,7 @@ RunReport run(const Scenario& sc) {
   nlohmann::json machine;
   machine["preset"] = sc.machine_preset;
   machine["params"] =
-      ParamSet::resolve(param_decls(), load_preset(sc.machine_preset), sc.machine_params, "machine").to_json();
+      ParamSet::resolve(model::param_decls(), load_preset(sc.machine_preset), sc.machine_params, "machine").to_json();
   const auto exe = locate(args["program"].get<std::string>());
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);

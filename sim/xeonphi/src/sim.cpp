@@ -26,7 +26,7 @@
 namespace ham::offload::detail {
 namespace {
 
-using hopsim::xeonphi::OffloadModel;
+using hopsim::xeonphi::model::OffloadModel;
 
 // --ham-set NAME=VALUE as the scenario's --set parses it (numbers stay
 // numbers; anything else, "90 ns", is parsed with its unit by the model).
@@ -111,7 +111,7 @@ class Tracer {
   // sits on the far socket, the inter-socket link. `pcie_at`: when it enters
   // the PCIe link; `pcie_end`: when its last byte reaches the other side.
   void record(const char* kind, std::int64_t src, std::int64_t dst, bool down, std::uint64_t bytes,
-              const hopsim::xeonphi::TlpCount& wire, ps_t inject, ps_t arrive, ps_t pcie_at, ps_t pcie_end) {
+              const hopsim::xeonphi::model::TlpCount& wire, ps_t inject, ps_t arrive, ps_t pcie_at, ps_t pcie_end) {
     arrive = std::max(arrive, inject);
     pcie_end = std::max(pcie_end, pcie_at);
     const auto& link = m_.link();
@@ -152,7 +152,7 @@ class SimRuntime final : public Runtime {
  public:
   explicit SimRuntime(const Options& o)
       : o_(o),
-        model_(hopsim::xeonphi::load_machine(o.preset, overrides(o.sets)), hopsim::xeonphi::Placement{o.host_core}),
+        model_(hopsim::xeonphi::model::load_machine(o.preset, overrides(o.sets)), hopsim::xeonphi::model::Placement{o.host_core}),
         ring_free_(o.buffers, 0) {
     if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_);
   }
@@ -343,10 +343,10 @@ class SimRuntime final : public Runtime {
   }
 
   // Wire traffic of a message of `bytes` (header included) and its flag, as programmed-I/O writes.
-  hopsim::xeonphi::TlpCount pio_wire(std::uint64_t bytes) const {
+  hopsim::xeonphi::model::TlpCount pio_wire(std::uint64_t bytes) const {
     const auto& link = model_.link();
     const auto& sc = model_.machine().scif;
-    hopsim::xeonphi::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes),
+    hopsim::xeonphi::model::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes),
                               f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
     a.data_tlps += f.data_tlps;
     a.request_tlps += f.request_tlps;

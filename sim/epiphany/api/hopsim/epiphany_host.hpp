@@ -11,7 +11,7 @@
 #include "hopsim/epiphany/device.hpp"
 #include "hopsim/epiphany_package.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 struct LaunchRecord {
   std::string method;                   // e.g. "unicast"
@@ -76,4 +76,4 @@ class HostScope {
 
 std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t seed = 1469598103934665603ull);
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -11,7 +11,7 @@
 
 #include "hopsim/core/program.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 class HostContext;
 
@@ -65,4 +65,4 @@ void register_package(KernelPackage pkg);
 const KernelPackage& find_package(const std::string& name);
 std::vector<const KernelPackage*> all_packages();
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

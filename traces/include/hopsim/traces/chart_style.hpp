@@ -1,5 +1,5 @@
 #pragma once
-// The look of hopsim's charts, in one place: the report charts (hopsim::plot,
+// The look of hopsim's charts, in one place: the report charts (hopsim::studies::plot,
 // sim/studies/src/plot.cpp: hopsim curve --png, hopsim compare) and the
 // native-versus-simulated panel of hopsim-gui (gui/app/comparison_view.cpp)
 // both draw with Qt Charts in this style. Plain constants, no Qt, so that any

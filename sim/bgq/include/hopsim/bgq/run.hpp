@@ -53,14 +53,14 @@ struct ModeOutcome {
 
 struct BgqReport {
   Scenario scenario;
-  Params params;
+  model::Params params;
   nlohmann::json machine, args;
   std::vector<ModeOutcome> modes;
   bool compared = false;
   std::vector<int> differing_ranks;
 };
 
-Params resolve_params(const Scenario& sc, nlohmann::json* resolved = nullptr);
+model::Params resolve_params(const Scenario& sc, nlohmann::json* resolved = nullptr);
 // Throws ConfigError / KernelError / DeadlockError.
 BgqReport run(const Scenario& sc);
 void print(const BgqReport& r, std::ostream& out);

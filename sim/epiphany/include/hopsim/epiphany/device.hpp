@@ -16,14 +16,14 @@
 #include "hopsim/epiphany/model/address_map.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
 using hopsim::catch_interrupts;
 using hopsim::interrupted;
 // While a native device is running: its address map, so the hooks can
 // validate raw accesses inline (simulated runs leave it null).
-extern const epiphany::AddressMap* g_native_map;
+extern const epiphany::model::AddressMap* g_native_map;
 
 enum class WaitKind { barrier, poll, mutex };
 enum class RawKind { load, store, volatile_load, volatile_store };
@@ -49,7 +49,7 @@ inline constexpr std::uint32_t kRuntimeAreaSize = 0x100;
 
 class Device {
  public:
-  Device(const epiphany::Params& p, MemoryWindows& windows);
+  Device(const epiphany::model::Params& p, MemoryWindows& windows);
   virtual ~Device() = default;
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -98,8 +98,8 @@ class Device {
 
   const LaunchTiming& last_launch() const { return last_launch_; }
   const std::vector<CoreCounters>& counters() const { return counters_; }
-  const epiphany::Params& params() const { return p_; }
-  const epiphany::AddressMap& map() const { return windows_.map(); }
+  const epiphany::model::Params& params() const { return p_; }
+  const epiphany::model::AddressMap& map() const { return windows_.map(); }
   MemoryWindows& windows() { return windows_; }
 
   // Index of the PE running on this host thread/fiber (set by the device).
@@ -111,9 +111,9 @@ class Device {
  protected:
   static void set_current_core(std::uint32_t core);
   // Validates [addr, addr+n) and throws KernelError naming the current core.
-  epiphany::Location locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const {
+  epiphany::model::Location locate_or_throw(std::uint64_t addr, std::size_t n, const char* what) const {
     const auto loc = map().locate(addr, n);
-    if (loc.kind == epiphany::Location::Kind::none) [[unlikely]]
+    if (loc.kind == epiphany::model::Location::Kind::none) [[unlikely]]
       throw_outside(addr, n, what);
     return loc;
   }
@@ -121,7 +121,7 @@ class Device {
   // Allocates the kernel stack of every core at the top of its window.
   void* stack_lo(std::uint32_t core) const;
 
-  epiphany::Params p_;
+  epiphany::model::Params p_;
   MemoryWindows& windows_;
   std::vector<CoreCounters> counters_;
   LaunchTiming last_launch_;
@@ -141,4 +141,4 @@ class DeviceScope {
   Device* prev_;
 };
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

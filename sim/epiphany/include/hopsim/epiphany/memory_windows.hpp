@@ -8,11 +8,11 @@
 
 #include "hopsim/epiphany/model/address_map.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 class MemoryWindows {
  public:
-  explicit MemoryWindows(const epiphany::AddressMap& map);
+  explicit MemoryWindows(const epiphany::model::AddressMap& map);
   ~MemoryWindows();
   MemoryWindows(const MemoryWindows&) = delete;
   MemoryWindows& operator=(const MemoryWindows&) = delete;
@@ -21,11 +21,11 @@ class MemoryWindows {
   void clear();
   std::uint8_t* core(std::uint32_t index) const;
   std::uint8_t* emem() const;
-  const epiphany::AddressMap& map() const { return map_; }
+  const epiphany::model::AddressMap& map() const { return map_; }
 
  private:
-  epiphany::AddressMap map_;
+  epiphany::model::AddressMap map_;
   std::size_t core_bytes_;  // mapped size per core (local memory rounded to pages)
 };
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

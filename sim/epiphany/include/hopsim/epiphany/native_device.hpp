@@ -11,11 +11,11 @@
 #include "hopsim/epiphany/device.hpp"
 #include "hopsim/traces/writer.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 class NativeDevice final : public Device {
  public:
-  NativeDevice(const epiphany::Params& p, MemoryWindows& windows);
+  NativeDevice(const epiphany::model::Params& p, MemoryWindows& windows);
 
   void write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) override;
   void read(void* dst, std::uint64_t src, std::size_t n) override;
@@ -57,4 +57,4 @@ class NativeDevice final : public Device {
   traces::TraceWriter* trace_ = nullptr;
 };
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

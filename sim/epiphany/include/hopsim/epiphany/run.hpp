@@ -15,7 +15,7 @@
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/epiphany_host.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
 struct ModeResult {
   Mode mode = Mode::sim;
@@ -31,7 +31,7 @@ struct ModeResult {
 
 struct RunReport {
   Scenario scenario;
-  epiphany::Params params;
+  epiphany::model::Params params;
   nlohmann::json machine;  // resolved parameters with sources
   nlohmann::json kernel_args;
   std::optional<ModeResult> native, sim;
@@ -41,7 +41,7 @@ struct RunReport {
 };
 
 // Resolves a scenario's machine (preset + overrides) for the Epiphany family.
-epiphany::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved = nullptr);
+epiphany::model::Params resolve_epiphany(const Scenario& sc, nlohmann::json* resolved = nullptr);
 
 // The scenario's kernel package: built in, kernel.library, or NAME.hopsim.so
 // in the kernel folders (loaded with one private copy per core).
@@ -60,4 +60,4 @@ void print_report(const RunReport& r, std::ostream& out);
 int exit_code(const RunReport& r);
 nlohmann::json to_json(const RunReport& r);
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -18,11 +18,11 @@
 #include "hopsim/interpose/pe_context.hpp"
 #include "hopsim/traces/writer.hpp"
 
-namespace hopsim::runtime {
+namespace hopsim::epiphany {
 
-class SimDevice final : public Device, public epiphany::CoreProgram {
+class SimDevice final : public Device, public epiphany::model::CoreProgram {
  public:
-  SimDevice(const epiphany::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor);
+  SimDevice(const epiphany::model::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor);
   ~SimDevice() override;
 
   // Elaborates the model and runs `host` as the host program until it
@@ -44,7 +44,7 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   double host_seconds() override;
   Mode mode() const override { return Mode::sim; }
 
-  epiphany::Chip& chip() { return *chip_; }
+  epiphany::model::Chip& chip() { return *chip_; }
   // Records the run into `w` (set before run()): mesh packets and PE waits.
   void set_trace(traces::TraceWriter* w) { trace_ = w; }
 
@@ -70,22 +70,22 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   void enter(Pe& pe);                     // charge compute up to this transport call
   void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
   // Times a posted write of n bytes to `loc` (data already in memory or about to be).
-  void post_write(Pe& pe, const epiphany::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
+  void post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
   // Times a blocking read of n bytes from `loc`; syncs to global time first.
-  void timed_read(Pe& pe, const epiphany::Location& loc, std::size_t n);
+  void timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n);
   // Blocks until the `size`-byte value at `a` equals (or differs from) `value`.
-  void block_until(Pe& pe, const epiphany::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
+  void block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
                    bool equal, WaitKind kind);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
-  void note_arrival(const epiphany::Location& loc, std::size_t n, double arrival);
-  double arrival_of(const epiphany::Location& loc, std::size_t n) const;
+  void note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival);
+  double arrival_of(const epiphany::model::Location& loc, std::size_t n) const;
   void wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi);
   std::string describe_blocked() const;
 
   ComputeModel compute_model_;
   double ns_to_cycles_;  // measured compute: device cycles per host ns
-  std::unique_ptr<epiphany::Chip> chip_;
+  std::unique_ptr<epiphany::model::Chip> chip_;
   std::vector<Pe> pes_;
   std::vector<std::vector<double>> word_arrival_;  // per core, per 4-byte word
   std::vector<double> emem_arrival_;               // per 64-byte line of external memory
@@ -98,4 +98,4 @@ class SimDevice final : public Device, public epiphany::CoreProgram {
   traces::TraceWriter* trace_ = nullptr;
 };
 
-}  // namespace hopsim::runtime
+}  // namespace hopsim::epiphany

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <string>
 
-namespace hopsim::transport {
+namespace hopsim::host {
 
 // The kernel's transparent-huge-page mode for anonymous memory: the word in
 // brackets of /sys/kernel/mm/transparent_hugepage/enabled ("always",
@@ -45,4 +45,4 @@ class MessageBuffer {
   std::size_t n_ = 0;
 };
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

@@ -13,11 +13,11 @@ struct CalibrateOptions {
   int pingpong_rounds = 20000;      // round trips per cache-line ping-pong (the hand-over test does a quarter)
   std::vector<std::size_t> sizes{4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
   // Buffers of the copy and CMA measurements ask for transparent huge pages,
-  // as the ring's message buffers do by default (transport::MessageBuffer).
+  // as the ring's message buffers do by default (host::MessageBuffer).
   bool huge_pages = true;
 };
 
-// A CPU's speed in spells (see host::Profile::slow_share): fitted to the
+// A CPU's speed in spells (see host::model::Profile::slow_share): fitted to the
 // rates of short batches of the all-busy probe.
 struct SpeedSpells {
   double slow_speed = 1;    // mean rate of the slow batches over that of the fast ones
@@ -95,7 +95,7 @@ struct Calibration {
   std::vector<ExchangeRounds> exchanges;
   double split_handover = 0;
   // The transports' own step: two processes (pinned to two CPUs when there
-  // are two) exchange 8-byte messages with transport::Node, sendrecv (or
+  // are two) exchange 8-byte messages with host::Node, sendrecv (or
   // acquire + sendrecv_view); median seconds per step over batches. 0: not
   // measured (CMA refused).
   double step8_double = 0, step8_cma = 0, step8_zero = 0;
@@ -104,7 +104,7 @@ struct Calibration {
   double background_load = 0;  // other runnable processes: from the CPU share spinning processes get
   double preempt_slice = 0;    // mean gap (> 50 us) in a spinning process's timeline: another process's turn, s
   int preempt_count = 0;       // how many such gaps were seen
-  double spin_time = 0;        // transport::kSpinPauses pause instructions, s
+  double spin_time = 0;        // host::kSpinPauses pause instructions, s
   double yield_delay = 0;      // mean delay until a waiter that spun out and yields sees a flag set on another CPU, s
   double yield_delay_median = 0;  // its median, s
   int yield_trials = 0;
@@ -129,7 +129,7 @@ struct ExchangeRun {
 
 // Where hand-overs split into two placements: the geometric middle of the
 // widest ratio between neighbours in sorted order when it exceeds
-// transport::kApartRatio, else +infinity (one placement). This VM showed
+// host::kApartRatio, else +infinity (one placement). This VM showed
 // three levels (17-30, 40-60, 190-240 ns); a ratio to the fastest ever
 // seen would call 45 ns apart from 17.
 [[nodiscard]] double placement_split(std::vector<double> handovers);
@@ -168,7 +168,7 @@ void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs);
 [[nodiscard]] std::vector<double> checksum_rates(double seconds, std::vector<std::vector<double>>* batches = nullptr,
                                                  double batch = 1e-4);
 // One process's memcpy bandwidth (B/s) for `size`-byte copies between two
-// page-aligned buffers (transport::MessageBuffer, huge pages asked for), the
+// page-aligned buffers (host::MessageBuffer, huge pages asked for), the
 // fastest batch over `seconds`.
 [[nodiscard]] double memcpy_bandwidth(std::size_t size, double seconds);
 

@@ -12,7 +12,7 @@
 
 #include "hopsim/core/error.hpp"
 
-namespace hopsim::transport {
+namespace hopsim::host {
 
 // The kernel refused CMA access to a process (EPERM): the caller may fall
 // back to another transport; the message says why and what would allow it.
@@ -51,4 +51,4 @@ std::size_t cma_read(pid_t pid, void* local, const void* remote, std::size_t byt
 // check the IOV_MAX batching and partial-transfer resumption with it).
 [[nodiscard]] int cma_last_calls();
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

@@ -11,7 +11,7 @@
 //                an optional remap of the pages into its address space, the
 //                cost real page flipping pays.
 // CMA is probed between every pair when the node starts; if the kernel
-// refuses it, the node falls back to double copy and says why (RunReport).
+// refuses it, the node falls back to double copy and says why (NodeReport).
 #include <sys/types.h>
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hopsim::transport {
+namespace hopsim::host {
 
 enum class Kind { double_copy, cma, zero_copy };
 
@@ -133,7 +133,7 @@ template <class Wait>
 // run() counts a rank that ends with it as stopped, not as failed.
 struct Aborted {};
 
-struct RunReport {
+struct NodeReport {
   Kind requested = Kind::double_copy;
   Kind used = Kind::double_copy;
   std::string fallback;  // why `used` differs from `requested`; empty if it does not
@@ -223,7 +223,7 @@ class Node {
   // a rank that died (signal) is an Error naming the signal. Ranks that do
   // not stop within Options::stop_grace seconds are killed. Can be called
   // more than once.
-  RunReport run(const std::function<void(Rank&)>& body);
+  NodeReport run(const std::function<void(Rank&)>& body);
 
   [[nodiscard]] const Options& options() const { return opt_; }
   // Rank r's scratch area as left by the last run.
@@ -250,4 +250,4 @@ class Node {
   std::unique_ptr<Local> local_;
 };
 
-}  // namespace hopsim::transport
+}  // namespace hopsim::host

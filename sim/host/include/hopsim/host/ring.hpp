@@ -16,7 +16,7 @@ namespace hopsim::host {
 
 struct RingOptions {
   int procs = 2;
-  transport::Kind kind = transport::Kind::double_copy;
+  host::Kind kind = host::Kind::double_copy;
   bool random_order = false;
   std::uint64_t seed = 1;
   std::vector<std::size_t> sizes{64 * 1024};
@@ -28,19 +28,19 @@ struct RingOptions {
   std::size_t chunk = 64 * 1024;
   int slots = 4;
   // CMA: send buffers the ring takes from the transport (acquire()), so a
-  // rank goes on while its message is pulled (transport::Options::
+  // rank goes on while its message is pulled (host::Options::
   // cma_buffers); 0: it sends from its own buffer and waits for each pull,
   // the rendezvous of a blocking MPI_Sendrecv.
   int cma_buffers = 4;
   // Send and receive buffers advised to use transparent huge pages
-  // (transport::MessageBuffer); false: 4 KiB pages. Zero copy's messages
+  // (host::MessageBuffer); false: 4 KiB pages. Zero copy's messages
   // live in the shared pool either way.
   bool huge_pages = true;
   // Rank placement; spread (rank r on CPU r mod n) is what the host model
   // assumes, and it makes the placement the same in every run.
-  transport::Bind bind = transport::Bind::spread;
-  bool deny_cma = false;  // test aid (transport::Options::deny_cma)
-  int corrupt_rank = -1;  // test aid (transport::Options::corrupt_rank)
+  host::Bind bind = host::Bind::spread;
+  bool deny_cma = false;  // test aid (host::Options::deny_cma)
+  int corrupt_rank = -1;  // test aid (host::Options::corrupt_rank)
   int corrupt_message = 0;
 };
 
@@ -48,10 +48,10 @@ struct RingCell {
   int procs = 0;
   std::size_t size = 0;
   std::string order;  // "natural" or "random"
-  transport::Kind requested = transport::Kind::double_copy;
-  transport::Kind used = transport::Kind::double_copy;
+  host::Kind requested = host::Kind::double_copy;
+  host::Kind used = host::Kind::double_copy;
   std::string fallback;  // why `used` differs, else empty
-  transport::Bind bind = transport::Bind::spread;
+  host::Bind bind = host::Bind::spread;
   std::vector<int> cpu_of_rank;  // spread: the CPU of each rank; empty for none
   int iters = 0;
   double seconds = 0;                  // fastest repetition, slowest rank
@@ -63,7 +63,7 @@ struct RingCell {
   long huge_kib = -1;
   // One-way cache-line hand-over between ranks 0 and 1 around the fastest
   // repetition (s; the larger of the probes just before and just after it,
-  // transport::Rank::handover), which tells whether the hypervisor ran
+  // host::Rank::handover), which tells whether the hypervisor ran
   // their CPUs near (one cache) or apart; -1 when not probed (bind none,
   // or one CPU).
   double handover = -1;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace hopsim::plot {
+namespace hopsim::studies::plot {
 
 struct Series {
   std::string name;
@@ -42,4 +42,4 @@ void save(const BarChart& chart, const std::string& path, int width = 960, int h
 // log axis): the ticks of a linear axis. Exposed for tests.
 std::vector<double> ticks(double lo, double hi, bool log_scale, int target = 6);
 
-}  // namespace hopsim::plot
+}  // namespace hopsim::studies::plot

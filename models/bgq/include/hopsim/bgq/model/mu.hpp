@@ -16,7 +16,7 @@
 #include "hopsim/bgq/model/mu_hw.h"
 #include "hopsim/bgq/model/network.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 // 17 groups x 4 subgroups; per subgroup 8 injection FIFOs, 4 reception
 // FIFOs, 8 base-address-table entries (MU_Macros.h, MU_Fifo.h).
@@ -123,4 +123,4 @@ void receive_memory_fifo(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_
 std::uint32_t remote_get_fifo(const NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node,
                               const MUHWI_Descriptor_t& d);
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

@@ -14,7 +14,7 @@
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/topo/topology.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 // Model time: 1/16 of a core cycle.
 using Tick = std::uint64_t;
@@ -156,4 +156,4 @@ class MuTiming {
   double eng_tpb_, rx_tpb_;
 };
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

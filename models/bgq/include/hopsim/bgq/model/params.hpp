@@ -9,7 +9,7 @@
 
 #include "hopsim/core/preset.hpp"
 
-namespace hopsim::bgq {
+namespace hopsim::bgq::model {
 
 inline constexpr int kDims = 5;  // A B C D E
 
@@ -47,4 +47,4 @@ const std::vector<ParamDecl>& param_decls();
 // ConfigError naming machine.X for an impossible combination.
 Params params_from(const ParamSet& s);
 
-}  // namespace hopsim::bgq
+}  // namespace hopsim::bgq::model

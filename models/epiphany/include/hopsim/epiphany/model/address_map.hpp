@@ -8,7 +8,7 @@
 
 #include "hopsim/epiphany/model/params.hpp"
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 struct Location {
   enum class Kind { core, emem, none } kind = Kind::none;
@@ -59,4 +59,4 @@ class AddressMap {
   std::vector<std::int16_t> core_of_id_;  // coreid (12 bits) -> mesh index or -1
 };
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

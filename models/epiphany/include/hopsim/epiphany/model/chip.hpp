@@ -12,7 +12,7 @@
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 class CoreProgram {
  public:
@@ -52,4 +52,4 @@ class Chip : public sc_core::sc_module {
   sc_core::sc_event done_;
 };
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

@@ -19,7 +19,7 @@
 #include "hopsim/topo/topology.hpp"
 #include "hopsim/traces/writer.hpp"
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 enum class Net : std::uint8_t { cmesh = 0, rmesh = 1, xmesh = 2 };
 inline constexpr int kNets = 3;
@@ -193,4 +193,4 @@ class MeshTiming {
   std::uint64_t buffer_;       // ticks of contention the network absorbs before the writer stalls
 };
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

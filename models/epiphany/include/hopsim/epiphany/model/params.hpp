@@ -7,7 +7,7 @@
 
 #include "hopsim/core/preset.hpp"
 
-namespace hopsim::epiphany {
+namespace hopsim::epiphany::model {
 
 struct Params {
   int rows = 4, cols = 4;             // mesh size in cores
@@ -43,4 +43,4 @@ const std::vector<ParamDecl>& param_decls();
 // (e.g. a mesh whose global addresses overlap external memory).
 Params params_from(const ParamSet& set);
 
-}  // namespace hopsim::epiphany
+}  // namespace hopsim::epiphany::model

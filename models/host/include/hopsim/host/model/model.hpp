@@ -30,12 +30,12 @@
 
 #include "hopsim/host/model/profile.hpp"
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 
 enum class CopyPath { double_copy, cma, zero_copy };
 [[nodiscard]] std::string_view path_name(CopyPath p);
 
-// As transport::kMaxSlots (the model does not depend on the transport).
+// As host::kMaxSlots (the model does not depend on the transport).
 inline constexpr int kMaxCmaBuffers = 16;
 
 struct SimCell {
@@ -46,7 +46,7 @@ struct SimCell {
   std::size_t chunk = 64 * 1024;  // bounce-buffer slot (double copy)
   int slots = 4;
   // CMA: the sender's transport buffers (a sender may be this many messages
-  // ahead of its receiver's pulls; transport::Options::cma_buffers); 0: it
+  // ahead of its receiver's pulls; host::Options::cma_buffers); 0: it
   // waits for each pull (rendezvous). 0 to kMaxCmaBuffers.
   int cma_buffers = 4;
   int iters = 16;  // timed ring steps
@@ -107,4 +107,4 @@ struct SimResult {
 // message) or a ring that stopped short (a model fault).
 [[nodiscard]] std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell>& cells);
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

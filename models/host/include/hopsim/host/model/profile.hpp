@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 
 struct Profile {
   std::string name;
@@ -39,7 +39,7 @@ struct Profile {
   // older profile, a described machine). Optional in the file.
   double exchange_handover = 0;
   // The same exchange measured with the two CPUs apart (a cache-line
-  // hand-over over transport::kApartRatio times c2c_latency: a hypervisor
+  // hand-over over host::kApartRatio times c2c_latency: a hypervisor
   // running them on distant cores), when the calibration met that
   // placement besides the near one; empty / 0 otherwise. Optional.
   std::vector<double> xwrite_bw_apart, xcopy_bw_apart, xcma_bw_apart, xread_bw_apart;
@@ -82,4 +82,4 @@ struct Profile {
 [[nodiscard]] Profile load_profile(const std::string& path_or_preset);
 void save_profile(const Profile& p, const std::string& path);
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hopsim::host {
+namespace hopsim::host::model {
 
 struct PredictRow {
   int procs = 0;
@@ -27,7 +27,7 @@ struct PredictRow {
   // Cache-line hand-over between ranks 0 and 1 around the native run whose
   // bandwidth is the median (s; -1 not probed), the profile's around its
   // exchange tables (s; 0 unknown), and whether the two were met in
-  // different placements of the CPUs (transport::placement_differs).
+  // different placements of the CPUs (host::placement_differs).
   double handover = -1, profile_handover = 0;
   bool moved = false;
   bool modelled_apart = false;  // simulated on the profile's apart tables (predict --placement probed)
@@ -54,4 +54,4 @@ struct PredictReport {
 // "4 KiB", "1 MiB", "100 B".
 [[nodiscard]] std::string size_text(std::size_t bytes);
 
-}  // namespace hopsim::host
+}  // namespace hopsim::host::model

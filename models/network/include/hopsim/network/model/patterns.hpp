@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 enum class Pattern { uniform, transpose, bit_complement, bit_reverse, shuffle, tornado, neighbor, hotspot };
 
@@ -75,4 +75,4 @@ std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dim
 // The 2-D form: dims = {rows, cols}.
 std::uint32_t destination(Pattern p, std::uint32_t src, int rows, int cols, Rng& rng, const HotspotSpec& hot = {});
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

@@ -11,7 +11,7 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/network/model/traffic.hpp"
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 struct TrafficScenario {
   std::string preset;    // network preset name
@@ -35,4 +35,4 @@ TrafficScenario load_traffic_scenario_file(const std::string& path, const std::v
 // avg_zero_load, max_link_utilisation, mean_link_utilisation, packets, saturated).
 nlohmann::json result_json(const TrafficResult& r);
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

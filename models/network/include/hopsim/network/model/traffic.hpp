@@ -1,6 +1,6 @@
 #pragma once
 // Open-loop synthetic traffic on one of two networks:
-//  * emesh: the Epiphany cMesh timing model (hopsim::epiphany::MeshTiming,
+//  * emesh: the Epiphany cMesh timing model (hopsim::epiphany::model::MeshTiming,
 //    XY routing), one eMesh packet (1..8 bytes) per message;
 //  * generic: any N-D mesh or torus (hopsim::topo) with dimension-order
 //    routing (wrap-around links taken the shorter way on a torus), link
@@ -16,7 +16,7 @@
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/network/model/patterns.hpp"
 
-namespace hopsim::traffic {
+namespace hopsim::network::model {
 
 enum class NetworkKind { emesh, generic };
 
@@ -61,7 +61,7 @@ struct TrafficConfig {
   double warmup = 1000, measure = 10000, drain_limit = 20000;  // cycles
   double hotspot_fraction = 0.1;
   std::uint32_t hotspot_node = 0;
-  epiphany::Params net;  // timing parameters of the emesh
+  epiphany::model::Params net;  // timing parameters of the emesh
 };
 
 // Extents of the configured network ({rows, cols} for the eMesh).
@@ -108,4 +108,4 @@ std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double
 // generic: hop_latency * hops + max(1, ceil(bytes / link_width)).
 double zero_load_latency(const TrafficConfig& cfg, std::uint32_t src, std::uint32_t dst, int bytes = -1);
 
-}  // namespace hopsim::traffic
+}  // namespace hopsim::network::model

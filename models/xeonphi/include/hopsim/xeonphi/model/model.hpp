@@ -13,7 +13,7 @@
 
 #include "hopsim/core/preset.hpp"
 
-namespace hopsim::xeonphi {
+namespace hopsim::xeonphi::model {
 
 // ---------------------------------------------------------------- PCIe link
 struct PcieParams {
@@ -163,4 +163,4 @@ class OffloadModel {
   PcieLink link_;
 };
 
-}  // namespace hopsim::xeonphi
+}  // namespace hopsim::xeonphi::model
