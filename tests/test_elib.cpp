@@ -322,7 +322,8 @@ TEST_CASE("a write outside every core's memory names the core and the address") 
 
 TEST_CASE("the stdcl barrier and e-lib writes on a simulated 64-core E64G401") {
   const auto preset = load_preset("e64g401");
-  const auto p = epiphany::model::params_from(ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine"));
+  const auto p =
+      epiphany::model::params_from(ParamSet::resolve(epiphany::model::param_decls(), preset, nullptr, "machine"));
   MemoryWindows w{epiphany::model::AddressMap(p)};
   SimDevice d(p, w, ComputeModel::annotated, 1.0);
   DeviceScope scope(d);

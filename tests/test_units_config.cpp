@@ -91,7 +91,8 @@ TEST_CASE("machine overrides are range-checked and unknown ones rejected") {
                     Contains("machine.hops") && Contains("unknown parameter"));
   CHECK_THROWS_WITH(ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 2.5}}, "machine"),
                     Contains("whole number"));
-  const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 2}, {"clock", "1 GHz"}}, "machine");
+  const auto set =
+      ParamSet::resolve(epiphany::model::param_decls(), preset, {{"rows", 2}, {"clock", "1 GHz"}}, "machine");
   CHECK(set.get("rows") == 2);
   CHECK(set.get("clock") == Approx(1e9));
   CHECK(set.source("rows") == "scenario override");

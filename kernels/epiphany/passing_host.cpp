@@ -38,7 +38,7 @@ const std::vector<std::pair<std::string, std::string>>& methods() {
 }
 
 std::vector<hopsim::epiphany::Metric> metrics(const std::vector<hopsim::epiphany::LaunchRecord>& recs,
-                                             const nlohmann::json& args, const std::string& machine);
+                                              const nlohmann::json& args, const std::string& machine);
 
 void describe(hopsim::epiphany::KernelPackage& p) {
   using hopsim::epiphany::ArgDecl;
@@ -69,7 +69,7 @@ void describe(hopsim::epiphany::KernelPackage& p) {
 // scaling each launch to 100000 repeats and adding that overhead; only a
 // run on the e16g301 covering n = 1..16 says anything about them.
 std::vector<hopsim::epiphany::Metric> metrics(const std::vector<hopsim::epiphany::LaunchRecord>& recs,
-                                             const nlohmann::json& args, const std::string& machine) {
+                                              const nlohmann::json& args, const std::string& machine) {
   std::vector<hopsim::epiphany::Metric> out;
   if (machine != "e16g301" || args["n_min"].get<int>() != 1 || args["n_max"].get<int>() != 16) return out;
   const double repeat = args["repeat"].get<int>();

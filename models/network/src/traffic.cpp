@@ -168,7 +168,7 @@ class GenericNet {
   std::uint32_t n_;
   std::vector<int> coord_;
   std::vector<topo::LinkId> out_;
-  std::vector<std::uint32_t> target_;        // link -> the node it leads to
+  std::vector<std::uint32_t> target_;               // link -> the node it leads to
   std::vector<epiphany::model::LinkCalendar> cal_;  // network links, then one ejection channel per node
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;

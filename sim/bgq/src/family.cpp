@@ -70,7 +70,8 @@ const FamilyRegistrar registrar{{
     .name = "bgq",
     .summary = "IBM Blue Gene/Q: MU SPI and MPI-subset programs; native threads or processes, simulated MU + 5D torus",
     .run = run_family,
-    .print_params = [](const std::string& preset, std::ostream& out) { print_params(model::param_decls(), preset, out); },
+    .print_params = [](const std::string& preset,
+                       std::ostream& out) { print_params(model::param_decls(), preset, out); },
     .print_programs = {},
     .commands = add_commands,
 }};

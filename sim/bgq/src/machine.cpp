@@ -181,7 +181,7 @@ uint64_t MUSPI_GetAtomicAddress(uint64_t pa, uint64_t opcode) {
 
 int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e) {
   *dest = hopsim::bgq::model::make_destination(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c),
-                                        static_cast<int>(d), static_cast<int>(e));
+                                               static_cast<int>(d), static_cast<int>(e));
   return 0;
 }
 

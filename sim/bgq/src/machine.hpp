@@ -110,6 +110,7 @@ std::unique_ptr<Machine> make_sim_machine(const model::Params& p, const nlohmann
 std::unique_ptr<Machine> make_native_machine(const model::Params& p, const nlohmann::json& args);
 // A process per rank over a host copy transport (double copy or CMA);
 // ConfigError for more ranks than the transport's node allows.
-std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o);
+std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args,
+                                              const NativeOptions& o);
 
 }  // namespace hopsim::bgq

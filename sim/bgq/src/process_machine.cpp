@@ -126,7 +126,8 @@ std::string rank_list(const std::vector<int>& r) {
 
 class ProcessMachine final : public Machine {
  public:
-  ProcessMachine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o) : Machine(p, args), opt_(o) {
+  ProcessMachine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o)
+      : Machine(p, args), opt_(o) {
     if (size() > host::Node::kMaxProcs)
       throw ConfigError(
           fmt::format("machine.transport: {} runs a process per rank, at most {}; this torus has {} nodes "
@@ -529,7 +530,8 @@ class ProcessMachine final : public Machine {
 
 }  // namespace
 
-std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args, const NativeOptions& o) {
+std::unique_ptr<Machine> make_process_machine(const model::Params& p, const nlohmann::json& args,
+                                              const NativeOptions& o) {
   return std::make_unique<ProcessMachine>(p, args, o);
 }
 

@@ -104,8 +104,8 @@ model::Params resolve_params(const Scenario& sc, nlohmann::json* resolved) {
 
 namespace {
 
-ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, const nlohmann::json& args, const Scenario& sc,
-                     const NativeOptions& native) {
+ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, const nlohmann::json& args,
+                     const Scenario& sc, const NativeOptions& native) {
   ModeOutcome out;
   out.mode = mode;
   const auto t0 = std::chrono::steady_clock::now();

@@ -61,14 +61,16 @@ class Tracer final : public model::NetObserver {
                        fmt::format("{}{} of node {}", dn[d], dir > 0 ? '+' : '-', n)});
       }
   }
-  void hop(std::uint32_t link, model::Tick requested, model::Tick start, model::Tick ser, std::uint32_t bytes) override {
-    w_.add_link_sample(link, model::to_cycles(start), bytes, model::to_cycles(ser), model::to_cycles(start - std::min(start, requested)));
+  void hop(std::uint32_t link, model::Tick requested, model::Tick start, model::Tick ser,
+           std::uint32_t bytes) override {
+    w_.add_link_sample(link, model::to_cycles(start), bytes, model::to_cycles(ser),
+                       model::to_cycles(start - std::min(start, requested)));
     if (w_.records_hops()) hops_.push_back({0, link, model::to_cycles(start), model::to_cycles(start + ser)});
   }
   void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, model::Tick inject, model::Tick arrive,
                   const char* kind) {
-    const auto id =
-        w_.add_transaction({0, src, dst, static_cast<std::int64_t>(bytes), model::to_cycles(inject), model::to_cycles(arrive), kind});
+    const auto id = w_.add_transaction(
+        {0, src, dst, static_cast<std::int64_t>(bytes), model::to_cycles(inject), model::to_cycles(arrive), kind});
     for (auto& h : hops_) {
       h.txn = id;
       w_.add_hop(h);
@@ -177,7 +179,7 @@ class SimMachine final : public Machine {
       tracer_->descriptor(r, dst, d.Message_Length, clk, last,
                           model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
                           : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
-                                                                     : "remote get");
+                                                                            : "remote get");
     std::uint32_t idx;
     if (!free_.empty()) {
       idx = free_.back();
@@ -233,7 +235,9 @@ class SimMachine final : public Machine {
   }
 
   void gi_enter() override { enter(gi_, self().gi_target); }
-  void gi_wait() override { wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency)); }
+  void gi_wait() override {
+    wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency));
+  }
 
   void mpi_barrier() override {
     enter(mb_, self().mpi_target);

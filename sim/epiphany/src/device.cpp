@@ -12,7 +12,8 @@ Device* g_device = nullptr;
 
 const epiphany::model::AddressMap* g_native_map = nullptr;
 
-Device::Device(const epiphany::model::Params& p, MemoryWindows& windows) : p_(p), windows_(windows), counters_(p.num_cores()) {
+Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
+    : p_(p), windows_(windows), counters_(p.num_cores()) {
   link_raw_hooks();
 }
 

@@ -200,8 +200,9 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
 
 void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
   const auto& g = me().group;
-  hopsim::epiphany::api::flipflop_barrier(bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
-                                [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
+  hopsim::epiphany::api::flipflop_barrier(
+      bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
+      [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
 }
 
 void e_mutex_init(unsigned row, unsigned col, e_mutex_t* mutex, e_mutexattr_t*) {

@@ -35,7 +35,8 @@ std::uint64_t load_value(const volatile void* addr, unsigned size) {
 }
 }  // namespace
 
-SimDevice::SimDevice(const epiphany::model::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor)
+SimDevice::SimDevice(const epiphany::model::Params& p, MemoryWindows& windows, ComputeModel compute,
+                     double speed_factor)
     : Device(p, windows),
       compute_model_(compute),
       ns_to_cycles_(p.clock_hz * 1e-9 * speed_factor),
@@ -176,8 +177,8 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
   if (pe.blocked && lo < pe.watch_hi && pe.watch_lo < hi) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
-[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst,
-                                                         std::size_t n, unsigned chunk) {
+[[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::model::Location& loc,
+                                                         std::uint64_t dst, std::size_t n, unsigned chunk) {
   const std::uint32_t self = current_core();
   auto& c = counters_[self];
   c.writes += 1;
@@ -290,8 +291,8 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
   leave(pe);
 }
 
-void SimDevice::block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
-                            bool equal, WaitKind kind) {
+void SimDevice::block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size,
+                            std::uint64_t value, bool equal, WaitKind kind) {
   const auto* addr = reinterpret_cast<const volatile void*>(a);
   const double t0 = pe.local;
   auto holds = [&] { return (load_value(addr, size) == value) == equal; };

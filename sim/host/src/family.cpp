@@ -366,9 +366,9 @@ int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::s
       "memcpy MB/s", "all-CPU MB/s", "read MB/s", "CMA MB/s", "write", "copy", "CMA", "read");
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
     std::cout << fmt::format("{:>10} {:>12.0f} {:>14.0f} {:>12.0f} {:>12.0f} | {:>42.0f} {:>8.0f} {:>8.0f} {:>8.0f}\n",
-                             model::size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6, c.read_bw[i] / 1e6,
-                             c.cma_bw[i] / 1e6, c.xwrite_bw[i] / 1e6, c.xcopy_bw[i] / 1e6, c.xcma_bw[i] / 1e6,
-                             c.xread_bw[i] / 1e6);
+                             model::size_text(c.sizes[i]), c.memcpy_bw[i] / 1e6, c.memcpy_bw_all[i] / 1e6,
+                             c.read_bw[i] / 1e6, c.cma_bw[i] / 1e6, c.xwrite_bw[i] / 1e6, c.xcopy_bw[i] / 1e6,
+                             c.xcma_bw[i] / 1e6, c.xread_bw[i] / 1e6);
   std::cout << fmt::format(
       "cores {}  background load {:.2f} (preempt slice {:.0f} us, {} gaps)  c2c latency {:.0f} ns  syscall {:.0f} ns  "
       "spin {:.0f} ns  yield delay {:.0f} ns (median {:.0f} ns)  switch {:.0f} ns (among 4: {:.0f})  CMA call {:.0f} "
@@ -543,9 +543,9 @@ int cmd_ring(const RingArgs& a) {
   }
   for (const auto& c : cells) {
     const double frac = c.bandwidth / mbw[c.size];
-    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs, model::size_text(c.size),
-                             c.order, host::kind_name(c.requested), used_text(c), c.bandwidth / 1e6, frac,
-                             c.iters);
+    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10.0f} {:>9.2f} {:>7}\n", c.procs,
+                             model::size_text(c.size), c.order, host::kind_name(c.requested), used_text(c),
+                             c.bandwidth / 1e6, frac, c.iters);
     if (csv)
       csv->stream() << fmt::format("{},{},{},{},{},{:.1f},{:.3f},{:.1f},{},{:.6f},{},{},{},{},{},{:.1f}\n", c.procs,
                                    c.size, c.order, host::kind_name(c.requested), host::kind_name(c.used),
@@ -578,7 +578,7 @@ struct Key {
 // Simulated cells, each with the native ring's iterations and repetitions
 // (the fastest repetition counts, as natively).
 std::vector<hh::model::SimResult> simulate(const hh::model::Profile& p, const std::vector<Key>& keys, const RingArgs& a,
-                                    const std::vector<std::vector<double>>& speeds = {}) {
+                                           const std::vector<std::vector<double>>& speeds = {}) {
   const auto [chunk, slots] = bounce_of(a);
   std::vector<hh::model::SimCell> cells;
   for (const auto& k : keys) {
@@ -625,9 +625,8 @@ int cmd_simulate(const RingArgs& a) {
     std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, model::size_text(k.size),
                              host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
     if (csv)
-      csv->stream() << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size,
-                                   host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields,
-                                   res[i].background);
+      csv->stream() << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size, host::kind_name(k.kind),
+                                   res[i].bandwidth / 1e6, frac, res[i].yields, res[i].background);
   }
   if (csv) csv->commit();
   return 0;
@@ -982,8 +981,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
                     {"bandwidth_Bps", res[i].bandwidth},
                     {"yields_per_step", res[i].yields}});
       csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, host::kind_name(keys[i].kind),
-                         host::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds,
-                         res[i].bandwidth);
+                         host::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds, res[i].bandwidth);
     }
     j["sim"] = {{"wall_seconds", r.sim_wall_seconds}, {"cells", cj}, {"metrics", nlohmann::json::array()}};
   }

@@ -149,8 +149,7 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     // into a page (where malloc puts a large block) splits every page's copy
     // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
     // default they ask for huge pages (host::MessageBuffer).
-    const host::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages),
-        recvbuf(zc ? 0 : maxs, o.huge_pages);
+    const host::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages), recvbuf(zc ? 0 : maxs, o.huge_pages);
     const int nbuf = cma_own ? r.send_buffers() : 0;
     for (int b = 0; b < nbuf; ++b) (void)r.acquire(maxs);  // the transport makes them at the first call
     {

@@ -171,8 +171,9 @@ int run_curve(const CurveOptions& o) {
       sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
   }
   std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
-                           network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", network::model::describe(cfg),
-                           sc.preset, sizes, ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+                           network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli",
+                           network::model::describe(cfg), sc.preset, sizes,
+                           ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -264,8 +265,8 @@ int run_curve(const CurveOptions& o) {
   if (!o.png.empty()) {
     // Latency below saturation (the saturated point's latency only says "unbounded").
     plot::LineChart chart;
-    chart.title =
-        fmt::format("{} traffic on a {} ({})", network::model::to_string(cfg.pattern), network::model::describe(cfg), sc.preset);
+    chart.title = fmt::format("{} traffic on a {} ({})", network::model::to_string(cfg.pattern),
+                              network::model::describe(cfg), sc.preset);
     if (!results.empty() && results.back().saturated)
       chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
     chart.x_label = "offered load (packets per node per cycle)";

@@ -16,7 +16,8 @@ const FamilyRegistrar registrar{{
     .summary = "Intel Xeon Phi offload over PCIe: HAM-Offload programs; native host + card process, simulated "
                "PCIe/host/card model",
     .run = run,
-    .print_params = [](const std::string& preset, std::ostream& out) { print_params(model::param_decls(), preset, out); },
+    .print_params = [](const std::string& preset,
+                       std::ostream& out) { print_params(model::param_decls(), preset, out); },
     .print_programs = {},
     .commands = {},
 }};

@@ -152,7 +152,8 @@ class SimRuntime final : public Runtime {
  public:
   explicit SimRuntime(const Options& o)
       : o_(o),
-        model_(hopsim::xeonphi::model::load_machine(o.preset, overrides(o.sets)), hopsim::xeonphi::model::Placement{o.host_core}),
+        model_(hopsim::xeonphi::model::load_machine(o.preset, overrides(o.sets)),
+               hopsim::xeonphi::model::Placement{o.host_core}),
         ring_free_(o.buffers, 0) {
     if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_);
   }
@@ -347,7 +348,7 @@ class SimRuntime final : public Runtime {
     const auto& link = model_.link();
     const auto& sc = model_.machine().scif;
     hopsim::xeonphi::model::TlpCount a = link.write_tlps(bytes, sc.pio_tlp_bytes),
-                              f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
+                                     f = link.write_tlps(sc.flag_bytes, sc.pio_tlp_bytes);
     a.data_tlps += f.data_tlps;
     a.request_tlps += f.request_tlps;
     a.payload_bytes += f.payload_bytes;
