@@ -25,9 +25,21 @@ struct Result {
   std::string err;
 };
 
+// This process's scratch folder, removed when the process exits.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("hopsim-xeonphi-trace-" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
 fs::path work(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("hopsim-xeonphi-trace-" + std::to_string(::getpid()));
-  fs::create_directories(d);
+  static const Scratch scratch;
+  const fs::path& d = scratch.dir;
   const fs::path p = d / name;
   fs::remove(p);
   return p;
