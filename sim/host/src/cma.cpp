@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -146,10 +147,10 @@ bool allow_ptracer(pid_t ancestor) {
 void make_cma_inaccessible() {
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2]{};
-  if (::syscall(SYS_capget, &hdr, data) == 0) {
+  std::array<__user_cap_data_struct, 2> data{};
+  if (::syscall(SYS_capget, &hdr, data.data()) == 0) {
     data[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
-    ::syscall(SYS_capset, &hdr, data);
+    ::syscall(SYS_capset, &hdr, data.data());
   }
 }
 
@@ -160,10 +161,12 @@ std::size_t cma_read(pid_t pid, std::span<const iovec> local, std::span<const io
   return transfer(false, pid, local, remote);
 }
 std::size_t cma_write(pid_t pid, const void* local, void* remote, std::size_t bytes) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): iov_base is void* both ways; the kernel only reads local
   const iovec l{const_cast<void*>(local), bytes}, r{remote, bytes};
   return transfer(true, pid, {&l, 1}, {&r, 1});
 }
 std::size_t cma_read(pid_t pid, void* local, const void* remote, std::size_t bytes) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): iov_base is void* both ways; the kernel only reads remote
   const iovec l{local, bytes}, r{const_cast<void*>(remote), bytes};
   return transfer(false, pid, {&l, 1}, {&r, 1});
 }

@@ -30,6 +30,8 @@ class MessageBuffer {
   MessageBuffer(std::size_t bytes, bool huge);
   MessageBuffer(const MessageBuffer&) = delete;
   MessageBuffer& operator=(const MessageBuffer&) = delete;
+  MessageBuffer(MessageBuffer&&) = delete;
+  MessageBuffer& operator=(MessageBuffer&&) = delete;
   ~MessageBuffer();
 
   [[nodiscard]] std::byte* data() const { return p_; }

@@ -55,9 +55,9 @@ inline constexpr int kMaxSlots = 16;
 struct Options {
   int procs = 2;
   Kind kind = Kind::double_copy;
-  std::size_t max_message = 1 << 20;  // largest message any rank sends
-  std::size_t chunk = 64 * 1024;      // bounce-buffer slot (double copy)
-  int slots = 4;                      // slots per channel (double copy)
+  std::size_t max_message = 1 << 20;           // largest message any rank sends
+  std::size_t chunk = std::size_t{64} * 1024;  // bounce-buffer slot (double copy)
+  int slots = 4;                               // slots per channel (double copy)
   // CMA: the send buffers acquire() rotates through (1 to kMaxSlots), each
   // max_message bytes of the rank's own memory. A message sent from one is
   // pulled by its receiver while the sender goes on, so a sender may be
@@ -201,6 +201,10 @@ class Rank {
  private:
   friend class Node;
   Rank(Node& n, int id) : node_(n), id_(id) {}
+  // sendrecv over CMA (the receiver pulls the sender's posted buffer) and
+  // over double copy (chunks through the channels' bounce-buffer slots).
+  void sendrecv_cma(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in);
+  void sendrecv_double(int dst, std::span<const std::byte> out, int src, std::span<std::byte> in);
   Node& node_;
   int id_;
 };
@@ -213,6 +217,8 @@ class Node {
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
+  Node(Node&&) = delete;
+  Node& operator=(Node&&) = delete;
 
   static constexpr int kMaxProcs = 64;
 
