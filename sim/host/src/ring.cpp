@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -51,7 +51,7 @@ std::uint64_t stamp_of(int src, std::uint64_t seq) {
   const auto* p = data.data();
   std::uint64_t s = 0;
   for (std::size_t i = 0; i < words; ++i) {
-    std::uint64_t w;
+    std::uint64_t w = 0;
     std::memcpy(&w, p + i * 8, 8);
     s += w ^ (i * kMix);
   }
@@ -89,7 +89,9 @@ void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int
   }
 }
 
-std::vector<RingCell> run_ring(const RingOptions& o) {
+namespace {
+
+void check_ring_options(const RingOptions& o) {
   if (o.procs < 2)
     throw ConfigError(fmt::format("ring: a ring of {} process{} has no neighbour to send to (at least 2 processes)",
                                   o.procs, o.procs == 1 ? "" : "es"));
@@ -107,7 +109,9 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
         fmt::format("ring: {} sizes x {} repetitions is too many for one launch (sizes x (2 x repetitions + "
                     "1) at most 511)",
                     o.sizes.size(), o.reps));
+}
 
+host::Options transport_options(const RingOptions& o) {
   host::Options to;
   to.procs = o.procs;
   to.kind = o.kind;
@@ -121,6 +125,189 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
   to.bind = o.bind;
   to.corrupt_rank = o.corrupt_rank;
   to.corrupt_message = o.corrupt_message;
+  return to;
+}
+
+// Where a rank's results lie in its scratch, in doubles: the time of size
+// si's repetition rp at time(si, rp), the messages checked at size si at
+// checked(si), the huge-page KiB at huge_kib(), rank 0's hand-over around
+// each repetition at handover(si, rp).
+struct ScratchLayout {
+  std::size_t nsizes, reps;
+  [[nodiscard]] std::size_t time(std::size_t si, std::size_t rp) const { return si * reps + rp; }
+  [[nodiscard]] std::size_t checked(std::size_t si) const { return nsizes * reps + si; }
+  [[nodiscard]] std::size_t huge_kib() const { return nsizes * (reps + 1); }
+  [[nodiscard]] std::size_t handover(std::size_t si, std::size_t rp) const {
+    return nsizes * (reps + 1) + 1 + si * reps + rp;
+  }
+};
+
+// One rank's part of the ring: each message size's warm-up and timed
+// repetitions, every message received checksummed; the results go to the
+// rank's scratch (ScratchLayout).
+class RingRank {
+ public:
+  RingRank(host::Rank& r, const RingOptions& o, std::size_t maxs, int left, int right, bool probe_handover)
+      : r_(r),
+        o_(o),
+        at_{o.sizes.size(), static_cast<std::size_t>(o.reps)},
+        me_(r.id()),
+        L_(left),
+        R_(right),
+        probe_(probe_handover && me_ < 2),
+        zc_(r.kind() == host::Kind::zero_copy),
+        // CMA with the transport's send buffers (RingOptions::cma_buffers).
+        cma_own_(r.kind() == host::Kind::cma && o.cma_buffers > 0),
+        results_(reinterpret_cast<double*>(r.scratch().data())),
+        // Message buffers start on a page, as MPI benchmarks allocate them: a
+        // CMA transfer is copied page by page, and a buffer that starts 16 bytes
+        // into a page (where malloc puts a large block) splits every page's copy
+        // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
+        // default they ask for huge pages (host::MessageBuffer).
+        sendbuf_(zc_ || cma_own_ ? 0 : maxs, o.huge_pages),
+        recvbuf_(zc_ ? 0 : maxs, o.huge_pages),
+        nbuf_(cma_own_ ? r.send_buffers() : 0) {
+    for (int b = 0; b < nbuf_; ++b) (void)r.acquire(maxs);  // the transport makes them at the first call
+    const long a = cma_own_ ? r.send_buffers_huge_kib() : sendbuf_.huge_kib(), b = recvbuf_.huge_kib();
+    results_[at_.huge_kib()] = a < 0 || b < 0 ? -1.0 : static_cast<double>(a + b);
+    expect_.resize(maxs);
+  }
+
+  void run() {
+    for (std::size_t si = 0; si < at_.nsizes; ++si) run_size(si);
+  }
+
+ private:
+  void run_size(std::size_t si) {
+    const std::size_t size = o_.sizes[si];
+    // The checksum of L's pattern without word 0, which carries the stamp.
+    fill_pattern({expect_.data(), size}, L_, o_.seed);
+    std::uint64_t w0 = 0;
+    std::memcpy(&w0, expect_.data(), 8);
+    const std::uint64_t base = checksum({expect_.data(), size}) - w0;
+    if (!zc_ && !cma_own_) fill_pattern({sendbuf_.data(), size}, me_, o_.seed);
+    // CMA: each transport buffer gets the pattern once per size (all are
+    // free here: the last size's pulls ended before the barrier).
+    for (int b = 0; b < nbuf_; ++b) fill_pattern(r_.acquire(size), me_, o_.seed);
+    filled_ = 0;
+    const int iters = ring_iters(o_, size);
+    std::uint64_t seq = 0;
+    // Untimed warm-up: first touch of buffers and channels. Two steps, so
+    // that zero copy's sender fills both its pool buffers with the
+    // pattern here (one step would leave the second fill, about 1 ms at
+    // 1 MiB, in the first repetition: 438 us a step there against 44 us
+    // in the third, making fastest-of-3 fastest-of-2).
+    for (int w = 0; w < kWarmupSteps; ++w) step(size, base, seq++);
+    for (int rp = 0; rp < o_.reps; ++rp) {
+      const double before = probe_ ? r_.handover(1 - me_) : 0.0;
+      r_.barrier();
+      const double t0 = now();
+      for (int k = 0; k < iters; ++k) step(size, base, seq++);
+      results_[at_.time(si, static_cast<std::size_t>(rp))] = now() - t0;
+      if (probe_) {
+        const double after = r_.handover(1 - me_);
+        results_[at_.handover(si, static_cast<std::size_t>(rp))] = std::max(before, after);
+      }
+    }
+    r_.barrier();
+    results_[at_.checked(si)] = static_cast<double>(checked_);
+    checked_ = 0;
+  }
+
+  // Message `seq` of `size` bytes to R while L's arrives; checks its checksum.
+  void step(std::size_t size, std::uint64_t base, std::uint64_t seq) {
+    const std::uint64_t st = stamp_of(me_, seq);
+    const std::uint64_t expected = base + stamp_of(L_, seq);
+    std::span<const std::byte> got;
+    if (zc_) {
+      auto buf = r_.acquire(size);
+      if (filled_ < 2) {
+        fill_pattern(buf, me_, o_.seed);
+        ++filled_;
+      }
+      std::memcpy(buf.data(), &st, 8);
+      got = r_.sendrecv_view(R_, buf, L_, size);
+    } else if (cma_own_) {
+      auto buf = r_.acquire(size);
+      std::memcpy(buf.data(), &st, 8);
+      r_.sendrecv(R_, buf, L_, {recvbuf_.data(), size});
+      got = {recvbuf_.data(), size};
+    } else {
+      std::memcpy(sendbuf_.data(), &st, 8);
+      r_.sendrecv(R_, {sendbuf_.data(), size}, L_, {recvbuf_.data(), size});
+      got = {recvbuf_.data(), size};
+    }
+    const std::uint64_t c = checksum(got);
+    if (c != expected)
+      throw DataMismatchError(
+          fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
+                      "{:#018x}, expected {:#018x}",
+                      me_, seq, size, L_, host::kind_name(r_.kind()), c, expected));
+    ++checked_;
+  }
+
+  host::Rank& r_;
+  const RingOptions& o_;
+  ScratchLayout at_;
+  int me_, L_, R_;
+  bool probe_, zc_, cma_own_;
+  double* results_;
+  const host::MessageBuffer sendbuf_, recvbuf_;
+  int nbuf_;
+  std::vector<std::byte> expect_;
+  int filled_ = 0;  // zero copy: the two pool buffers get the pattern once per size
+  std::uint64_t checked_ = 0;
+};
+
+double scratch_value(const host::Node& node, int rank, std::size_t index) {
+  double v = 0;
+  std::memcpy(&v, node.scratch(rank).data() + index * sizeof(double), sizeof v);
+  return v;
+}
+
+// Size si's cell from every rank's scratch: the fastest repetition by its
+// slowest rank, and the messages checked over all ranks.
+RingCell cell_of(const RingOptions& o, const host::Node& node, const host::NodeReport& rep, std::size_t si,
+                 bool probe_handover) {
+  const ScratchLayout at{o.sizes.size(), static_cast<std::size_t>(o.reps)};
+  RingCell c;
+  c.procs = o.procs;
+  c.size = o.sizes[si];
+  c.order = o.random_order ? "random" : "natural";
+  c.requested = rep.requested;
+  c.used = rep.used;
+  c.fallback = rep.fallback;
+  c.bind = o.bind;
+  c.cpu_of_rank = rep.cpu_of_rank;
+  c.iters = ring_iters(o, c.size);
+  double best = 1e300;
+  std::size_t fastest = 0;
+  for (std::size_t rp = 0; rp < at.reps; ++rp) {
+    double slowest = 0;
+    for (int rk = 0; rk < o.procs; ++rk) slowest = std::max(slowest, scratch_value(node, rk, at.time(si, rp)));
+    if (slowest < best) {
+      best = slowest;
+      fastest = rp;
+    }
+  }
+  c.seconds = best;
+  if (probe_handover) c.handover = scratch_value(node, 0, at.handover(si, fastest));
+  c.bandwidth = static_cast<double>(c.size) * c.iters / best;
+  c.huge_kib = -1;
+  for (int rk = 0; rk < o.procs; ++rk) {
+    c.messages_checked += static_cast<std::uint64_t>(scratch_value(node, rk, at.checked(si)));
+    const double h = scratch_value(node, rk, at.huge_kib());
+    if (h >= 0) c.huge_kib = rk == 0 ? static_cast<long>(h) : std::min(c.huge_kib, static_cast<long>(h));
+  }
+  c.huge_pages = o.huge_pages;
+  return c;
+}
+
+}  // namespace
+
+std::vector<RingCell> run_ring(const RingOptions& o) {
+  check_ring_options(o);
+  const host::Options to = transport_options(o);
   host::Node node(to);
   // Ranks 0 and 1 on two CPUs (spread over at least two) probe their
   // cache-line hand-over around every timed repetition.
@@ -130,145 +317,15 @@ std::vector<RingCell> run_ring(const RingOptions& o) {
     CPU_ZERO(&set);
     probe_handover = ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
   }
-
   std::vector<int> left, right;
   ring_neighbours(o.procs, o.random_order, o.seed, left, right);
-  const std::uint64_t seed = o.seed;
-  const std::size_t nsizes = o.sizes.size();
-
   const auto rep = node.run([&](host::Rank& r) {
-    const int me = r.id(), L = left[me], R = right[me];
-    const std::size_t maxs = to.max_message;
-    auto* results = reinterpret_cast<double*>(r.scratch().data());
-    double* handovers = results + nsizes * (o.reps + 1) + 1;  // rank 0's count
-    const bool zc = r.kind() == host::Kind::zero_copy;
-    // CMA with the transport's send buffers (RingOptions::cma_buffers).
-    const bool cma_own = r.kind() == host::Kind::cma && o.cma_buffers > 0;
-    // Message buffers start on a page, as MPI benchmarks allocate them: a
-    // CMA transfer is copied page by page, and a buffer that starts 16 bytes
-    // into a page (where malloc puts a large block) splits every page's copy
-    // in two on both sides (measured: 2x slower CMA at 1 MiB here). By
-    // default they ask for huge pages (host::MessageBuffer).
-    const host::MessageBuffer sendbuf(zc || cma_own ? 0 : maxs, o.huge_pages), recvbuf(zc ? 0 : maxs, o.huge_pages);
-    const int nbuf = cma_own ? r.send_buffers() : 0;
-    for (int b = 0; b < nbuf; ++b) (void)r.acquire(maxs);  // the transport makes them at the first call
-    {
-      const long a = cma_own ? r.send_buffers_huge_kib() : sendbuf.huge_kib(), b = recvbuf.huge_kib();
-      results[nsizes * (o.reps + 1)] = a < 0 || b < 0 ? -1.0 : static_cast<double>(a + b);
-    }
-    std::vector<std::byte> expect(maxs);
-    std::uint64_t checked = 0;
-    for (std::size_t si = 0; si < nsizes; ++si) {
-      const std::size_t size = o.sizes[si];
-      // The checksum of L's pattern without word 0, which carries the stamp.
-      fill_pattern({expect.data(), size}, L, seed);
-      std::uint64_t w0;
-      std::memcpy(&w0, expect.data(), 8);
-      const std::uint64_t base = checksum({expect.data(), size}) - w0;
-      if (!zc && !cma_own) fill_pattern({sendbuf.data(), size}, me, seed);
-      // CMA: each transport buffer gets the pattern once per size (all are
-      // free here: the last size's pulls ended before the barrier).
-      for (int b = 0; b < nbuf; ++b) fill_pattern(r.acquire(size), me, seed);
-      int filled = 0;  // zero copy: the two pool buffers get the pattern once per size
-      const int iters = ring_iters(o, size);
-      std::uint64_t seq = 0;
-      auto one = [&] {
-        const std::uint64_t st = stamp_of(me, seq);
-        const std::uint64_t expected = base + stamp_of(L, seq);
-        std::span<const std::byte> got;
-        if (zc) {
-          auto buf = r.acquire(size);
-          if (filled < 2) {
-            fill_pattern(buf, me, seed);
-            ++filled;
-          }
-          std::memcpy(buf.data(), &st, 8);
-          got = r.sendrecv_view(R, buf, L, size);
-        } else if (cma_own) {
-          auto buf = r.acquire(size);
-          std::memcpy(buf.data(), &st, 8);
-          r.sendrecv(R, buf, L, {recvbuf.data(), size});
-          got = {recvbuf.data(), size};
-        } else {
-          std::memcpy(sendbuf.data(), &st, 8);
-          r.sendrecv(R, {sendbuf.data(), size}, L, {recvbuf.data(), size});
-          got = {recvbuf.data(), size};
-        }
-        const std::uint64_t c = checksum(got);
-        if (c != expected)
-          throw DataMismatchError(
-              fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
-                          "{:#018x}, expected {:#018x}",
-                          me, seq, size, L, host::kind_name(r.kind()), c, expected));
-        ++checked;
-        ++seq;
-      };
-      // Untimed warm-up: first touch of buffers and channels. Two steps, so
-      // that zero copy's sender fills both its pool buffers with the
-      // pattern here (one step would leave the second fill, about 1 ms at
-      // 1 MiB, in the first repetition: 438 us a step there against 44 us
-      // in the third, making fastest-of-3 fastest-of-2).
-      for (int w = 0; w < kWarmupSteps; ++w) one();
-      for (int rp = 0; rp < o.reps; ++rp) {
-        const double before = probe_handover && me < 2 ? r.handover(1 - me) : 0.0;
-        r.barrier();
-        const double t0 = now();
-        for (int k = 0; k < iters; ++k) one();
-        results[si * o.reps + rp] = now() - t0;
-        if (probe_handover && me < 2) {
-          const double after = r.handover(1 - me);
-          handovers[si * o.reps + rp] = std::max(before, after);
-        }
-      }
-      r.barrier();
-      results[nsizes * o.reps + si] = static_cast<double>(checked);
-      checked = 0;
-    }
+    RingRank rank(r, o, to.max_message, left[r.id()], right[r.id()], probe_handover);
+    rank.run();
   });
-
   std::vector<RingCell> cells;
-  for (std::size_t si = 0; si < nsizes; ++si) {
-    RingCell c;
-    c.procs = o.procs;
-    c.size = o.sizes[si];
-    c.order = o.random_order ? "random" : "natural";
-    c.requested = rep.requested;
-    c.used = rep.used;
-    c.fallback = rep.fallback;
-    c.bind = o.bind;
-    c.cpu_of_rank = rep.cpu_of_rank;
-    c.iters = ring_iters(o, c.size);
-    double best = 1e300;
-    int fastest = 0;
-    for (int rp = 0; rp < o.reps; ++rp) {
-      double slowest = 0;
-      for (int rk = 0; rk < o.procs; ++rk) {
-        double t;
-        std::memcpy(&t, node.scratch(rk).data() + (si * o.reps + rp) * sizeof(double), sizeof t);
-        slowest = std::max(slowest, t);
-      }
-      if (slowest < best) {
-        best = slowest;
-        fastest = rp;
-      }
-    }
-    c.seconds = best;
-    if (probe_handover)
-      std::memcpy(&c.handover,
-                  node.scratch(0).data() + (nsizes * (o.reps + 1) + 1 + si * o.reps + fastest) * sizeof(double),
-                  sizeof c.handover);
-    c.bandwidth = static_cast<double>(c.size) * c.iters / best;
-    c.huge_kib = -1;
-    for (int rk = 0; rk < o.procs; ++rk) {
-      double n, h;
-      std::memcpy(&n, node.scratch(rk).data() + (nsizes * o.reps + si) * sizeof(double), sizeof n);
-      c.messages_checked += static_cast<std::uint64_t>(n);
-      std::memcpy(&h, node.scratch(rk).data() + nsizes * (o.reps + 1) * sizeof(double), sizeof h);
-      if (h >= 0) c.huge_kib = rk == 0 ? static_cast<long>(h) : std::min(c.huge_kib, static_cast<long>(h));
-    }
-    c.huge_pages = o.huge_pages;
-    cells.push_back(c);
-  }
+  cells.reserve(o.sizes.size());
+  for (std::size_t si = 0; si < o.sizes.size(); ++si) cells.push_back(cell_of(o, node, rep, si, probe_handover));
   return cells;
 }
 

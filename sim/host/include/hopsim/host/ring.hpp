@@ -19,13 +19,13 @@ struct RingOptions {
   host::Kind kind = host::Kind::double_copy;
   bool random_order = false;
   std::uint64_t seed = 1;
-  std::vector<std::size_t> sizes{64 * 1024};
+  std::vector<std::size_t> sizes{std::size_t{64} * 1024};
   std::size_t bytes_per_rep = 16u << 20;  // data each process receives per timed repetition
   int min_iters = 2;
   int max_iters = 100000;
   int reps = 3;  // timed repetitions per size; the fastest counts (as hpcc)
   bool remap = false;
-  std::size_t chunk = 64 * 1024;
+  std::size_t chunk = std::size_t{64} * 1024;
   int slots = 4;
   // CMA: send buffers the ring takes from the transport (acquire()), so a
   // rank goes on while its message is pulled (host::Options::
