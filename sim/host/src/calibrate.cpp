@@ -6,7 +6,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -128,7 +128,7 @@ std::vector<double> in_processes(int n, const std::function<double(int)>& f) {
 
 // Least-squares line t = a + b x.
 std::pair<double, double> fit(const std::vector<double>& x, const std::vector<double>& t) {
-  const double n = static_cast<double>(x.size());
+  const auto n = static_cast<double>(x.size());
   double sx = 0, st = 0, sxx = 0, sxt = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     sx += x[i];
@@ -143,6 +143,209 @@ std::pair<double, double> fit(const std::vector<double>& x, const std::vector<do
 struct alignas(64) Line {
   std::atomic<std::uint64_t> v{0};
 };
+
+constexpr int kPhases = 4, kMaxRounds = 400, kBlocks = kPlacementBlocks;
+
+// The flags the exchange's two processes share.
+struct alignas(64) ExchangeFlags {
+  std::array<std::atomic<std::uint64_t>, 2> arrive{};
+  alignas(64) std::array<std::atomic<std::uint64_t>, 2> pid{};
+  std::array<std::atomic<std::uint64_t>, 2> send_addr{};
+  std::atomic<int> cma_failed{0};
+  alignas(64) std::atomic<std::uint64_t> ping{0};
+};
+
+// The exchange's shared memory, mapped before the fork and unmapped with
+// this: the flags; per size each process's time per phase and round; rank
+// 0's probes before and after each round's block, per pair of phases; the
+// two slots (slot[i]: what i reads).
+struct ExchangeMemory {
+  std::size_t nsz, maxs, per_size;
+  ExchangeFlags* sh;
+  double* times;
+  double* probe_at;  // [before/after][size][pair][round]
+  std::byte* slot;
+
+  ExchangeMemory(std::size_t sizes, std::size_t max_size)
+      : nsz(sizes),
+        maxs(max_size),
+        per_size(static_cast<std::size_t>(kPhases) * kMaxRounds),
+        sh(shared_map<ExchangeFlags>()),
+        times(shared_map<double>(2 * nsz * per_size)),
+        probe_at(shared_map<double>(2 * nsz * 2 * kMaxRounds)),
+        slot(static_cast<std::byte*>(
+            ::mmap(nullptr, 2 * maxs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0))) {
+    new (sh) ExchangeFlags();
+    if (slot == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map shared memory: {}", std::strerror(errno)));
+  }
+  ExchangeMemory(const ExchangeMemory&) = delete;
+  ExchangeMemory& operator=(const ExchangeMemory&) = delete;
+  ExchangeMemory(ExchangeMemory&&) = delete;
+  ExchangeMemory& operator=(ExchangeMemory&&) = delete;
+  ~ExchangeMemory() {
+    ::munmap(probe_at, sizeof(double) * 2 * nsz * 2 * kMaxRounds);
+    ::munmap(times, sizeof(double) * 2 * nsz * per_size);
+    if (slot != MAP_FAILED) ::munmap(slot, 2 * maxs);
+    ::munmap(sh, sizeof(ExchangeFlags));
+  }
+
+  [[nodiscard]] double& at(int side, std::size_t i, int pair, int k) const {
+    return probe_at[((static_cast<std::size_t>(side) * nsz + i) * 2 + static_cast<std::size_t>(pair)) * kMaxRounds +
+                    static_cast<std::size_t>(k)];
+  }
+  // Process `me`'s times at size i: [phase * kMaxRounds + round].
+  [[nodiscard]] double* times_of(int me, std::size_t i) const {
+    return times + (static_cast<std::size_t>(me) * nsz + i) * per_size;
+  }
+};
+
+// One process's side of the exchange (`me`, 0 or 1), made once it is
+// pinned: fresh private mappings, as a ring rank's buffers are (a vector
+// here could reuse heap pages the parent's earlier measurements left
+// behind), with the ring's page size (host::MessageBuffer).
+class ExchangeSide {
+ public:
+  ExchangeSide(const ExchangeMemory& m, const Calibration& c, const std::vector<int>& rounds, int me, bool huge,
+               bool try_cma)
+      : m_(m),
+        c_(c),
+        rounds_(rounds),
+        me_(me),
+        other_(1 - me),
+        try_cma_(try_cma),
+        priv_buf_(m.maxs, huge),
+        out_buf_(m.maxs, huge),
+        recv_buf_(m.maxs, huge) {
+    fill_pattern({priv_buf_.data(), m_.maxs}, me_, 1);
+    m_.sh->send_addr[me_].store(reinterpret_cast<std::uint64_t>(priv_buf_.data()));
+    m_.sh->pid[me_].store(static_cast<std::uint64_t>(::getpid()));
+  }
+
+  void run() {
+    barrier();
+    peer_ = static_cast<pid_t>(m_.sh->pid[other_].load());
+    peer_send_ = reinterpret_cast<const void*>(m_.sh->send_addr[other_].load());
+    for (std::size_t i = 0; i < m_.nsz; ++i) {
+      // Double copy's pair of phases, then CMA's pair, each in rounds of
+      // its own (round -1 warms up), so that one pattern's buffers do not
+      // push the other's out of the caches.
+      for (int pair = 0; pair < 2; ++pair) {
+        if (pair == 1 && !try_cma_) break;
+        rounds_of(i, pair);
+      }
+      barrier();
+    }
+  }
+
+ private:
+  void barrier() {
+    ++gen_;
+    m_.sh->arrive[me_].store(gen_, std::memory_order_release);
+    while (m_.sh->arrive[other_].load(std::memory_order_acquire) < gen_) __builtin_ia32_pause();
+  }
+  // The placement probe (host::line_pingpong, as Rank::handover): rank 0
+  // gets the fastest batch's one-way time, rank 1 answers and gets 0.
+  double probe() {
+    return host::line_pingpong(m_.sh->ping, me_ == 0, kPlacementRounds, [](const auto& pred) {
+      while (!pred()) __builtin_ia32_pause();
+    });
+  }
+
+  // One round of a pair of phases of `s` bytes: this side's time of each.
+  std::array<double, 2> round(std::size_t s, int pair) {
+    std::array<double, 2> t{};
+    double t0 = now();
+    if (pair == 0) {
+      std::memcpy(m_.slot + static_cast<std::size_t>(other_) * m_.maxs, priv_buf_.data(), s);
+      // Until the stores are visible to the other CPU: the ring's
+      // receiver waits for that, but the store buffer would end the
+      // timing first (a 4 KiB copy "took" 50 ns at 82 GB/s here).
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    } else if (m_.sh->cma_failed.load() == 0) {
+      try {
+        host::cma_read(peer_, recv_buf_.data(), peer_send_, s);
+      } catch (const Error&) {
+        m_.sh->cma_failed.store(1);
+      }
+    }
+    t[0] = now() - t0;
+    barrier();
+    t0 = now();
+    if (pair == 0)
+      std::memcpy(out_buf_.data(), m_.slot + static_cast<std::size_t>(me_) * m_.maxs, s);
+    else
+      sink_ = sink_ + checksum({recv_buf_.data(), s});
+    t[1] = now() - t0;
+    barrier();
+    return t;
+  }
+
+  // The rounds of size i and one pair of phases, in blocks with a probe
+  // before the first and after each (rank 0 records them per round).
+  void rounds_of(std::size_t i, int pair) {
+    const std::size_t s = c_.sizes[i];
+    const int rounds = rounds_[i];
+    const int block = std::max(1, (rounds + kBlocks - 1) / kBlocks);
+    double* my_times = m_.times_of(me_, i);
+    double before = 0;
+    for (int k = -1; k < rounds; ++k) {
+      const auto t = round(s, pair);
+      if (k < 0) {
+        before = probe();
+        continue;
+      }
+      my_times[static_cast<std::size_t>(2 * pair) * kMaxRounds + static_cast<std::size_t>(k)] = t[0];
+      my_times[static_cast<std::size_t>(2 * pair + 1) * kMaxRounds + static_cast<std::size_t>(k)] = t[1];
+      if ((k + 1) % block == 0 || k + 1 == rounds) {
+        const double after = probe();
+        if (me_ == 0)
+          for (int j = k - (k % block); j <= k; ++j) {
+            m_.at(0, i, pair, j) = before;
+            m_.at(1, i, pair, j) = after;
+          }
+        before = after;
+        barrier();
+      }
+    }
+  }
+
+  const ExchangeMemory& m_;
+  const Calibration& c_;
+  const std::vector<int>& rounds_;
+  int me_, other_;
+  bool try_cma_;
+  const host::MessageBuffer priv_buf_, out_buf_, recv_buf_;
+  pid_t peer_ = 0;
+  const void* peer_send_ = nullptr;
+  std::uint64_t gen_ = 0;
+  volatile std::uint64_t sink_ = 0;
+};
+
+// The rounds both processes measured: per round and phase the slower
+// one's time, each scaled by its CPU's speed.
+ExchangeRounds collect_rounds(const ExchangeMemory& m, const Calibration& c, const std::vector<int>& rounds,
+                              const std::vector<double>& speed, bool cma_used) {
+  const std::size_t nsz = m.nsz;
+  ExchangeRounds x;
+  x.sizes = c.sizes;
+  x.time.resize(nsz);
+  x.before.resize(nsz);
+  x.after.resize(nsz);
+  for (std::size_t i = 0; i < nsz; ++i)
+    for (int ph = 0; ph < kPhases; ++ph) {
+      const int pair = ph / 2;
+      if (pair == 1 && !cma_used) continue;
+      const auto t = static_cast<std::size_t>(ph);
+      for (int k = 0; k < rounds[i]; ++k) {
+        const std::size_t off = static_cast<std::size_t>(ph) * kMaxRounds + static_cast<std::size_t>(k);
+        x.time[i][t].push_back(
+            std::max(m.times[i * m.per_size + off] * speed[0], m.times[(nsz + i) * m.per_size + off] * speed[1]));
+        x.before[i][t].push_back(m.at(0, i, pair, k));
+        x.after[i][t].push_back(m.at(1, i, pair, k));
+      }
+    }
+  return x;
+}
 
 // Two processes pinned to the first two CPUs exchange data at once, as two
 // neighbours of a ring on different cores do; every phase ends with a
@@ -170,147 +373,23 @@ struct alignas(64) Line {
 ExchangeRounds exchange(const Calibration& c, const std::vector<int>& cpus, std::size_t maxs, double budget,
                         const std::vector<double>& speed, bool huge, bool& cma_failed) {
   const std::size_t nsz = c.sizes.size();
-  constexpr int kPhases = 4, kMaxRounds = 400, kBlocks = kPlacementBlocks;
-  struct alignas(64) Shared {
-    std::atomic<std::uint64_t> arrive[2];
-    alignas(64) std::atomic<std::uint64_t> pid[2];
-    std::atomic<std::uint64_t> send_addr[2];
-    std::atomic<int> cma_failed{0};
-    alignas(64) std::atomic<std::uint64_t> ping{0};
-  };
-  auto* sh = shared_map<Shared>();
-  new (sh) Shared();
-  // Per size: each process's time per phase and round; rank 0's probes
-  // before and after each round's block, per pair of phases.
-  const std::size_t per_size = static_cast<std::size_t>(kPhases) * kMaxRounds;
-  auto* times = shared_map<double>(2 * nsz * per_size);
-  auto* probe_at = shared_map<double>(2 * nsz * 2 * kMaxRounds);  // [before/after][size][pair][round]
-  auto at = [&](int side, std::size_t i, int pair, int k) -> double& {
-    return probe_at[((static_cast<std::size_t>(side) * nsz + i) * 2 + static_cast<std::size_t>(pair)) * kMaxRounds +
-                    static_cast<std::size_t>(k)];
-  };
-  auto* slot = static_cast<std::byte*>(
-      ::mmap(nullptr, 2 * maxs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));  // slot[i]: what i reads
-  if (slot == MAP_FAILED) throw Error(fmt::format("calibrate: cannot map shared memory: {}", std::strerror(errno)));
+  const ExchangeMemory m(nsz, maxs);
   const bool try_cma = c.cma_ok;
   const pid_t launcher = ::getpid();
   std::vector<int> rounds(nsz);
   for (std::size_t i = 0; i < nsz; ++i)
     rounds[i] = static_cast<int>(
         std::clamp<double>(budget * 4e9 / static_cast<double>(c.sizes[i]), 8, static_cast<double>(kMaxRounds)));
-
-  auto body = [&](int me) {
+  // Rank 0 runs in a child as well, so that the launcher's CPU set stays as it is.
+  in_processes(2, [&](int me) {
     pin(cpus[static_cast<std::size_t>(me)]);
     host::allow_ptracer(launcher);
-    // Fresh private mappings, as a ring rank's buffers are (a vector here
-    // could reuse heap pages the parent's earlier measurements left behind).
-    // With the ring's page size (host::MessageBuffer).
-    const host::MessageBuffer priv_buf(maxs, huge), out_buf(maxs, huge), recv_buf(maxs, huge);
-    const std::span<std::byte> priv{priv_buf.data(), maxs}, out{out_buf.data(), maxs}, recv{recv_buf.data(), maxs};
-    fill_pattern(priv, me, 1);
-    sh->send_addr[me].store(reinterpret_cast<std::uint64_t>(priv.data()));
-    sh->pid[me].store(static_cast<std::uint64_t>(::getpid()));
-    std::uint64_t gen = 0;
-    auto barrier = [&] {
-      ++gen;
-      sh->arrive[me].store(gen, std::memory_order_release);
-      while (sh->arrive[1 - me].load(std::memory_order_acquire) < gen) __builtin_ia32_pause();
-    };
-    // The placement probe (host::line_pingpong, as Rank::handover):
-    // rank 0 gets the fastest batch's one-way time, rank 1 answers and gets 0.
-    auto probe = [&] {
-      return host::line_pingpong(sh->ping, me == 0, kPlacementRounds, [](const auto& pred) {
-        while (!pred()) __builtin_ia32_pause();
-      });
-    };
-    barrier();
-    const int other = 1 - me;
-    const auto peer = static_cast<pid_t>(sh->pid[other].load());
-    const auto* peer_send = reinterpret_cast<const void*>(sh->send_addr[other].load());
-    volatile std::uint64_t sink = 0;
-    for (std::size_t i = 0; i < nsz; ++i) {
-      const std::size_t s = c.sizes[i];
-      const int block = std::max(1, (rounds[i] + kBlocks - 1) / kBlocks);
-      double* my_times = times + (static_cast<std::size_t>(me) * nsz + i) * per_size;
-      // Double copy's pair of phases, then CMA's pair, each in rounds of
-      // its own (round -1 warms up), so that one pattern's buffers do not
-      // push the other's out of the caches.
-      for (int pair = 0; pair < 2; ++pair) {
-        if (pair == 1 && !try_cma) break;
-        double before = 0;
-        for (int k = -1; k < rounds[i]; ++k) {
-          double t[2] = {};
-          double t0 = now();
-          if (pair == 0) {
-            std::memcpy(slot + static_cast<std::size_t>(other) * maxs, priv.data(), s);
-            // Until the stores are visible to the other CPU: the ring's
-            // receiver waits for that, but the store buffer would end the
-            // timing first (a 4 KiB copy "took" 50 ns at 82 GB/s here).
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-          } else if (sh->cma_failed.load() == 0) {
-            try {
-              host::cma_read(peer, recv.data(), peer_send, s);
-            } catch (const Error&) {
-              sh->cma_failed.store(1);
-            }
-          }
-          t[0] = now() - t0;
-          barrier();
-          t0 = now();
-          if (pair == 0)
-            std::memcpy(out.data(), slot + static_cast<std::size_t>(me) * maxs, s);
-          else
-            sink = sink + checksum({recv.data(), s});
-          t[1] = now() - t0;
-          barrier();
-          if (k < 0) {
-            before = probe();
-            continue;
-          }
-          my_times[static_cast<std::size_t>(2 * pair) * kMaxRounds + static_cast<std::size_t>(k)] = t[0];
-          my_times[static_cast<std::size_t>(2 * pair + 1) * kMaxRounds + static_cast<std::size_t>(k)] = t[1];
-          if ((k + 1) % block == 0 || k + 1 == rounds[i]) {
-            const double after = probe();
-            if (me == 0)
-              for (int j = k - (k % block); j <= k; ++j) {
-                at(0, i, pair, j) = before;
-                at(1, i, pair, j) = after;
-              }
-            before = after;
-            barrier();
-          }
-        }
-      }
-      barrier();
-    }
+    ExchangeSide side(m, c, rounds, me, huge, try_cma);
+    side.run();
     return 0.0;
-  };
-  // Rank 0 runs in a child as well, so that the launcher's CPU set stays as it is.
-  in_processes(2, body);
-  ExchangeRounds x;
-  x.sizes = c.sizes;
-  x.time.resize(nsz);
-  x.before.resize(nsz);
-  x.after.resize(nsz);
-  cma_failed = sh->cma_failed.load() != 0;
-  for (std::size_t i = 0; i < nsz; ++i)
-    for (int ph = 0; ph < kPhases; ++ph) {
-      const int pair = ph / 2;
-      if (pair == 1 && (!try_cma || cma_failed)) continue;
-      const auto t = static_cast<std::size_t>(ph);
-      for (int k = 0; k < rounds[i]; ++k) {
-        const std::size_t off = static_cast<std::size_t>(ph) * kMaxRounds + static_cast<std::size_t>(k);
-        x.time[i][t].push_back(
-            std::max(times[i * per_size + off] * speed[0], times[(nsz + i) * per_size + off] * speed[1]));
-        x.before[i][t].push_back(at(0, i, pair, k));
-        x.after[i][t].push_back(at(1, i, pair, k));
-      }
-    }
-  ::munmap(probe_at, sizeof(double) * 2 * nsz * 2 * kMaxRounds);
-  ::munmap(times, sizeof(double) * 2 * nsz * per_size);
-  ::munmap(slot, 2 * maxs);
-  ::munmap(sh, sizeof(Shared));
-  return x;
+  });
+  cma_failed = m.sh->cma_failed.load() != 0;
+  return collect_rounds(m, c, rounds, speed, try_cma && !cma_failed);
 }
 
 // Seconds per step of two processes exchanging 8-byte messages over one
@@ -383,7 +462,7 @@ double memcpy_bandwidth(std::size_t size, double seconds) {
 }
 
 namespace {
-constexpr std::size_t kProbeBytes = 256 * 1024;  // cached on every CPU this project ran on (L2 >= 512 KiB)
+constexpr std::size_t kProbeBytes = std::size_t{256} * 1024;  // cached on every CPU this project ran on (L2 >= 512 KiB)
 }  // namespace
 
 std::vector<double> checksum_rates(double seconds, std::vector<std::vector<double>>* batches, double batch) {
@@ -398,11 +477,16 @@ std::vector<double> checksum_rates(double seconds, std::vector<std::vector<doubl
   struct Unmap {
     void* p;
     std::size_t bytes;
+    Unmap(void* map, std::size_t len) : p(map), bytes(len) {}
+    Unmap(const Unmap&) = delete;
+    Unmap& operator=(const Unmap&) = delete;
+    Unmap(Unmap&&) = delete;
+    Unmap& operator=(Unmap&&) = delete;
     ~Unmap() {
       if (p) ::munmap(p, bytes);
     }
   } unmap_series{series, sizeof(double) * per * static_cast<std::size_t>(n)};
-  const auto rates = in_processes(n, [&](int i) {
+  auto rates = in_processes(n, [&](int i) {
     if (!cpus.empty()) pin(cpus[static_cast<std::size_t>(i)]);
     std::vector<std::byte> a(kProbeBytes);
     fill_pattern(a, i, 1);
@@ -475,10 +559,10 @@ SpeedSpells fit_speed_spells(const std::vector<std::vector<double>>& series, dou
 
 namespace {
 using Tables = std::vector<double> Calibration::*;
-constexpr Tables kExchangeTables[] = {&Calibration::xwrite_bw, &Calibration::xcopy_bw, &Calibration::xcma_bw,
-                                      &Calibration::xread_bw};
-constexpr Tables kApartTables[] = {&Calibration::xwrite_bw_apart, &Calibration::xcopy_bw_apart,
-                                   &Calibration::xcma_bw_apart, &Calibration::xread_bw_apart};
+constexpr std::array<Tables, 4> kExchangeTables{&Calibration::xwrite_bw, &Calibration::xcopy_bw, &Calibration::xcma_bw,
+                                                &Calibration::xread_bw};
+constexpr std::array<Tables, 4> kApartTables{&Calibration::xwrite_bw_apart, &Calibration::xcopy_bw_apart,
+                                             &Calibration::xcma_bw_apart, &Calibration::xread_bw_apart};
 // Per entry the faster of `into` (empty: taken as it is) and `from`.
 void merge_faster(std::vector<double>& into, const std::vector<double>& from) {
   if (into.empty()) {
@@ -603,478 +687,532 @@ void sort_exchanges(Calibration& c, const std::vector<ExchangeRun>& runs) {
   if (nearest > 0) c.c2c_latency = c.c2c_latency > 0 ? std::min(c.c2c_latency, nearest) : nearest;
 }
 
-Calibration calibrate(const CalibrateOptions& o) {
-  Calibration c;
-  const auto cpus = allowed_cpus();
-  c.cores = std::max<int>(1, static_cast<int>(cpus.size()));
-  c.sizes = o.sizes;
-  const double B = o.seconds_per_point;
-  const std::size_t maxs = *std::max_element(o.sizes.begin(), o.sizes.end());
-  // The all-busy probes' rates in 100 us batches, for the speed spells.
-  constexpr double kSpellBatch = 1e-4;
-  std::vector<std::vector<double>> spell_batches;
+namespace {
 
-  auto restore_cpus = [&] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu : cpus) CPU_SET(cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
-  };
-  // The CPUs' speeds relative to the tables: the tables are measured on
-  // the first CPU alone (the mean over batches); a ring keeps every CPU busy for
-  // its whole run, so it goes at each CPU's mean rate with all of them busy
-  // (checksum_rates). A virtual machine's CPUs need not be equal, nor stay
-  // as they are (a host thread on the same physical core slows one).
-  // The reference and the single-process tables in passes: each pass
-  // measures every entry for a fifth of its time, so that every entry is
-  // the mean over the same moments spread across the tables' whole
-  // measurement. One entry after the other would put each in its own
-  // 30 ms, and this VM's CPUs change speed between two levels for
-  // milliseconds to seconds: measured so, a checksum table reads 12.0,
-  // 12.3, 5.5, 6.4, 5.6, 5.4 GB/s from 4 KiB to 4 MiB while the ring's
-  // checksum runs at 16 GB/s at 64 KiB.
-  // The all-busy probe runs in the same passes, after each pass's entries:
-  // a CPU's speed is its all-busy rate over the reference's, both means
-  // over the same moments. Probes of their own (one after the tables, one
-  // at the end of the calibration) come out at 0.69-1.93 of the reference
-  // on this VM (a CPU busy faster than alone: the probe meets the fast
-  // level of a speed spell that the tables met less), while the
-  // two-process zero-copy ring, a checksum of cached data, runs
-  // 11.1-12.3 GB/s in 17 of 19 rounds. Those 19 rounds simulated with both
-  // CPUs at speed 1 give 554 of 684 cells within 25%, against 518 with the
-  // two probes' mean and 472 with the mean of three probes.
-  {
-    pin(cpus.empty() ? 0 : cpus.front());
-    std::vector<std::byte> ref(kProbeBytes);
-    fill_pattern(ref, 0, 1);
-    const host::MessageBuffer abuf(maxs, o.huge_pages), bbuf(maxs, o.huge_pages);
-    const std::span<std::byte> a{abuf.data(), maxs}, b{bbuf.data(), maxs};
-    fill_pattern(a, 0, 1);
-    fill_pattern(b, 1, 1);
-    volatile std::uint64_t sink = 0;
-    constexpr int kPasses = 5;
-    const std::size_t nsz = o.sizes.size();
-    double t_ref = 0;
-    std::vector<double> t_mem(nsz, 0.0), t_read(nsz, 0.0), busy;
-    for (int pass = 0; pass < kPasses; ++pass) {
-      if (pass > 0) pin(cpus.empty() ? 0 : cpus.front());
-      t_ref += per_call(
-          B / kPasses, [&] { sink = sink + checksum(ref); }, Batch::mean);
-      for (std::size_t i = 0; i < nsz; ++i) {
-        const std::size_t sz = o.sizes[i];
-        t_mem[i] += per_call(
-            B / kPasses,
-            [&] {
-              std::memcpy(b.data(), a.data(), sz);
-              sink = sink + static_cast<std::uint64_t>(b[sz / 2]);
-            },
-            Batch::mean);
-        t_read[i] += per_call(
-            B / kPasses,
-            [&] {
-              sink = sink + checksum({a.data(), sz});
-            },
-            Batch::mean);
-      }
-      // Every pass ends with the all-busy probe, its time a fifth of the
-      // single probe it replaces (see core_speed below).
-      restore_cpus();
-      std::vector<std::vector<double>> pass_batches;
-      const auto r = checksum_rates(std::max(0.01, 3 * B / kPasses), &pass_batches, kSpellBatch);
-      busy.resize(std::max(busy.size(), r.size()), 0.0);
-      for (std::size_t i = 0; i < r.size(); ++i) busy[i] += r[i] / kPasses;
-      ++c.speed_probes;
-      spell_batches.insert(spell_batches.end(), pass_batches.begin(), pass_batches.end());
-    }
-    c.checksum_rate = kPasses * static_cast<double>(ref.size()) / t_ref;
-    for (std::size_t i = 0; i < nsz; ++i) {
-      c.memcpy_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_mem[i]);
-      c.read_bw.push_back(kPasses * static_cast<double>(o.sizes[i]) / t_read[i]);
-    }
-    for (double r : busy) c.core_speed.push_back(r / c.checksum_rate);
-    if (c.core_speed.empty()) c.core_speed.push_back(1.0);
+// The all-busy probes' rates in 100 us batches, for the speed spells.
+constexpr double kSpellBatch = 1e-4;
+
+// One calibration under way: the options, this process's CPUs, and what is
+// measured so far; each step measures one part of the Calibration.
+class Calibrator {
+ public:
+  explicit Calibrator(const CalibrateOptions& o)
+      : o_(o),
+        cpus_(allowed_cpus()),
+        B_(o.seconds_per_point),
+        maxs_(*std::max_element(o.sizes.begin(), o.sizes.end())) {
+    c_.cores = std::max<int>(1, static_cast<int>(cpus_.size()));
+    c_.sizes = o.sizes;
   }
-  // All cores copying at once: the memory system's shared limit.
-  for (auto s : o.sizes) {
+
+  Calibration run();
+
+ private:
+  void restore_cpus() const;
+  void single_process_tables();
+  void all_cpu_copies();
+  void background_load();
+  [[nodiscard]] double pingpong(int cpu0, int cpu1, bool yield, int rounds) const;
+  void pingpongs();
+  [[nodiscard]] double switch_among_many() const;
+  void yield_delay();
+  void cma_costs();
+  [[nodiscard]] std::vector<double> speeds_now() const;
+  void measured_exchange(const std::vector<double>& speed);
+  [[nodiscard]] std::array<double, 3> steps8(const std::vector<double>& speed) const;
+  void remap_costs();
+  void end_probe();
+
+  const CalibrateOptions& o_;
+  Calibration c_;
+  std::vector<int> cpus_;
+  double B_;          // seconds per point
+  std::size_t maxs_;  // the largest size
+  std::vector<std::vector<double>> spell_batches_;
+  bool cma_failed_ = false;
+};
+
+void Calibrator::restore_cpus() const {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus_) CPU_SET(cpu, &set);
+  ::sched_setaffinity(0, sizeof set, &set);
+}
+
+// The CPUs' speeds relative to the tables: the tables are measured on
+// the first CPU alone (the mean over batches); a ring keeps every CPU busy for
+// its whole run, so it goes at each CPU's mean rate with all of them busy
+// (checksum_rates). A virtual machine's CPUs need not be equal, nor stay
+// as they are (a host thread on the same physical core slows one).
+// The reference and the single-process tables in passes: each pass
+// measures every entry for a fifth of its time, so that every entry is
+// the mean over the same moments spread across the tables' whole
+// measurement. One entry after the other would put each in its own
+// 30 ms, and this VM's CPUs change speed between two levels for
+// milliseconds to seconds: measured so, a checksum table reads 12.0,
+// 12.3, 5.5, 6.4, 5.6, 5.4 GB/s from 4 KiB to 4 MiB while the ring's
+// checksum runs at 16 GB/s at 64 KiB.
+// The all-busy probe runs in the same passes, after each pass's entries:
+// a CPU's speed is its all-busy rate over the reference's, both means
+// over the same moments. Probes of their own (one after the tables, one
+// at the end of the calibration) come out at 0.69-1.93 of the reference
+// on this VM (a CPU busy faster than alone: the probe meets the fast
+// level of a speed spell that the tables met less), while the
+// two-process zero-copy ring, a checksum of cached data, runs
+// 11.1-12.3 GB/s in 17 of 19 rounds. Those 19 rounds simulated with both
+// CPUs at speed 1 give 554 of 684 cells within 25%, against 518 with the
+// two probes' mean and 472 with the mean of three probes.
+void Calibrator::single_process_tables() {
+  pin(cpus_.empty() ? 0 : cpus_.front());
+  std::vector<std::byte> ref(kProbeBytes);
+  fill_pattern(ref, 0, 1);
+  const host::MessageBuffer abuf(maxs_, o_.huge_pages), bbuf(maxs_, o_.huge_pages);
+  const std::span<std::byte> a{abuf.data(), maxs_}, b{bbuf.data(), maxs_};
+  fill_pattern(a, 0, 1);
+  fill_pattern(b, 1, 1);
+  volatile std::uint64_t sink = 0;
+  constexpr int kPasses = 5;
+  const std::size_t nsz = o_.sizes.size();
+  double t_ref = 0;
+  std::vector<double> t_mem(nsz, 0.0), t_read(nsz, 0.0), busy;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    if (pass > 0) pin(cpus_.empty() ? 0 : cpus_.front());
+    t_ref += per_call(
+        B_ / kPasses, [&] { sink = sink + checksum(ref); }, Batch::mean);
+    for (std::size_t i = 0; i < nsz; ++i) {
+      const std::size_t sz = o_.sizes[i];
+      t_mem[i] += per_call(
+          B_ / kPasses,
+          [&] {
+            std::memcpy(b.data(), a.data(), sz);
+            sink = sink + static_cast<std::uint64_t>(b[sz / 2]);
+          },
+          Batch::mean);
+      t_read[i] += per_call(
+          B_ / kPasses,
+          [&] {
+            sink = sink + checksum({a.data(), sz});
+          },
+          Batch::mean);
+    }
+    // Every pass ends with the all-busy probe, its time a fifth of the
+    // single probe it replaces (see core_speed below).
+    restore_cpus();
+    std::vector<std::vector<double>> pass_batches;
+    const auto r = checksum_rates(std::max(0.01, 3 * B_ / kPasses), &pass_batches, kSpellBatch);
+    busy.resize(std::max(busy.size(), r.size()), 0.0);
+    for (std::size_t i = 0; i < r.size(); ++i) busy[i] += r[i] / kPasses;
+    ++c_.speed_probes;
+    spell_batches_.insert(spell_batches_.end(), pass_batches.begin(), pass_batches.end());
+  }
+  c_.checksum_rate = kPasses * static_cast<double>(ref.size()) / t_ref;
+  for (std::size_t i = 0; i < nsz; ++i) {
+    c_.memcpy_bw.push_back(kPasses * static_cast<double>(o_.sizes[i]) / t_mem[i]);
+    c_.read_bw.push_back(kPasses * static_cast<double>(o_.sizes[i]) / t_read[i]);
+  }
+  for (double r : busy) c_.core_speed.push_back(r / c_.checksum_rate);
+  if (c_.core_speed.empty()) c_.core_speed.push_back(1.0);
+}
+
+// All cores copying at once: the memory system's shared limit.
+void Calibrator::all_cpu_copies() {
+  for (auto s : o_.sizes) {
     auto* go = shared_map<Line>();
-    const auto each = in_processes(c.cores, [&](int i) {
-      if (cpus.size() > 1) pin(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-      const host::MessageBuffer abuf(s, o.huge_pages), bbuf(s, o.huge_pages);
+    const auto each = in_processes(c_.cores, [&](int i) {
+      if (cpus_.size() > 1) pin(cpus_[static_cast<std::size_t>(i) % cpus_.size()]);
+      const host::MessageBuffer abuf(s, o_.huge_pages), bbuf(s, o_.huge_pages);
       const std::span<std::byte> a{abuf.data(), s}, b{bbuf.data(), s};
       fill_pattern(a, i, 1);
       go->v.fetch_add(1);
-      while (go->v.load() < static_cast<std::uint64_t>(c.cores)) ::sched_yield();
+      while (go->v.load() < static_cast<std::uint64_t>(c_.cores)) ::sched_yield();
       return static_cast<double>(s) / per_call(
-                                          B, [&] { std::memcpy(b.data(), a.data(), s); }, Batch::mean);
+                                          B_, [&] { std::memcpy(b.data(), a.data(), s); }, Batch::mean);
     });
     ::munmap(go, sizeof(Line));
     double sum = 0;
     for (double v : each) sum += v;
-    c.memcpy_bw_all.push_back(sum);
+    c_.memcpy_bw_all.push_back(sum);
   }
-  c.syscall = per_call(B, [] { ::syscall(SYS_getppid); });
+}
 
-  // Background load: one spinning process per core measures the share of
-  // its core it gets (CPU time over wall time); with L other runnable
-  // processes spread over C cores the share is C / (C + L). The spinner
-  // also records the gaps in its own timeline longer than kGap: the time
-  // another process held the core once it had it (preempt_slice).
-  {
-    constexpr double kGap = 50e-6;
-    const double wall = std::max(0.2, 10 * B);
-    auto* gaps = shared_map<double>(2 * static_cast<std::size_t>(c.cores));
-    const auto shares = in_processes(c.cores, [&](int i) {
-      timespec a{}, b{};
-      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-      const double t0 = now();
-      double last = t0, sum = 0, n = 0;
-      for (double t = t0; t - t0 < wall; t = now()) {
-        if (t - last > kGap) {
-          sum += t - last;
-          n += 1;
-        }
-        last = t;
+// Background load: one spinning process per core measures the share of
+// its core it gets (CPU time over wall time); with L other runnable
+// processes spread over C cores the share is C / (C + L). The spinner
+// also records the gaps in its own timeline longer than kGap: the time
+// another process held the core once it had it (preempt_slice).
+void Calibrator::background_load() {
+  constexpr double kGap = 50e-6;
+  const double wall = std::max(0.2, 10 * B_);
+  auto* gaps = shared_map<double>(2 * static_cast<std::size_t>(c_.cores));
+  const auto shares = in_processes(c_.cores, [&](int i) {
+    timespec a{}, b{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    const double t0 = now();
+    double last = t0, sum = 0, n = 0;
+    for (double t = t0; t - t0 < wall; t = now()) {
+      if (t - last > kGap) {
+        sum += t - last;
+        n += 1;
       }
-      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-      gaps[2 * i] = sum;
-      gaps[2 * i + 1] = n;
-      const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
-      return cpu / (now() - t0);
-    });
-    double share = 0, gap_sum = 0, gap_n = 0;
-    for (double v : shares) share += v / static_cast<double>(shares.size());
-    for (int i = 0; i < c.cores; ++i) {
-      gap_sum += gaps[2 * i];
-      gap_n += gaps[2 * i + 1];
+      last = t;
     }
-    ::munmap(gaps, sizeof(double) * 2 * static_cast<std::size_t>(c.cores));
-    share = std::clamp(share, 0.02, 1.0);
-    c.background_load = c.cores * (1.0 / share - 1.0);
-    c.preempt_slice = gap_n > 0 ? gap_sum / gap_n : 0.0;
-    c.preempt_count = static_cast<int>(gap_n);
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    gaps[2 * static_cast<std::size_t>(i)] = sum;
+    gaps[2 * static_cast<std::size_t>(i) + 1] = n;
+    const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+    return cpu / (now() - t0);
+  });
+  double share = 0, gap_sum = 0, gap_n = 0;
+  for (double v : shares) share += v / static_cast<double>(shares.size());
+  for (int i = 0; i < c_.cores; ++i) {
+    gap_sum += gaps[2 * static_cast<std::size_t>(i)];
+    gap_n += gaps[2 * static_cast<std::size_t>(i) + 1];
   }
+  ::munmap(gaps, sizeof(double) * 2 * static_cast<std::size_t>(c_.cores));
+  share = std::clamp(share, 0.02, 1.0);
+  c_.background_load = c_.cores * (1.0 / share - 1.0);
+  c_.preempt_slice = gap_n > 0 ? gap_sum / gap_n : 0.0;
+  c_.preempt_count = static_cast<int>(gap_n);
+}
 
+// Ping-pong on one shared line: on two cores (latency), and on one core
+// with yields (the cost of handing the core to another process).
+double Calibrator::pingpong(int cpu0, int cpu1, bool yield, int rounds) const {
+  auto* line = shared_map<Line>();
+  auto* t = shared_map<double>();
+  std::fflush(nullptr);
+  const pid_t p = ::fork();
+  if (p == 0) {
+    if (cpu1 >= 0) pin(cpu1);
+    for (int i = 0; i < rounds; ++i) {
+      while (line->v.load(std::memory_order_acquire) != 2 * static_cast<std::uint64_t>(i) + 1)
+        if (yield) ::sched_yield();
+      line->v.store(2 * i + 2, std::memory_order_release);
+    }
+    ::_exit(0);
+  }
+  if (cpu0 >= 0) pin(cpu0);
+  // The fastest batch of 50 round trips: preemption by other work is not the cost we want.
+  double t0 = now(), best = 1e300;
+  for (int i = 0; i < rounds; ++i) {
+    line->v.store(2 * i + 1, std::memory_order_release);
+    while (line->v.load(std::memory_order_acquire) != 2 * static_cast<std::uint64_t>(i) + 2)
+      if (yield) ::sched_yield();
+    if ((i + 1) % 50 == 0) {
+      const double t1 = now();
+      best = std::min(best, (t1 - t0) / 100.0);
+      t0 = t1;
+    }
+  }
+  *t = best;
+  ::waitpid(p, nullptr, 0);
+  const double r = *t;
+  ::munmap(line, sizeof(Line));
+  ::munmap(t, sizeof(double));
+  // Restore this process's CPU set.
+  restore_cpus();
+  return r;
+}
+
+void Calibrator::pingpongs() {
+  double best = 1e300;
+  for (int k = 0; k < 3; ++k)
+    best = std::min(best, cpus_.size() > 1 ? pingpong(cpus_[0], cpus_[1], false, o_.pingpong_rounds)
+                                           : pingpong(-1, -1, true, o_.pingpong_rounds));
+  c_.c2c_latency = best;
+  best = 1e300;
+  for (int k = 0; k < 3; ++k)
+    best = std::min(best, pingpong(cpus_.empty() ? -1 : cpus_[0], cpus_.empty() ? -1 : cpus_[0], true,
+                                   std::max(100, o_.pingpong_rounds / 4)));
+  c_.switch_cost = best;
+}
+
+// Many processes on one CPU: kMany processes pinned to the first CPU,
+// each calling sched_yield in a loop; wall time over the context switches
+// they count (getrusage), the fastest of three trials. A switch among
+// four or more costs more than between two (measured here: 5.2-5.5 us
+// for 2, 7.7 for 3, 8.5-9.0 for 4 to 16), and a ring of 8 processes on
+// 2 CPUs hands over that way (traced: a fixed cycle of the 4 on each).
+// Measured near the start and again at the end of the calibration, the
+// faster counts: one measurement can catch the first CPU in a slow spell
+// for all three trials (17.1 us against 8.1-10.7 otherwise; the 8-process
+// small-message cells then come out 26-44% slow).
+double Calibrator::switch_among_many() const {
+  constexpr int kMany = 4;
+  const int n = std::max(200, o_.pingpong_rounds / 10);
+  auto* sh = shared_map<double>(2 * kMany + 1);
+  auto* go = shared_map<Line>();
+  double best = 1e300;
+  for (int trial = 0; trial < 3; ++trial) {
+    go->v.store(0);
+    in_processes(kMany, [&](int i) {
+      if (!cpus_.empty()) pin(cpus_.front());
+      go->v.fetch_add(1);
+      while (go->v.load() < static_cast<std::uint64_t>(kMany)) ::sched_yield();
+      rusage a{}, b{};
+      ::getrusage(RUSAGE_SELF, &a);
+      const double t0 = now();
+      for (int j = 0; j < n; ++j) ::sched_yield();
+      const double t = now() - t0;
+      ::getrusage(RUSAGE_SELF, &b);
+      sh[2 * static_cast<std::size_t>(i)] = t;
+      sh[2 * static_cast<std::size_t>(i) + 1] =
+          static_cast<double>((b.ru_nvcsw - a.ru_nvcsw) + (b.ru_nivcsw - a.ru_nivcsw));
+      return 0.0;
+    });
+    double wall = 0, switches = 0;
+    for (int i = 0; i < kMany; ++i) {
+      wall = std::max(wall, sh[2 * static_cast<std::size_t>(i)]);
+      switches += sh[2 * static_cast<std::size_t>(i) + 1];
+    }
+    if (switches > 0) best = std::min(best, wall / switches);
+  }
+  ::munmap(go, sizeof(Line));
+  ::munmap(sh, sizeof(double) * (2 * kMany + 1));
+  return best;
+}
+
+// Yield delay: how late a process that waits with the transports' wait
+// (spin, then sched_yield) sees a flag once it has started yielding. The
+// waiter (first CPU) announces it waits; the setter (second CPU) lets it
+// spin out (4 spin times), then stamps the time and sets the flag; the
+// waiter records when it saw it. Mean over the trials: on an idle machine
+// a system call or two, under load the rest of another process's turn.
+void Calibrator::yield_delay() {
+  struct alignas(64) Shared {
+    std::atomic<std::uint64_t> waiting{0}, flag{0};
+    alignas(64) double stamp = 0;
+    alignas(64) double sum = 0;
+    int n = 0;
+    std::array<double, 2000> delay{};
+  };
+  auto* sh = shared_map<Shared>();
+  new (sh) Shared();
+  const double hold = 4 * c_.spin_time + 2e-6;
+  const double budget = std::max(0.1, 10 * B_);
+  std::fflush(nullptr);
+  const pid_t p = ::fork();
+  if (p == 0) {
+    if (cpus_.size() > 1) pin(cpus_[1]);
+    for (std::uint64_t i = 1;; ++i) {
+      while (sh->waiting.load(std::memory_order_acquire) < i) ::sched_yield();
+      if (sh->waiting.load() == ~0ull) break;
+      const double t0 = now();
+      while (now() - t0 < hold) {
+      }
+      sh->stamp = now();
+      sh->flag.store(i, std::memory_order_release);
+    }
+    ::_exit(0);
+  }
+  if (!cpus_.empty()) pin(cpus_[0]);
+  const double start = now();
+  for (std::uint64_t i = 1; i <= 2000 && (i <= 20 || now() - start < budget); ++i) {
+    sh->waiting.store(i, std::memory_order_release);
+    int spins = 0;
+    while (sh->flag.load(std::memory_order_acquire) < i) {
+      if (spins < host::kSpinPauses) {
+        __builtin_ia32_pause();
+        ++spins;
+      } else {
+        ::sched_yield();
+      }
+    }
+    const double seen = now();
+    sh->delay[sh->n] = std::max(0.0, seen - sh->stamp);
+    sh->sum += sh->delay[sh->n];
+    ++sh->n;
+  }
+  sh->waiting.store(~0ull, std::memory_order_release);
+  ::waitpid(p, nullptr, 0);
+  c_.yield_delay = sh->n > 0 ? sh->sum / sh->n : 0.0;
+  if (sh->n > 0) {
+    std::vector<double> d(sh->delay.begin(), sh->delay.begin() + sh->n);
+    std::nth_element(d.begin(), d.begin() + sh->n / 2, d.end());
+    c_.yield_delay_median = d[static_cast<std::size_t>(sh->n / 2)];
+  }
+  c_.yield_trials = sh->n;
+  ::munmap(sh, sizeof(Shared));
+  restore_cpus();
+}
+
+// CMA from a child that holds the message: process_vm_readv into a
+// buffer of ours, as the transport's receiver pulls from its sender. The
+// child maps its buffer itself (pages inherited over fork would be
+// copied on write, and a huge page split into small ones).
+void Calibrator::cma_costs() {
+  struct Posted {
+    std::atomic<std::uint64_t> state{0};
+    std::atomic<std::uint64_t> addr{0};
+  };
+  auto* sh = shared_map<Posted>();
+  new (sh) Posted();
+  std::fflush(nullptr);
+  const pid_t p = ::fork();
+  if (p == 0) {
+    int rc = 0;
+    try {
+      host::allow_ptracer(::getppid());
+      const host::MessageBuffer buf(maxs_, o_.huge_pages);
+      fill_pattern({buf.data(), maxs_}, 2, 1);
+      sh->addr.store(reinterpret_cast<std::uint64_t>(buf.data()));
+      sh->state.store(1);
+      while (sh->state.load() == 1) ::usleep(1000);
+    } catch (...) {
+      rc = 1;
+      sh->state.store(3);
+    }
+    ::_exit(rc);
+  }
+  while (sh->state.load() == 0) ::usleep(100);
+  const auto* remote = reinterpret_cast<const void*>(sh->addr.load());
+  const host::MessageBuffer local(maxs_, o_.huge_pages);
+  try {
+    if (sh->state.load() != 1) throw Error("the child holding the CMA buffer failed");
+    c_.cma_call = per_call(B_, [&] { host::cma_read(p, local.data(), remote, 8); });
+    std::vector<double> pages, times;
+    for (auto s : o_.sizes) {
+      const double t = per_call(B_, [&] { host::cma_read(p, local.data(), remote, s); });
+      c_.cma_bw.push_back(static_cast<double>(s) / t);
+      if (s >= 65536) {
+        pages.push_back(static_cast<double>(s) / 4096.0);
+        times.push_back(t);
+      }
+    }
+    if (pages.size() >= 2) c_.cma_per_page = fit(pages, times).second;
+    c_.cma_ok = true;
+  } catch (const Error& e) {
+    c_.cma_ok = false;
+    c_.cma_note = e.what();
+    c_.cma_bw.assign(o_.sizes.size(), 0.0);
+  }
+  sh->state.store(2);
+  ::waitpid(p, nullptr, 0);
+  ::munmap(sh, sizeof(Posted));
+}
+
+// The two CPUs' speeds now (they change while we measure), relative to
+// the tables; the exchange and the 8-byte steps are scaled to tables'
+// speed with them, as the model applies each core's speed itself.
+std::vector<double> Calibrator::speeds_now() const {
+  std::vector<double> v{1.0, 1.0};
+  if (cpus_.size() >= 2) {
+    const auto r = checksum_rates(std::max(0.03, B_));
+    for (std::size_t i = 0; i < 2; ++i) v[i] = r[i] / c_.checksum_rate;
+  }
+  return v;
+}
+
+// The exchange's placement, per block of rounds (see exchange()). All
+// exchanges' rounds are sorted again after each, against the split of
+// all their probes (placement_split).
+void Calibrator::measured_exchange(const std::vector<double>& speed) {
+  auto& exchanges = c_.exchanges;
+  if (cpus_.size() < 2) {
+    // One CPU: nothing crosses; the single-process rates are used.
+    c_.xwrite_bw = c_.memcpy_bw;
+    c_.xcopy_bw = c_.memcpy_bw;
+    c_.xcma_bw = c_.cma_bw;
+    c_.xread_bw = c_.read_bw;
+    return;
+  }
+  exchanges.push_back(exchange(c_, cpus_, maxs_, B_, speed, o_.huge_pages, cma_failed_));
+  c_.exchange_rounds = static_cast<int>(exchanges.back().time.back()[0].size());
+  std::vector<double> probes;
+  for (const auto& x : exchanges)
+    for (std::size_t i = 0; i < x.sizes.size(); ++i) {
+      probes.insert(probes.end(), x.before[i][0].begin(), x.before[i][0].end());
+      probes.insert(probes.end(), x.after[i][0].begin(), x.after[i][0].end());
+      probes.insert(probes.end(), x.before[i][2].begin(), x.before[i][2].end());
+      probes.insert(probes.end(), x.after[i][2].begin(), x.after[i][2].end());
+    }
+  const double split = placement_split(probes);
+  c_.split_handover = split;
+  std::vector<ExchangeRun> runs;
+  c_.rounds_mixed = 0;
+  for (const auto& x : exchanges)
+    for (auto& r : split_exchange(x, split, &c_.rounds_mixed)) runs.push_back(std::move(r));
+  sort_exchanges(c_, runs);
+  if (cma_failed_) {
+    c_.xcma_bw.assign(c_.sizes.size(), 0.0);
+    c_.xcma_bw_apart.clear();
+  }
+}
+
+// The protocol's CPU time of an 8-byte step (the part beyond the flags'
+// latencies and, for CMA, the call; see host::step_overhead) ran at the
+// slower CPU's pace. Measured after the exchange and again at the end of
+// the calibration, each time scaled by the speeds probed just before; per
+// transport the faster counts (one measurement can catch CMA's step at
+// 8.7 us against 3.3 a minute earlier, and the model's 4 KiB CMA cell
+// then comes out 57% slow).
+std::array<double, 3> Calibrator::steps8(const std::vector<double>& speed) const {
+  const double slow = std::min(speed[0], speed[1]);
+  auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
+  return std::array<double, 3>{
+      scaled(transport_step(host::Kind::double_copy, cpus_, B_), c_.c2c_latency),
+      scaled(transport_step(host::Kind::zero_copy, cpus_, B_), c_.c2c_latency),
+      c_.cma_ok ? scaled(transport_step(host::Kind::cma, cpus_, B_), c_.c2c_latency + c_.cma_call) : 0.0};
+}
+
+// Page remap: map a range of a shared memory file with its page-table
+// entries filled, then unmap it.
+void Calibrator::remap_costs() {
+  const std::size_t pg = 4096, maxpages = 1024;
+  const int fd = ::memfd_create("hopsim-calibrate", MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(maxpages * pg)) != 0)
+    throw Error(fmt::format("calibrate: memfd failed: {}", std::strerror(errno)));
+  void* warm = ::mmap(nullptr, maxpages * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  std::memset(warm, 1, maxpages * pg);  // allocate the file's pages once
+  std::vector<double> x, t;
+  for (std::size_t n : {1, 16, 64, 256, 1024}) {
+    x.push_back(static_cast<double>(n));
+    t.push_back(per_call(B_, [&] {
+      void* m = ::mmap(nullptr, n * pg, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+      if (m != MAP_FAILED) ::munmap(m, n * pg);
+    }));
+  }
+  const auto [a, b] = fit(x, t);
+  c_.remap_call = std::max(0.0, a);
+  c_.remap_per_page = b;
+  ::munmap(warm, maxpages * pg);
+  ::close(fd);
+}
+
+// The all-busy probe once more at the end, printed beside the speeds and
+// fitted for spells, but not in core_speed (see single_process_tables).
+void Calibrator::end_probe() {
+  std::vector<std::vector<double>> end_batches;
+  for (double r : checksum_rates(std::max(0.05, 3 * B_), &end_batches, kSpellBatch))
+    c_.speed_end.push_back(r / c_.checksum_rate);
+  spell_batches_.insert(spell_batches_.end(), end_batches.begin(), end_batches.end());
+  c_.spells = fit_speed_spells(spell_batches_, kSpellBatch);
+}
+
+Calibration Calibrator::run() {
+  single_process_tables();
+  all_cpu_copies();
+  c_.syscall = per_call(B_, [] { ::syscall(SYS_getppid); });
+  background_load();
   // The transports' spin before a yield.
-  c.spin_time = per_call(B, [] {
+  c_.spin_time = per_call(B_, [] {
     for (int i = 0; i < host::kSpinPauses; ++i) __builtin_ia32_pause();
   });
-
-  // Ping-pong on one shared line: on two cores (latency), and on one core
-  // with yields (the cost of handing the core to another process).
-  auto pingpong = [&](int cpu0, int cpu1, bool yield, int rounds) {
-    auto* line = shared_map<Line>();
-    auto* t = shared_map<double>();
-    std::fflush(nullptr);
-    const pid_t p = ::fork();
-    if (p == 0) {
-      if (cpu1 >= 0) pin(cpu1);
-      for (int i = 0; i < rounds; ++i) {
-        while (line->v.load(std::memory_order_acquire) != static_cast<std::uint64_t>(2 * i + 1))
-          if (yield) ::sched_yield();
-        line->v.store(2 * i + 2, std::memory_order_release);
-      }
-      ::_exit(0);
-    }
-    if (cpu0 >= 0) pin(cpu0);
-    // The fastest batch of 50 round trips: preemption by other work is not the cost we want.
-    double t0 = now(), best = 1e300;
-    for (int i = 0; i < rounds; ++i) {
-      line->v.store(2 * i + 1, std::memory_order_release);
-      while (line->v.load(std::memory_order_acquire) != static_cast<std::uint64_t>(2 * i + 2))
-        if (yield) ::sched_yield();
-      if ((i + 1) % 50 == 0) {
-        const double t1 = now();
-        best = std::min(best, (t1 - t0) / 100.0);
-        t0 = t1;
-      }
-    }
-    *t = best;
-    ::waitpid(p, nullptr, 0);
-    const double r = *t;
-    ::munmap(line, sizeof(Line));
-    ::munmap(t, sizeof(double));
-    // Restore this process's CPU set.
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu : cpus) CPU_SET(cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
-    return r;
-  };
-  {
-    double best = 1e300;
-    for (int k = 0; k < 3; ++k)
-      best = std::min(best, cpus.size() > 1 ? pingpong(cpus[0], cpus[1], false, o.pingpong_rounds)
-                                            : pingpong(-1, -1, true, o.pingpong_rounds));
-    c.c2c_latency = best;
-    best = 1e300;
-    for (int k = 0; k < 3; ++k)
-      best = std::min(best, pingpong(cpus.empty() ? -1 : cpus[0], cpus.empty() ? -1 : cpus[0], true,
-                                     std::max(100, o.pingpong_rounds / 4)));
-    c.switch_cost = best;
-  }
-  // Many processes on one CPU: kMany processes pinned to the first CPU,
-  // each calling sched_yield in a loop; wall time over the context switches
-  // they count (getrusage), the fastest of three trials. A switch among
-  // four or more costs more than between two (measured here: 5.2-5.5 us
-  // for 2, 7.7 for 3, 8.5-9.0 for 4 to 16), and a ring of 8 processes on
-  // 2 CPUs hands over that way (traced: a fixed cycle of the 4 on each).
-  // Measured here and again at the end of the calibration, the faster
-  // counts: one measurement can catch the first CPU in a slow spell for
-  // all three trials (17.1 us against 8.1-10.7 otherwise; the 8-process
-  // small-message cells then come out 26-44% slow).
-  auto switch_among_many = [&] {
-    constexpr int kMany = 4;
-    const int n = std::max(200, o.pingpong_rounds / 10);
-    auto* sh = shared_map<double>(2 * kMany + 1);
-    auto* go = shared_map<Line>();
-    double best = 1e300;
-    for (int trial = 0; trial < 3; ++trial) {
-      go->v.store(0);
-      in_processes(kMany, [&](int i) {
-        if (!cpus.empty()) pin(cpus.front());
-        go->v.fetch_add(1);
-        while (go->v.load() < static_cast<std::uint64_t>(kMany)) ::sched_yield();
-        rusage a{}, b{};
-        ::getrusage(RUSAGE_SELF, &a);
-        const double t0 = now();
-        for (int j = 0; j < n; ++j) ::sched_yield();
-        const double t = now() - t0;
-        ::getrusage(RUSAGE_SELF, &b);
-        sh[2 * i] = t;
-        sh[2 * i + 1] = static_cast<double>((b.ru_nvcsw - a.ru_nvcsw) + (b.ru_nivcsw - a.ru_nivcsw));
-        return 0.0;
-      });
-      double wall = 0, switches = 0;
-      for (int i = 0; i < kMany; ++i) {
-        wall = std::max(wall, sh[2 * i]);
-        switches += sh[2 * i + 1];
-      }
-      if (switches > 0) best = std::min(best, wall / switches);
-    }
-    ::munmap(go, sizeof(Line));
-    ::munmap(sh, sizeof(double) * (2 * kMany + 1));
-    return best;
-  };
+  pingpongs();
   const double many_first = switch_among_many();
-
-  // Yield delay: how late a process that waits with the transports' wait
-  // (spin, then sched_yield) sees a flag once it has started yielding. The
-  // waiter (first CPU) announces it waits; the setter (second CPU) lets it
-  // spin out (4 spin times), then stamps the time and sets the flag; the
-  // waiter records when it saw it. Mean over the trials: on an idle machine
-  // a system call or two, under load the rest of another process's turn.
-  {
-    struct alignas(64) Shared {
-      std::atomic<std::uint64_t> waiting{0}, flag{0};
-      alignas(64) double stamp = 0;
-      alignas(64) double sum = 0;
-      int n = 0;
-      double delay[2000];
-    };
-    auto* sh = shared_map<Shared>();
-    new (sh) Shared();
-    const double hold = 4 * c.spin_time + 2e-6;
-    const double budget = std::max(0.1, 10 * B);
-    std::fflush(nullptr);
-    const pid_t p = ::fork();
-    if (p == 0) {
-      if (cpus.size() > 1) pin(cpus[1]);
-      for (std::uint64_t i = 1;; ++i) {
-        while (sh->waiting.load(std::memory_order_acquire) < i) ::sched_yield();
-        if (sh->waiting.load() == ~0ull) break;
-        const double t0 = now();
-        while (now() - t0 < hold) {
-        }
-        sh->stamp = now();
-        sh->flag.store(i, std::memory_order_release);
-      }
-      ::_exit(0);
-    }
-    if (!cpus.empty()) pin(cpus[0]);
-    const double start = now();
-    for (std::uint64_t i = 1; i <= 2000 && (i <= 20 || now() - start < budget); ++i) {
-      sh->waiting.store(i, std::memory_order_release);
-      int spins = 0;
-      while (sh->flag.load(std::memory_order_acquire) < i) {
-        if (spins < host::kSpinPauses) {
-          __builtin_ia32_pause();
-          ++spins;
-        } else {
-          ::sched_yield();
-        }
-      }
-      const double seen = now();
-      sh->delay[sh->n] = std::max(0.0, seen - sh->stamp);
-      sh->sum += sh->delay[sh->n];
-      ++sh->n;
-    }
-    sh->waiting.store(~0ull, std::memory_order_release);
-    ::waitpid(p, nullptr, 0);
-    c.yield_delay = sh->n > 0 ? sh->sum / sh->n : 0.0;
-    if (sh->n > 0) {
-      std::vector<double> d(sh->delay, sh->delay + sh->n);
-      std::nth_element(d.begin(), d.begin() + sh->n / 2, d.end());
-      c.yield_delay_median = d[static_cast<std::size_t>(sh->n / 2)];
-    }
-    c.yield_trials = sh->n;
-    ::munmap(sh, sizeof(Shared));
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu : cpus) CPU_SET(cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
-  }
-
-  // CMA from a child that holds the message: process_vm_readv into a
-  // buffer of ours, as the transport's receiver pulls from its sender. The
-  // child maps its buffer itself (pages inherited over fork would be
-  // copied on write, and a huge page split into small ones).
-  {
-    struct Posted {
-      std::atomic<std::uint64_t> state{0};
-      std::atomic<std::uint64_t> addr{0};
-    };
-    auto* sh = shared_map<Posted>();
-    new (sh) Posted();
-    std::fflush(nullptr);
-    const pid_t p = ::fork();
-    if (p == 0) {
-      int rc = 0;
-      try {
-        host::allow_ptracer(::getppid());
-        const host::MessageBuffer buf(maxs, o.huge_pages);
-        fill_pattern({buf.data(), maxs}, 2, 1);
-        sh->addr.store(reinterpret_cast<std::uint64_t>(buf.data()));
-        sh->state.store(1);
-        while (sh->state.load() == 1) ::usleep(1000);
-      } catch (...) {
-        rc = 1;
-        sh->state.store(3);
-      }
-      ::_exit(rc);
-    }
-    while (sh->state.load() == 0) ::usleep(100);
-    const auto* remote = reinterpret_cast<const void*>(sh->addr.load());
-    const host::MessageBuffer local(maxs, o.huge_pages);
-    try {
-      if (sh->state.load() != 1) throw Error("the child holding the CMA buffer failed");
-      c.cma_call = per_call(B, [&] { host::cma_read(p, local.data(), remote, 8); });
-      std::vector<double> pages, times;
-      for (auto s : o.sizes) {
-        const double t = per_call(B, [&] { host::cma_read(p, local.data(), remote, s); });
-        c.cma_bw.push_back(static_cast<double>(s) / t);
-        if (s >= 65536) {
-          pages.push_back(static_cast<double>(s) / 4096.0);
-          times.push_back(t);
-        }
-      }
-      if (pages.size() >= 2) c.cma_per_page = fit(pages, times).second;
-      c.cma_ok = true;
-    } catch (const Error& e) {
-      c.cma_ok = false;
-      c.cma_note = e.what();
-      c.cma_bw.assign(o.sizes.size(), 0.0);
-    }
-    sh->state.store(2);
-    ::waitpid(p, nullptr, 0);
-    ::munmap(sh, sizeof(Posted));
-  }
-
-  // The two CPUs' speeds now (they change while we measure), relative to
-  // the tables; the exchange and the 8-byte steps are scaled to tables'
-  // speed with them, as the model applies each core's speed itself.
-  auto speeds_now = [&] {
-    std::vector<double> v{1.0, 1.0};
-    if (cpus.size() >= 2) {
-      const auto r = checksum_rates(std::max(0.03, B));
-      for (std::size_t i = 0; i < 2; ++i) v[i] = r[i] / c.checksum_rate;
-    }
-    return v;
-  };
+  yield_delay();
+  cma_costs();
   const std::vector<double> now_speed = speeds_now();
-  c.exchange_speed = now_speed;
-  // The exchange's placement, per block of rounds (see exchange()). All
-  // exchanges' rounds are sorted again after each, against the split of
-  // all their probes (placement_split).
-  auto& exchanges = c.exchanges;
-  bool cma_failed = false;
-  auto measured_exchange = [&](const std::vector<double>& speed) {
-    if (cpus.size() < 2) {
-      // One CPU: nothing crosses; the single-process rates are used.
-      c.xwrite_bw = c.memcpy_bw;
-      c.xcopy_bw = c.memcpy_bw;
-      c.xcma_bw = c.cma_bw;
-      c.xread_bw = c.read_bw;
-      return;
-    }
-    exchanges.push_back(exchange(c, cpus, maxs, B, speed, o.huge_pages, cma_failed));
-    c.exchange_rounds = static_cast<int>(exchanges.back().time.back()[0].size());
-    std::vector<double> probes;
-    for (const auto& x : exchanges)
-      for (std::size_t i = 0; i < x.sizes.size(); ++i) {
-        probes.insert(probes.end(), x.before[i][0].begin(), x.before[i][0].end());
-        probes.insert(probes.end(), x.after[i][0].begin(), x.after[i][0].end());
-        probes.insert(probes.end(), x.before[i][2].begin(), x.before[i][2].end());
-        probes.insert(probes.end(), x.after[i][2].begin(), x.after[i][2].end());
-      }
-    const double split = placement_split(probes);
-    c.split_handover = split;
-    std::vector<ExchangeRun> runs;
-    c.rounds_mixed = 0;
-    for (const auto& x : exchanges)
-      for (auto& r : split_exchange(x, split, &c.rounds_mixed)) runs.push_back(std::move(r));
-    sort_exchanges(c, runs);
-    if (cma_failed) {
-      c.xcma_bw.assign(c.sizes.size(), 0.0);
-      c.xcma_bw_apart.clear();
-    }
-  };
+  c_.exchange_speed = now_speed;
   measured_exchange(now_speed);
-  // The protocol's CPU time of an 8-byte step (the part beyond the flags'
-  // latencies and, for CMA, the call; see host::step_overhead) ran at the
-  // slower CPU's pace. Measured here and again at the end of the
-  // calibration, each time scaled by the speeds probed just before; per
-  // transport the faster counts (one measurement can catch CMA's step at
-  // 8.7 us against 3.3 a minute earlier, and the model's 4 KiB CMA cell
-  // then comes out 57% slow).
-  auto steps8 = [&](const std::vector<double>& speed) {
-    const double slow = std::min(speed[0], speed[1]);
-    auto scaled = [&](double raw, double fixed) { return raw <= fixed ? raw : fixed + (raw - fixed) * slow; };
-    return std::array<double, 3>{
-        scaled(transport_step(host::Kind::double_copy, cpus, B), c.c2c_latency),
-        scaled(transport_step(host::Kind::zero_copy, cpus, B), c.c2c_latency),
-        c.cma_ok ? scaled(transport_step(host::Kind::cma, cpus, B), c.c2c_latency + c.cma_call) : 0.0};
-  };
   const auto steps_first = steps8(now_speed);
-
-  // Page remap: map a range of a shared memory file with its page-table
-  // entries filled, then unmap it.
-  {
-    const std::size_t pg = 4096, maxpages = 1024;
-    const int fd = ::memfd_create("hopsim-calibrate", MFD_CLOEXEC);
-    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(maxpages * pg)) != 0)
-      throw Error(fmt::format("calibrate: memfd failed: {}", std::strerror(errno)));
-    void* warm = ::mmap(nullptr, maxpages * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    std::memset(warm, 1, maxpages * pg);  // allocate the file's pages once
-    std::vector<double> x, t;
-    for (std::size_t n : {1, 16, 64, 256, 1024}) {
-      x.push_back(static_cast<double>(n));
-      t.push_back(per_call(B, [&] {
-        void* m = ::mmap(nullptr, n * pg, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-        if (m != MAP_FAILED) ::munmap(m, n * pg);
-      }));
-    }
-    const auto [a, b] = fit(x, t);
-    c.remap_call = std::max(0.0, a);
-    c.remap_per_page = b;
-    ::munmap(warm, maxpages * pg);
-    ::close(fd);
-  }
+  remap_costs();
   const double many = std::min(many_first, switch_among_many());
-  c.switch_cost_many = many < 1e300 ? many : c.switch_cost;
+  c_.switch_cost_many = many < 1e300 ? many : c_.switch_cost;
   const auto steps_end = steps8(speeds_now());
-  c.step8_double = std::min(steps_first[0], steps_end[0]);
-  c.step8_zero = std::min(steps_first[1], steps_end[1]);
-  c.step8_cma = std::min(steps_first[2], steps_end[2]);
+  c_.step8_double = std::min(steps_first[0], steps_end[0]);
+  c_.step8_zero = std::min(steps_first[1], steps_end[1]);
+  c_.step8_cma = std::min(steps_first[2], steps_end[2]);
   // The exchange again, after the 8-byte steps; within one placement, per
   // table entry the faster counts.
   // A single exchange catches slow spells: with one, 5 of 13 calibrations
@@ -1087,18 +1225,16 @@ Calibration calibrate(const CalibrateOptions& o) {
   // ran the CPUs apart (predict --placement probed simulates the cells run
   // apart with them). A machine that never moves its CPUs pays two more
   // exchanges.
-  for (int k = 0; k < 3 && cpus.size() > 1; ++k) {
-    if (k > 0 && c.apart_handover > 0 && c.entries_filled == 0) break;  // both placements met, every entry
+  for (int k = 0; k < 3 && cpus_.size() > 1; ++k) {
+    if (k > 0 && c_.apart_handover > 0 && c_.entries_filled == 0) break;  // both placements met, every entry
     measured_exchange(speeds_now());
   }
-  // The all-busy probe once more at the end, printed beside the speeds and
-  // fitted for spells, but not in core_speed (see above).
-  std::vector<std::vector<double>> end_batches;
-  for (double r : checksum_rates(std::max(0.05, 3 * B), &end_batches, kSpellBatch))
-    c.speed_end.push_back(r / c.checksum_rate);
-  spell_batches.insert(spell_batches.end(), end_batches.begin(), end_batches.end());
-  c.spells = fit_speed_spells(spell_batches, kSpellBatch);
-  return c;
+  end_probe();
+  return c_;
 }
+
+}  // namespace
+
+Calibration calibrate(const CalibrateOptions& o) { return Calibrator(o).run(); }
 
 }  // namespace hopsim::host
