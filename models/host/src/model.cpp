@@ -78,11 +78,11 @@ double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
 class Machine : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Machine);
-  Machine(sc_core::sc_module_name n, const Profile& p, int procs, std::uint64_t seed, std::uint64_t order,
-          std::vector<double> speed)
+  Machine(const sc_core::sc_module_name& n, const Profile& p, int procs, std::uint64_t seed, std::uint64_t order,
+          const std::vector<double>& speed)
       : sc_module(n),
         p_(p),
-        speed_(speed.empty() ? p.core_speed : std::move(speed)),
+        speed_(speed.empty() ? p.core_speed : speed),
         cores_(static_cast<std::size_t>(p.cores)),
         granted_(static_cast<std::size_t>(procs)) {
     for (int r = 0; r < procs; ++r) cores_[static_cast<std::size_t>(core_of(r))].queue.push_back(r);
@@ -115,6 +115,9 @@ class Machine : public sc_core::sc_module {
   }
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
+  Machine(Machine&&) = delete;
+  Machine& operator=(Machine&&) = delete;
+  ~Machine() override = default;
 
   [[nodiscard]] int core_of(int r) const { return r % p_.cores; }
   [[nodiscard]] bool alone(int r) const { return core(r).queue.size() == 1; }
@@ -312,11 +315,11 @@ class Flag {
   // for that one event would wait for ever).
   void set(std::uint64_t v) {
     const sc_time d(latency_, SC_SEC);
-    pending_.push_back({sc_core::sc_time_stamp() + d, v});
+    pending_.emplace_back(sc_core::sc_time_stamp() + d, v);
     ev_.notify(d);
   }
   [[nodiscard]] std::uint64_t get() {
-    const sc_time t = sc_core::sc_time_stamp();
+    const sc_time& t = sc_core::sc_time_stamp();
     while (!pending_.empty() && pending_.front().first <= t) {
       value_ = pending_.front().second;
       pending_.pop_front();
@@ -344,7 +347,7 @@ struct Channel {
 class Ring : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Ring);
-  Ring(sc_core::sc_module_name n, const Profile& p, const SimCell& c, std::uint64_t seed, std::uint64_t order)
+  Ring(const sc_core::sc_module_name& n, const Profile& p, const SimCell& c, std::uint64_t seed, std::uint64_t order)
       : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed, order, c.core_speed), rng_(seed ^ 0x5eed) {
     for (int r = 0; r < c.procs; ++r)
       chan_.push_back(std::make_unique<Channel>(fmt::format("ch{}", r), p.c2c_latency));  // r -> r+1
@@ -357,6 +360,9 @@ class Ring : public sc_core::sc_module {
   }
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
+  Ring(Ring&&) = delete;
+  Ring& operator=(Ring&&) = delete;
+  ~Ring() override = default;
 
   // Slowest rank, each timed from when it first ran (as the native ring
   // times each rank from its own start).
@@ -431,42 +437,51 @@ class Ring : public sc_core::sc_module {
     return static_cast<double>(rng_() >> 11) * 0x1.0p-53 < q ? g : med;
   }
 
-  void rank(int r) {
+  // Rank r's rates and costs per step, B/s and s, from the profile.
+  struct StepRates {
+    double ws_dc = 0;       // double copy's working set (double_copy_working_set)
+    double dc_send = 0;     // a chunk into the right neighbour's slot
+    double dc_recv = 0;     // a chunk out of the left neighbour's slot
+    double cma_pull = 0;    // a pull of the left neighbour's message
+    double cma_read = 0;    // the checksum of what the pull wrote
+    double local_read = 0;  // the checksum of a private buffer
+    double zc_read = 0;     // zero copy's checksum in place
+    double overhead = 0;    // the transport's protocol (step_overhead)
+    double remap = 0;       // zero copy with remap: the page remap
+  };
+
+  // Double copy: into a slot the right neighbour read last, out of a slot
+  // the left one just wrote. CMA: the left neighbour's send buffer pulled
+  // into mine, then the checksum of what my pull wrote. Zero copy reads the left
+  // neighbour's pool buffer, which it does not rewrite: local rates.
+  // Each copy moves one chunk through a slot whose lines the other core
+  // touched last (the exchange rate at the chunk's size). The receive
+  // copy writes the chunk into the private receive buffer, which the
+  // checksum then reads: it also pays what memcpy loses from the chunk's
+  // size (the exchange's own private buffers) to the working set's, not
+  // just the slower of the two (natively the 2-process 1 MiB sendrecv
+  // takes 95-98 us for 16 chunks; the slower rate gives 70). The send
+  // copy only reads its private buffer, which nothing rewrites, and does
+  // not slow with the working set: the ring's chunk copies timed natively
+  // (two processes, vCPUs near, two calibrations) run send 15.7 / 15.0 /
+  // 15.3 and 15.5 / 14.8 / 13.8 GB/s at 64 KiB / 1 MiB / 4 MiB, receive
+  // 23.3 / 18.8 / 21.4 and 21.2 / 19.2 / 20.5; the model with the term on
+  // both gives send 12.2 / 11.7 / 11.6 and 12.4 / 11.5 / 11.6, receive
+  // 24.7 / 22.9 / 22.3 and 24.4 / 21.0 / 21.4. Over 26 rounds, 246 of 312
+  // double-copy cells come out within 25%, against 234 with the term on
+  // both copies.
+  [[nodiscard]] StepRates rates_of(int r) const {
     const int n = c_.procs;
-    machine_.acquire(r);
-    start_[static_cast<std::size_t>(r)] = now_s();
-    Channel& out = *chan_[static_cast<std::size_t>(r)];               // r -> r+1
-    Channel& in = *chan_[static_cast<std::size_t>((r + n - 1) % n)];  // r-1 -> r
-    const double S = static_cast<double>(c_.size);
-    const std::uint64_t K = static_cast<std::uint64_t>(c_.slots);
-    const double C = static_cast<double>(c_.chunk);
-    const std::uint64_t chunks = std::max<std::uint64_t>(1, (c_.size + c_.chunk - 1) / c_.chunk);
-    const double ws_dc = double_copy_working_set(c_, p_.cores);
+    const auto S = static_cast<double>(c_.size);
+    const auto C = static_cast<double>(c_.chunk);
     const int right = (r + 1) % n, left = (r + n - 1) % n;
-    // Double copy: into a slot the right neighbour read last, out of a slot
-    // the left one just wrote. CMA: the left neighbour's send buffer pulled
-    // into mine, then the checksum of what my pull wrote. Zero copy reads the left
-    // neighbour's pool buffer, which it does not rewrite: local rates.
-    // Each copy moves one chunk through a slot whose lines the other core
-    // touched last (the exchange rate at the chunk's size). The receive
-    // copy writes the chunk into the private receive buffer, which the
-    // checksum then reads: it also pays what memcpy loses from the chunk's
-    // size (the exchange's own private buffers) to the working set's, not
-    // just the slower of the two (natively the 2-process 1 MiB sendrecv
-    // takes 95-98 us for 16 chunks; the slower rate gives 70). The send
-    // copy only reads its private buffer, which nothing rewrites, and does
-    // not slow with the working set: the ring's chunk copies timed natively
-    // (two processes, vCPUs near, two calibrations) run send 15.7 / 15.0 /
-    // 15.3 and 15.5 / 14.8 / 13.8 GB/s at 64 KiB / 1 MiB / 4 MiB, receive
-    // 23.3 / 18.8 / 21.4 and 21.2 / 19.2 / 20.5; the model with the term on
-    // both gives send 12.2 / 11.7 / 11.6 and 12.4 / 11.5 / 11.6, receive
-    // 24.7 / 22.9 / 22.3 and 24.4 / 21.0 / 21.4. Over 26 rounds, 246 of 312
-    // double-copy cells come out within 25%, against 234 with the term on
-    // both copies.
+    StepRates x;
+    x.ws_dc = double_copy_working_set(c_, p_.cores);
     const double chunk_bytes = std::min(S, C);
-    const double ws_slowdown = std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, ws_dc) - 1.0 / p_.at(p_.memcpy_bw, chunk_bytes));
-    const double dc_send = rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right));
-    const double dc_recv = 1.0 / (1.0 / rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)) + ws_slowdown);
+    const double ws_slowdown =
+        std::max(0.0, 1.0 / p_.at(p_.memcpy_bw, x.ws_dc) - 1.0 / p_.at(p_.memcpy_bw, chunk_bytes));
+    x.dc_send = rate(p_.xwrite_bw, p_.memcpy_bw, chunk_bytes, crosses(r, right));
+    x.dc_recv = 1.0 / (1.0 / rate(p_.xcopy_bw, p_.memcpy_bw, chunk_bytes, crosses(r, left)) + ws_slowdown);
     // CMA's pull is measured with one process per CPU. With k processes on a
     // core, the core's ranks pull k messages a step through its caches: the
     // copy part of a pull (beyond its call) goes at the rate the same table
@@ -479,14 +494,14 @@ class Ring : public sc_core::sc_module {
     const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
     const bool pull_crosses = crosses(r, left);
     const double call = pull_crosses ? cma_call_exchanged(p_) : p_.cma_call;
-    // Seconds per byte of a pull of `x` bytes beyond its call.
-    auto pull_copy = [&](double x) {
-      return std::max(0.0, 1.0 / rate(p_.xcma_bw, p_.cma_bw, x, pull_crosses) - call / x);
+    // Seconds per byte of a pull of `bytes` bytes beyond its call.
+    auto pull_copy = [&](double bytes) {
+      return std::max(0.0, 1.0 / rate(p_.xcma_bw, p_.cma_bw, bytes, pull_crosses) - call / bytes);
     };
-    const double cma_pull = 1.0 / (1.0 / rate(p_.xcma_bw, p_.cma_bw, S, pull_crosses) +
-                                   std::max(0.0, pull_copy(k_core * S) - pull_copy(S)));
-    const double cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
-    const double local_read = p_.at(p_.read_bw, S);
+    x.cma_pull = 1.0 / (1.0 / rate(p_.xcma_bw, p_.cma_bw, S, pull_crosses) +
+                        std::max(0.0, pull_copy(k_core * S) - pull_copy(S)));
+    x.cma_read = rate(p_.xread_bw, p_.read_bw, S, crosses(r, left));
+    x.local_read = p_.at(p_.read_bw, S);
     // Zero copy reads the left neighbour's pool buffer in place, a buffer
     // no one on this core rewrote: with k processes on a core, k such
     // buffers pass through its caches a step, so the read goes at the
@@ -494,68 +509,99 @@ class Ring : public sc_core::sc_module {
     // rounds, zero copy has 249 of 312 cells within 25% with it, 241
     // without (8 processes 4 MiB 20 / 15 of 26, median error +0.13 /
     // +0.21); smaller messages stay cached either way.
-    const double zc_read = p_.at(p_.read_bw, k_core * S);
-    const double overhead = step_overhead(p_, c_.path);
+    x.zc_read = p_.at(p_.read_bw, k_core * S);
+    x.overhead = step_overhead(p_, c_.path);
+    x.remap = c_.remap ? p_.remap_call + std::ceil(S / 4096.0) * p_.remap_per_page : 0.0;
+    return x;
+  }
+
+  // One double-copy step of rank r: the message's chunks out through `out`
+  // while the left neighbour's come in through `in` (`sent` and `got`
+  // count the chunks over all steps), then the checksum.
+  void double_copy_step(int r, Channel& out, Channel& in, const StepRates& x, const sc_core::sc_event_or_list& both,
+                        std::uint64_t& sent, std::uint64_t& got) {
+    const auto S = static_cast<double>(c_.size);
+    const auto K = static_cast<std::uint64_t>(c_.slots);
+    const auto C = static_cast<double>(c_.chunk);
+    const std::uint64_t chunks = std::max<std::uint64_t>(1, (c_.size + c_.chunk - 1) / c_.chunk);
+    std::uint64_t s = 0, g = 0;
+    while (s < chunks || g < chunks) {
+      bool progress = false;
+      if (s < chunks && sent - out.tail.get() < K) {
+        copy(r, std::min(C, S - static_cast<double>(s) * C), x.ws_dc, x.dc_send);
+        out.head.set(++sent);
+        ++s;
+        progress = true;
+      }
+      if (g < chunks && in.head.get() > got) {
+        copy(r, std::min(C, S - static_cast<double>(g) * C), x.ws_dc, x.dc_recv);
+        in.tail.set(++got);
+        ++g;
+        progress = true;
+      }
+      if (!progress)
+        wait_for(r, both,
+                 [&] { return (s < chunks && sent - out.tail.get() < K) || (g < chunks && in.head.get() > got); });
+    }
+    read(r, S, x.local_read);
+  }
+
+  // One CMA step of rank r (message `seq`).
+  // Post my send buffer (out.head): with B transport buffers, once the
+  // right neighbour pulled the message sent B steps ago from the same
+  // buffer. Pull the left neighbour's once it posted (in.head) and say
+  // so (in.tail); without transport buffers (rendezvous), then wait
+  // until the right neighbour pulled mine (out.tail). The checksum
+  // follows.
+  void cma_step(int r, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
+    const auto S = static_cast<double>(c_.size);
+    const auto B = static_cast<std::uint64_t>(c_.cma_buffers);
+    if (B > 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() + B >= seq; });
+    out.head.set(seq);
+    wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
+    machine_.run(r, S / x.cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
+    in.tail.set(seq);
+    if (B == 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
+    read(r, S, x.cma_read);
+  }
+
+  // One zero-copy step of rank r (message `seq`).
+  // Zero copy: a pool buffer (two per rank: the one of message seq-2
+  // must be back), the receiver must have taken the last message, a
+  // control message out; the previous view goes back to the left
+  // neighbour; its control message in; pages mapped (optionally) and
+  // read in place.
+  void zero_copy_step(int r, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
+    wait_for(r, out.rel.event(), [&] { return out.rel.get() + 2 >= seq; });
+    wait_for(r, out.tail.event(), [&] { return out.tail.get() + 1 >= seq; });
+    out.head.set(seq);
+    in.rel.set(seq - 1);
+    wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
+    in.tail.set(seq);
+    if (x.remap > 0) cpu(r, x.remap);
+    read(r, static_cast<double>(c_.size), x.zc_read);
+  }
+
+  void rank(int r) {
+    const int n = c_.procs;
+    machine_.acquire(r);
+    start_[static_cast<std::size_t>(r)] = now_s();
+    Channel& out = *chan_[static_cast<std::size_t>(r)];               // r -> r+1
+    Channel& in = *chan_[static_cast<std::size_t>((r + n - 1) % n)];  // r-1 -> r
+    const StepRates x = rates_of(r);
     std::uint64_t sent = 0, got = 0;  // double copy: chunks
     sc_core::sc_event_or_list both;
     both |= out.tail.event();
     both |= in.head.event();
-    const double remap = c_.remap ? p_.remap_call + std::ceil(S / 4096.0) * p_.remap_per_page : 0.0;
-
     for (int it = 0; it < c_.iters; ++it) {
       const std::uint64_t seq = static_cast<std::uint64_t>(it) + 1;
-      cpu(r, overhead);
-      if (c_.path == CopyPath::double_copy) {
-        std::uint64_t s = 0, g = 0;
-        while (s < chunks || g < chunks) {
-          bool progress = false;
-          if (s < chunks && sent - out.tail.get() < K) {
-            copy(r, std::min(C, S - static_cast<double>(s) * C), ws_dc, dc_send);
-            out.head.set(++sent);
-            ++s;
-            progress = true;
-          }
-          if (g < chunks && in.head.get() > got) {
-            copy(r, std::min(C, S - static_cast<double>(g) * C), ws_dc, dc_recv);
-            in.tail.set(++got);
-            ++g;
-            progress = true;
-          }
-          if (!progress)
-            wait_for(r, both,
-                     [&] { return (s < chunks && sent - out.tail.get() < K) || (g < chunks && in.head.get() > got); });
-        }
-        read(r, S, local_read);
-      } else if (c_.path == CopyPath::cma) {
-        // Post my send buffer (out.head): with B transport buffers, once the
-        // right neighbour pulled the message sent B steps ago from the same
-        // buffer. Pull the left neighbour's once it posted (in.head) and say
-        // so (in.tail); without transport buffers (rendezvous), then wait
-        // until the right neighbour pulled mine (out.tail). The checksum
-        // follows.
-        const auto B = static_cast<std::uint64_t>(c_.cma_buffers);
-        if (B > 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() + B >= seq; });
-        out.head.set(seq);
-        wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
-        machine_.run(r, S / cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
-        in.tail.set(seq);
-        if (B == 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
-        read(r, S, cma_read);
-      } else {
-        // Zero copy: a pool buffer (two per rank: the one of message seq-2
-        // must be back), the receiver must have taken the last message, a
-        // control message out; the previous view goes back to the left
-        // neighbour; its control message in; pages mapped (optionally) and
-        // read in place.
-        wait_for(r, out.rel.event(), [&] { return out.rel.get() + 2 >= seq; });
-        wait_for(r, out.tail.event(), [&] { return out.tail.get() + 1 >= seq; });
-        out.head.set(seq);
-        in.rel.set(seq - 1);
-        wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
-        in.tail.set(seq);
-        if (remap > 0) cpu(r, remap);
-        read(r, S, zc_read);
-      }
+      cpu(r, x.overhead);
+      if (c_.path == CopyPath::double_copy)
+        double_copy_step(r, out, in, x, both, sent, got);
+      else if (c_.path == CopyPath::cma)
+        cma_step(r, out, in, x, seq);
+      else
+        zero_copy_step(r, out, in, x, seq);
     }
     end_[static_cast<std::size_t>(r)] = now_s();
     // Done: the next process on this core runs without paying for us.
@@ -591,8 +637,9 @@ struct RingOutcome {
 // Relative cost of simulating a ring (for spreading rings over workers):
 // ranks x steps x operations per step, more when processes share cores.
 double ring_weight(const SimCell& c, int cores) {
-  const double chunks =
-      c.path == CopyPath::double_copy ? std::max(1.0, std::ceil(static_cast<double>(c.size) / c.chunk)) : 1.0;
+  const double chunks = c.path == CopyPath::double_copy
+                            ? std::max(1.0, std::ceil(static_cast<double>(c.size) / static_cast<double>(c.chunk)))
+                            : 1.0;
   return static_cast<double>(c.procs) * c.iters * (2.0 + chunks) * (c.procs > cores ? 2.0 : 1.0);
 }
 
@@ -652,6 +699,11 @@ std::vector<RingOutcome> run_in_workers(const Profile& p, const std::vector<SimC
   struct Unmap {
     void* m;
     std::size_t n;
+    Unmap(void* map, std::size_t len) : m(map), n(len) {}
+    Unmap(const Unmap&) = delete;
+    Unmap& operator=(const Unmap&) = delete;
+    Unmap(Unmap&&) = delete;
+    Unmap& operator=(Unmap&&) = delete;
     ~Unmap() { ::munmap(m, n); }
   } unmap{m, bytes};
   auto* outcome = static_cast<RingOutcome*>(m);

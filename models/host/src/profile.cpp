@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,16 +17,16 @@ namespace hopsim::host::model {
 namespace {
 
 struct Field {
-  const char* name;
-  const char* unit;
-  bool table;
-  bool optional_zero;     // may be 0 (e.g. CMA unavailable)
-  bool per_core = false;  // a list with one entry per core (else a table over `sizes`)
-  bool optional = false;  // may be missing from the file (then 0)
+  const char* name = nullptr;
+  const char* unit = nullptr;
+  bool table = false;
+  bool optional_zero = false;  // may be 0 (e.g. CMA unavailable)
+  bool per_core = false;       // a list with one entry per core (else a table over `sizes`)
+  bool optional = false;       // may be missing from the file (then 0)
 };
 
 // The parameters, their units and whether they are tables over `sizes`.
-constexpr Field kFields[] = {
+constexpr auto kFields = std::to_array<Field>({
     {"cores", "count", false, false},
     {"core_speed", "ratio", true, false, true},
     {"sizes", "B", true, false},
@@ -60,9 +61,11 @@ constexpr Field kFields[] = {
     {"xcma_bw_apart", "B/s", true, true, false, true},
     {"xread_bw_apart", "B/s", true, false, false, true},
     {"apart_handover", "s", false, true, false, true},
-};
+});
 
-std::vector<double>* table_of(Profile& p, std::string_view n) {
+// The table named `n` of `p` (Profile or const Profile), null if none.
+template <class P>
+auto table_of(P& p, std::string_view n) -> decltype(&p.sizes) {
   if (n == "sizes") return &p.sizes;
   if (n == "core_speed") return &p.core_speed;
   if (n == "memcpy_bw") return &p.memcpy_bw;
@@ -79,7 +82,9 @@ std::vector<double>* table_of(Profile& p, std::string_view n) {
   if (n == "xread_bw_apart") return &p.xread_bw_apart;
   return nullptr;
 }
-double* scalar_of(Profile& p, std::string_view n) {
+// The scalar named `n` of `p` (Profile or const Profile), null if none.
+template <class P>
+auto scalar_of(P& p, std::string_view n) -> decltype(&p.c2c_latency) {
   if (n == "c2c_latency") return &p.c2c_latency;
   if (n == "step8_double") return &p.step8_double;
   if (n == "step8_cma") return &p.step8_cma;
@@ -138,7 +143,7 @@ double Profile::at(const std::vector<double>& t, double size) const {
 
 nlohmann::json Profile::to_json() const {
   nlohmann::json params = nlohmann::json::object();
-  Profile& self = const_cast<Profile&>(*this);
+  const Profile& self = *this;
   for (const auto& f : kFields) {
     nlohmann::json v;
     if (std::string_view(f.name) == "cores")

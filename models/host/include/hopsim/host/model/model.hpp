@@ -43,7 +43,7 @@ struct SimCell {
   std::size_t size = 65536;
   CopyPath path = CopyPath::double_copy;
   bool remap = false;
-  std::size_t chunk = 64 * 1024;  // bounce-buffer slot (double copy)
+  std::size_t chunk = std::size_t{64} * 1024;  // bounce-buffer slot (double copy)
   int slots = 4;
   // CMA: the sender's transport buffers (a sender may be this many messages
   // ahead of its receiver's pulls; host::Options::cma_buffers); 0: it
