@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "csv_file.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/units.hpp"

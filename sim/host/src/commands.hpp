@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,10 +17,6 @@
 #include "hopsim/host/model/profile.hpp"
 #include "hopsim/host/node.hpp"
 #include "hopsim/host/ring.hpp"
-
-namespace hopsim {
-class AtomicFile;  // hopsim/core/file_output.hpp
-}  // namespace hopsim
 
 namespace hopsim::host::commands {
 
@@ -85,9 +80,6 @@ using Probe = std::function<std::vector<double>()>;
 // One line saying how CMA senders used their buffers ("" unless a cell
 // ran over CMA: not requested, or refused and fallen back).
 [[nodiscard]] std::string cma_text(const RingArgs& a, const std::vector<RingCell>& cells);
-
-// --csv FILE, opened before any measurement so a bad path fails at once.
-[[nodiscard]] std::unique_ptr<AtomicFile> open_csv(const std::optional<std::string>& path);
 
 // hopsim host calibrate: measures this machine into the profile `out`.
 int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::string>& rounds_csv);

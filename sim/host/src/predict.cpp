@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "csv_file.hpp"
 #include "hopsim/core/error.hpp"
-#include "hopsim/core/file_output.hpp"
 #include "hopsim/host/calibrate.hpp"
 #include "hopsim/host/model/model.hpp"
 #include "hopsim/host/model/profile.hpp"
