@@ -42,8 +42,8 @@ QColor TimelineView::stateColour(int state) {
 }
 
 QRectF TimelineView::chartArea() const {
-  return QRectF(kLabelWidth, kLegendHeight, std::max(10.0, width() - kLabelWidth - 10),
-                std::max(10.0, height() - kLegendHeight - kAxisHeight));
+  return {kLabelWidth, kLegendHeight, std::max(10.0, width() - kLabelWidth - 10),
+          std::max(10.0, height() - kLegendHeight - kAxisHeight)};
 }
 
 double TimelineView::timeAt(double x) const {

@@ -18,7 +18,7 @@ constexpr double kNodeHalf = 0.3;     // half a node box, layout units
 constexpr double kLegendWidth = 170;  // pixels on the right
 }  // namespace
 
-QColor toQColor(const Rgb& c) { return QColor(c.r, c.g, c.b); }
+QColor toQColor(const Rgb& c) { return {c.r, c.g, c.b}; }
 
 TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -49,7 +49,9 @@ void TopologyView::refresh() {
   update();
 }
 
-QRectF TopologyView::drawArea() const { return QRectF(0, 0, std::max(50.0, width() - kLegendWidth), height()); }
+QRectF TopologyView::drawArea() const {
+  return {0, 0, std::max(50.0, width() - kLegendWidth), static_cast<qreal>(height())};
+}
 
 double TopologyView::unitPixels() const {
   if (!model_) return 1;
@@ -119,12 +121,17 @@ void TopologyView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("Open a trace: File > Open, drag a .db file here, or hopsim-gui TRACE.db"));
     return;
   }
+  paintEdges(p);
+  paintNodes(p);
+  paintPackets(p);
+  paintLegend(p, QRectF(width() - kLegendWidth, 0, kLegendWidth, height()));
+}
+
+void TopologyView::paintEdges(QPainter& p) const {
   const auto& t = model_->topology();
   const auto values = model_->edge_values();
   const ColourScale scale = model_->colour_scale();
-  const double s = unitPixels();
   const double pw = penWidth();
-
   // Idle links first, then by rising heat: the hottest are drawn on top.
   std::vector<std::size_t> order(t.edges.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -133,7 +140,7 @@ void TopologyView::paintEvent(QPaintEvent*) {
     const bool idle = !(values[e] > 0);
     const QColor colour = toQColor(scale.colour_of(values[e]));
     const double w = idle ? std::max(1.5, pw * 0.4) : pw;
-    QPen pen(colour, w, Qt::SolidLine, Qt::FlatCap);
+    const QPen pen(colour, w, Qt::SolidLine, Qt::FlatCap);
     p.setPen(pen);
     const auto pieces = t.geometry(e, kNodeHalf);
     for (std::size_t k = 0; k < pieces.size(); ++k) {
@@ -159,9 +166,11 @@ void TopologyView::paintEvent(QPaintEvent*) {
       }
     }
   }
+}
 
-  // Nodes.
-  const double half = kNodeHalf * s;
+void TopologyView::paintNodes(QPainter& p) const {
+  const auto& t = model_->topology();
+  const double half = kNodeHalf * unitPixels();
   QFont label_font = font();
   label_font.setPixelSize(static_cast<int>(std::clamp(half * 0.36, 7.0, 18.0)));
   label_font.setBold(true);
@@ -187,37 +196,37 @@ void TopologyView::paintEvent(QPaintEvent*) {
       const int wide = QFontMetrics(fitted).horizontalAdvance(label);
       if (wide > room) fitted.setPixelSize(std::max(6, static_cast<int>(fitted.pixelSize() * room / wide)));
       p.setFont(fitted);
-      QRectF top = box.adjusted(2, 2, -2, -box.height() / 2);
+      const QRectF top = box.adjusted(2, 2, -2, -box.height() / 2);
       p.drawText(top, Qt::AlignHCenter | Qt::AlignBottom, label);
       p.setFont(sub_font);
       p.setPen(QColor(70, 70, 70));
-      QRectF bottom = box.adjusted(2, box.height() / 2 + 1, -2, -2);
+      const QRectF bottom = box.adjusted(2, box.height() / 2 + 1, -2, -2);
       p.drawText(bottom, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, QString::fromStdString(vx.sublabel));
     }
   }
+}
 
-  // Packets in flight.
-  if (!dots_.empty()) {
-    p.setPen(QPen(Qt::white, 1.2));
-    p.setBrush(Qt::black);
-    const double r = std::clamp(pw * 0.45, 2.5, 7.0);
-    for (const auto& d : dots_) {
-      const auto pieces = t.geometry(d.edge, kNodeHalf);
-      double total = 0;
-      for (const auto& pc : pieces) total += std::hypot(pc.b.x - pc.a.x, pc.b.y - pc.a.y);
-      double at = d.fraction * total;
-      for (const auto& pc : pieces) {
-        const double len = std::hypot(pc.b.x - pc.a.x, pc.b.y - pc.a.y);
-        if (at <= len || &pc == &pieces.back()) {
-          const double f = len > 0 ? std::min(1.0, at / len) : 0;
-          p.drawEllipse(toWidget({pc.a.x + (pc.b.x - pc.a.x) * f, pc.a.y + (pc.b.y - pc.a.y) * f}), r, r);
-          break;
-        }
-        at -= len;
+void TopologyView::paintPackets(QPainter& p) const {
+  if (dots_.empty()) return;
+  const auto& t = model_->topology();
+  p.setPen(QPen(Qt::white, 1.2));
+  p.setBrush(Qt::black);
+  const double r = std::clamp(penWidth() * 0.45, 2.5, 7.0);
+  for (const auto& d : dots_) {
+    const auto pieces = t.geometry(d.edge, kNodeHalf);
+    double total = 0;
+    for (const auto& pc : pieces) total += std::hypot(pc.b.x - pc.a.x, pc.b.y - pc.a.y);
+    double at = d.fraction * total;
+    for (const auto& pc : pieces) {
+      const double len = std::hypot(pc.b.x - pc.a.x, pc.b.y - pc.a.y);
+      if (at <= len || &pc == &pieces.back()) {
+        const double f = len > 0 ? std::min(1.0, at / len) : 0;
+        p.drawEllipse(toWidget({pc.a.x + (pc.b.x - pc.a.x) * f, pc.a.y + (pc.b.y - pc.a.y) * f}), r, r);
+        break;
       }
+      at -= len;
     }
   }
-  paintLegend(p, QRectF(width() - kLegendWidth, 0, kLegendWidth, height()));
 }
 
 void TopologyView::paintLegend(QPainter& p, const QRectF& area) const {

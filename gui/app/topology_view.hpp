@@ -10,6 +10,8 @@
 
 #include "trace_model.hpp"
 
+class QPainter;
+
 namespace hopsim::gui {
 
 class TopologyView : public QWidget {
@@ -51,7 +53,10 @@ class TopologyView : public QWidget {
   QRectF drawArea() const;
   double unitPixels() const;
   double penWidth() const;
-  void paintLegend(class QPainter& p, const QRectF& area) const;
+  void paintEdges(QPainter& p) const;
+  void paintNodes(QPainter& p) const;
+  void paintPackets(QPainter& p) const;
+  void paintLegend(QPainter& p, const QRectF& area) const;
 
   TraceModel* model_ = nullptr;
   std::optional<double> packetTime_;

@@ -1,6 +1,7 @@
 #include "comparison.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -105,7 +106,8 @@ fs::path find_results_for(const traces::TraceReader& trace) {
 
 namespace {
 
-const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+constexpr std::array<const char*, 8> kPalette{"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                              "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
 
 std::string fmt_seconds(double s) {
   std::ostringstream os;
@@ -207,13 +209,13 @@ std::string plot_svg(const std::vector<PlotItem>& items, double w, double h) {
            << "\" stroke-width=\"" << it.width << "\"/>\n";
         break;
       case PlotItem::Kind::polyline:
-        os << "<polyline fill=\"none\" stroke=\"" << it.colour << "\" stroke-width=\"" << it.width << "\" points=\"";
+        os << R"(<polyline fill="none" stroke=")" << it.colour << R"(" stroke-width=")" << it.width << R"(" points=")";
         for (const auto& [x, y] : it.points) os << x << "," << y << " ";
         os << "\"><title>" << esc(it.text) << "</title></polyline>\n";
         break;
       case PlotItem::Kind::rect:
         os << "<rect x=\"" << it.points[0].first << "\" y=\"" << it.points[0].second << "\" width=\""
-           << it.points[1].first << "\" height=\"" << it.points[1].second << "\" fill=\"none\" stroke=\"" << it.colour
+           << it.points[1].first << R"(" height=")" << it.points[1].second << R"(" fill="none" stroke=")" << it.colour
            << "\"/>\n";
         break;
       case PlotItem::Kind::text:

@@ -177,16 +177,17 @@ std::vector<Segment> Topology::geometry(std::size_t edge, double node_radius, do
           {add(sub(b, mul(out, node_radius + kStub)), n), add(sub(b, mul(out, node_radius)), n)}};
 }
 
-Topology build_topology(const std::vector<traces::Node>& nodes, const std::vector<traces::Link>& links,
-                        const ProjectionOptions& options) {
-  Topology t;
-  // The most common length of numeric coordinates decides the grid.
-  std::vector<std::optional<std::vector<long long>>> coords;
+namespace {
+
+using Coords = std::vector<std::optional<std::vector<long long>>>;
+using Ranks = std::vector<std::map<long long, int>>;
+
+// The most common length of numeric coordinates, when it is at least 2 and more than half
+// the nodes have it; 0 otherwise (no grid).
+std::size_t grid_dims(const Coords& coords, std::size_t node_count) {
   std::map<std::size_t, std::size_t> lengths;
-  for (const auto& n : nodes) {
-    coords.push_back(numeric_coords(n.coords));
-    if (coords.back()) ++lengths[coords.back()->size()];
-  }
+  for (const auto& c : coords)
+    if (c) ++lengths[c->size()];
   std::size_t dims = 0, best = 0;
   for (const auto& [len, count] : lengths) {
     if (count > best) {
@@ -194,13 +195,13 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
       dims = len;
     }
   }
-  if (dims < 2 || best * 2 <= nodes.size()) {
-    generic_layout(t, nodes, links);
-    return t;
-  }
-  t.dims = static_cast<int>(dims);
-  // Distinct values per dimension: positions are ranks, so any integer labels work.
-  std::vector<std::map<long long, int>> rank(dims);
+  return dims < 2 || best * 2 <= node_count ? 0 : dims;
+}
+
+// Distinct values per dimension: positions are ranks, so any integer labels work. Sets
+// the extent of each dimension.
+Ranks coordinate_ranks(Topology& t, const Coords& coords, std::size_t dims) {
+  Ranks rank(dims);
   for (const auto& c : coords)
     if (c && c->size() == dims)
       for (std::size_t d = 0; d < dims; ++d) rank[d].emplace((*c)[d], 0);
@@ -209,12 +210,17 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
     for (auto& [value, index] : r) index = k++;
     t.extent.push_back(static_cast<long long>(r.size()));
   }
-  int dx = 1, dy = 0;  // mesh: [row, col]
+  return rank;
+}
+
+// The layout kind and the two drawn dimensions: a mesh is [row, col]; a torus defaults to
+// its two widest dimensions, in coordinate order, unless the options choose.
+void choose_projection(Topology& t, std::size_t dims, const ProjectionOptions& options) {
+  int dx = 1, dy = 0;
   if (dims == 2) {
     t.kind = LayoutKind::mesh;
   } else {
     t.kind = LayoutKind::torus;
-    // Default: the two widest dimensions, in coordinate order.
     std::vector<int> order(dims);
     for (std::size_t d = 0; d < dims; ++d) order[d] = static_cast<int>(d);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -229,23 +235,33 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
   }
   t.dim_x = dx;
   t.dim_y = dy;
+}
 
-  t.node_vertex.assign(nodes.size(), -1);
+// Whether a node at `c` is in the slice the options fix for the dimensions not drawn.
+bool in_slice(const Topology& t, const std::vector<long long>& c, const ProjectionOptions& options) {
+  for (std::size_t d = 0; d < c.size() && d < options.fixed.size(); ++d)
+    if (static_cast<int>(d) != t.dim_x && static_cast<int>(d) != t.dim_y && options.fixed[d] &&
+        *options.fixed[d] != c[d])
+      return false;
+  return true;
+}
+
+// One vertex per (x, y) cell holding the nodes projected onto it; returns the nodes
+// whose coordinates do not fit the grid.
+std::vector<std::size_t> place_grid_nodes(Topology& t, const Coords& coords, const Ranks& rank, std::size_t dims,
+                                          const ProjectionOptions& options) {
+  const auto dx = static_cast<std::size_t>(t.dim_x), dy = static_cast<std::size_t>(t.dim_y);
   std::map<std::pair<int, int>, std::size_t> cell;
   std::vector<std::size_t> extras;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
+  for (std::size_t i = 0; i < coords.size(); ++i) {
     const auto& c = coords[i];
     if (!c || c->size() != dims) {
       extras.push_back(i);
       continue;
     }
-    bool keep = true;
-    for (std::size_t d = 0; d < dims && d < options.fixed.size(); ++d)
-      if (static_cast<int>(d) != dx && static_cast<int>(d) != dy && options.fixed[d] && *options.fixed[d] != (*c)[d])
-        keep = false;
-    if (!keep) continue;
-    const int x = rank[static_cast<std::size_t>(dx)].at((*c)[static_cast<std::size_t>(dx)]);
-    const int y = rank[static_cast<std::size_t>(dy)].at((*c)[static_cast<std::size_t>(dy)]);
+    if (!in_slice(t, *c, options)) continue;
+    const int x = rank[dx].at((*c)[dx]);
+    const int y = rank[dy].at((*c)[dy]);
     auto [it, fresh] = cell.emplace(std::pair{x, y}, t.vertices.size());
     if (fresh) {
       Vertex v;
@@ -255,6 +271,12 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
     t.vertices[it->second].nodes.push_back(i);
     t.node_vertex[i] = static_cast<long>(it->second);
   }
+  return extras;
+}
+
+// Mesh vertices: the node's name and its parenthesised part; torus vertices: the drawn
+// coordinates and the node's name or how many nodes the box holds.
+void label_grid_vertices(Topology& t, const std::vector<traces::Node>& nodes, const Coords& coords) {
   for (auto& v : t.vertices) {
     const auto& first = nodes[v.nodes.front()];
     if (t.kind == LayoutKind::mesh) {
@@ -263,30 +285,38 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
       v.sublabel = sub;
     } else {
       const auto& c = *coords[v.nodes.front()];
-      v.label = "(" + std::to_string(c[static_cast<std::size_t>(dx)]) + "," +
-                std::to_string(c[static_cast<std::size_t>(dy)]) + ")";
+      v.label = "(" + std::to_string(c[static_cast<std::size_t>(t.dim_x)]) + "," +
+                std::to_string(c[static_cast<std::size_t>(t.dim_y)]) + ")";
       v.sublabel = v.nodes.size() == 1 ? split_name(first.name).first : std::to_string(v.nodes.size()) + " nodes";
     }
   }
-  // Nodes off the grid: left of it, level with the first grid vertex they link to.
+}
+
+// The y of the first grid vertex node `n` links to; 0 when it links to none.
+double linked_grid_row(const Topology& t, const std::vector<traces::Node>& nodes,
+                       const std::vector<traces::Link>& links, const std::map<std::int64_t, std::size_t>& node_index,
+                       std::size_t n) {
+  for (const auto& l : links) {
+    std::int64_t other = -1;
+    if (l.src == nodes[n].id)
+      other = l.dst;
+    else if (l.dst == nodes[n].id)
+      other = l.src;
+    const auto it = node_index.find(other);
+    if (it != node_index.end() && t.node_vertex[it->second] >= 0)
+      return t.vertices[static_cast<std::size_t>(t.node_vertex[it->second])].pos.y;
+  }
+  return 0;
+}
+
+// Nodes off the grid: left of it, level with the first grid vertex they link to.
+void place_off_grid_nodes(Topology& t, const std::vector<traces::Node>& nodes, const std::vector<traces::Link>& links,
+                          const std::vector<std::size_t>& extras) {
   std::map<std::int64_t, std::size_t> node_index;
   for (std::size_t i = 0; i < nodes.size(); ++i) node_index.emplace(nodes[i].id, i);
   std::set<std::pair<int, int>> taken;
   for (const auto n : extras) {
-    double y = 0;
-    for (const auto& l : links) {
-      std::int64_t other = -1;
-      if (l.src == nodes[n].id)
-        other = l.dst;
-      else if (l.dst == nodes[n].id)
-        other = l.src;
-      const auto it = node_index.find(other);
-      if (it != node_index.end() && t.node_vertex[it->second] >= 0) {
-        y = t.vertices[static_cast<std::size_t>(t.node_vertex[it->second])].pos.y;
-        break;
-      }
-    }
-    int row = static_cast<int>(std::lround(y));
+    int row = static_cast<int>(std::lround(linked_grid_row(t, nodes, links, node_index, n)));
     while (taken.count({-1, row})) ++row;
     taken.insert({-1, row});
     auto [label, sub] = split_name(nodes[n].name);
@@ -298,6 +328,28 @@ Topology build_topology(const std::vector<traces::Node>& nodes, const std::vecto
     t.node_vertex[n] = static_cast<long>(t.vertices.size());
     t.vertices.push_back(std::move(v));
   }
+}
+
+}  // namespace
+
+Topology build_topology(const std::vector<traces::Node>& nodes, const std::vector<traces::Link>& links,
+                        const ProjectionOptions& options) {
+  Topology t;
+  Coords coords;
+  coords.reserve(nodes.size());
+  for (const auto& n : nodes) coords.push_back(numeric_coords(n.coords));
+  const std::size_t dims = grid_dims(coords, nodes.size());
+  if (dims == 0) {
+    generic_layout(t, nodes, links);
+    return t;
+  }
+  t.dims = static_cast<int>(dims);
+  const Ranks rank = coordinate_ranks(t, coords, dims);
+  choose_projection(t, dims, options);
+  t.node_vertex.assign(nodes.size(), -1);
+  const auto extras = place_grid_nodes(t, coords, rank, dims, options);
+  label_grid_vertices(t, nodes, coords);
+  place_off_grid_nodes(t, nodes, links, extras);
   finish_edges(t, nodes, links, true);
   // Links to off-grid nodes are never wrap-arounds.
   for (auto& e : t.edges)

@@ -83,7 +83,7 @@ double ColourScale::heat(double value) const noexcept {
 
 Rgb ColourScale::colour(double heat) noexcept {
   struct Stop {
-    double at;
+    double at = 0;
     Rgb c;
   };
   static constexpr std::array<Stop, 5> kStops{
@@ -229,7 +229,7 @@ void TraceModel::recompute() const {
   edge_counters_.assign(topology_.edges.size(), Counters{});
   vertex_counters_.assign(topology_.vertices.size(), Counters{});
   std::vector<traces::LinkTotals> totals;
-  const double t0 = window_ ? window_->first : -kInf, t1 = window_ ? window_->second : kInf;
+  const auto [t0, t1] = window_.value_or(std::pair{-kInf, kInf});
   if (node_filter_) {
     totals = reader_->node_link_totals(nodes_.at(*node_filter_).id, t0, t1);
   } else {
@@ -411,7 +411,7 @@ std::vector<TimelineRow> TraceModel::timeline(double t0, double t1, int bins) co
     r.name = names.count(pe) ? names[pe] : "PE " + std::to_string(pe);
     rows.push_back(std::move(r));
   }
-  const std::size_t nb = static_cast<std::size_t>(bins);
+  const auto nb = static_cast<std::size_t>(bins);
   // Cycles per (row, bin, state), flat: time[(row * nb + bin) * 4 + state].
   std::vector<double> time(rows.size() * nb * 4, 0.0);
   const double w = (t1 - t0) / bins;
