@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "comparison_view.hpp"
+#include "curve_view.hpp"
 #include "hopsim/traces/error.hpp"
 #include "timeline_view.hpp"
 #include "topology_view.hpp"
@@ -38,6 +39,9 @@ namespace {
 constexpr int kSliderSteps = 1000;
 constexpr int kMaxRecent = 8;
 const char* kRecentKey = "recentFiles";
+
+// Dropped files ending in .csv open as curves, anything else as a trace.
+bool is_curve_file(const QString& path) { return path.endsWith(".csv", Qt::CaseInsensitive); }
 }  // namespace
 
 MainWindow::MainWindow(bool interactive, QWidget* parent) : QMainWindow(parent), interactive_(interactive) {
@@ -50,6 +54,17 @@ MainWindow::MainWindow(bool interactive, QWidget* parent) : QMainWindow(parent),
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildUi() {
+  QMenu* view = buildMenus();
+  updateRecentMenu();
+  buildToolBar();
+  setCentralWidget(buildCentral());
+  buildDocks(view);
+  summary_ = new QLabel;
+  statusBar()->addWidget(summary_, 1);
+  connectControls();
+}
+
+QMenu* MainWindow::buildMenus() {
   auto* file = menuBar()->addMenu(tr("&File"));
   auto* open = file->addAction(tr("&Open trace..."), this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open hopsim trace"), QString(),
@@ -65,6 +80,11 @@ void MainWindow::buildUi() {
     if (!path.isEmpty()) openResults(path);
   });
   file->addAction(tr("Export comparison as PNG or SVG..."), this, &MainWindow::exportComparison);
+  file->addAction(tr("Open c&urve..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open the CSV of hopsim curve --csv"), QString(),
+                                                      tr("curves (*.csv);;All files (*)"));
+    if (!path.isEmpty()) openCurve(path);
+  });
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
   quit->setShortcut(QKeySequence::Quit);
@@ -75,8 +95,10 @@ void MainWindow::buildUi() {
     model_->set_node_filter(std::nullopt);
     topology_->refresh();
   });
-  updateRecentMenu();
+  return view;
+}
 
+void MainWindow::buildToolBar() {
   auto* bar = addToolBar(tr("View"));
   bar->setMovable(false);
   bar->addWidget(new QLabel(tr(" Metric ")));
@@ -95,21 +117,9 @@ void MainWindow::buildUi() {
   projectionLayout_ = new QHBoxLayout(projectionBox_);
   projectionLayout_->setContentsMargins(8, 0, 0, 0);
   bar->addWidget(projectionBox_);
+}
 
-  connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] {
-    if (model_) model_->set_metric(static_cast<Metric>(metricBox_->currentData().toInt()));
-    topology_->refresh();
-  });
-  connect(scaleBox_, &QComboBox::currentIndexChanged, this, [this] {
-    if (model_) model_->set_scale(static_cast<Scale>(scaleBox_->currentData().toInt()));
-    topology_->refresh();
-  });
-  connect(netBox_, &QComboBox::currentIndexChanged, this, [this] {
-    if (!model_ || updating_) return;
-    model_->set_network(netBox_->currentData().toString().toStdString());
-    topology_->refresh();
-  });
-
+QWidget* MainWindow::buildCentral() {
   auto* central = new QWidget;
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -122,7 +132,11 @@ void MainWindow::buildUi() {
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({600, 220});
   layout->addWidget(splitter, 1);
+  layout->addLayout(buildTimeControls());
+  return central;
+}
 
+QHBoxLayout* MainWindow::buildTimeControls() {
   auto* controls = new QHBoxLayout;
   play_ = new QPushButton(tr("Play"));
   play_->setCheckable(true);
@@ -146,8 +160,10 @@ void MainWindow::buildUi() {
   timeLabel_ = new QLabel;
   timeLabel_->setMinimumWidth(260);
   controls->addWidget(timeLabel_);
-  layout->addLayout(controls);
-  setCentralWidget(central);
+  return controls;
+}
+
+void MainWindow::buildDocks(QMenu* view) {
   comparison_ = new ComparisonView;
   comparisonDock_ = new QDockWidget(tr("Simulated vs native"), this);
   comparisonDock_->setObjectName("comparison");
@@ -155,9 +171,29 @@ void MainWindow::buildUi() {
   addDockWidget(Qt::BottomDockWidgetArea, comparisonDock_);
   comparisonDock_->hide();
   view->addAction(comparisonDock_->toggleViewAction());
-  summary_ = new QLabel;
-  statusBar()->addWidget(summary_, 1);
+  curve_ = new CurveView;
+  curveDock_ = new QDockWidget(tr("Latency vs load"), this);
+  curveDock_->setObjectName("curve");
+  curveDock_->setWidget(curve_);
+  addDockWidget(Qt::BottomDockWidgetArea, curveDock_);
+  curveDock_->hide();
+  view->addAction(curveDock_->toggleViewAction());
+}
 
+void MainWindow::connectControls() {
+  connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (model_) model_->set_metric(static_cast<Metric>(metricBox_->currentData().toInt()));
+    topology_->refresh();
+  });
+  connect(scaleBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (model_) model_->set_scale(static_cast<Scale>(scaleBox_->currentData().toInt()));
+    topology_->refresh();
+  });
+  connect(netBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!model_ || updating_) return;
+    model_->set_network(netBox_->currentData().toString().toStdString());
+    topology_->refresh();
+  });
   playTimer_ = new QTimer(this);
   playTimer_->setInterval(40);
   connect(playTimer_, &QTimer::timeout, this, &MainWindow::onPlayTick);
@@ -194,13 +230,17 @@ void MainWindow::buildUi() {
   });
 }
 
+void MainWindow::reportError(const QString& title, const QString& message) {
+  lastError_ = message;
+  if (interactive_) QMessageBox::critical(this, title, lastError_);
+}
+
 bool MainWindow::openTrace(const QString& path) {
   std::unique_ptr<TraceModel> fresh;
   try {
     fresh = std::make_unique<TraceModel>(path.toStdString());
   } catch (const std::exception& e) {
-    lastError_ = QString::fromStdString(e.what());
-    if (interactive_) QMessageBox::critical(this, tr("Cannot open trace"), lastError_);
+    reportError(tr("Cannot open trace"), QString::fromStdString(e.what()));
     return false;
   }
   lastError_.clear();
@@ -252,12 +292,24 @@ bool MainWindow::openResults(const QString& path) {
   std::string why;
   auto c = load_comparison(path.toStdString(), &why);
   if (!c) {
-    lastError_ = QString::fromStdString(why);
-    if (interactive_) QMessageBox::critical(this, tr("Cannot compare"), lastError_);
+    reportError(tr("Cannot compare"), QString::fromStdString(why));
     return false;
   }
   comparison_->setComparison(std::move(c));
   comparisonDock_->show();
+  return true;
+}
+
+bool MainWindow::openCurve(const QString& path) {
+  std::string why;
+  auto c = load_curve(path.toStdString(), &why);
+  if (!c) {
+    reportError(tr("Cannot open curve"), QString::fromStdString(why));
+    return false;
+  }
+  lastError_.clear();
+  curve_->setCurve(std::move(c));
+  curveDock_->show();
   return true;
 }
 
@@ -444,7 +496,12 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 
 void MainWindow::dropEvent(QDropEvent* e) {
   const auto urls = e->mimeData()->urls();
-  if (!urls.isEmpty() && urls.front().isLocalFile()) openTrace(urls.front().toLocalFile());
+  if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+  const QString path = urls.front().toLocalFile();
+  if (is_curve_file(path))
+    openCurve(path);
+  else
+    openTrace(path);
 }
 
 }  // namespace hopsim::gui

@@ -1,4 +1,5 @@
-// hopsim-gui's window: topology view, PE timeline, time slider and controls.
+// hopsim-gui's window: topology view, PE timeline, time slider and controls; the simulated
+// vs native and latency vs load panels dock under them.
 #pragma once
 
 #include <QMainWindow>
@@ -10,6 +11,7 @@
 
 class QAction;
 class QCheckBox;
+class QDockWidget;
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -25,6 +27,7 @@ namespace hopsim::gui {
 class TopologyView;
 class TimelineView;
 class ComparisonView;
+class CurveView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -32,18 +35,26 @@ class MainWindow : public QMainWindow {
   /// interactive = false: errors are only recorded (lastError), never shown in a dialog.
   explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
   ~MainWindow() override;
+  MainWindow(const MainWindow&) = delete;
+  MainWindow& operator=(const MainWindow&) = delete;
+  MainWindow(MainWindow&&) = delete;
+  MainWindow& operator=(MainWindow&&) = delete;
 
   /// Opens a trace; on failure shows an error dialog (interactive) and keeps the previous trace.
   bool openTrace(const QString& path);
-  /// Why the last openTrace failed.
+  /// Why the last openTrace, openResults or openCurve failed.
   const QString& lastError() const noexcept { return lastError_; }
 
   TraceModel* model() const noexcept { return model_.get(); }
   TopologyView* topologyView() const noexcept { return topology_; }
   TimelineView* timelineView() const noexcept { return timeline_; }
   ComparisonView* comparisonView() const noexcept { return comparison_; }
+  CurveView* curveView() const noexcept { return curve_; }
   /// Loads simulated and native timings from a results.json into the comparison panel.
   bool openResults(const QString& path);
+  /// Opens a `hopsim curve --csv` file in the latency vs load panel and shows it; on
+  /// failure shows an error dialog (interactive) and keeps the previous curve.
+  bool openCurve(const QString& path);
 
   void setMetric(Metric m);
   void setScale(Scale s);
@@ -60,6 +71,14 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
+  QMenu* buildMenus();
+  void buildToolBar();
+  QWidget* buildCentral();
+  QHBoxLayout* buildTimeControls();
+  void buildDocks(QMenu* view);
+  void connectControls();
+  /// Records `message` as lastError and, interactive, shows it in an error dialog.
+  void reportError(const QString& title, const QString& message);
   void rebuildProjectionControls();
   void applyProjection();
   void updateWindow();
@@ -79,7 +98,9 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_ = nullptr;
   TimelineView* timeline_ = nullptr;
   ComparisonView* comparison_ = nullptr;
-  class QDockWidget* comparisonDock_ = nullptr;
+  QDockWidget* comparisonDock_ = nullptr;
+  CurveView* curve_ = nullptr;
+  QDockWidget* curveDock_ = nullptr;
   QComboBox* metricBox_ = nullptr;
   QComboBox* scaleBox_ = nullptr;
   QComboBox* netBox_ = nullptr;

@@ -10,7 +10,10 @@ QImage render_screenshot(MainWindow& window, const ScreenshotOptions& options, Q
   window.resize(options.width, options.height);
   window.setMetric(options.metric);
   window.setScale(options.scale);
-  if (!window.openTrace(options.trace)) {
+  // The trace is opened unless only a curve is asked for.
+  const bool open_trace = !options.trace.isEmpty() || options.curve.isEmpty();
+  if ((open_trace && !window.openTrace(options.trace)) ||
+      (!options.curve.isEmpty() && !window.openCurve(options.curve))) {
     if (error) *error = window.lastError();
     return {};
   }

@@ -13,7 +13,8 @@ namespace hopsim::gui {
 class MainWindow;
 
 struct ScreenshotOptions {
-  QString trace;
+  QString trace;               ///< empty: no trace (a curve only)
+  QString curve;               ///< a `hopsim curve --csv` file for the latency vs load panel; empty: none
   std::optional<double> time;  ///< cycles; nullopt = whole run
   Metric metric = Metric::bytes;
   Scale scale = Scale::linear;
@@ -21,8 +22,8 @@ struct ScreenshotOptions {
   int height = 900;
 };
 
-/// Opens the trace in `window` (not interactive), applies the options and renders it.
-/// Returns a null image and sets `error` when the trace cannot be opened.
+/// Opens the trace and the curve in `window` (not interactive), applies the options and
+/// renders it. Returns a null image and sets `error` when either cannot be opened.
 QImage render_screenshot(MainWindow& window, const ScreenshotOptions& options, QString* error);
 
 }  // namespace hopsim::gui

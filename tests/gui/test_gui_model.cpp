@@ -1,12 +1,15 @@
-// The GUI's model/view layer without widgets: layouts, metrics per window, colour ranking.
+// The GUI's model/view layer without widgets: layouts, metrics per window, colour ranking,
+// the comparison and the latency vs load curve readers.
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "comparison.hpp"
+#include "curve.hpp"
 #include "synthetic.hpp"
 #include "trace_model.hpp"
 
@@ -388,6 +391,150 @@ class TestGuiModel : public QObject {
     QVERIFY(!load_comparison(broken.toStdString(), &why));
     QVERIFY2(why.find("not JSON") != std::string::npos, why.c_str());
     QVERIFY(!load_comparison(dir_.filePath("missing.json").toStdString(), &why));
+  }
+
+  // hopsim curve --csv without a reference: every column read, the saturated load left
+  // out of the three lines and named in the title.
+  void curvePlainLayout() {
+    const QString path = dir_.filePath("curve.csv");
+    std::ofstream(path.toStdString())
+        << "offered,accepted,avg_latency,p50_latency,p99_latency,avg_network_latency,avg_hops,max_link_utilisation,"
+           "saturated\n"
+           "0.1,0.1,20.5,19,35,12.25,5.3,0.21,0\n"
+           "0.2,0.2,24,22,44,13,5.3,0.42,0\n"
+           "\n"
+           "# a comment line\n"
+           "0.3,0.29,40,31,90,15.5,5.3,0.63,0\n"
+           "0.4,0.31,900,700,2500,80,5.3,0.99,1\n";
+    std::string why;
+    const auto c = load_curve(path.toStdString(), &why);
+    QVERIFY2(c, why.c_str());
+    QCOMPARE(c->layout, CurveLayout::plain);
+    QCOMPARE(c->source.string(), path.toStdString());
+    QCOMPARE(c->points.size(), std::size_t{4});
+    QCOMPARE(c->points[0].offered, 0.1);
+    QCOMPARE(*c->points[0].avg_latency, 20.5);
+    QCOMPARE(*c->points[0].avg_network_latency, 12.25);
+    QCOMPARE(*c->points[2].accepted, 0.29);
+    QCOMPARE(*c->points[2].p50_latency, 31.0);
+    QCOMPARE(*c->points[2].p99_latency, 90.0);
+    QCOMPARE(*c->points[1].max_link_utilisation, 0.42);
+    QVERIFY(!c->points[2].saturated);
+    QVERIFY(c->points[3].saturated);
+    QCOMPARE(c->saturation(), std::optional<double>(0.4));
+    QVERIFY(!c->reference_saturation());
+    const auto series = curve_series(*c);
+    QCOMPARE(series.size(), std::size_t{3});
+    QCOMPARE(series[0].name, std::string("average total latency"));
+    QCOMPARE(series[1].name, std::string("average network latency"));
+    QCOMPARE(series[2].name, std::string("p99 total latency"));
+    for (const auto& s : series) {
+      QCOMPARE(s.x, (std::vector<double>{0.1, 0.2, 0.3}));
+      QCOMPARE(s.y.size(), std::size_t{3});
+    }
+    QCOMPARE(series[0].y, (std::vector<double>{20.5, 24, 40}));
+    QCOMPARE(series[1].y, (std::vector<double>{12.25, 13, 15.5}));
+    QCOMPARE(series[2].y, (std::vector<double>{35, 44, 90}));
+    const std::string title = curve_title(*c);
+    QVERIFY2(title.find("saturated at offered 0.4") != std::string::npos, title.c_str());
+    QVERIFY2(title.find("curve.csv") != std::string::npos, title.c_str());
+
+    // Not saturated: no saturation in the title.
+    std::istringstream unsaturated(
+        "offered,avg_latency,avg_network_latency,p99_latency,saturated\n0.1,20,12,30,0\n0.2,22,13,35,0\n");
+    const auto u = parse_curve(unsaturated, "u.csv", &why);
+    QVERIFY2(u, why.c_str());
+    QVERIFY(!u->saturation());
+    QVERIFY(curve_title(*u).find("saturated") == std::string::npos);
+    QCOMPARE(curve_series(*u).size(), std::size_t{3});
+  }
+
+  // hopsim curve --reference: hopsim and reference lines, each without its saturated loads.
+  void curveReferenceLayout() {
+    const QString path = dir_.filePath("against.csv");
+    std::ofstream(path.toStdString()) << "offered,avg_latency,reference_latency,error_percent,compared\r\n"
+                                         "0.05,25.1,25,0.4,1\r\n"
+                                         "0.1,26,26.5,-1.88679,1\r\n"
+                                         "0.3,31,,,0\r\n"
+                                         "0.45,,,,0\r\n";
+    std::string why;
+    const auto c = load_curve(path.toStdString(), &why);
+    QVERIFY2(c, why.c_str());
+    QCOMPARE(c->layout, CurveLayout::reference);
+    QCOMPARE(c->points.size(), std::size_t{4});
+    QCOMPARE(*c->points[1].reference_latency, 26.5);
+    QCOMPARE(*c->points[1].error_percent, -1.88679);
+    QVERIFY(c->points[1].compared);
+    QVERIFY(!c->points[2].compared);
+    QVERIFY(!c->points[2].reference_latency && !c->points[2].error_percent);
+    QVERIFY(!c->points[3].avg_latency);
+    QCOMPARE(c->saturation(), std::optional<double>(0.45));
+    QCOMPARE(c->reference_saturation(), std::optional<double>(0.3));
+    const auto series = curve_series(*c);
+    QCOMPARE(series.size(), std::size_t{2});
+    QCOMPARE(series[0].name, std::string("hopsim"));
+    QCOMPARE(series[0].x, (std::vector<double>{0.05, 0.1, 0.3}));
+    QCOMPARE(series[0].y, (std::vector<double>{25.1, 26, 31}));
+    QCOMPARE(series[1].name, std::string("reference"));
+    QCOMPARE(series[1].x, (std::vector<double>{0.05, 0.1}));
+    QCOMPARE(series[1].y, (std::vector<double>{25, 26.5}));
+    const std::string title = curve_title(*c);
+    QVERIFY2(title.find("hopsim saturated at offered 0.45") != std::string::npos, title.c_str());
+    QVERIFY2(title.find("reference saturated at offered 0.3") != std::string::npos, title.c_str());
+  }
+
+  // Bad input: the message names the file, the line and the problem.
+  void curveBadInputIsRefusedWithTheReason() {
+    std::string why;
+    const std::string missing = dir_.filePath("no-such-curve.csv").toStdString();
+    QVERIFY(!load_curve(missing, &why));
+    QCOMPARE(why, missing + ": cannot open the file");
+
+    const auto refused = [&](const std::string& name, const std::string& text) {
+      const std::string path = dir_.filePath(QString::fromStdString(name)).toStdString();
+      std::ofstream(path) << text;
+      std::string reason;
+      const auto c = load_curve(path, &reason);
+      return c ? std::string("accepted") : reason.substr(reason.find(name));
+    };
+    QCOMPARE(refused("no-latency.csv", "# hopsim curve\noffered,accepted,p99_latency\n0.1,0.1,30\n"),
+             std::string("no-latency.csv:2: the header needs the columns 'offered' and 'avg_latency', got "
+                         "'offered,accepted,p99_latency'"));
+    QCOMPARE(refused("no-offered.csv", "load,avg_latency\n0.1,20\n"),
+             std::string("no-offered.csv:1: the header needs the columns 'offered' and 'avg_latency', got "
+                         "'load,avg_latency'"));
+    QCOMPARE(refused("short-row.csv", "offered,avg_latency,p99_latency,saturated\n0.1,20,30,0\n0.2,22,0\n"),
+             std::string("short-row.csv:3: 3 cells, the header has 4"));
+    QCOMPARE(refused("long-row.csv", "offered,avg_latency\n0.1,20,30\n"),
+             std::string("long-row.csv:2: 3 cells, the header has 2"));
+    QCOMPARE(refused("word.csv", "offered,avg_latency,p99_latency,saturated\n0.1,20,fast,0\n"),
+             std::string("word.csv:2: column 'p99_latency': 'fast' is not a number"));
+    QCOMPARE(refused("trailing.csv", "offered,avg_latency\n0.1,20x\n"),
+             std::string("trailing.csv:2: column 'avg_latency': '20x' is not a number"));
+    QCOMPARE(refused("no-offered-cell.csv", "offered,avg_latency\n,20\n"),
+             std::string("no-offered-cell.csv:2: column 'offered': '' is not a number"));
+    QCOMPARE(refused("bad-flag.csv", "offered,avg_latency,saturated\n0.1,20,yes\n"),
+             std::string("bad-flag.csv:2: column 'saturated': 'yes' is not a number"));
+    QCOMPARE(refused("empty.csv", ""), std::string("empty.csv: empty file: no header line"));
+    QCOMPARE(refused("header-only.csv", "offered,avg_latency\n"),
+             std::string("header-only.csv: no data rows after the header"));
+    // Unknown columns are carried along, not read.
+    QCOMPARE(refused("extra.csv", "offered,avg_latency,note\n0.1,20,anything\n"), std::string("accepted"));
+  }
+
+  // Axis ticks as the report charts place them: steps of 1, 2, 2.5 or 5 times a power of ten.
+  void curveAxisTicks() {
+    QCOMPARE(curve_ticks(0, 47), (std::vector<double>{0, 10, 20, 30, 40, 50}));
+    const auto t = curve_ticks(0, 0.45);
+    QCOMPARE(t.size(), std::size_t{6});
+    QCOMPARE(t.front(), 0.0);
+    QCOMPARE(t[3], 0.3);
+    QCOMPARE(t.back(), 0.5);
+    const auto [lo, hi] = curve_axis_range(20.5, 90, true);
+    QCOMPARE(lo, 0.0);
+    QCOMPARE(hi, 100.0);
+    const auto [xlo, xhi] = curve_axis_range(0.3, 0.3, false);
+    QVERIFY(xlo < 0.3 && xhi > 0.3);
   }
 };
 

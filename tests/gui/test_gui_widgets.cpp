@@ -1,14 +1,22 @@
 // hopsim-gui's widgets on the offscreen platform: a screenshot of a real passing-run
-// trace, bad files (error dialog, non-zero exit in screenshot mode), clicking a node.
+// trace, bad files (error dialog, non-zero exit in screenshot mode), clicking a node, the
+// latency vs load panel.
 #include <QApplication>
+#include <QDockWidget>
+#include <QDropEvent>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 #include <QtTest>
 #include <fstream>
+#include <functional>
 
 #include "comparison_view.hpp"
+#include "curve_view.hpp"
 #include "hopsim/traces/db.hpp"
 #include "main_window.hpp"
 #include "screenshot.hpp"
@@ -19,9 +27,9 @@ using namespace hopsim::gui;
 
 namespace {
 
-// Opens `path` in an interactive window and returns the text of the error dialog it shows
-// (empty when none appeared); the dialog is closed as soon as it is seen.
-QString dialog_text_on_open(MainWindow& w, const QString& path, bool* opened) {
+// Runs `open` and returns the text of the error dialog it shows (empty when none
+// appeared); the dialog is closed as soon as it is seen.
+QString dialog_text_while(const std::function<bool()>& open, bool* opened) {
   QString text;
   QTimer poll;  // stops with this function, so nothing outlives the locals
   QObject::connect(&poll, &QTimer::timeout, [&] {
@@ -31,9 +39,51 @@ QString dialog_text_on_open(MainWindow& w, const QString& path, bool* opened) {
     }
   });
   poll.start(10);
-  *opened = w.openTrace(path);
+  *opened = open();
   QTest::qWait(30);
   return text;
+}
+
+// Opens `path` in an interactive window: the text of the error dialog it shows, if any.
+QString dialog_text_on_open(MainWindow& w, const QString& path, bool* opened) {
+  return dialog_text_while([&] { return w.openTrace(path); }, opened);
+}
+
+// A curve as hopsim curve --csv writes it: three loads below saturation, one saturated.
+void write_plain_curve(const QString& path) {
+  std::ofstream(path.toStdString())
+      << "offered,accepted,avg_latency,p50_latency,p99_latency,avg_network_latency,avg_hops,max_link_utilisation,"
+         "saturated\n"
+         "0.1,0.1,20,19,35,12,5.3,0.21,0\n"
+         "0.2,0.2,24,22,44,13,5.3,0.42,0\n"
+         "0.3,0.29,40,31,90,15,5.3,0.63,0\n"
+         "0.4,0.31,900,700,2500,80,5.3,0.99,1\n";
+}
+
+void write_reference_curve(const QString& path) {
+  std::ofstream(path.toStdString()) << "offered,avg_latency,reference_latency,error_percent,compared\n"
+                                       "0.05,25.1,25,0.4,1\n"
+                                       "0.1,26,26.5,-1.88679,1\n"
+                                       "0.3,31,,,0\n";
+}
+
+// Drops a local file onto the window, as dragging it from a file manager does.
+void drop_file(MainWindow& w, const QString& path) {
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(path)});
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+}
+
+// The points of the chart's series named `name` (empty when there is none).
+QList<QPointF> series_points(const QChart* chart, const QString& name) {
+  for (QAbstractSeries* s : chart->series())
+    if (s->name() == name)
+      if (auto* line = qobject_cast<QLineSeries*>(s)) return line->points();
+  return {};
 }
 
 int pixels_differing_from(const QImage& img, QRgb colour) {
@@ -207,6 +257,113 @@ class TestGuiWidgets : public QObject {
     QImage img(out);
     QCOMPARE(img.size(), QSize(800, 600));
     QVERIFY(pixels_differing_from(img, qRgb(255, 255, 255)) > 2000);
+  }
+
+  // The latency vs load panel: a CSV written here opens in the dock as three lines without
+  // the saturated load; a bad file keeps that curve and says why.
+  void curvePanelShowsACsv() {
+    MainWindow w(false);
+    w.show();
+    QApplication::processEvents();
+    auto* dock = w.findChild<QDockWidget*>("curve");
+    QVERIFY(dock != nullptr);
+    QVERIFY(!dock->isVisible());
+    const QString path = dir_.filePath("curve.csv");
+    write_plain_curve(path);
+    QVERIFY2(w.openCurve(path), qPrintable(w.lastError()));
+    QApplication::processEvents();
+    QVERIFY(dock->isVisible());
+    QVERIFY(w.curveView()->isVisible());
+    QCOMPARE(dock->windowTitle(), QString("Latency vs load"));
+    const QChart* chart = w.curveView()->chart();
+    QVERIFY(chart != nullptr);
+    QCOMPARE(chart->series().size(), 3);
+    QVERIFY2(chart->title().contains("saturated at offered 0.4"), qPrintable(chart->title()));
+    const auto avg = series_points(chart, "average total latency");
+    QCOMPARE(avg, (QList<QPointF>{{0.1, 20}, {0.2, 24}, {0.3, 40}}));
+    QCOMPARE(series_points(chart, "average network latency").size(), 3);
+    QCOMPARE(series_points(chart, "p99 total latency").size(), 3);
+    const QImage img = w.curveView()->toImage();
+    QCOMPARE(img.size(), w.curveView()->size());
+    QVERIFY(pixels_differing_from(img, qRgb(255, 255, 255)) > 300);
+
+    const QString bad = dir_.filePath("bad-curve.csv");
+    std::ofstream(bad.toStdString()) << "offered,avg_latency\n0.1,slow\n";
+    QVERIFY(!w.openCurve(bad));
+    QVERIFY2(w.lastError().contains("bad-curve.csv:2:") && w.lastError().contains("'slow' is not a number"),
+             qPrintable(w.lastError()));
+    QVERIFY(w.curveView()->curve().has_value());
+    QCOMPARE(QString::fromStdString(w.curveView()->curve()->source.string()), path);
+    QCOMPARE(w.curveView()->chart()->series().size(), 3);
+    QVERIFY(!w.openCurve(dir_.filePath("missing.csv")));
+    QVERIFY2(w.lastError().contains("missing.csv: cannot open"), qPrintable(w.lastError()));
+    QCOMPARE(w.curveView()->chart(), chart);
+
+    // Against a reference: hopsim and reference.
+    const QString against = dir_.filePath("against.csv");
+    write_reference_curve(against);
+    QVERIFY2(w.openCurve(against), qPrintable(w.lastError()));
+    QCOMPARE(w.curveView()->chart()->series().size(), 2);
+    QCOMPARE(series_points(w.curveView()->chart(), "hopsim").size(), 3);
+    QCOMPARE(series_points(w.curveView()->chart(), "reference").size(), 2);
+    QVERIFY(pixels_differing_from(w.curveView()->toImage(), qRgb(255, 255, 255)) > 300);
+  }
+
+  // Interactive: a bad curve raises an error dialog with the reason; a dropped .csv opens
+  // as a curve, not as a trace.
+  void curveErrorDialogAndDrop() {
+    MainWindow w(true);
+    w.show();
+    const QString bad = dir_.filePath("wide-curve.csv");
+    std::ofstream(bad.toStdString()) << "offered,avg_latency\n0.1,20\n0.2,22,7\n";
+    bool opened = true;
+    const QString text = dialog_text_while([&] { return w.openCurve(bad); }, &opened);
+    QVERIFY(!opened);
+    QVERIFY2(text.contains("wide-curve.csv:3: 3 cells, the header has 2"), qPrintable(text));
+    QVERIFY(!w.curveView()->curve());
+
+    const QString path = dir_.filePath("dropped.csv");
+    write_plain_curve(path);
+    drop_file(w, path);
+    QVERIFY(w.curveView()->curve().has_value());
+    QCOMPARE(QString::fromStdString(w.curveView()->curve()->source.string()), path);
+    QVERIFY(w.model() == nullptr);  // not taken for a trace
+    QCOMPARE(w.curveView()->chart()->series().size(), 3);
+  }
+
+  // --screenshot with --curve: alone, with a trace, and a bad curve exits 2 with the reason.
+  void screenshotWithACurve() {
+    const QString csv = dir_.filePath("shot-curve.csv");
+    write_plain_curve(csv);
+    const QString out = dir_.filePath("curve.png");
+    QProcess p;
+    p.start(HOPSIM_GUI_EXE, {"--screenshot", out, "--size", "900x700", "--curve", csv});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QImage img(out);
+    QCOMPARE(img.size(), QSize(900, 700));
+    QVERIFY(pixels_differing_from(img, qRgb(255, 255, 255)) > 2000);
+
+    MainWindow w(false);
+    ScreenshotOptions o;
+    o.trace = HOPSIM_GUI_PASSING_TRACE;
+    o.curve = csv;
+    QString error;
+    QVERIFY2(!render_screenshot(w, o, &error).isNull(), qPrintable(error));
+    QVERIFY(w.model() != nullptr);
+    QVERIFY(w.curveView()->isVisible());
+    QCOMPARE(w.curveView()->chart()->series().size(), 3);
+
+    const QString bad = dir_.filePath("no-avg.csv");
+    std::ofstream(bad.toStdString()) << "offered,p99_latency\n0.1,30\n";
+    const QString bad_out = dir_.filePath("bad-curve.png");
+    QProcess q;
+    q.start(HOPSIM_GUI_EXE, {"--screenshot", bad_out, "--curve", bad, HOPSIM_GUI_PASSING_TRACE});
+    QVERIFY(q.waitForFinished(30000));
+    QCOMPARE(q.exitCode(), 2);
+    const QString err = QString::fromLocal8Bit(q.readAllStandardError());
+    QVERIFY2(err.contains("no-avg.csv:1: the header needs the columns 'offered' and 'avg_latency'"), qPrintable(err));
+    QVERIFY(!QFile::exists(bad_out));
   }
 
   void clickingANodeFiltersItsTraffic() {
