@@ -40,21 +40,4 @@ std::optional<Comparison> comparison_from_trace(const traces::TraceReader& trace
 /// sim.trace names this trace counts. Empty when none is found.
 std::filesystem::path find_results_for(const traces::TraceReader& trace);
 
-/// A drawing primitive of the comparison plot, in pixels.
-struct PlotItem {
-  enum class Kind { line, polyline, text, rect } kind = Kind::line;
-  std::vector<std::pair<double, double>> points;  ///< line: 2; polyline: many; text: anchor; rect: corner, size
-  std::string text;
-  std::string colour = "#000000";
-  double width = 1;
-  int align = 0;  ///< text: -1 left, 0 centre, 1 right
-};
-
-/// The plot: native (left) and simulated (right) seconds against n, one line per method,
-/// a shared log y axis, in a w x h canvas.
-std::vector<PlotItem> comparison_plot(const Comparison& c, double w, double h);
-
-/// The plot as a standalone SVG document.
-std::string plot_svg(const std::vector<PlotItem>& items, double w, double h);
-
 }  // namespace hopsim::gui
