@@ -5,6 +5,10 @@
 
 namespace hopsim::cli {
 
+// hopsim run and hopsim list (cmd_run.cpp)
+void add_run_commands(Commands& c);
+// hopsim validate, import and trace (cmd_tools.cpp)
+void add_tool_commands(Commands& c);
 // hopsim compare (cmd_compare.cpp)
 void add_compare_commands(Commands& c);
 // hopsim curve (cmd_curve.cpp) and hopsim sweep (cmd_sweep.cpp).
