@@ -1,5 +1,6 @@
 #include "hopsim/network/model/patterns.hpp"
 
+#include <array>
 #include <bit>
 #include <stdexcept>
 
@@ -10,15 +11,15 @@ struct Named {
   Pattern p;
   const char* name;
 };
-constexpr Named kNames[] = {
-    {Pattern::uniform, "uniform"},
-    {Pattern::transpose, "transpose"},
-    {Pattern::bit_complement, "bit_complement"},
-    {Pattern::bit_reverse, "bit_reverse"},
-    {Pattern::shuffle, "shuffle"},
-    {Pattern::tornado, "tornado"},
-    {Pattern::neighbor, "neighbor"},
-    {Pattern::hotspot, "hotspot"},
+constexpr std::array kNames = {
+    Named{Pattern::uniform, "uniform"},
+    Named{Pattern::transpose, "transpose"},
+    Named{Pattern::bit_complement, "bit_complement"},
+    Named{Pattern::bit_reverse, "bit_reverse"},
+    Named{Pattern::shuffle, "shuffle"},
+    Named{Pattern::tornado, "tornado"},
+    Named{Pattern::neighbor, "neighbor"},
+    Named{Pattern::hotspot, "hotspot"},
 };
 
 std::string list_names() {
@@ -67,12 +68,16 @@ const char* to_string(Pattern p) {
 }
 
 std::uint32_t destination(Pattern p, std::uint32_t src, int rows, int cols, Rng& rng, const HotspotSpec& hot) {
-  const int dims[] = {rows, cols};
+  const std::array dims{rows, cols};
   return destination(p, src, dims, rng, hot);
 }
 
-std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dims, Rng& rng, const HotspotSpec& hot) {
-  constexpr int kMaxDims = 8;
+namespace {
+
+constexpr int kMaxDims = 8;
+
+// Node count of `dims`, checked; throws unless src is one of the nodes.
+std::uint32_t checked_nodes(std::uint32_t src, std::span<const int> dims) {
   if (dims.empty() || dims.size() > kMaxDims)
     throw std::invalid_argument("traffic: need 1 to 8 dimensions, got " + std::to_string(dims.size()));
   std::uint64_t n64 = 1;
@@ -85,76 +90,99 @@ std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dim
   if (src >= n)
     throw std::invalid_argument("traffic: source node " + std::to_string(src) + " out of range for " +
                                 std::to_string(n) + " nodes");
-  const std::size_t nd = dims.size();
-  // Coordinates of src, last dimension fastest.
-  // (only the patterns that need them pay for the divisions).
-  std::uint32_t x[kMaxDims];
-  auto coords = [&] {
-    std::uint32_t rest = src;
-    for (std::size_t i = nd; i-- > 0;) {
-      x[i] = rest % static_cast<std::uint32_t>(dims[i]);
-      rest /= static_cast<std::uint32_t>(dims[i]);
+  return n;
+}
+
+// A node's coordinates, last dimension fastest.
+struct Coords {
+  std::array<std::uint32_t, kMaxDims> x{};
+  std::span<const int> dims;
+
+  Coords(std::uint32_t id, std::span<const int> d) : dims(d) {
+    for (std::size_t i = dims.size(); i-- > 0;) {
+      x[i] = id % static_cast<std::uint32_t>(dims[i]);
+      id /= static_cast<std::uint32_t>(dims[i]);
     }
-  };
-  auto id_of = [&](const std::uint32_t* c) {
+  }
+  std::uint32_t id() const {
     std::uint32_t id = 0;
-    for (std::size_t i = 0; i < nd; ++i) id = id * static_cast<std::uint32_t>(dims[i]) + c[i];
+    for (std::size_t i = 0; i < dims.size(); ++i) id = id * static_cast<std::uint32_t>(dims[i]) + x[i];
     return id;
-  };
+  }
+};
+
+std::uint32_t transpose_of(std::uint32_t src, std::span<const int> dims) {
+  const std::size_t nd = dims.size();
+  for (std::size_t i = 0; i < nd; ++i)
+    if (dims[i] != dims[nd - 1 - i])
+      throw std::invalid_argument(
+          "traffic pattern transpose needs a square shape (extents equal to their reverse), got " + shape_name(dims));
+  const Coords c(src, dims);
+  Coords t = c;
+  for (std::size_t i = 0; i < nd; ++i) t.x[i] = c.x[nd - 1 - i];
+  return t.id();
+}
+
+std::uint32_t bit_reverse_of(std::uint32_t src, int b) {
+  std::uint32_t d = 0;
+  for (int i = 0; i < b; ++i)
+    if (src >> i & 1u) d |= std::uint32_t{1} << (b - 1 - i);
+  return d;
+}
+
+std::uint32_t shuffle_of(std::uint32_t src, int b) {
+  if (b == 0) return 0;
+  const std::uint32_t mask = (std::uint32_t{1} << b) - 1;
+  return ((src << 1) | (src >> (b - 1))) & mask;
+}
+
+std::uint32_t tornado_of(std::uint32_t src, std::span<const int> dims) {
+  Coords c(src, dims);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const auto k = static_cast<std::uint32_t>(dims[i]);
+    c.x[i] = (c.x[i] + (k + 1) / 2 - 1) % k;
+  }
+  return c.id();
+}
+
+std::uint32_t neighbor_of(std::uint32_t src, std::span<const int> dims) {
+  Coords c(src, dims);
+  const std::size_t last = dims.size() - 1;
+  c.x[last] = (c.x[last] + 1) % static_cast<std::uint32_t>(dims[last]);
+  return c.id();
+}
+
+std::uint32_t hotspot_of(std::uint32_t n, Rng& rng, const HotspotSpec& hot) {
+  if (hot.node >= n)
+    throw std::invalid_argument("traffic: hotspot node " + std::to_string(hot.node) + " out of range for " +
+                                std::to_string(n) + " nodes");
+  if (!(hot.fraction >= 0 && hot.fraction <= 1))
+    throw std::invalid_argument("traffic: hotspot fraction must be in [0, 1], got " + std::to_string(hot.fraction));
+  if (std::uniform_real_distribution<double>(0, 1)(rng) < hot.fraction) return hot.node;
+  return uniform_node(n, rng);
+}
+
+}  // namespace
+
+std::uint32_t destination(Pattern p, std::uint32_t src, std::span<const int> dims, Rng& rng, const HotspotSpec& hot) {
+  const std::uint32_t n = checked_nodes(src, dims);
   switch (p) {
     case Pattern::uniform:
       return uniform_node(n, rng);
-    case Pattern::transpose: {
-      for (std::size_t i = 0; i < nd; ++i)
-        if (dims[i] != dims[nd - 1 - i])
-          throw std::invalid_argument(
-              "traffic pattern transpose needs a square shape (extents equal to their reverse), got " +
-              shape_name(dims));
-      coords();
-      std::uint32_t y[kMaxDims];
-      for (std::size_t i = 0; i < nd; ++i) y[i] = x[nd - 1 - i];
-      return id_of(y);
-    }
-    case Pattern::bit_complement: {
-      const int b = id_bits(p, n, dims);
-      return ~src & ((std::uint32_t{1} << b) - 1);
-    }
-    case Pattern::bit_reverse: {
-      const int b = id_bits(p, n, dims);
-      std::uint32_t d = 0;
-      for (int i = 0; i < b; ++i)
-        if (src >> i & 1u) d |= std::uint32_t{1} << (b - 1 - i);
-      return d;
-    }
-    case Pattern::shuffle: {
-      const int b = id_bits(p, n, dims);
-      if (b == 0) return 0;
-      const std::uint32_t mask = (std::uint32_t{1} << b) - 1;
-      return ((src << 1) | (src >> (b - 1))) & mask;
-    }
-    case Pattern::tornado: {
-      coords();
-      std::uint32_t y[kMaxDims];
-      for (std::size_t i = 0; i < nd; ++i) {
-        const auto k = static_cast<std::uint32_t>(dims[i]);
-        y[i] = (x[i] + (k + 1) / 2 - 1) % k;
-      }
-      return id_of(y);
-    }
-    case Pattern::neighbor: {
-      coords();
-      x[nd - 1] = (x[nd - 1] + 1) % static_cast<std::uint32_t>(dims[nd - 1]);
-      return id_of(x);
-    }
-    case Pattern::hotspot: {
-      if (hot.node >= n)
-        throw std::invalid_argument("traffic: hotspot node " + std::to_string(hot.node) + " out of range for " +
-                                    std::to_string(n) + " nodes");
-      if (!(hot.fraction >= 0 && hot.fraction <= 1))
-        throw std::invalid_argument("traffic: hotspot fraction must be in [0, 1], got " + std::to_string(hot.fraction));
-      if (std::uniform_real_distribution<double>(0, 1)(rng) < hot.fraction) return hot.node;
-      return uniform_node(n, rng);
-    }
+    case Pattern::transpose:
+      return transpose_of(src, dims);
+    case Pattern::bit_complement:
+      return ~src & ((std::uint32_t{1} << id_bits(p, n, dims)) - 1);
+    case Pattern::bit_reverse:
+      return bit_reverse_of(src, id_bits(p, n, dims));
+    case Pattern::shuffle:
+      return shuffle_of(src, id_bits(p, n, dims));
+    case Pattern::tornado:
+      return tornado_of(src, dims);
+    case Pattern::neighbor:
+      return neighbor_of(src, dims);
+    case Pattern::hotspot:
+      return hotspot_of(n, rng, hot);
   }
   throw std::invalid_argument("traffic: invalid pattern value");
 }

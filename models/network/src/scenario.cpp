@@ -78,61 +78,111 @@ const std::vector<ParamDecl>& network_param_decls() {
   return decls;
 }
 
-TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::string& origin) {
-  require_known_keys(doc, "", {"network", "traffic", "phases", "curve"});
-  TrafficScenario sc;
-  TrafficConfig& c = sc.config;
+namespace {
 
-  // network
-  const nlohmann::json net = doc.contains("network") ? doc["network"] : nlohmann::json::object();
+nlohmann::json section(const nlohmann::json& doc, const char* key) {
+  return doc.contains(key) ? doc[key] : nlohmann::json::object();
+}
+
+// network.* on an Epiphany preset: the eMesh.
+void read_emesh(const nlohmann::json& net, const Preset& preset, const nlohmann::json& params,
+                const std::string& topology, TrafficScenario& sc) {
+  TrafficConfig& c = sc.config;
+  const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, params, "network.params");
+  c.network = NetworkKind::emesh;
+  c.net = epiphany::model::params_from(set);
+  c.rows = c.net.rows;
+  c.cols = c.net.cols;
+  if (topology != "mesh")
+    throw ConfigError(
+        fmt::format("network.topology: the {} eMesh is a mesh, not a torus (use a network preset such "
+                    "as unit-network for a torus)",
+                    sc.preset));
+  if (net.contains("dims")) {
+    const auto d = get_dims(net["dims"], "network.dims");
+    if (d.size() != 2) throw ConfigError("network.dims: the eMesh is 2-D, give [rows, cols]");
+    c.rows = d[0];
+    c.cols = d[1];
+    if (c.rows > 64 || c.cols > 64) throw ConfigError("network.dims: the eMesh model takes at most 64x64");
+  }
+  sc.echo = set.to_json();
+}
+
+// network.* on a network preset: the generic mesh or torus.
+void read_generic(const nlohmann::json& net, const Preset& preset, const nlohmann::json& params,
+                  const std::string& topology, TrafficScenario& sc) {
+  TrafficConfig& c = sc.config;
+  const auto set = ParamSet::resolve(network_param_decls(), preset, params, "network.params");
+  c.network = NetworkKind::generic;
+  c.generic.torus = topology == "torus";
+  c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
+  c.generic.hop_latency = set.get("hop_latency");
+  c.generic.endpoint_latency = set.get("endpoint_latency");
+  c.generic.link_width = set.get("link_width");
+  c.generic.buffer = set.get("buffer");
+  for (const auto& [name, v] :
+       {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
+    if (std::floor(v * 2) != v * 2)
+      throw ConfigError(fmt::format("network.params.{}: must be a multiple of 0.5 cycles, got {}", name, v));
+  sc.echo = set.to_json();
+}
+
+void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
+  const nlohmann::json net = section(doc, "network");
   require_known_keys(net, "network", {"preset", "topology", "dims", "params"});
   sc.preset = get_string(net, "preset", "network", "e64g401");
   const auto preset = load_preset(sc.preset, "network.preset");
-  const nlohmann::json params = net.contains("params") ? net["params"] : nlohmann::json::object();
+  const nlohmann::json params = section(net, "params");
   if (!params.is_object()) throw ConfigError("network.params: expected an object of parameter overrides");
   const std::string topology = get_string(net, "topology", "network", "mesh");
   if (topology != "mesh" && topology != "torus")
     throw ConfigError(fmt::format("network.topology: expected \"mesh\" or \"torus\", got \"{}\"", topology));
   if (preset.family == "epiphany") {
-    const auto set = ParamSet::resolve(epiphany::model::param_decls(), preset, params, "network.params");
-    c.network = NetworkKind::emesh;
-    c.net = epiphany::model::params_from(set);
-    c.rows = c.net.rows;
-    c.cols = c.net.cols;
-    if (topology != "mesh")
-      throw ConfigError(
-          fmt::format("network.topology: the {} eMesh is a mesh, not a torus (use a network preset such "
-                      "as unit-network for a torus)",
-                      sc.preset));
-    if (net.contains("dims")) {
-      const auto d = get_dims(net["dims"], "network.dims");
-      if (d.size() != 2) throw ConfigError("network.dims: the eMesh is 2-D, give [rows, cols]");
-      c.rows = d[0];
-      c.cols = d[1];
-      if (c.rows > 64 || c.cols > 64) throw ConfigError("network.dims: the eMesh model takes at most 64x64");
-    }
-    sc.echo = set.to_json();
+    read_emesh(net, preset, params, topology, sc);
   } else if (preset.family == "network") {
-    const auto set = ParamSet::resolve(network_param_decls(), preset, params, "network.params");
-    c.network = NetworkKind::generic;
-    c.generic.torus = topology == "torus";
-    c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
-    c.generic.hop_latency = set.get("hop_latency");
-    c.generic.endpoint_latency = set.get("endpoint_latency");
-    c.generic.link_width = set.get("link_width");
-    c.generic.buffer = set.get("buffer");
-    for (const auto& [name, v] :
-         {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
-      if (std::floor(v * 2) != v * 2)
-        throw ConfigError(fmt::format("network.params.{}: must be a multiple of 0.5 cycles, got {}", name, v));
-    sc.echo = set.to_json();
+    read_generic(net, preset, params, topology, sc);
   } else {
     throw ConfigError(fmt::format("network.preset: {} is a {} machine; traffic runs on epiphany or network presets",
                                   sc.preset, preset.family));
   }
+}
 
-  // traffic
-  const nlohmann::json tr = doc.contains("traffic") ? doc["traffic"] : nlohmann::json::object();
+// traffic.packet_bytes or traffic.packet_sizes (default: one flit).
+void read_packet_sizes(const nlohmann::json& tr, TrafficConfig& c) {
+  c.packet_bytes = c.network == NetworkKind::emesh ? 8 : static_cast<int>(std::max(1.0, c.generic.link_width));
+  if (tr.contains("packet_bytes") && tr.contains("packet_sizes"))
+    throw ConfigError("traffic: give packet_bytes or packet_sizes, not both");
+  c.packet_bytes = get_int(tr, "packet_bytes", "traffic", c.packet_bytes);
+  if (!tr.contains("packet_sizes")) return;
+  const auto& ps = tr["packet_sizes"];
+  if (!ps.is_array() || ps.empty())
+    throw ConfigError("traffic.packet_sizes: expected a non-empty list of {\"bytes\": B, \"weight\": W}");
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const std::string path = fmt::format("traffic.packet_sizes[{}]", i);
+    require_known_keys(ps[i], path, {"bytes", "weight"});
+    if (!ps[i].contains("bytes")) throw ConfigError(path + ".bytes: missing");
+    c.packet_sizes.push_back({get_int(ps[i], "bytes", path, 0), get_number(ps[i], "weight", path, 1)});
+  }
+  c.packet_bytes = c.packet_sizes.front().bytes;
+}
+
+void read_injection(const nlohmann::json& tr, TrafficConfig& c) {
+  const std::string inj = get_string(tr, "injection", "traffic", "bernoulli");
+  if (inj != "bernoulli" && inj != "bursty")
+    throw ConfigError(fmt::format("traffic.injection: expected \"bernoulli\" or \"bursty\", got \"{}\"", inj));
+  c.bursty = inj == "bursty";
+  c.burst_mean = get_number(tr, "burst_mean", "traffic", 8);
+  if (c.burst_mean < 1) throw ConfigError(fmt::format("traffic.burst_mean: must be >= 1 packet, got {}", c.burst_mean));
+  c.offered_load = get_number(tr, "load", "traffic", 0.1);
+  if (!(c.offered_load > 0 && c.offered_load <= 1))
+    throw ConfigError(fmt::format("traffic.load: the offered load must be in (0, 1] packets per node per cycle, got {}",
+                                  c.offered_load));
+  if (c.bursty && c.offered_load >= 1)
+    throw ConfigError("traffic.load: bursty injection needs a load below 1 (there is no off period at full load)");
+}
+
+void read_traffic(const nlohmann::json& doc, TrafficConfig& c) {
+  const nlohmann::json tr = section(doc, "traffic");
   require_known_keys(tr, "traffic",
                      {"pattern", "hotspot", "injection", "burst_mean", "load", "packet_bytes", "packet_sizes", "seed"});
   try {
@@ -148,48 +198,23 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
     c.hotspot_node = static_cast<std::uint32_t>(node);
     c.hotspot_fraction = get_number(h, "fraction", "traffic.hotspot", 0.1);
   }
-  const std::string inj = get_string(tr, "injection", "traffic", "bernoulli");
-  if (inj != "bernoulli" && inj != "bursty")
-    throw ConfigError(fmt::format("traffic.injection: expected \"bernoulli\" or \"bursty\", got \"{}\"", inj));
-  c.bursty = inj == "bursty";
-  c.burst_mean = get_number(tr, "burst_mean", "traffic", 8);
-  if (c.burst_mean < 1) throw ConfigError(fmt::format("traffic.burst_mean: must be >= 1 packet, got {}", c.burst_mean));
-  c.offered_load = get_number(tr, "load", "traffic", 0.1);
-  if (!(c.offered_load > 0 && c.offered_load <= 1))
-    throw ConfigError(fmt::format("traffic.load: the offered load must be in (0, 1] packets per node per cycle, got {}",
-                                  c.offered_load));
-  if (c.bursty && c.offered_load >= 1)
-    throw ConfigError("traffic.load: bursty injection needs a load below 1 (there is no off period at full load)");
-  c.packet_bytes = c.network == NetworkKind::emesh ? 8 : static_cast<int>(std::max(1.0, c.generic.link_width));
-  if (tr.contains("packet_bytes") && tr.contains("packet_sizes"))
-    throw ConfigError("traffic: give packet_bytes or packet_sizes, not both");
-  c.packet_bytes = get_int(tr, "packet_bytes", "traffic", c.packet_bytes);
-  if (tr.contains("packet_sizes")) {
-    const auto& ps = tr["packet_sizes"];
-    if (!ps.is_array() || ps.empty())
-      throw ConfigError("traffic.packet_sizes: expected a non-empty list of {\"bytes\": B, \"weight\": W}");
-    for (std::size_t i = 0; i < ps.size(); ++i) {
-      const std::string path = fmt::format("traffic.packet_sizes[{}]", i);
-      require_known_keys(ps[i], path, {"bytes", "weight"});
-      if (!ps[i].contains("bytes")) throw ConfigError(path + ".bytes: missing");
-      c.packet_sizes.push_back({get_int(ps[i], "bytes", path, 0), get_number(ps[i], "weight", path, 1)});
-    }
-    c.packet_bytes = c.packet_sizes.front().bytes;
-  }
+  read_injection(tr, c);
+  read_packet_sizes(tr, c);
   const int seed = get_int(tr, "seed", "traffic", 1);
   if (seed < 0) throw ConfigError("traffic.seed: must be >= 0");
   c.seed = static_cast<std::uint64_t>(seed);
+}
 
-  // phases
-  const nlohmann::json ph = doc.contains("phases") ? doc["phases"] : nlohmann::json::object();
+void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
+  TrafficConfig& c = sc.config;
+  const nlohmann::json ph = section(doc, "phases");
   require_known_keys(ph, "phases", {"warmup", "measure", "drain"});
   c.warmup = get_cycles(ph, "warmup", "phases", 1000);
   c.measure = get_cycles(ph, "measure", "phases", 10000);
   c.drain_limit = get_cycles(ph, "drain", "phases", 20000);
   if (c.measure <= 0) throw ConfigError("phases.measure: must be > 0 cycles");
 
-  // curve
-  const nlohmann::json cu = doc.contains("curve") ? doc["curve"] : nlohmann::json::object();
+  const nlohmann::json cu = section(doc, "curve");
   require_known_keys(cu, "curve", {"step", "max"});
   sc.curve_step = get_number(cu, "step", "curve", 0.05);
   sc.curve_max = get_number(cu, "max", "curve", 1.0);
@@ -197,9 +222,18 @@ TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::stri
     throw ConfigError(fmt::format("curve.step: must be in (0, 1], got {}", sc.curve_step));
   if (!(sc.curve_max > 0 && sc.curve_max <= 1))
     throw ConfigError(fmt::format("curve.max: the highest offered load must be in (0, 1], got {}", sc.curve_max));
+}
 
+}  // namespace
+
+TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::string& origin) {
+  require_known_keys(doc, "", {"network", "traffic", "phases", "curve"});
+  TrafficScenario sc;
+  read_network(doc, sc);
+  read_traffic(doc, sc.config);
+  read_phases_and_curve(doc, sc);
   try {
-    validate(c);
+    validate(sc.config);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(fmt::format("{}: {}", origin, e.what()));
   }

@@ -92,9 +92,11 @@ class GenericNet {
     out_.resize(static_cast<std::size_t>(n_) * nd_ * 2);
     for (std::uint32_t v = 0; v < n_; ++v)
       for (int d = 0; d < nd_; ++d) {
-        coord_[v * nd_ + d] = topo_.coord_of(v, d);
-        out_[(v * nd_ + d) * 2] = topo_.link(v, d, +1);
-        out_[(v * nd_ + d) * 2 + 1] = topo_.link(v, d, -1);
+        const std::size_t at =
+            static_cast<std::size_t>(v) * static_cast<std::size_t>(nd_) + static_cast<std::size_t>(d);
+        coord_[at] = topo_.coord_of(v, d);
+        out_[at * 2] = topo_.link(v, d, +1);
+        out_[at * 2 + 1] = topo_.link(v, d, -1);
       }
     target_.resize(topo_.num_links());
     for (std::size_t l = 0; l < target_.size(); ++l) target_[l] = topo_.link_target(static_cast<topo::LinkId>(l));
@@ -222,21 +224,121 @@ class Source {
   std::int64_t next_ = 0;
 };
 
+// Packet sizes: one fixed size, or a weighted mix drawn per packet.
+class SizePicker {
+ public:
+  explicit SizePicker(const TrafficConfig& cfg)
+      : sizes_(cfg.packet_sizes),
+        fixed_(
+            static_cast<std::uint32_t>(cfg.packet_sizes.empty() ? cfg.packet_bytes : cfg.packet_sizes.front().bytes)) {
+    std::vector<double> weights;
+    weights.reserve(sizes_.size());
+    for (const auto& s : sizes_) weights.push_back(s.weight);
+    pick_ = std::discrete_distribution<std::size_t>(weights.begin(), weights.end());
+  }
+  std::uint32_t operator()(Rng& rng) {
+    return sizes_.size() > 1 ? static_cast<std::uint32_t>(sizes_[pick_(rng)].bytes) : fixed_;
+  }
+
+ private:
+  const std::vector<PacketSize>& sizes_;
+  std::uint32_t fixed_;
+  std::discrete_distribution<std::size_t> pick_;
+};
+
+// The measurement window [start, end), the drain limit, and the "last
+// part" of the window that the queue-growth test looks at.
+struct Window {
+  double start, end, limit, tail_from;
+  explicit Window(const TrafficConfig& cfg)
+      : start(cfg.warmup),
+        end(cfg.warmup + cfg.measure),
+        limit(end + cfg.drain_limit),
+        tail_from(end - cfg.measure / 4) {}
+};
+
+// What the run measured: the packets generated inside the window, the
+// links' busy ticks at its edges.
+struct Tally {
+  std::vector<double> latency;
+  double sum_net = 0, sum_src = 0, sum_hops = 0, sum_zero = 0, max_arrival = 0, tail_delay = 0, tail_zero = 0;
+  std::uint64_t accepted = 0, tail_count = 0, simulated = 0;
+  std::vector<std::uint64_t> busy_start, busy_end;
+  bool timed_out = false;
+};
+
+template <class Net>
+void snapshot(Net& net, std::vector<std::uint64_t>& v) {
+  v.resize(net.links());
+  for (std::size_t l = 0; l < v.size(); ++l) v[l] = net.busy_ticks(l);
+}
+
+// One packet generated at `gen`, issued at `t`, delivered as `w`.
+template <class Net>
+void record(Net& net, const Window& win, std::uint32_t node, std::uint32_t dst, std::uint32_t bytes, double gen,
+            double t, const Sent& w, Tally& tally) {
+  ++tally.simulated;
+  if (w.arrival >= win.start && w.arrival < win.end) ++tally.accepted;
+  if (!(gen >= win.start && gen < win.end)) return;
+  tally.latency.push_back(w.arrival - gen);
+  tally.sum_net += w.arrival - t;
+  tally.sum_src += t - gen;
+  tally.sum_hops += net.hops(node, dst);
+  const double zero = net.zero_load(node, dst, bytes);
+  tally.sum_zero += zero;
+  tally.max_arrival = std::max(tally.max_arrival, w.arrival);
+  if (gen >= win.tail_from) {
+    tally.tail_delay += w.arrival - gen;
+    tally.tail_zero += zero;
+    ++tally.tail_count;
+  }
+}
+
+// Averages, percentiles (nearest rank), link utilisation and saturation.
+TrafficResult summarise(Tally& tally, const TrafficConfig& cfg, std::uint32_t n, const Window& win) {
+  TrafficResult r;
+  r.offered = cfg.offered_load;
+  r.accepted = static_cast<double>(tally.accepted) / (static_cast<double>(n) * cfg.measure);
+  auto& latency = tally.latency;
+  r.packets_measured = latency.size();
+  r.packets_simulated = tally.simulated;
+  if (!latency.empty()) {
+    const auto m = static_cast<double>(latency.size());
+    double sum = 0;
+    for (double l : latency) sum += l;
+    r.avg_latency = sum / m;
+    r.avg_network_latency = tally.sum_net / m;
+    r.avg_source_delay = tally.sum_src / m;
+    r.avg_hops = tally.sum_hops / m;
+    r.avg_zero_load = tally.sum_zero / m;
+    auto pct = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * m)) - 1;
+      auto it = latency.begin() + static_cast<std::ptrdiff_t>(std::min(k, latency.size() - 1));
+      std::nth_element(latency.begin(), it, latency.end());
+      return *it;
+    };
+    r.p50_latency = pct(0.50);
+    r.p99_latency = pct(0.99);
+  }
+  const std::size_t nlinks = tally.busy_end.size();
+  r.link_utilisation.resize(nlinks);
+  for (std::size_t l = 0; l < nlinks; ++l)
+    r.link_utilisation[l] = static_cast<double>(tally.busy_end[l] - tally.busy_start[l]) / kTicks / cfg.measure;
+  // Queues grow without bound (in the source queues, or inside the network
+  // when buffers are large enough that sources never stall): the mean total
+  // latency of the last quarter's packets exceeds 10x their zero-load latency.
+  const bool queues_grow = tally.tail_count > 0 && tally.tail_delay > 10 * tally.tail_zero;
+  r.saturated = tally.timed_out || tally.max_arrival > win.limit || queues_grow;
+  return r;
+}
+
 template <class Net>
 TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   const std::vector<int> dims = shape(cfg);
   const std::uint32_t n = net.nodes();
-  const std::size_t nlinks = net.links();
   const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
-  const bool mixed = cfg.packet_sizes.size() > 1;
-  std::vector<double> weights;
-  for (const auto& s : cfg.packet_sizes) weights.push_back(s.weight);
-  std::discrete_distribution<std::size_t> pick_size(weights.begin(), weights.end());
-  const auto fixed_bytes =
-      static_cast<std::uint32_t>(cfg.packet_sizes.empty() ? cfg.packet_bytes : cfg.packet_sizes.front().bytes);
-
-  const double start = cfg.warmup, end = cfg.warmup + cfg.measure, limit = end + cfg.drain_limit;
-  const double tail_from = end - cfg.measure / 4;  // "last part" of the window for the queue-growth test
+  SizePicker packet_bytes(cfg);
+  const Window win(cfg);
 
   std::vector<Source> src;
   src.reserve(n);
@@ -247,90 +349,33 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   std::uint32_t pending = 0;  // nodes that still have a measured packet to issue
   for (std::uint32_t i = 0; i < n; ++i) {
     heap.emplace(static_cast<double>(src[i].next()), i);
-    if (static_cast<double>(src[i].next()) < end) ++pending;
+    if (static_cast<double>(src[i].next()) < win.end) ++pending;
   }
 
-  std::vector<double> latency;
-  double sum_net = 0, sum_src = 0, sum_hops = 0, sum_zero = 0, max_arrival = 0, tail_delay = 0, tail_zero = 0;
-  std::uint64_t accepted = 0, tail_count = 0, simulated = 0;
-  std::vector<std::uint64_t> busy_start, busy_end;
-  auto snapshot = [&](std::vector<std::uint64_t>& v) {
-    v.resize(nlinks);
-    for (std::size_t l = 0; l < nlinks; ++l) v[l] = net.busy_ticks(l);
-  };
-  bool timed_out = false;
-
+  Tally tally;
   while (pending > 0) {
     const auto [t, node] = heap.top();
-    if (t > limit) {
-      timed_out = true;
+    if (t > win.limit) {
+      tally.timed_out = true;
       break;
     }
     heap.pop();
-    if (busy_start.empty() && t >= start) snapshot(busy_start);
-    if (busy_end.empty() && t >= end) snapshot(busy_end);
+    if (tally.busy_start.empty() && t >= win.start) snapshot(net, tally.busy_start);
+    if (tally.busy_end.empty() && t >= win.end) snapshot(net, tally.busy_end);
     Source& s = src[node];
     const auto gen = static_cast<double>(s.next());
     const std::uint32_t dst = destination(cfg.pattern, node, dims, s.rng(), hot);
-    const std::uint32_t bytes =
-        mixed ? static_cast<std::uint32_t>(cfg.packet_sizes[pick_size(s.rng())].bytes) : fixed_bytes;
+    const std::uint32_t bytes = packet_bytes(s.rng());
     const Sent w = net.send(node, dst, bytes, t);
-    ++simulated;
-    if (w.arrival >= start && w.arrival < end) ++accepted;
-    if (gen >= start && gen < end) {
-      latency.push_back(w.arrival - gen);
-      sum_net += w.arrival - t;
-      sum_src += t - gen;
-      sum_hops += net.hops(node, dst);
-      const double zero = net.zero_load(node, dst, bytes);
-      sum_zero += zero;
-      max_arrival = std::max(max_arrival, w.arrival);
-      if (gen >= tail_from) {
-        tail_delay += w.arrival - gen;
-        tail_zero += zero;
-        ++tail_count;
-      }
-    }
+    record(net, win, node, dst, bytes, gen, t, w, tally);
     s.advance();
     const auto next = static_cast<double>(s.next());
-    if (gen < end && next >= end) --pending;
+    if (gen < win.end && next >= win.end) --pending;
     heap.emplace(std::max(next, w.writer_free), node);
   }
-  if (busy_start.empty()) snapshot(busy_start);
-  if (busy_end.empty()) snapshot(busy_end);
-
-  TrafficResult r;
-  r.offered = cfg.offered_load;
-  r.accepted = static_cast<double>(accepted) / (static_cast<double>(n) * cfg.measure);
-  r.packets_measured = latency.size();
-  r.packets_simulated = simulated;
-  if (!latency.empty()) {
-    const double m = static_cast<double>(latency.size());
-    double sum = 0;
-    for (double l : latency) sum += l;
-    r.avg_latency = sum / m;
-    r.avg_network_latency = sum_net / m;
-    r.avg_source_delay = sum_src / m;
-    r.avg_hops = sum_hops / m;
-    r.avg_zero_load = sum_zero / m;
-    auto pct = [&](double q) {
-      const auto k = static_cast<std::size_t>(std::ceil(q * m)) - 1;  // nearest rank
-      auto it = latency.begin() + static_cast<std::ptrdiff_t>(std::min(k, latency.size() - 1));
-      std::nth_element(latency.begin(), it, latency.end());
-      return *it;
-    };
-    r.p50_latency = pct(0.50);
-    r.p99_latency = pct(0.99);
-  }
-  r.link_utilisation.resize(nlinks);
-  for (std::size_t l = 0; l < nlinks; ++l)
-    r.link_utilisation[l] = static_cast<double>(busy_end[l] - busy_start[l]) / kTicks / cfg.measure;
-  // Queues grow without bound (in the source queues, or inside the network
-  // when buffers are large enough that sources never stall): the mean total
-  // latency of the last quarter's packets exceeds 10x their zero-load latency.
-  const bool queues_grow = tail_count > 0 && tail_delay > 10 * tail_zero;
-  r.saturated = timed_out || max_arrival > limit || queues_grow;
-  return r;
+  if (tally.busy_start.empty()) snapshot(net, tally.busy_start);
+  if (tally.busy_end.empty()) snapshot(net, tally.busy_end);
+  return summarise(tally, cfg, n, win);
 }
 
 }  // namespace

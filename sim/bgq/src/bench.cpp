@@ -67,9 +67,9 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
   int code = 0;
   for (long pkg : packages) {
     auto o = sets;
-    o.push_back(fmt::format("kernel.args.package={}", pkg));
-    o.push_back("outputs.json=false");
-    o.push_back("outputs.csv=false");
+    o.emplace_back(fmt::format("kernel.args.package={}", pkg));
+    o.emplace_back("outputs.json=false");
+    o.emplace_back("outputs.csv=false");
     const auto sc = load_scenario(path, o, std::string("sim"));
     log::set_level(sc.log_level);
     if (!header) {
@@ -82,9 +82,11 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
     const auto r = run(sc);
     code = std::max(code, exit_code(r));
     std::map<std::string, double> t;
-    for (const auto& rank : r.modes.back().timings)
-      for (const auto& x : rank)
-        t[x.what] += x.cycles / static_cast<double>(rank.size() / 4 * r.modes.back().timings.size());
+    for (const auto& rank : r.modes.back().timings) {
+      // A rank records four timings per iteration: the mean over iterations and ranks.
+      const std::size_t samples = rank.size() / 4 * r.modes.back().timings.size();
+      for (const auto& x : rank) t[x.what] += x.cycles / static_cast<double>(samples);
+    }
     const double comm = t["communication only"];
     const double us = comm / r.params.clock_hz * 1e6;
     const double bytes =
@@ -107,6 +109,74 @@ int package_sweep(const std::string& path, const std::vector<long>& packages, co
   return code;
 }
 
+namespace {
+
+// Each node's destinations, `neighbours` per node: the ten torus neighbours,
+// or the halo kernel's grid {A*B, C, D, E} where t steps through (A, B)
+// row-major.
+std::vector<std::uint32_t> neighbour_list(const model::Torus& torus, const std::array<int, model::kDims>& d,
+                                          int neighbours) {
+  const std::uint32_t n = torus.nodes();
+  std::vector<std::uint32_t> nbr;
+  nbr.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(neighbours));
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (neighbours == 10) {
+      for (int dim = 0; dim < model::kDims; ++dim)
+        for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
+      continue;
+    }
+    auto c = torus.coords(v);
+    const int ab = d[1];
+    const int t = c[0] * ab + c[1], tn = d[0] * d[1];
+    for (int dir : {+1, -1}) {
+      const int u = ((t + dir) % tn + tn) % tn;
+      auto x = c;
+      x[0] = u / ab;
+      x[1] = u % ab;
+      nbr.push_back(torus.node_at(x));
+    }
+    for (int dim = 2; dim < model::kDims; ++dim)
+      for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
+  }
+  return nbr;
+}
+
+struct Exchange {
+  int neighbours = 0, iterations = 0;
+  std::uint64_t msg = 0, package = 0;
+};
+
+// Cycles of all iterations' exchanges, a GI barrier between them.
+double exchange_cycles(model::MuTiming& mu, const model::Params& p, const std::vector<std::uint32_t>& nbr,
+                       const Exchange& x) {
+  const std::uint32_t n = mu.network().torus().nodes();
+  const model::Tick inject = model::to_ticks(p.inject_cycles);
+  const model::Tick barrier = model::to_ticks(p.gi_barrier_latency);
+  const auto per_node = static_cast<std::size_t>(x.neighbours);
+  model::Tick start = 0;
+  double total = 0;
+  for (int it = 0; it < x.iterations; ++it) {
+    mu.set_horizon(start);
+    model::Tick end = start;
+    for (std::uint32_t v = 0; v < n; ++v) {
+      model::Tick clk = start;
+      for (std::size_t j = 0; j < per_node; ++j) {
+        const std::uint32_t dst = nbr[static_cast<std::size_t>(v) * per_node + j];
+        for (std::uint64_t off = 0; off < x.msg; off += x.package) {
+          clk += inject;
+          const auto r = mu.inject(v, static_cast<std::uint32_t>(j), dst, x.package, clk, true);
+          end = std::max(end, r.arrival);
+        }
+      }
+    }
+    total += model::to_cycles(end - start);
+    start = end + barrier;
+  }
+  return total;
+}
+
+}  // namespace
+
 int scale_benchmark(const std::string& machine, const std::vector<std::string>& tori, int iterations, std::uint64_t msg,
                     std::uint64_t package, int neighbours, const std::string& csv, std::ostream& out) {
   if (iterations < 1) throw ConfigError("--iterations: must be at least 1");
@@ -114,6 +184,7 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
     throw ConfigError(
         fmt::format("--msg {} / --package {}: the message must be a whole number of packages", msg, package));
   std::vector<std::array<int, model::kDims>> dims;
+  dims.reserve(tori.size());
   for (const auto& t : tori) dims.push_back(parse_torus(t));
   const Preset preset = load_preset(machine, "--machine");
   if (preset.family != "bgq") throw ConfigError(fmt::format("--machine: {} is not a bgq preset", machine));
@@ -125,59 +196,14 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
                      "packets", "hops", "host s", "packets/s", "packet-hops/s", "peak MiB");
   std::string table =
       "torus,nodes,exchange_us,packets,packet_hops,host_seconds,packets_per_s,packet_hops_per_s,peak_rss_mib\n";
-  for (std::size_t k = 0; k < dims.size(); ++k) {
-    const auto& d = dims[k];
+  const Exchange x{neighbours, iterations, msg, package};
+  for (const auto& d : dims) {
     nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
     const model::Params p = model::params_from(ParamSet::resolve(model::param_decls(), preset, o, "machine"));
     const auto t0 = std::chrono::steady_clock::now();
     model::MuTiming mu(p);
-    const model::Torus& torus = mu.network().torus();
-    const std::uint32_t n = torus.nodes();
-    // Neighbour list per node.
-    std::vector<std::uint32_t> nbr;
-    nbr.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(neighbours));
-    for (std::uint32_t v = 0; v < n; ++v) {
-      if (neighbours == 10) {
-        for (int dim = 0; dim < model::kDims; ++dim)
-          for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
-      } else {
-        // The halo kernel's grid {A*B, C, D, E}: t steps through (A, B) row-major.
-        auto c = torus.coords(v);
-        const int ab = d[1];
-        const int t = c[0] * ab + c[1], tn = d[0] * d[1];
-        for (int dir : {+1, -1}) {
-          const int u = ((t + dir) % tn + tn) % tn;
-          auto x = c;
-          x[0] = u / ab;
-          x[1] = u % ab;
-          nbr.push_back(torus.node_at(x));
-        }
-        for (int dim = 2; dim < model::kDims; ++dim)
-          for (int dir : {+1, -1}) nbr.push_back(torus.neighbour(v, dim, dir));
-      }
-    }
-    const model::Tick inject = model::to_ticks(p.inject_cycles);
-    const model::Tick barrier = model::to_ticks(p.gi_barrier_latency);
-    model::Tick start = 0;
-    double exchange_total = 0;
-    for (int it = 0; it < iterations; ++it) {
-      mu.set_horizon(start);
-      model::Tick end = start;
-      for (std::uint32_t v = 0; v < n; ++v) {
-        model::Tick clk = start;
-        for (int j = 0; j < neighbours; ++j) {
-          const std::uint32_t dst =
-              nbr[static_cast<std::size_t>(v) * static_cast<std::size_t>(neighbours) + static_cast<std::size_t>(j)];
-          for (std::uint64_t off = 0; off < msg; off += package) {
-            clk += inject;
-            const auto r = mu.inject(v, static_cast<std::uint32_t>(j), dst, package, clk, true);
-            end = std::max(end, r.arrival);
-          }
-        }
-      }
-      exchange_total += model::to_cycles(end - start);
-      start = end + barrier;
-    }
+    const std::uint32_t n = mu.network().torus().nodes();
+    const double exchange_total = exchange_cycles(mu, p, neighbour_list(mu.network().torus(), d, neighbours), x);
     const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ex_us = exchange_total / iterations / p.clock_hz * 1e6;
     const auto pk = mu.network().packets(), hops = mu.network().packet_hops();

@@ -104,9 +104,7 @@ Reference read_reference(const std::string& path) {
   return ref;
 }
 
-}  // namespace
-
-int run_curve(const CurveOptions& o) {
+nlohmann::json scenario_document(const CurveOptions& o) {
   nlohmann::json doc = o.scenario.empty() ? nlohmann::json::object() : read_json_file(o.scenario);
   if (!doc.is_object()) throw ConfigError((o.scenario.empty() ? "scenario" : o.scenario) + ": expected a JSON object");
   if (o.machine) doc["network"]["preset"] = *o.machine;
@@ -123,57 +121,59 @@ int run_curve(const CurveOptions& o) {
   if (o.max_load) doc["curve"]["max"] = *o.max_load;
   for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
   for (const auto& k : o.keys) apply_override(doc, k);
-  const auto sc = network::model::load_traffic_scenario(doc, o.scenario.empty() ? "options" : o.scenario);
-  const auto& cfg = sc.config;
+  return doc;
+}
 
+// Checks the output and comparison options; the reference curve when one is named.
+std::optional<Reference> checked_reference(const CurveOptions& o) {
   if (!o.png.empty()) {
     const auto ext = std::filesystem::path(o.png).extension().string();
     if (ext != ".png" && ext != ".svg")
       throw ConfigError(fmt::format("--png {}: unknown image format '{}' (use .png or .svg)", o.png, ext));
   }
-  std::optional<Reference> ref;
   if (!o.reference.empty()) {
     if (!(o.below > 0 && o.below <= 1)) throw ConfigError(fmt::format("--below {}: must be in (0, 1]", o.below));
-    ref = read_reference(o.reference);
-  } else if (o.max_error) {
-    throw ConfigError("--max-error: needs --reference");
+    return read_reference(o.reference);
   }
+  if (o.max_error) throw ConfigError("--max-error: needs --reference");
+  return std::nullopt;
+}
+
+// The curve's points: at the reference's own loads up to hopsim's
+// saturation, else by the scenario's step.
+std::vector<network::model::TrafficResult> run_points(const network::model::TrafficScenario& sc,
+                                                      const std::optional<Reference>& ref) {
   std::vector<network::model::TrafficResult> results;
-  const auto t0 = std::chrono::steady_clock::now();
   try {
-    if (ref) {
-      // The reference's own loads, up to hopsim's saturation.
-      for (const auto& p : ref->points) {
-        auto c = cfg;
-        c.offered_load = p.offered;
-        results.push_back(network::model::run_traffic(c));
-        if (results.back().saturated) break;
-      }
-    } else {
-      results = network::model::latency_curve(cfg, sc.curve_step, sc.curve_max);
+    if (!ref) return network::model::latency_curve(sc.config, sc.curve_step, sc.curve_max);
+    for (const auto& p : ref->points) {
+      auto c = sc.config;
+      c.offered_load = p.offered;
+      results.push_back(network::model::run_traffic(c));
+      if (results.back().saturated) break;
     }
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
-  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::uint64_t simulated = 0;
-  double setup_s = 0, run_s = 0;
-  for (const auto& r : results) {
-    simulated += r.packets_simulated;
-    setup_s += r.host_setup_seconds;
-    run_s += r.host_run_seconds;
-  }
+  return results;
+}
+
+std::string sizes_text(const network::model::TrafficConfig& cfg) {
+  if (cfg.packet_sizes.empty()) return fmt::format("{} B", cfg.packet_bytes);
   std::string sizes;
-  if (cfg.packet_sizes.empty()) {
-    sizes = fmt::format("{} B", cfg.packet_bytes);
-  } else {
-    for (const auto& s : cfg.packet_sizes)
-      sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
-  }
+  for (const auto& s : cfg.packet_sizes)
+    sizes += fmt::format("{}{} B x{}", sizes.empty() ? "" : ", ", s.bytes, s.weight);
+  return sizes;
+}
+
+// Prints the curve's table and returns it as CSV.
+std::string print_curve(const network::model::TrafficScenario& sc,
+                        const std::vector<network::model::TrafficResult>& results, bool at_reference) {
+  const auto& cfg = sc.config;
   std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
                            network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli",
-                           network::model::describe(cfg), sc.preset, sizes,
-                           ref ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+                           network::model::describe(cfg), sc.preset, sizes_text(cfg),
+                           at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -188,111 +188,154 @@ int run_curve(const CurveOptions& o) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.offered, r.accepted, r.avg_latency, r.p50_latency,
                        r.p99_latency, r.avg_network_latency, r.avg_hops, max_u, r.saturated ? 1 : 0);
   }
-  if (!ref && !results.empty() && !results.back().saturated)
+  if (!at_reference && !results.empty() && !results.back().saturated)
     std::cout << fmt::format("not saturated up to load {} (raise --max)\n", results.back().offered);
+  return csv;
+}
+
+void print_host_time(const std::vector<network::model::TrafficResult>& results, double host_s) {
+  std::uint64_t simulated = 0;
+  double setup_s = 0, run_s = 0;
+  for (const auto& r : results) {
+    simulated += r.packets_simulated;
+    setup_s += r.host_setup_seconds;
+    run_s += r.host_run_seconds;
+  }
   std::cout << fmt::format(
       "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
       "all\n",
       simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0, setup_s, host_s);
-  // Against the reference: every load below `below` x its saturation (all
-  // its loads when it never saturated).
-  plot::Series ref_series{"reference", {}, {}};
+}
+
+// The curve against the reference: every load below `below` x its
+// saturation (all its loads when it never saturated) is compared.
+struct Against {
+  std::string csv;
+  plot::Series reference{"reference", {}, {}};
   int compared = 0, off = 0;
   double worst = 0;
-  if (ref) {
-    const double limit = ref->saturation ? o.below * *ref->saturation : 2.0;
-    std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
-                             ref->saturation
-                                 ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
-                                               *ref->saturation, o.below, limit)
-                                 : std::string("never saturated; every load compared"));
-    std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
-    csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
-    for (std::size_t i = 0; i < ref->points.size(); ++i) {
-      const auto& p = ref->points[i];
-      if (p.latency) {
-        ref_series.x.push_back(p.offered);
-        ref_series.y.push_back(*p.latency);
+};
+
+// One reference load: its table row and CSV row; counts it in `a`.
+void compare_point(const CurveOptions& o, const ReferencePoint& p, const network::model::TrafficResult* r, double limit,
+                   Against& a) {
+  if (p.latency) {
+    a.reference.x.push_back(p.offered);
+    a.reference.y.push_back(*p.latency);
+  }
+  const bool ok_h = r != nullptr && !r->saturated;
+  const bool in = p.offered <= limit + 1e-12 && p.latency.has_value();
+  std::string err_text = "-", note;
+  double err = 0;
+  if (ok_h && p.latency) {
+    err = 100.0 * (r->avg_latency - *p.latency) / *p.latency;
+    err_text = fmt::format("{:+.2f}%", err);
+  }
+  if (in) {
+    ++a.compared;
+    if (!ok_h) {
+      note = "hopsim saturated";
+      ++a.off;
+      a.worst = std::numeric_limits<double>::infinity();
+    } else {
+      a.worst = std::max(a.worst, std::abs(err));
+      if (o.max_error && std::abs(err) > *o.max_error) {
+        note = fmt::format("beyond {:g}%", *o.max_error);
+        ++a.off;
       }
-      const network::model::TrafficResult* r = i < results.size() ? &results[i] : nullptr;
-      const bool ok_h = r != nullptr && !r->saturated;
-      const bool in = p.offered <= limit + 1e-12 && p.latency.has_value();
-      std::string err_text = "-", note;
-      double err = 0;
-      if (ok_h && p.latency) {
-        err = 100.0 * (r->avg_latency - *p.latency) / *p.latency;
-        err_text = fmt::format("{:+.2f}%", err);
-      }
-      if (in) {
-        ++compared;
-        if (!ok_h) {
-          note = "hopsim saturated";
-          ++off;
-          worst = std::numeric_limits<double>::infinity();
-        } else {
-          worst = std::max(worst, std::abs(err));
-          if (o.max_error && std::abs(err) > *o.max_error) {
-            note = fmt::format("beyond {:g}%", *o.max_error);
-            ++off;
-          }
-        }
-      } else {
-        note = "not compared";
-      }
-      std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
-                               ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
-                               p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text,
-                               note);
-      csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
-                         p.latency ? fmt::format("{}", *p.latency) : std::string(),
-                         ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
     }
-    if (results.back().saturated)
-      std::cout << fmt::format(
-          "hopsim saturated at offered {:g}{}\n", results.back().offered,
-          ref->saturation ? fmt::format(" ({:+.0f}% from the reference's {:g})",
-                                        100.0 * (results.back().offered / *ref->saturation - 1), *ref->saturation)
-                          : std::string());
-    std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", compared, worst);
-    if (compared == 0)
-      throw ConfigError(
-          fmt::format("--reference {}: no load to compare below {:g} x its saturation", o.reference, o.below));
+  } else {
+    note = "not compared";
+  }
+  std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
+                           ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
+                           p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
+  a.csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
+                       p.latency ? fmt::format("{}", *p.latency) : std::string(),
+                       ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
+}
+
+Against compare_with(const CurveOptions& o, const Reference& ref,
+                     const std::vector<network::model::TrafficResult>& results) {
+  const double limit = ref.saturation ? o.below * *ref.saturation : 2.0;
+  std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
+                           ref.saturation ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
+                                                        *ref.saturation, o.below, limit)
+                                          : std::string("never saturated; every load compared"));
+  std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
+  Against a;
+  a.csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
+  for (std::size_t i = 0; i < ref.points.size(); ++i)
+    compare_point(o, ref.points[i], i < results.size() ? &results[i] : nullptr, limit, a);
+  if (results.back().saturated)
+    std::cout << fmt::format("hopsim saturated at offered {:g}{}\n", results.back().offered,
+                             ref.saturation
+                                 ? fmt::format(" ({:+.0f}% from the reference's {:g})",
+                                               100.0 * (results.back().offered / *ref.saturation - 1), *ref.saturation)
+                                 : std::string());
+  std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", a.compared, a.worst);
+  if (a.compared == 0)
+    throw ConfigError(
+        fmt::format("--reference {}: no load to compare below {:g} x its saturation", o.reference, o.below));
+  return a;
+}
+
+// The chart: latency below saturation (the saturated point's latency only
+// says "unbounded"); against a reference, hopsim's average and the reference's.
+void plot_curve(const CurveOptions& o, const network::model::TrafficScenario& sc,
+                const std::vector<network::model::TrafficResult>& results, const std::optional<Against>& against) {
+  const auto& cfg = sc.config;
+  plot::LineChart chart;
+  chart.title = fmt::format("{} traffic on a {} ({})", network::model::to_string(cfg.pattern),
+                            network::model::describe(cfg), sc.preset);
+  if (!results.empty() && results.back().saturated)
+    chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
+  chart.x_label = "offered load (packets per node per cycle)";
+  chart.y_label = "latency (cycles)";
+  plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}},
+      net{"average network latency", {}, {}};
+  for (const auto& r : results) {
+    if (r.saturated) continue;
+    for (auto* sr : {&avg, &p99, &net}) sr->x.push_back(r.offered);
+    avg.y.push_back(r.avg_latency);
+    p99.y.push_back(r.p99_latency);
+    net.y.push_back(r.avg_network_latency);
+  }
+  if (avg.x.empty()) throw ConfigError("--png: no load below saturation to plot (lower --step)");
+  chart.series = {avg, net, p99};
+  if (against) {
+    avg.name = "hopsim";
+    chart.series = {avg, against->reference};
+    chart.title += " vs " + std::filesystem::path(o.reference).stem().string();
+  }
+  plot::save(chart, o.png);
+  std::cout << "wrote " << o.png << "\n";
+}
+
+}  // namespace
+
+int run_curve(const CurveOptions& o) {
+  const auto sc =
+      network::model::load_traffic_scenario(scenario_document(o), o.scenario.empty() ? "options" : o.scenario);
+  const auto ref = checked_reference(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto results = run_points(sc, ref);
+  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string csv = print_curve(sc, results, ref.has_value());
+  print_host_time(results, host_s);
+  std::optional<Against> against;
+  if (ref) {
+    against = compare_with(o, *ref, results);
+    csv = against->csv;
   }
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, csv);
     std::cout << "wrote " << o.csv << "\n";
   }
-  if (!o.png.empty()) {
-    // Latency below saturation (the saturated point's latency only says "unbounded").
-    plot::LineChart chart;
-    chart.title = fmt::format("{} traffic on a {} ({})", network::model::to_string(cfg.pattern),
-                              network::model::describe(cfg), sc.preset);
-    if (!results.empty() && results.back().saturated)
-      chart.title += fmt::format(", saturated at offered {:g}", results.back().offered);
-    chart.x_label = "offered load (packets per node per cycle)";
-    chart.y_label = "latency (cycles)";
-    plot::Series avg{"average total latency", {}, {}}, p99{"p99 total latency", {}, {}},
-        net{"average network latency", {}, {}};
-    for (const auto& r : results) {
-      if (r.saturated) continue;
-      for (auto* sr : {&avg, &p99, &net}) sr->x.push_back(r.offered);
-      avg.y.push_back(r.avg_latency);
-      p99.y.push_back(r.p99_latency);
-      net.y.push_back(r.avg_network_latency);
-    }
-    if (avg.x.empty()) throw ConfigError("--png: no load below saturation to plot (lower --step)");
-    chart.series = {avg, net, p99};
-    if (ref) {
-      avg.name = "hopsim";
-      chart.series = {avg, ref_series};
-      chart.title += " vs " + std::filesystem::path(o.reference).stem().string();
-    }
-    plot::save(chart, o.png);
-    std::cout << "wrote " << o.png << "\n";
-  }
-  if (o.max_error && off > 0) {
-    std::cerr << fmt::format("hopsim curve: {} of {} compared loads are more than {:g}% from {}\n", off, compared,
-                             *o.max_error, o.reference);
+  if (!o.png.empty()) plot_curve(o, sc, results, against);
+  if (o.max_error && against->off > 0) {
+    std::cerr << fmt::format("hopsim curve: {} of {} compared loads are more than {:g}% from {}\n", against->off,
+                             against->compared, *o.max_error, o.reference);
     return 3;
   }
   return 0;

@@ -3,6 +3,7 @@
 // (Dally & Towles ch. 3). Node ids are row-major over the coordinates, the
 // last dimension fastest (as in hopsim::topo): on a 2-D rows x cols grid
 // id = row * cols + col; x = col, y = row.
+#include <array>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -45,7 +46,7 @@ class Rng {
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t s_[4];
+  std::array<std::uint64_t, 4> s_{};
 };
 
 // "uniform", "transpose", "bit_complement" (or "bit-complement"), ...; throws std::invalid_argument naming the value.
