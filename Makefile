@@ -57,12 +57,15 @@ lint-deps:
 
 lint: lint-deps
 	$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES)
+	@$(MAKE) --no-print-directory lint-tidy
 
 format: lint-deps
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 # clang-tidy with .clang-tidy (readability-function-size at 80 lines among
 # its checks) over the library and GUI sources; about 15 minutes on 2 cores.
-lint-tidy: configure
+# It reads the build's compile_commands.json and the GUI's generated moc
+# files, so it builds first (nothing to do after make test).
+lint-tidy: build
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="clang-tidy-14"
 	$(RUN_CLANG_TIDY) -p $(BUILD) -j$(JOBS) -quiet '^$(CURDIR)/(sim|models|topologies|traces|gui)/.*\.cpp$$'

@@ -1,5 +1,6 @@
 #include "hopsim/topo/topology.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -65,7 +66,7 @@ std::vector<LinkId> route_dor(const Topology& topo, NodeId src, NodeId dst, std:
 std::vector<LinkId> route_xy(const Topology& mesh2d, NodeId src, NodeId dst) {
   if (mesh2d.ndims() != 2)
     throw std::invalid_argument("route_xy: topology has " + std::to_string(mesh2d.ndims()) + " dims, need 2");
-  static constexpr int kXThenY[] = {1, 0};
+  static constexpr std::array<int, 2> kXThenY{1, 0};
   return route_dor(mesh2d, src, dst, kXThenY);
 }
 

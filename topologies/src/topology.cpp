@@ -133,7 +133,7 @@ Topology make_mesh2d(int rows, int cols) {
 
 Topology make_torus(std::vector<int> dims) {
   std::vector<bool> wrap(dims.size(), true);
-  return Topology(std::move(dims), std::move(wrap));
+  return {std::move(dims), std::move(wrap)};
 }
 
 }  // namespace hopsim::topo

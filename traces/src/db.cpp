@@ -40,7 +40,7 @@ void Db::exec(std::string_view sql) const {
     }
 }
 
-Stmt Db::prepare(std::string_view sql) const { return Stmt(*this, sql); }
+Stmt Db::prepare(std::string_view sql) const { return {*this, sql}; }
 
 void Db::close() {
     if (!db_) return;
@@ -125,7 +125,7 @@ double Stmt::real(int col) const noexcept { return sqlite3_column_double(stmt_.g
 std::string Stmt::text(int col) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
     if (!p) return {};
-    return std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col)));
+    return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col))};
 }
 
 void Stmt::fail(std::string_view what) const {

@@ -239,7 +239,7 @@ std::vector<ResultRow> import_passing_csv(const fs::path& path, std::string syst
     return rows;
 }
 
-std::vector<ResultRow> import_hpcc_ring(const fs::path& path, std::string system) {
+std::vector<ResultRow> import_hpcc_ring(const fs::path& path, const std::string& system) {
     // hpcc pads with spaces ("Randomly  Ordered") and words units variously; match loosely.
     static const std::regex kLine(R"(^\s*(naturally|randomly)\s+ordered\s+ring\s+(bandwidth|latency)\b([^:]*):(.*)$)",
                                   std::regex::icase | std::regex::optimize);
@@ -275,7 +275,7 @@ std::vector<ResultRow> import_hpcc_ring(const fs::path& path, std::string system
     return rows;
 }
 
-std::vector<ResultRow> import_ham_offload(const fs::path& path, std::string system, std::string configuration) {
+std::vector<ResultRow> import_ham_offload(const fs::path& path, const std::string& system, std::string configuration) {
     std::ifstream in = open_input(path);
     std::vector<ResultRow> rows;
     std::vector<std::string> header;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -42,8 +43,9 @@ void check_sqlite_header(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TraceError(fmt::format("cannot open trace {}: {}", path.string(), std::strerror(errno)));
     in.read(reinterpret_cast<char*>(h.data()), h.size());
-    static constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with the NUL
-    if (in.gcount() < static_cast<std::streamsize>(h.size()) || std::memcmp(h.data(), kMagic, sizeof kMagic) != 0) {
+    static constexpr std::string_view kMagic{"SQLite format 3\0", 16};
+    if (in.gcount() < static_cast<std::streamsize>(h.size()) ||
+        std::memcmp(h.data(), kMagic.data(), kMagic.size()) != 0) {
         not_a_trace(path, "not an SQLite database");
     }
     std::uint32_t page_size = (std::uint32_t{h[16]} << 8) | h[17];

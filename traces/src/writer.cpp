@@ -28,7 +28,7 @@ std::string num(double v) { return fmt::format("{}", v); }
 
 std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
-fs::path with_suffix(const fs::path& p, std::string_view suffix) { return fs::path(p.string() + std::string(suffix)); }
+fs::path with_suffix(const fs::path& p, std::string_view suffix) { return {p.string() + std::string(suffix)}; }
 
 void remove_quietly(const fs::path& p) noexcept {
     std::error_code ec;
@@ -83,13 +83,13 @@ fs::path TraceWriter::prepare_partial(const fs::path& path, const Meta& meta) {
         throw TraceError(fmt::format("refusing to write trace {}: the file exists and is not a hopsim trace ({})",
                                      path.string(), why));
     }
-    const fs::path partial = partial_path(path);
+    fs::path partial = partial_path(path);
     remove_quietly(partial);  // left over by a killed run
     remove_quietly(with_suffix(partial, "-journal"));
     return partial;
 }
 
-TraceWriter::TraceWriter(fs::path path, Meta meta, Detail detail, WriterOptions options)
+TraceWriter::TraceWriter(fs::path path, const Meta& meta, Detail detail, WriterOptions options)
     : path_(std::move(path)),
       partial_(partial_path(path_)),
       detail_(detail),

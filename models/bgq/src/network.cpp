@@ -116,11 +116,10 @@ int Torus::hops(std::uint32_t a, std::uint32_t b) const {
 
 // ---- Network ----
 
-Network::Network(const Params& p) : p_(p), torus_(p.dims) {
+Network::Network(const Params& p)
+    : p_(p), torus_(p.dims), hop_(to_ticks(p.hop_latency)), ticks_per_byte_(kTicksPerCycle / p.link_bandwidth) {
   cal_.resize(static_cast<std::size_t>(torus_.nodes()) * 2 * kDims);
   link_bytes_.assign(cal_.size(), 0);
-  hop_ = to_ticks(p.hop_latency);
-  ticks_per_byte_ = kTicksPerCycle / p.link_bandwidth;
 }
 
 Tick Network::link_ticks(std::uint32_t wire_bytes) const {
@@ -176,13 +175,14 @@ Sent Network::send(std::uint32_t src, std::uint32_t dst, std::uint32_t wire_byte
 
 // ---- MuTiming ----
 
-MuTiming::MuTiming(const Params& p) : net_(p) {
+MuTiming::MuTiming(const Params& p)
+    : net_(p),
+      desc_lat_(to_ticks(p.mu_descriptor_latency)),
+      desc_ovh_(to_ticks(p.mu_descriptor_overhead)),
+      eng_tpb_(kTicksPerCycle / p.mu_engine_bandwidth),
+      rx_tpb_(kTicksPerCycle / p.mu_rx_bandwidth) {
   rx_.resize(net_.torus().nodes());
   engines_.resize(net_.torus().nodes());
-  desc_lat_ = to_ticks(p.mu_descriptor_latency);
-  desc_ovh_ = to_ticks(p.mu_descriptor_overhead);
-  eng_tpb_ = kTicksPerCycle / p.mu_engine_bandwidth;
-  rx_tpb_ = kTicksPerCycle / p.mu_rx_bandwidth;
 }
 
 MuTiming::Result MuTiming::inject(std::uint32_t src, std::uint32_t fifo, std::uint32_t dst, std::uint64_t length,

@@ -1,5 +1,7 @@
 #include "hopsim/bgq/model/params.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
@@ -42,8 +44,8 @@ const std::vector<ParamDecl>& param_decls() {
 
 Params params_from(const ParamSet& s) {
   Params p;
-  const char* names[kDims] = {"torus_a", "torus_b", "torus_c", "torus_d", "torus_e"};
-  for (int d = 0; d < kDims; ++d) p.dims[static_cast<std::size_t>(d)] = s.get_int(names[d]);
+  constexpr std::array<const char*, kDims> names{"torus_a", "torus_b", "torus_c", "torus_d", "torus_e"};
+  for (std::size_t d = 0; d < names.size(); ++d) p.dims[d] = s.get_int(names[d]);
   p.clock_hz = s.get("clock");
   p.link_bandwidth = s.get("link_bandwidth");
   p.link_packet_overhead = s.get("link_packet_overhead");

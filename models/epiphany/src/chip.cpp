@@ -6,6 +6,8 @@
 
 namespace hopsim::epiphany::model {
 
+Chip::~Chip() = default;
+
 Chip::Chip(const sc_core::sc_module_name& name, const Params& p, CoreProgram& program)
     : sc_module(name), p_(p), program_(program), mesh_(p), period_ps_(1e12 / p.clock_hz) {
   for (std::uint32_t i = 0; i < p_.num_cores(); ++i) {
@@ -26,7 +28,7 @@ Chip::Chip(const sc_core::sc_module_name& name, const Params& p, CoreProgram& pr
 
 double Chip::now() const { return sc_core::sc_time_stamp().to_seconds() * p_.clock_hz; }
 
-sc_core::sc_time Chip::to_time(double cycles) const { return sc_core::sc_time(cycles * period_ps_, sc_core::SC_PS); }
+sc_core::sc_time Chip::to_time(double cycles) const { return {cycles * period_ps_, sc_core::SC_PS}; }
 
 void Chip::wait_until(double cycles) {
   const double delta = cycles - now();

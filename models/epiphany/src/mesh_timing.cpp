@@ -28,7 +28,7 @@ std::uint64_t to_ticks(double cycles) {
 double to_cycles(std::uint64_t ticks) { return static_cast<double>(ticks) / kTicksPerCycle; }
 }  // namespace
 
-LinkCalendar::LinkCalendar() : ring_(64), mask_(63) {}
+LinkCalendar::LinkCalendar() = default;
 
 std::uint64_t LinkCalendar::next_free(std::uint64_t from) const {
   for (;;) {
@@ -73,8 +73,8 @@ std::uint64_t LinkCalendar::reserve_slow(std::uint64_t t, std::uint64_t dur) {
   return h;
 }
 
-MeshTiming::MeshTiming(const Params& p) : p_(p), mesh_(topo::make_mesh2d(p.rows, p.cols)), n_(p.num_cores()) {
-  mesh_links_ = mesh_.num_links();
+MeshTiming::MeshTiming(const Params& p)
+    : p_(p), mesh_(topo::make_mesh2d(p.rows, p.cols)), n_(p.num_cores()), mesh_links_(mesh_.num_links()) {
   route_off_.push_back(0);
   for (std::uint32_t s = 0; s < n_; ++s) {
     for (std::uint32_t d = 0; d < n_; ++d) {
@@ -82,7 +82,7 @@ MeshTiming::MeshTiming(const Params& p) : p_(p), mesh_(topo::make_mesh2d(p.rows,
       route_off_.push_back(static_cast<std::uint32_t>(route_links_.size()));
     }
   }
-  const std::size_t per_net = mesh_links_ + 2 * n_ + 1;
+  const std::size_t per_net = mesh_links_ + 2 * std::size_t{n_} + 1;
   for (int k = 0; k < kNets; ++k) {
     links_[k].resize(per_net);
     inject_free_[k].assign(n_, 0);
@@ -151,7 +151,7 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   }
   if (to_elink) {
     const std::uint64_t dur = std::max<std::uint64_t>(1, to_ticks(bytes / p_.elink_width));
-    const std::size_t elink = mesh_links_ + 2 * n_;
+    const std::size_t elink = mesh_links_ + 2 * std::size_t{n_};
     s = reserve(net, elink, tt, dur, bytes);
     if (trace_) [[unlikely]]
       trace_use(net, elink, s, tt, dur, bytes);
@@ -313,7 +313,7 @@ void MeshTiming::declare_topology(traces::TraceWriter& tw) const {
       if (l < mesh_links_) {
         src = mesh_.link_source(static_cast<topo::LinkId>(l));
         dst = mesh_.link_target(static_cast<topo::LinkId>(l));
-      } else if (l < mesh_links_ + 2 * n_) {
+      } else if (l < mesh_links_ + 2 * std::size_t{n_}) {
         src = dst = static_cast<std::int64_t>((l - mesh_links_) % n_);
       } else {
         src = 0;

@@ -1,6 +1,7 @@
 #include "hopsim/xeonphi/model/model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -21,8 +22,8 @@ constexpr std::uint64_t kCompletionHeader = 12;
 
 PcieLink::PcieLink(const PcieParams& p) : p_(p) {
   if (p.gen < 1 || p.gen > 5) throw ConfigError(fmt::format("pcie_gen: {} is not a PCIe generation 1..5", p.gen));
-  const int ok_lanes[] = {1, 2, 4, 8, 12, 16, 32};
-  if (std::find(std::begin(ok_lanes), std::end(ok_lanes), p.lanes) == std::end(ok_lanes))
+  constexpr std::array ok_lanes{1, 2, 4, 8, 12, 16, 32};
+  if (std::find(ok_lanes.begin(), ok_lanes.end(), p.lanes) == ok_lanes.end())
     throw ConfigError(fmt::format("pcie_lanes: {} is not a PCIe link width (1, 2, 4, 8, 12, 16, 32)", p.lanes));
   if (!power_of_two(p.max_payload) || p.max_payload < 128 || p.max_payload > 4096)
     throw ConfigError(fmt::format("max_payload: {} B is not a power of two in 128..4096 B", p.max_payload));
@@ -35,7 +36,7 @@ PcieLink::PcieLink(const PcieParams& p) : p_(p) {
 }
 
 double PcieLink::transfers_per_s() const {
-  static constexpr double kGt[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9};
+  static constexpr std::array kGt{0.0, 2.5e9, 5e9, 8e9, 16e9, 32e9};
   return kGt[p_.gen];
 }
 
@@ -44,7 +45,7 @@ double PcieLink::encoding_efficiency() const { return p_.gen <= 2 ? 8.0 / 10.0 :
 double PcieLink::raw_bytes_per_s() const { return transfers_per_s() * p_.lanes * encoding_efficiency() / 8.0; }
 
 double PcieLink::payload_bytes_per_s() const {
-  const double mps = static_cast<double>(p_.max_payload);
+  const auto mps = static_cast<double>(p_.max_payload);
   return raw_bytes_per_s() * mps / (mps + static_cast<double>(p_.tlp_header + p_.tlp_framing));
 }
 

@@ -17,7 +17,7 @@ thread_local Machine* t_machine = nullptr;
 thread_local int t_rank = -1;
 }  // namespace
 
-Machine::Machine(const model::Params& p, const nlohmann::json& args) : p_(p), args_(args) {
+Machine::Machine(const model::Params& p, nlohmann::json args) : p_(p), args_(std::move(args)) {
   torus_ = std::make_unique<model::Torus>(p.dims);
   ranks_.reserve(torus_->nodes());
   for (std::uint32_t r = 0; r < torus_->nodes(); ++r) {

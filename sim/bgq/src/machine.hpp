@@ -27,7 +27,7 @@
 namespace hopsim::bgq {
 
 struct MpiMessage {
-  int src, tag;
+  int src = 0, tag = 0;
   std::vector<std::uint8_t> data;
   model::Tick arrival = 0;
 };
@@ -63,7 +63,7 @@ struct RankState {
 
 class Machine {
  public:
-  Machine(const model::Params& p, const nlohmann::json& args);
+  Machine(const model::Params& p, nlohmann::json args);
   virtual ~Machine() = default;
   virtual Mode mode() const = 0;
   // Runs `entry` on every rank; rethrows the first rank's error.

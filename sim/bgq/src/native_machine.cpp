@@ -27,6 +27,7 @@ class NativeMachine final : public Machine {
   void run(void (*entry)()) override {
     t0_ = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(size()));
     std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size()));
     for (int r = 0; r < size(); ++r) {
       threads.emplace_back([this, r, entry, &errors] {

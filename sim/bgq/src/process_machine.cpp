@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -133,7 +134,7 @@ class ProcessMachine final : public Machine {
           fmt::format("machine.transport: {} runs a process per rank, at most {}; this torus has {} nodes "
                       "(use machine.transport=threads)",
                       to_string(o.transport), host::Node::kMaxProcs, size()));
-    const std::size_t n = static_cast<std::size_t>(size());
+    const auto n = static_cast<std::size_t>(size());
     arena_bytes_ = round8(sizeof(Arena)) + n * sizeof(RankShared);
     arena_bytes_ = (arena_bytes_ + 4095) / 4096 * 4096;
     void* m = ::mmap(nullptr, arena_bytes_ + n * kRingBytes, PROT_READ | PROT_WRITE,
@@ -154,6 +155,8 @@ class ProcessMachine final : public Machine {
     for (int fd : results_) ::close(fd);
     if (base_) ::munmap(base_, arena_bytes_ + static_cast<std::size_t>(size()) * kRingBytes);
   }
+  ProcessMachine(const ProcessMachine&) = delete;
+  ProcessMachine& operator=(const ProcessMachine&) = delete;
 
   Mode mode() const override { return Mode::native; }
   TransportUse transport_use() const override { return use_; }
@@ -306,6 +309,9 @@ class ProcessMachine final : public Machine {
     while (rs.lock.exchange(1, std::memory_order_acquire) != 0) wait_step(WaitKind::ring_full, dst, 0, true);
     struct Unlock {
       std::atomic<std::uint32_t>& l;
+      explicit Unlock(std::atomic<std::uint32_t>& lock) : l(lock) {}
+      Unlock(const Unlock&) = delete;
+      Unlock& operator=(const Unlock&) = delete;
       ~Unlock() { l.store(0, std::memory_order_release); }
     } unlock{rs.lock};
     std::uint64_t h = rs.head.load(std::memory_order_relaxed);
@@ -339,7 +345,7 @@ class ProcessMachine final : public Machine {
     if (t != h) {
       while (t < h) {
         const std::byte* at = ring(me_) + t % kRingBytes;
-        Entry e;
+        Entry e{};
         std::memcpy(&e, at, sizeof e);
         if (e.kind != EntryKind::pad) apply(e, reinterpret_cast<const std::uint8_t*>(at + sizeof e));
         t += e.size;
@@ -351,6 +357,9 @@ class ProcessMachine final : public Machine {
     in_gets_ = true;
     struct Reset {
       bool& b;
+      explicit Reset(bool& flag) : b(flag) {}
+      Reset(const Reset&) = delete;
+      Reset& operator=(const Reset&) = delete;
       ~Reset() { b = false; }
     } reset{in_gets_};
     while (!gets_.empty()) {
@@ -446,12 +455,12 @@ class ProcessMachine final : public Machine {
   void collect(int r) {
     const int fd = results_[static_cast<std::size_t>(r)];
     std::string text;
-    char buf[65536];
+    std::array<char, 65536> buf{};
     for (off_t off = 0;;) {
-      const ssize_t n = ::pread(fd, buf, sizeof buf, off);
+      const ssize_t n = ::pread(fd, buf.data(), buf.size(), off);
       if (n < 0) throw Error(fmt::format("bgq: cannot read rank {}'s results: {}", r, std::strerror(errno)));
       if (n == 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
+      text.append(buf.data(), static_cast<std::size_t>(n));
       off += n;
     }
     const auto j = nlohmann::json::parse(text);

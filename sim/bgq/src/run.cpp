@@ -290,7 +290,7 @@ void write_outputs(const BgqReport& r, const hopsim::RunReport& common) {
     if (!m.trace.empty()) mj["trace"] = m.trace;
     for (const auto& t : mean_timings(m)) mj["timings"][t.what] = t.cycles;
     mj["metrics"] = metrics_json(m.metrics);
-    for (std::size_t i = 0; i < m.digests.size(); ++i) mj["digests"].push_back(fmt::format("{:016x}", m.digests[i]));
+    for (const auto d : m.digests) mj["digests"].push_back(fmt::format("{:016x}", d));
     j[to_string(m.mode)] = mj;
     for (std::size_t rk = 0; rk < m.timings.size(); ++rk)
       for (const auto& t : m.timings[rk])

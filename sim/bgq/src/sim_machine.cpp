@@ -5,6 +5,7 @@
 // memory others write (spin, reception FIFO, barriers, MPI receive), so
 // everything before its clock has happened when it looks.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <queue>
@@ -106,19 +107,19 @@ class SimMachine final : public Machine {
     sinks_.resize(n_);
     errors_.assign(n_, nullptr);
     for (std::uint32_t r = 0; r < n_; ++r) {
-      fibers_[r] =
-          ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024), [this, r, entry](ctx::fiber&& sink) {
-            sinks_[r] = std::move(sink);
-            try {
-              entry();
-            } catch (const ctx::detail::forced_unwind&) {
-              throw;
-            } catch (...) {
-              errors_[r] = std::current_exception();
-            }
-            wait_[r] = Wait::done;
-            return std::move(sinks_[r]);
-          });
+      fibers_[r] = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(std::size_t{256} * 1024),
+                              [this, r, entry](ctx::fiber&& sink) {
+                                sinks_[r] = std::move(sink);
+                                try {
+                                  entry();
+                                } catch (const ctx::detail::forced_unwind&) {
+                                  throw;
+                                } catch (...) {
+                                  errors_[r] = std::current_exception();
+                                }
+                                wait_[r] = Wait::done;
+                                return std::move(sinks_[r]);
+                              });
       push(0, 1, r);
     }
     std::uint32_t finished = 0;
@@ -146,7 +147,7 @@ class SimMachine final : public Machine {
       int shown = 0;
       for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
         if (wait_[r] == Wait::done) continue;
-        static const char* what[] = {
+        static constexpr std::array<const char*, 7> what = {
             "running",        "time", "MU deliveries (spinning on memory)", "the GI barrier", "MPI_Barrier",
             "an MPI message", "done"};
         who += fmt::format("{}rank {} waits for {} at cycle {:.0f}", shown ? "; " : "", r,
@@ -180,7 +181,7 @@ class SimMachine final : public Machine {
                           model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
                           : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
                                                                             : "remote get");
-    std::uint32_t idx;
+    std::uint32_t idx = 0;
     if (!free_.empty()) {
       idx = free_.back();
       free_.pop_back();
@@ -365,7 +366,7 @@ class SimMachine final : public Machine {
   std::vector<Wait> wait_;
   std::vector<std::uint64_t> seen_, delivered_;
   std::vector<model::Tick> mu_busy_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> q_;
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;

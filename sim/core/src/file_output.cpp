@@ -10,7 +10,7 @@ namespace hopsim {
 
 namespace fs = std::filesystem;
 
-fs::path partial_path(const fs::path& path) { return fs::path(path.string() + ".partial"); }
+fs::path partial_path(const fs::path& path) { return {path.string() + ".partial"}; }
 
 AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),

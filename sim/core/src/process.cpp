@@ -20,6 +20,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
   if (argv.empty()) throw Error("run_child: no program");
   std::vector<std::string> args = argv;
   std::vector<char*> cargv;
+  cargv.reserve(args.size() + 1);
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   posix_spawn_file_actions_t fa;

@@ -189,6 +189,8 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
   const unsigned n = g.group_rows * g.group_cols;
   const unsigned self = g.core_row * g.group_cols + g.core_col;
   for (unsigned i = 0; i < n; ++i) bar_array[i] = 0;
+  // e_get_global_address takes a plain pointer; the barrier array is volatile.
+  // NOLINTBEGIN(cppcoreguidelines-pro-type-const-cast)
   if (self == 0) {
     for (unsigned i = 0; i < n; ++i)
       tgt_bar_array[i] = static_cast<e_barrier_t*>(
@@ -196,6 +198,7 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
   } else {
     tgt_bar_array[0] = static_cast<e_barrier_t*>(e_get_global_address(0, 0, const_cast<char*>(&bar_array[self])));
   }
+  // NOLINTEND(cppcoreguidelines-pro-type-const-cast)
 }
 
 void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
@@ -337,7 +340,7 @@ int e_dma_copy(void* dst, void* src, size_t n) {
     elem = 2;
   }
   e_dma_desc_t desc;
-  const unsigned count = static_cast<unsigned>(n / elem);
+  const auto count = static_cast<unsigned>(n / elem);
   e_dma_set_desc(E_DMA_1, config, nullptr, elem, elem, count, 1, 0, 0, src, dst, &desc);
   e_dma_start(&desc, E_DMA_1);
   e_dma_wait(E_DMA_1);

@@ -27,8 +27,8 @@ class LoadedLibrary {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
       throw ConfigError(fmt::format("{}: kernel library {} does not exist", key, path));
-    char tmpl[] = "/tmp/hopsim-kernels-XXXXXX";
-    if (!mkdtemp(tmpl)) throw Error("cannot create a temporary folder for kernel copies");
+    std::string tmpl = "/tmp/hopsim-kernels-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw Error("cannot create a temporary folder for kernel copies");
     dir_ = tmpl;
     for (std::uint32_t i = 0; i <= cores; ++i) {
       const fs::path copy = dir_ / fmt::format("copy{}.so", i);

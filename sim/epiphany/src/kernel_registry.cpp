@@ -24,7 +24,8 @@ HostContext* g_host = nullptr;
 }  // namespace
 
 void register_package(KernelPackage pkg) {
-  register_program(pkg);
+  const ProgramInfo& info = pkg;  // the program list keeps the ProgramInfo part
+  register_program(info);
   const auto name = pkg.name;
   registry()[name] = std::move(pkg);
 }

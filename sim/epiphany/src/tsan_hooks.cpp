@@ -34,6 +34,10 @@ inline void raw_atomic(const volatile void* a, unsigned size) {
 }
 }  // namespace
 
+// The hooks' names and signatures are the ABI that -fsanitize=thread
+// instrumentation calls (reserved identifiers by design), and one macro per
+// access size and type spells them out.
+// NOLINTBEGIN(bugprone-reserved-identifier, cppcoreguidelines-macro-usage, bugprone-macro-parentheses)
 #define HOPSIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 HOPSIM_EXPORT void __tsan_init() {}
@@ -127,3 +131,4 @@ HOPSIM_ATOMIC(64, long)
 
 HOPSIM_EXPORT void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 HOPSIM_EXPORT void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+// NOLINTEND(bugprone-reserved-identifier, cppcoreguidelines-macro-usage, bugprone-macro-parentheses)

@@ -42,8 +42,10 @@
 #include "hopsim/network/model/traffic.hpp"
 
 #ifdef HOPSIM_HAVE_MPI
+// NOLINTBEGIN(cppcoreguidelines-macro-usage): mpi.h reads these macros
 #define OMPI_SKIP_MPICXX 1  // the C API only
 #define MPICH_SKIP_MPICXX 1
+// NOLINTEND(cppcoreguidelines-macro-usage)
 #include <mpi.h>
 #endif
 
@@ -141,7 +143,7 @@ void add_value(Axis& a, const std::string& text, const std::string& where) {
         const auto n = static_cast<long>(std::floor((hi - lo) / step + 1e-9));
         for (long i = 0; i <= n; ++i) {
           const double v = lo + static_cast<double>(i) * step;
-          a.values.push_back(std::round(v * 1e12) / 1e12);  // 0.1 + 2 * 0.1 prints as 0.3
+          a.values.emplace_back(std::round(v * 1e12) / 1e12);  // 0.1 + 2 * 0.1 prints as 0.3
         }
         return;
       }
@@ -149,7 +151,7 @@ void add_value(Axis& a, const std::string& text, const std::string& where) {
     } catch (const std::out_of_range&) {
     }
   }
-  a.values.push_back(text);
+  a.values.emplace_back(text);
 }
 
 Axis parse_sweep_option(const std::string& opt) {
@@ -163,11 +165,12 @@ Axis parse_sweep_option(const std::string& opt) {
 
 class Progress {
  public:
-  Progress(std::size_t total, std::string mode, std::string who) : total_(total), who_(std::move(who)) {
-    tty_ = mode == "bar" || (mode == "auto" && ::isatty(2));
-    off_ = mode == "off";
-    start_ = std::chrono::steady_clock::now();
-  }
+  Progress(std::size_t total, const std::string& mode, std::string who)
+      : total_(total),
+        who_(std::move(who)),
+        tty_(mode == "bar" || (mode == "auto" && ::isatty(2))),
+        off_(mode == "off"),
+        start_(std::chrono::steady_clock::now()) {}
   void done(const std::string& label, bool ok) {
     ++done_;
     if (off_) return;
@@ -496,11 +499,11 @@ class Sweep {
     std::vector<std::string> args = {"/proc/self/exe", "run",         scenario_path_, "--out",
                                      dir.string(),     "--log-level", "warn"};
     for (const auto& o : p.overrides()) {
-      args.push_back("--set");
+      args.emplace_back("--set");
       args.push_back(o);
     }
-    args.push_back("--set");
-    args.push_back("outputs.csv=true");
+    args.emplace_back("--set");
+    args.emplace_back("outputs.csv=true");
     const std::string log = (dir / "log.txt").string();
     const auto child = hopsim::run_child(args, log, true);
     if (child.exit_code != 0) {

@@ -32,7 +32,7 @@ int trace_stats(const std::string& file, int top) {
     bytes += t.bytes;
     packets += t.packets;
   }
-  const auto meta = r.meta();
+  const auto& meta = r.meta();
   auto get = [&](const char* k) {
     const auto it = meta.find(k);
     return it == meta.end() ? std::string("?") : it->second;

@@ -10,6 +10,7 @@
 //   * the target heap is plain malloc memory of rank 1, at most
 //     --ham-card-memory bytes in use.
 // Compiled with Open MPI's mpi.h (never hopsim's BG/Q subset in sim/bgq).
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -62,16 +64,16 @@ struct Transfer {  // body of a put/get request
 
 void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
+    std::array<char, MPI_MAX_ERROR_STRING> msg{};
     int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    throw hopsim::Error(fmt::format("HAM MPI transport: {} failed: {}", what, std::string(msg, len)));
+    MPI_Error_string(rc, msg.data(), &len);
+    throw hopsim::Error(fmt::format("HAM MPI transport: {} failed: {}", what, std::string(msg.data(), len)));
   }
 }
 
 class MpiRuntime final : public Runtime {
  public:
-  explicit MpiRuntime(const Options& o) : o_(o) {
+  explicit MpiRuntime(Options o) : o_(std::move(o)) {
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited) check_mpi(MPI_Init(nullptr, nullptr), "MPI_Init");
@@ -97,9 +99,9 @@ class MpiRuntime final : public Runtime {
     for (std::size_t i = o_.buffers; i-- > 0;) free_slots_.push_back(static_cast<std::uint32_t>(i));
     buf_.resize(sizeof(MsgHeader) + o_.message_size);
     int len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME];
-    MPI_Get_processor_name(name, &len);
-    host_name_.assign(name, len);
+    std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
+    MPI_Get_processor_name(name.data(), &len);
+    host_name_.assign(name.data(), len);
     int v = 0, sv = 0;
     MPI_Get_version(&v, &sv);
     version_ = fmt::format("{}.{}", v, sv);
@@ -111,6 +113,8 @@ class MpiRuntime final : public Runtime {
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
+  MpiRuntime(const MpiRuntime&) = delete;
+  MpiRuntime& operator=(const MpiRuntime&) = delete;
 
   node_t this_node() const override { return node_; }
   node_t num_nodes() const override { return 2; }
@@ -230,7 +234,7 @@ class MpiRuntime final : public Runtime {
     if (it == heap_.end()) throw hopsim::Error("free: pointer was not allocated on this target");
     heap_used_ -= it->second;
     heap_.erase(it);
-    std::free(p);
+    std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): the target heap hands out aligned_alloc blocks
   }
 
   std::int64_t now_ps() override {
@@ -321,7 +325,7 @@ class MpiRuntime final : public Runtime {
     std::vector<char> msg(static_cast<std::size_t>(count));
     check_mpi(MPI_Recv(msg.data(), count, MPI_BYTE, 1, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
               "MPI_Recv of a result");
-    ResultHeader h;
+    ResultHeader h{};
     if (msg.size() < sizeof h) throw hopsim::Error("HAM MPI transport: short result message");
     std::memcpy(&h, msg.data(), sizeof h);
     if (h.slot >= slot_ready_.size() || !slot_live_[h.slot])
@@ -376,11 +380,11 @@ class MpiRuntime final : public Runtime {
       MPI_Status st;
       check_mpi(MPI_Recv(buf_.data(), static_cast<int>(buf_.size()), MPI_BYTE, 0, kTagMsg, MPI_COMM_WORLD, &st),
                 "MPI_Recv of a message");
-      MsgHeader h;
+      MsgHeader h{};
       std::memcpy(&h, buf_.data(), sizeof h);
       if (h.key == kTerminateKey) return;
       if (h.key == kPutKey || h.key == kGetKey) {
-        Transfer t;
+        Transfer t{};
         std::memcpy(&t, buf_.data() + sizeof h, sizeof t);
         const bool ok = in_heap(t.addr, t.bytes);
         const std::string why =

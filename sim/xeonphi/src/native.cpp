@@ -9,11 +9,11 @@
 //   * the target heap is a window of the same mapping, so put/get are real
 //     copies by the host CPU into and out of target memory (RMA).
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -51,11 +52,12 @@ constexpr std::uint32_t kEmpty = 0, kResult = 1, kFailed = 2;
 
 class NativeRuntime final : public Runtime {
  public:
-  explicit NativeRuntime(const Options& o) : o_(o) {
-    slot_bytes_ = kLine + round_up(o_.message_size, kLine);
-    arena_offset_ = round_up(2 * o_.buffers * slot_bytes_, 4096);
-    arena_size_ = round_up(o_.card_memory, 4096);
-    map_bytes_ = arena_offset_ + arena_size_;
+  explicit NativeRuntime(Options o)
+      : o_(std::move(o)),
+        slot_bytes_(kLine + round_up(o_.message_size, kLine)),
+        arena_offset_(round_up(2 * o_.buffers * slot_bytes_, 4096)),
+        arena_size_(round_up(o_.card_memory, 4096)),
+        map_bytes_(arena_offset_ + arena_size_) {
     void* p = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
       throw hopsim::Error(fmt::format("HAM native transport: cannot map {} bytes of shared memory: {}", map_bytes_,
@@ -107,6 +109,8 @@ class NativeRuntime final : public Runtime {
     }
     if (base_) munmap(base_, map_bytes_);
   }
+  NativeRuntime(const NativeRuntime&) = delete;
+  NativeRuntime& operator=(const NativeRuntime&) = delete;
 
   node_t this_node() const override { return node_; }
   node_t num_nodes() const override { return 2; }
@@ -197,7 +201,7 @@ class NativeRuntime final : public Runtime {
 
   void target_free(void* p) override {
     if (node_ != 1) throw hopsim::Error("target_free runs on the target");
-    const std::size_t off = static_cast<std::size_t>(static_cast<char*>(p) - (base_ + arena_offset_));
+    const auto off = static_cast<std::size_t>(static_cast<char*>(p) - (base_ + arena_offset_));
     const auto used = arena_used_.find(off);
     if (used == arena_used_.end()) throw hopsim::Error("free: pointer was not allocated on this target");
     std::size_t start = off, size = used->second;
@@ -376,7 +380,7 @@ class NativeRuntime final : public Runtime {
       const std::size_t i = n % o_.buffers;
       Flag* f = req_flag(i);
       spin([&] { return f->v.load(std::memory_order_acquire) != 0; }, "a message");
-      MsgHeader h;
+      MsgHeader h{};
       std::memcpy(&h, req_data(i), sizeof h);
       if (h.key == kTerminateKey) {
         f->v.store(0, std::memory_order_release);

@@ -1,5 +1,6 @@
 #include "hopsim/xeonphi/run.hpp"
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -27,11 +28,11 @@ struct Test {
   const char* name;
   const char* flag;
 };
-constexpr Test kTests[] = {
-    {"call", "-c"}, {"call-mul", "-m"}, {"copy-in", "-i"}, {"copy-out", "-o"}, {"allocate", "-a"}};
+constexpr std::array kTests{Test{"call", "-c"}, Test{"call-mul", "-m"}, Test{"copy-in", "-i"}, Test{"copy-out", "-o"},
+                            Test{"allocate", "-a"}};
 
 struct ModeRun {
-  Mode mode;
+  Mode mode{};
   int exit_code = 0;
   double wall_seconds = 0;
   std::string output;  // the program's own output file
@@ -58,12 +59,12 @@ std::vector<std::string> command(const Scenario& sc, const nlohmann::json& args,
   std::vector<std::string> c = {exe};
   for (const auto& t : args["tests"]) {
     for (const auto& k : kTests)
-      if (t == k.name) c.push_back(k.flag);
+      if (t == k.name) c.emplace_back(k.flag);
   }
   c.insert(c.end(),
            {"-r", std::to_string(args["runs"].get<long long>()), "--warmup-runs",
             std::to_string(args["warmup_runs"].get<long long>()), "-s", std::to_string(args["size"].get<long long>())});
-  if (args["async"].get<bool>()) c.push_back("-y");
+  if (args["async"].get<bool>()) c.emplace_back("-y");
   c.insert(c.end(), {"--ham-mode", mode == Mode::sim ? "sim" : "native", "--ham-preset", sc.machine_preset});
   for (const auto& [k, v] : sc.machine_params.items()) c.insert(c.end(), {"--ham-set", k + "=" + param_text(v)});
   if (args["host_core"].get<long long>() >= 0)

@@ -253,7 +253,7 @@ std::vector<std::string>& saved_command_line() {
 
 const std::vector<std::string>& command_line() { return saved_command_line(); }
 
-int run_main(int argc, char* argv[], int (*user_main)(int, char*[])) {
+int run_main(int argc, char** argv, int (*user_main)(int, char**)) {
   const std::string prog = argc > 0 ? argv[0] : "ham";
   saved_command_line().assign(argv, argv + argc);
   int rc = 0;

@@ -159,8 +159,10 @@ class SimRuntime final : public Runtime {
   }
 
   ~SimRuntime() override {
-    for (auto& [p, size] : heap_) std::free(p);
+    for (auto& [p, size] : heap_) std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): target heap blocks
   }
+  SimRuntime(const SimRuntime&) = delete;
+  SimRuntime& operator=(const SimRuntime&) = delete;
 
   node_t this_node() const override { return on_target_ ? 1 : 0; }
   node_t num_nodes() const override { return 2; }
@@ -277,7 +279,7 @@ class SimRuntime final : public Runtime {
     const auto it = heap_.find(p);
     if (it == heap_.end()) throw hopsim::Error("free: pointer was not allocated on this target");
     heap_used_ -= it->second;
-    std::free(p);
+    std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): the target heap hands out aligned_alloc blocks
     heap_.erase(it);
   }
 
@@ -396,7 +398,7 @@ class SimRuntime final : public Runtime {
 
   void check_heap(const void* p, std::size_t bytes, const char* what) const {
     const char* c = static_cast<const char*>(p);
-    auto it = heap_.upper_bound(const_cast<void*>(p));
+    auto it = heap_.upper_bound(p);
     if (it != heap_.begin()) {
       --it;
       const char* b = static_cast<const char*>(it->first);
@@ -413,7 +415,7 @@ class SimRuntime final : public Runtime {
   bool on_target_ = false;
   std::uint64_t sent_ = 0, next_ticket_ = 0;
   std::unordered_map<std::uint64_t, Pending> pending_;
-  std::map<void*, std::size_t> heap_;
+  std::map<void*, std::size_t, std::less<>> heap_;
   std::size_t heap_used_ = 0;
   std::unique_ptr<Tracer> trace_;  // last: refers to model_
 };

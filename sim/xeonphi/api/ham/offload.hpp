@@ -8,6 +8,7 @@
 //
 // Active messages are the function objects themselves, sent bitwise: every
 // argument and result must be trivially copyable.
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -68,6 +69,7 @@ function<FnPtr, Fn> new_function(A&&... a) {
 }
 
 // f2f(&fn, args...): the function object for fn(args...).
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): HAM spells f2f as a macro
 #define f2f(fn_ptr, ...) ::ham::new_function<decltype(fn_ptr), fn_ptr>(__VA_ARGS__)
 
 namespace offload {
@@ -87,9 +89,9 @@ namespace detail {
 
 template <class Msg>
 void handle(const void* body, void* result) {
-  alignas(Msg) unsigned char storage[sizeof(Msg)];
-  std::memcpy(storage, body, sizeof(Msg));
-  const Msg& msg = *std::launder(reinterpret_cast<const Msg*>(storage));
+  alignas(Msg) std::array<unsigned char, sizeof(Msg)> storage{};
+  std::memcpy(storage.data(), body, sizeof(Msg));
+  const Msg& msg = *std::launder(reinterpret_cast<const Msg*>(storage.data()));
   using R = decltype(msg());
   if constexpr (std::is_void_v<R>) {
     msg();
@@ -151,10 +153,10 @@ class future {
     if constexpr (std::is_void_v<T>) {
       if (ticket_ != detail::kDone) detail::runtime().wait(ticket_, nullptr, 0);
     } else {
-      alignas(T) unsigned char storage[sizeof(T)];
-      detail::runtime().wait(ticket_, storage, sizeof(T));
+      alignas(T) std::array<unsigned char, sizeof(T)> storage{};
+      detail::runtime().wait(ticket_, storage.data(), sizeof(T));
       T r;
-      std::memcpy(&r, storage, sizeof(T));
+      std::memcpy(&r, storage.data(), sizeof(T));
       return r;
     }
   }

@@ -29,6 +29,9 @@ public:
 
     Db(Db&&) noexcept = default;
     Db& operator=(Db&&) noexcept = default;
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+    ~Db() = default;
 
     /// The raw handle, for calls this wrapper does not cover.
     sqlite3* get() const noexcept { return db_.get(); }
@@ -63,6 +66,9 @@ public:
 
     Stmt(Stmt&&) noexcept = default;
     Stmt& operator=(Stmt&&) noexcept = default;
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+    ~Stmt() = default;
 
     /// Binds parameter `index` (1-based) to an integer.
     template <std::integral T>

@@ -41,14 +41,14 @@ std::vector<ResultRow> import_passing_csv(const std::filesystem::path& path, std
 /// Reads hpcc output lines "<Naturally|Randomly> Ordered Ring <Bandwidth|Latency> [extra]: <value> <unit>"
 /// into rows {system, "hpcc-ring-natural|random", extra without parentheses, "bandwidth|latency",
 /// value, "MB/s"|"GB/s"|"us"|"ms", file}; every other line is ignored.
-std::vector<ResultRow> import_hpcc_ring(const std::filesystem::path& path, std::string system = {});
+std::vector<ResultRow> import_hpcc_ring(const std::filesystem::path& path, const std::string& system = {});
 
 /// Reads HAM-Offload benchmark output ('#' configuration lines; per test a title line, a
 /// tab-separated header starting with "name", rows "call:\t<stats>...") into one row per
 /// statistic: {system, "ham-offload-<name>", configuration or else the title, column name,
 /// value, unit, file}. Units: ns for times, "ns^2" for variance, "1" for relative errors and
 /// count, "bytes" for data_size.
-std::vector<ResultRow> import_ham_offload(const std::filesystem::path& path, std::string system = {},
+std::vector<ResultRow> import_ham_offload(const std::filesystem::path& path, const std::string& system = {},
                                           std::string configuration = {});
 
 }  // namespace hopsim::traces

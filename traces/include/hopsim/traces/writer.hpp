@@ -37,7 +37,7 @@ public:
     /// Creates `path + ".partial"`, writes the schema and `meta`, and starts the writer thread.
     /// Throws TraceError if `path` exists and is not a hopsim trace (it is left untouched),
     /// or if meta is invalid (scenario not JSON, bucket_cycles <= 0, reserved extra key).
-    TraceWriter(std::filesystem::path path, Meta meta, Detail detail, WriterOptions options = {});
+    TraceWriter(std::filesystem::path path, const Meta& meta, Detail detail, WriterOptions options = {});
     /// Without finish(): flushes, marks the trace incomplete and places it (see finish()); never throws.
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;

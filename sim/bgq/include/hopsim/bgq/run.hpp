@@ -39,7 +39,7 @@ struct TransportUse {
 };
 
 struct ModeOutcome {
-  Mode mode;
+  Mode mode{};
   double wall_seconds = 0;
   std::vector<std::vector<Timing>> timings;  // per rank
   std::vector<Check> checks;                 // all ranks, failures first

@@ -24,6 +24,7 @@ struct ParamDecl {
   std::string meaning;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): the implicit moves are noexcept (nlohmann::json moves are)
 struct Preset {
   std::string name;
   std::string family;
@@ -63,8 +64,8 @@ class ParamSet {
 
  private:
   struct Value {
-    double value;
-    Dim dim;
+    double value = 0;
+    Dim dim{};
     std::string source;
   };
   std::map<std::string, Value> values_;

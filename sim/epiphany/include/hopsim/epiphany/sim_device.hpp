@@ -24,6 +24,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
  public:
   SimDevice(const epiphany::model::Params& p, MemoryWindows& windows, ComputeModel compute, double speed_factor);
   ~SimDevice() override;
+  SimDevice(const SimDevice&) = delete;
+  SimDevice& operator=(const SimDevice&) = delete;
 
   // Elaborates the model and runs `host` as the host program until it
   // returns. SystemC elaborates once per process: a second call throws.

@@ -8,7 +8,7 @@
 int ham_user_main(int argc, char* argv[]);
 
 namespace ham::offload::detail {
-int run_main(int argc, char* argv[], int (*user_main)(int, char*[]));
+int run_main(int argc, char** argv, int (*user_main)(int, char**));
 }
 
 int main(int argc, char* argv[]) { return ham::offload::detail::run_main(argc, argv, &ham_user_main); }

@@ -69,7 +69,7 @@ std::uint32_t check_descriptor(const MUHWI_Descriptor_t& d, const Torus& torus, 
 
 // ---- a node's MU state ----
 struct RecPacket {
-  MUHWI_PacketHeader_t header;
+  MUHWI_PacketHeader_t header{};
   std::vector<std::uint8_t> payload;
 };
 

@@ -7,6 +7,7 @@
 // first gap at or after its time. Intervals that end before the horizon
 // (global time, which no later request can precede) are forgotten.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -19,7 +20,7 @@ namespace hopsim::bgq::model {
 // Model time: 1/16 of a core cycle.
 using Tick = std::uint64_t;
 inline constexpr double kTicksPerCycle = 16.0;
-inline Tick to_ticks(double cycles) { return static_cast<Tick>(cycles * kTicksPerCycle + 0.5); }
+inline Tick to_ticks(double cycles) { return static_cast<Tick>(std::floor(cycles * kTicksPerCycle + 0.5)); }
 inline double to_cycles(Tick t) { return static_cast<double>(t) / kTicksPerCycle; }
 
 class Calendar {
@@ -78,6 +79,11 @@ inline std::uint32_t link_index(std::uint32_t node, int dim, int dir) {
 // Sees every link reservation (for traces); null when nobody listens.
 class NetObserver {
  public:
+  NetObserver() = default;
+  NetObserver(const NetObserver&) = delete;
+  NetObserver& operator=(const NetObserver&) = delete;
+  NetObserver(NetObserver&&) = delete;
+  NetObserver& operator=(NetObserver&&) = delete;
   virtual ~NetObserver() = default;
   // A packet of `wire_bytes` asked for `link` at `requested` and got it over [start, start + ser).
   virtual void hop(std::uint32_t link, Tick requested, Tick start, Tick ser, std::uint32_t wire_bytes) = 0;

@@ -28,6 +28,7 @@ class Chip : public sc_core::sc_module {
   Chip(const sc_core::sc_module_name& name, const Params& p, CoreProgram& program);
   Chip(const Chip&) = delete;
   Chip& operator=(const Chip&) = delete;
+  ~Chip() override;
 
   MeshTiming& mesh() { return mesh_; }
   const Params& params() const { return p_; }

@@ -10,6 +10,7 @@
 // up to a quantum); each link keeps a calendar of busy ticks and a request
 // takes the first free slot at or after its arrival. Ticks before the
 // horizon (global time, which no later request can precede) are recycled.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -77,8 +78,8 @@ class LinkCalendar {
   void grow(std::uint64_t end);
   std::uint64_t reserve_slow(std::uint64_t t, std::uint64_t dur);
 
-  std::vector<Word> ring_;
-  std::uint64_t mask_;
+  std::vector<Word> ring_ = std::vector<Word>(64);
+  std::uint64_t mask_ = 63;
   std::uint64_t base_ = 0;  // horizon: no request starts before it
 };
 
@@ -163,10 +164,10 @@ class MeshTiming {
     LinkCalendar cal;
     LinkStats st;
   };
-  std::vector<Link> links_[kNets];
+  std::array<std::vector<Link>, kNets> links_;
   // A core's injection port serves only that core, in its own time order:
   // a scalar "free from" per core and network is enough.
-  std::vector<std::uint64_t> inject_free_[kNets];
+  std::array<std::vector<std::uint64_t>, kNets> inject_free_;
   // Tracing: the hops of the packet being sent, recorded once it arrived.
   traces::TraceWriter* trace_ = nullptr;
   std::vector<traces::Hop> pending_;
