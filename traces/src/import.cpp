@@ -275,7 +275,8 @@ std::vector<ResultRow> import_hpcc_ring(const fs::path& path, const std::string&
     return rows;
 }
 
-std::vector<ResultRow> import_ham_offload(const fs::path& path, const std::string& system, std::string configuration) {
+std::vector<ResultRow> import_ham_offload(const fs::path& path, const std::string& system,
+                                          const std::string& configuration) {
     std::ifstream in = open_input(path);
     std::vector<ResultRow> rows;
     std::vector<std::string> header;

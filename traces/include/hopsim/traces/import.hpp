@@ -49,6 +49,6 @@ std::vector<ResultRow> import_hpcc_ring(const std::filesystem::path& path, const
 /// value, unit, file}. Units: ns for times, "ns^2" for variance, "1" for relative errors and
 /// count, "bytes" for data_size.
 std::vector<ResultRow> import_ham_offload(const std::filesystem::path& path, const std::string& system = {},
-                                          std::string configuration = {});
+                                          const std::string& configuration = {});
 
 }  // namespace hopsim::traces
