@@ -1,12 +1,9 @@
 #include "comparison_view.hpp"
 
-#include <QBuffer>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
-#include <QResizeEvent>
-#include <QSvgGenerator>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
@@ -98,21 +95,11 @@ QChart* panel(const Comparison& c, bool native, double ylo, double yhi, Unit uni
 
 }  // namespace
 
-ComparisonView::ComparisonView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
-  setMinimumHeight(110);
-  setScene(scene_);
-  setFrameShape(QFrame::NoFrame);
-  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setRenderHint(QPainter::Antialiasing);
-  setRenderHint(QPainter::TextAntialiasing);
-  setBackgroundBrush(qcolour(style::kBackground));
-  setAlignment(Qt::AlignLeft | Qt::AlignTop);
-}
+ComparisonView::ComparisonView(QWidget* parent) : ChartView(parent) {}
 
 void ComparisonView::setComparison(std::optional<Comparison> c) {
   comparison_ = std::move(c);
-  scene_->clear();  // deletes the charts
+  chartScene()->clear();  // deletes the charts
   native_ = sim_ = nullptr;
   if (comparison_) {
     double lo = 0, hi = 0;
@@ -130,8 +117,8 @@ void ComparisonView::setComparison(std::optional<Comparison> c) {
       const double e1 = std::max(e0 + 1, std::ceil(std::log10(hi * unit.scale) - 1e-9));
       native_ = panel(*comparison_, true, std::pow(10.0, e0), std::pow(10.0, e1), unit, n_min, n_max);
       sim_ = panel(*comparison_, false, std::pow(10.0, e0), std::pow(10.0, e1), unit, n_min, n_max);
-      scene_->addItem(native_);
-      scene_->addItem(sim_);
+      chartScene()->addItem(native_);
+      chartScene()->addItem(sim_);
     }
   }
   layoutCharts(viewport()->size());
@@ -139,7 +126,7 @@ void ComparisonView::setComparison(std::optional<Comparison> c) {
 }
 
 void ComparisonView::layoutCharts(QSizeF size) const {
-  scene_->setSceneRect(QRectF(QPointF(0, 0), size));
+  chartScene()->setSceneRect(QRectF(QPointF(0, 0), size));
   if (!native_ || !sim_) return;
   // The simulated panel is wider by its legend, so both plot areas match.
   const double legend = sim_->legend()->effectiveSizeHint(Qt::PreferredSize).width();
@@ -150,57 +137,12 @@ void ComparisonView::layoutCharts(QSizeF size) const {
     if (QGraphicsLayout* l = c->layout()) l->activate();
 }
 
-void ComparisonView::resizeEvent(QResizeEvent* e) {
-  QGraphicsView::resizeEvent(e);
-  layoutCharts(viewport()->size());
+bool ComparisonView::hasData() const { return comparison_.has_value(); }
+
+QString ComparisonView::emptyText() const {
+  return tr("No native run to compare: File > Open results for comparison (results.json of hopsim run --mode both)");
 }
 
-void ComparisonView::drawForeground(QPainter* p, const QRectF& rect) {
-  QGraphicsView::drawForeground(p, rect);
-  if (comparison_) return;
-  p->setPen(Qt::darkGray);
-  p->drawText(
-      sceneRect(), Qt::AlignCenter | Qt::TextWordWrap,
-      tr("No native run to compare: File > Open results for comparison (results.json of hopsim run --mode both)"));
-}
-
-QString ComparisonView::toSvg() const {
-  if (!comparison_) return {};
-  layoutCharts(size());
-  const QRectF area(QPointF(0, 0), QSizeF(size()));
-  QBuffer buffer;
-  buffer.open(QIODevice::WriteOnly);
-  {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(size());
-    svg.setViewBox(area);
-    svg.setResolution(96);  // the size in mm is then the size in CSS pixels
-    svg.setTitle(tr("native vs simulated"));
-    svg.setDescription("hopsim-gui comparison");
-    QPainter p(&svg);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.fillRect(area, qcolour(style::kBackground));
-    scene_->render(&p, area, area);
-  }
-  layoutCharts(viewport()->size());
-  return QString::fromUtf8(buffer.data());
-}
-
-QImage ComparisonView::toImage() const {
-  QImage img(size(), QImage::Format_ARGB32);
-  img.fill(qcolour(style::kBackground));
-  if (comparison_) {
-    layoutCharts(size());
-    const QRectF area(QPointF(0, 0), QSizeF(size()));
-    QPainter p(&img);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setRenderHint(QPainter::TextAntialiasing);
-    scene_->render(&p, area, area);
-    p.end();
-    layoutCharts(viewport()->size());
-  }
-  return img;
-}
+QString ComparisonView::toSvg() const { return svgOf(tr("native vs simulated"), "hopsim-gui comparison"); }
 
 }  // namespace hopsim::gui

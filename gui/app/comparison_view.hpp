@@ -3,9 +3,9 @@
 // of hopsim's report charts (hopsim/traces/chart_style.hpp).
 #pragma once
 
-#include <QGraphicsView>
 #include <optional>
 
+#include "chart_view.hpp"
 #include "comparison.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -14,7 +14,7 @@ QT_END_NAMESPACE
 
 namespace hopsim::gui {
 
-class ComparisonView : public QGraphicsView {
+class ComparisonView : public ChartView {
   Q_OBJECT
  public:
   explicit ComparisonView(QWidget* parent = nullptr);
@@ -22,22 +22,18 @@ class ComparisonView : public QGraphicsView {
   const std::optional<Comparison>& comparison() const noexcept { return comparison_; }
   /// The plot at the widget's size as SVG text (empty without data).
   QString toSvg() const;
-  /// The plot rendered into an image of the widget's size.
-  QImage toImage() const;
   QSize sizeHint() const override { return {700, 260}; }
 
  protected:
-  void resizeEvent(QResizeEvent* e) override;
-  void drawForeground(QPainter* p, const QRectF& rect) override;
+  bool hasData() const override;
+  /// Lays the two charts out over (0, 0, size).
+  void layoutCharts(QSizeF size) const override;
+  QString emptyText() const override;
 
  private:
-  /// Lays the two charts out over (0, 0, size).
-  void layoutCharts(QSizeF size) const;
-
   std::optional<Comparison> comparison_;
-  QGraphicsScene* scene_ = nullptr;
-  QChart* native_ = nullptr;  ///< owned by scene_
-  QChart* sim_ = nullptr;     ///< owned by scene_, carries the legend
+  QChart* native_ = nullptr;  ///< owned by the scene
+  QChart* sim_ = nullptr;     ///< owned by the scene, carries the legend
 };
 
 }  // namespace hopsim::gui

@@ -4,7 +4,6 @@
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
-#include <QResizeEvent>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
@@ -80,64 +79,29 @@ QChart* curve_chart(const Curve& c) {
 
 }  // namespace
 
-CurveView::CurveView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
-  setMinimumHeight(110);
-  setScene(scene_);
-  setFrameShape(QFrame::NoFrame);
-  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setRenderHint(QPainter::Antialiasing);
-  setRenderHint(QPainter::TextAntialiasing);
-  setBackgroundBrush(qcolour(style::kBackground));
-  setAlignment(Qt::AlignLeft | Qt::AlignTop);
-}
+CurveView::CurveView(QWidget* parent) : ChartView(parent) {}
 
 void CurveView::setCurve(std::optional<Curve> c) {
   curve_ = std::move(c);
-  scene_->clear();  // deletes the chart
+  chartScene()->clear();  // deletes the chart
   chart_ = nullptr;
   if (curve_) {
     chart_ = curve_chart(*curve_);
-    scene_->addItem(chart_);
+    chartScene()->addItem(chart_);
   }
-  layoutChart(viewport()->size());
+  layoutCharts(viewport()->size());
   viewport()->update();
 }
 
-void CurveView::layoutChart(QSizeF size) const {
-  scene_->setSceneRect(QRectF(QPointF(0, 0), size));
+void CurveView::layoutCharts(QSizeF size) const {
+  chartScene()->setSceneRect(QRectF(QPointF(0, 0), size));
   if (!chart_) return;
   chart_->setGeometry(QRectF(QPointF(0, 0), size));
   if (QGraphicsLayout* l = chart_->layout()) l->activate();
 }
 
-void CurveView::resizeEvent(QResizeEvent* e) {
-  QGraphicsView::resizeEvent(e);
-  layoutChart(viewport()->size());
-}
+bool CurveView::hasData() const { return curve_.has_value(); }
 
-void CurveView::drawForeground(QPainter* p, const QRectF& rect) {
-  QGraphicsView::drawForeground(p, rect);
-  if (curve_) return;
-  p->setPen(Qt::darkGray);
-  p->drawText(sceneRect(), Qt::AlignCenter | Qt::TextWordWrap,
-              tr("No curve: File > Open curve (the CSV of hopsim curve --csv)"));
-}
-
-QImage CurveView::toImage() const {
-  QImage img(size(), QImage::Format_ARGB32);
-  img.fill(qcolour(style::kBackground));
-  if (chart_) {
-    layoutChart(size());
-    const QRectF area(QPointF(0, 0), QSizeF(size()));
-    QPainter p(&img);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setRenderHint(QPainter::TextAntialiasing);
-    scene_->render(&p, area, area);
-    p.end();
-    layoutChart(viewport()->size());
-  }
-  return img;
-}
+QString CurveView::emptyText() const { return tr("No curve: File > Open curve (the CSV of hopsim curve --csv)"); }
 
 }  // namespace hopsim::gui

@@ -3,9 +3,9 @@
 // hopsim's report charts (hopsim/traces/chart_style.hpp).
 #pragma once
 
-#include <QGraphicsView>
 #include <optional>
 
+#include "chart_view.hpp"
 #include "curve.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -14,7 +14,7 @@ QT_END_NAMESPACE
 
 namespace hopsim::gui {
 
-class CurveView : public QGraphicsView {
+class CurveView : public ChartView {
   Q_OBJECT
  public:
   explicit CurveView(QWidget* parent = nullptr);
@@ -22,21 +22,16 @@ class CurveView : public QGraphicsView {
   const std::optional<Curve>& curve() const noexcept { return curve_; }
   /// The chart on show; null without a curve. Owned by the view's scene.
   QChart* chart() const noexcept { return chart_; }
-  /// The chart rendered into an image of the widget's size.
-  QImage toImage() const;
   QSize sizeHint() const override { return {700, 320}; }
 
  protected:
-  void resizeEvent(QResizeEvent* e) override;
-  void drawForeground(QPainter* p, const QRectF& rect) override;
+  bool hasData() const override;
+  void layoutCharts(QSizeF size) const override;
+  QString emptyText() const override;
 
  private:
-  /// Lays the chart out over (0, 0, size).
-  void layoutChart(QSizeF size) const;
-
   std::optional<Curve> curve_;
-  QGraphicsScene* scene_ = nullptr;
-  QChart* chart_ = nullptr;  ///< owned by scene_
+  QChart* chart_ = nullptr;  ///< owned by the scene
 };
 
 }  // namespace hopsim::gui
