@@ -17,10 +17,29 @@
 extern "C" {
 #endif
 
+#ifndef ALIGN
+#define ALIGN(x) __attribute__((aligned(x)))
+#endif
+#ifndef PACKED
+#define PACKED __attribute__((packed))
+#endif
+#ifndef SECTION
+#define SECTION(x) __attribute__((section(x)))
+#endif
+
 typedef unsigned int e_coreid_t;
 typedef enum { E_FALSE = 0, E_TRUE = 1 } e_bool_t;
 typedef enum { E_OK = 0, E_ERR = -1, E_WARN = -2 } e_return_stat_t;
-typedef enum { E_NULL = 0, E_EPI_PLATFORM, E_EPI_CHIP, E_EPI_GROUP, E_EPI_CORE, E_EXT_MEM, E_MAPPING } e_objtype_t;
+typedef enum {
+  E_NULL = 0,
+  E_EPI_PLATFORM,
+  E_EPI_CHIP,
+  E_EPI_GROUP,
+  E_EPI_CORE,
+  E_EXT_MEM,
+  E_MAPPING,
+  E_SHARED_MEM
+} e_objtype_t;
 typedef enum { E_E16G301 = 0, E_E64G401 = 1 } e_chiptype_t;
 
 typedef struct {
@@ -59,10 +78,32 @@ typedef enum { E_PREV_CORE = 0, E_NEXT_CORE = 1 } e_coreid_dir_t;
 /* The next or previous core in the group (row-major), wrapping as asked. */
 void e_neighbor_id(e_coreid_dir_t dir, e_coreid_wrap_t wrap, unsigned* row, unsigned* col);
 
-/* memory: `remote` is &e_group_config (core memory at row, col) or
- * &e_emem_config (external memory; row and col ignored). */
+/* e-lib's e_read, e_write, e_shm_attach and e_shm_release share their
+ * names with e-hal's host functions: hopsim links both into one process,
+ * so device code calls them under these names. */
+#define e_read hopsim_elib_e_read
+#define e_write hopsim_elib_e_write
+#define e_shm_attach hopsim_elib_e_shm_attach
+#define e_shm_release hopsim_elib_e_shm_release
+
+/* A segment of external memory, as e_shm_attach gives it. */
+typedef struct {
+  e_objtype_t objtype;
+  long phy_base;  /* off_t on the device */
+  long ephy_base; /* global address the cores use */
+  size_t size;
+  int type;
+} e_memseg_t;
+
+/* memory: `remote` is &e_group_config (core memory at row, col),
+ * &e_emem_config (external memory; row and col ignored) or an attached
+ * e_memseg_t (offsets into the segment). */
 void* e_read(const void* remote, void* dst, unsigned row, unsigned col, const void* src, size_t bytes);
 void* e_write(const void* remote, const void* src, unsigned row, unsigned col, void* dst, size_t bytes);
+
+/* shared memory segments the host made with e_shm_alloc */
+int e_shm_attach(e_memseg_t* mem, const char* name);
+int e_shm_release(const char* name);
 
 /* barrier: central flip-flop through core (0,0) of the group */
 typedef volatile char e_barrier_t;
@@ -98,6 +139,8 @@ unsigned e_ctimer_get(e_ctimer_id_t timer);
 unsigned e_ctimer_set(e_ctimer_id_t timer, unsigned val);
 unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config);
 unsigned e_ctimer_stop(e_ctimer_id_t timer);
+/* Waits `clicks` core clock cycles on `timer`. */
+void e_wait(e_ctimer_id_t timer, unsigned int clicks);
 
 /* DMA */
 typedef enum { E_DMA_0 = 0, E_DMA_1 = 1 } e_dma_id_t;
@@ -127,10 +170,45 @@ int e_dma_start(e_dma_desc_t* descriptor, e_dma_id_t chan);
 int e_dma_busy(e_dma_id_t chan);
 void e_dma_wait(e_dma_id_t chan);
 
+/* interrupts: a latched, unmasked interrupt runs its handler on the core
+ * when the core idles or next reaches the device (e-lib call, access to
+ * another core or external memory), with interrupts globally enabled. */
+typedef void (*e_irqhandler_t)(void);
+typedef enum {
+  E_SYNC = 0,
+  E_SW_EXCEPTION = 1,
+  E_MEM_FAULT = 2,
+  E_TIMER0_INT = 3,
+  E_TIMER1_INT = 4,
+  E_MESSAGE_INT = 5,
+  E_DMA0_INT = 6,
+  E_DMA1_INT = 7,
+  E_USER_INT = 9
+} e_irq_type_t;
+void e_irq_attach(e_irq_type_t irq, e_irqhandler_t handler);
+#define e_irq_attach(i, h) e_irq_attach((i), (e_irqhandler_t)(h))
+void e_irq_set(unsigned row, unsigned col, e_irq_type_t irq);
+void e_irq_clear(unsigned row, unsigned col, e_irq_type_t irq);
+void e_irq_global_mask(e_bool_t state);
+void e_irq_mask(e_irq_type_t irq, e_bool_t state);
+
 /* registers */
-#define E_REG_COREID 0xf0704
-#define E_REG_MESHCFG 0xf0700
 #define E_REG_CONFIG 0xf0400
+#define E_REG_STATUS 0xf0404
+#define E_REG_IMASK 0xf0424
+#define E_REG_ILAT 0xf0428
+#define E_REG_ILATST 0xf042C
+#define E_REG_ILATCL 0xf0430
+#define E_REG_IPEND 0xf0434
+#define E_REG_CTIMER0 0xf0438
+#define E_REG_CTIMER1 0xf043C
+#define E_REG_DMA0CONFIG 0xf0500
+#define E_REG_DMA0STATUS 0xf051c
+#define E_REG_DMA1CONFIG 0xf0520
+#define E_REG_DMA1STATUS 0xf053c
+#define E_REG_MESHCFG 0xf0700
+#define E_REG_MESHCONFIG 0xf0700
+#define E_REG_COREID 0xf0704
 unsigned e_reg_read(unsigned reg_id);
 void e_reg_write(unsigned reg_id, unsigned val);
 

@@ -1,8 +1,16 @@
 #include "hopsim/epiphany/device.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
+
+extern "C" {
+// The running core's window (hopsim/device_abi.h).
+__attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base = nullptr;  // NOLINT(bugprone-reserved-identifier)
+}
 
 namespace hopsim::epiphany {
 namespace {
@@ -13,14 +21,30 @@ Device* g_device = nullptr;
 const epiphany::model::AddressMap* g_native_map = nullptr;
 
 Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
-    : p_(p), windows_(windows), counters_(p.num_cores()) {
+    : p_(p), windows_(windows), counters_(p.num_cores()), ilat_(new std::atomic<std::uint32_t>[p.num_cores()]) {
+  for (std::uint32_t i = 0; i < p.num_cores(); ++i) ilat_[i] = 0;
   link_raw_hooks();
+}
+
+std::uint32_t Device::ilat(std::uint32_t core, bool clear) {
+  return clear ? ilat_[core].exchange(0) : ilat_[core].load();
+}
+
+void stop_process(const std::string& message, int code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "hopsim: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::_Exit(code);
 }
 
 Device* Device::current_or_null() { return g_device; }
 
 std::uint32_t Device::current_core() { return t_core; }
-void Device::set_current_core(std::uint32_t core) { t_core = core; }
+void Device::set_current_core(std::uint32_t core) {
+  t_core = core;
+  // The device pass's inline path reaches the core's own memory through this.
+  __hopsim_core_base = g_device ? g_device->windows_.core(core) : nullptr;
+}
 
 Device& Device::current() {
   if (!g_device) throw Error("no Epiphany device is running (device API called outside a hopsim run)");

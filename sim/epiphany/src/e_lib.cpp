@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/epiphany/device.hpp"
+#include "hopsim/epiphany/esdk.hpp"
 
 using hopsim::KernelError;
 using hopsim::epiphany::Device;
@@ -33,6 +35,11 @@ struct CoreState {
   };
   std::array<Timer, 2> timers{};
   std::array<double, 8> dma_done{};
+  std::array<e_irqhandler_t, 10> handlers{};
+  std::uint32_t imask = 0;  // IMASK: a set bit masks that interrupt
+  std::uint32_t meshcfg = 0;  // MESHCFG as written (its mesh event counting is not modelled)
+  bool gie = false;         // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
+  bool in_handler = false;
 };
 
 // Per-core state of the current device, rebuilt when the device changes.
@@ -67,6 +74,64 @@ std::vector<CoreState>& states() {
 
 CoreState& me() { return states()[Device::current_core()]; }
 
+}  // namespace
+
+namespace hopsim::epiphany::api {
+void service_interrupts() {
+  auto* d = Device::current_or_null();
+  if (!d) return;
+  auto& st = me();
+  if (!st.gie || st.in_handler) return;
+  const std::uint32_t core = Device::current_core();
+  for (;;) {
+    const std::uint32_t pending = d->ilat(core, false) & ~st.imask;
+    if (pending == 0) return;
+    const unsigned irq = static_cast<unsigned>(__builtin_ctz(pending));
+    d->clear_interrupt(core, irq);
+    if (e_irqhandler_t h = st.handlers.at(irq)) {
+      // As the core does: interrupts stay off while the handler runs.
+      st.in_handler = true;
+      try {
+        h();
+      } catch (...) {
+        st.in_handler = false;
+        throw;
+      }
+      st.in_handler = false;
+    }
+  }
+}
+
+void idle() {
+  auto& d = Device::current();
+  auto& st = me();
+  // The core sleeps until an interrupt it would take is latched.
+  const std::uint32_t wake = st.gie ? ~st.imask & 0x3ffu : 0x3ffu;
+  d.idle(wake);
+  service_interrupts();
+}
+
+void set_global_interrupts(bool enabled) {
+  me().gie = enabled;
+  if (enabled) service_interrupts();
+}
+
+void set_group(std::uint32_t core, unsigned row, unsigned col, unsigned rows, unsigned cols) {
+  auto& g = states().at(core).group;
+  const auto& map = Device::current().map();
+  const unsigned cid = map.base_of(core) >> 20;
+  g.group_row = row;
+  g.group_col = col;
+  g.group_id = (row << 6) | col;
+  g.group_rows = rows;
+  g.group_cols = cols;
+  g.core_row = ((cid >> 6) & 0x3f) - row;
+  g.core_col = (cid & 0x3f) - col;
+}
+}  // namespace hopsim::epiphany::api
+
+namespace {
+
 std::uint64_t own_base() { return Device::current().map().base_of(Device::current_core()); }
 
 // Global address of `ptr` for core (row, col): local and own-window pointers
@@ -80,6 +145,15 @@ std::uint64_t global_of(unsigned row, unsigned col, const void* ptr) {
   return a;
 }
 
+// Where C++ code reaches an object the device code passed by address: a
+// local address is the calling core's window.
+template <class T>
+T* host(T* p) {
+  const auto a = reinterpret_cast<std::uint64_t>(p);
+  if (a < 0x100000) return reinterpret_cast<T*>(a | own_base());
+  return p;
+}
+
 std::uint64_t emem_global(const void* ptr) {
   const auto a = reinterpret_cast<std::uint64_t>(ptr);
   const auto& e = me().emem;
@@ -90,7 +164,22 @@ std::uint64_t emem_global(const void* ptr) {
 
 e_objtype_t objtype_of(const void* remote) {
   if (!remote) throw KernelError("e_read/e_write: remote object is NULL (use &e_group_config or &e_emem_config)");
-  return *static_cast<const e_objtype_t*>(remote);
+  return *static_cast<const e_objtype_t*>(host(remote));
+}
+
+// The global address of `ptr` inside the object e_read/e_write name:
+// a core of the group, external memory, or an attached memory segment.
+std::uint64_t remote_global(const void* remote, unsigned row, unsigned col, const void* ptr) {
+  switch (objtype_of(remote)) {
+    case E_EXT_MEM:
+      return emem_global(ptr);
+    case E_SHARED_MEM: {
+      const auto* seg = static_cast<const e_memseg_t*>(host(remote));
+      return static_cast<std::uint64_t>(seg->ephy_base) + reinterpret_cast<std::uint64_t>(ptr);
+    }
+    default:
+      return global_of(row, col, ptr);
+  }
 }
 
 }  // namespace
@@ -132,6 +221,8 @@ e_coreid_t e_coreid_from_coords(unsigned row, unsigned col) {
 
 void e_coords_from_coreid(e_coreid_t coreid, unsigned* row, unsigned* col) {
   const auto& g = me().group;
+  row = host(row);
+  col = host(col);
   *row = ((coreid >> 6) & 0x3f) - g.group_row;
   *col = (coreid & 0x3f) - g.group_col;
 }
@@ -168,24 +259,39 @@ void e_neighbor_id(e_coreid_dir_t dir, e_coreid_wrap_t wrap, unsigned* row, unsi
       break;
     }
   }
-  *row = r;
-  *col = c;
+  *host(row) = r;
+  *host(col) = c;
 }
 
 void* e_read(const void* remote, void* dst, unsigned row, unsigned col, const void* src, size_t bytes) {
-  const std::uint64_t gsrc = objtype_of(remote) == E_EXT_MEM ? emem_global(src) : global_of(row, col, src);
-  Device::current().read(dst, gsrc, bytes);
+  Device::current().read(host(dst), remote_global(remote, row, col, src), bytes);
   return dst;
 }
 
 void* e_write(const void* remote, const void* src, unsigned row, unsigned col, void* dst, size_t bytes) {
-  const std::uint64_t gdst = objtype_of(remote) == E_EXT_MEM ? emem_global(dst) : global_of(row, col, dst);
-  Device::current().write(gdst, src, bytes, 8);
+  Device::current().write(remote_global(remote, row, col, dst), host(src), bytes, 8);
   return dst;
 }
 
+int e_shm_attach(e_memseg_t* mem, const char* name) {
+  const auto seg = hopsim::epiphany::shm_find(host(name));
+  if (!seg) return E_ERR;
+  auto* m = host(mem);
+  m->objtype = E_SHARED_MEM;
+  m->phy_base = static_cast<long>(seg->addr);
+  m->ephy_base = static_cast<long>(seg->addr);
+  m->size = seg->size;
+  m->type = 3;  // read and write (e-hal's E_RDWR)
+  return E_OK;
+}
+
+int e_shm_release(const char* name) { return hopsim::epiphany::shm_find(host(name)) ? E_OK : E_ERR; }
+
 void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
   const auto& g = me().group;
+  const volatile e_barrier_t* bar_dev = bar_array;  // device addresses, for e_get_global_address
+  bar_array = host(bar_array);
+  tgt_bar_array = host(tgt_bar_array);
   const unsigned n = g.group_rows * g.group_cols;
   const unsigned self = g.core_row * g.group_cols + g.core_col;
   for (unsigned i = 0; i < n; ++i) bar_array[i] = 0;
@@ -194,17 +300,18 @@ void e_barrier_init(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array
   if (self == 0) {
     for (unsigned i = 0; i < n; ++i)
       tgt_bar_array[i] = static_cast<e_barrier_t*>(
-          e_get_global_address(i / g.group_cols, i % g.group_cols, const_cast<char*>(&bar_array[0])));
+          e_get_global_address(i / g.group_cols, i % g.group_cols, const_cast<char*>(&bar_dev[0])));
   } else {
-    tgt_bar_array[0] = static_cast<e_barrier_t*>(e_get_global_address(0, 0, const_cast<char*>(&bar_array[self])));
+    tgt_bar_array[0] = static_cast<e_barrier_t*>(e_get_global_address(0, 0, const_cast<char*>(&bar_dev[self])));
   }
   // NOLINTEND(cppcoreguidelines-pro-type-const-cast)
 }
 
 void e_barrier(volatile e_barrier_t bar_array[], e_barrier_t* tgt_bar_array[]) {
   const auto& g = me().group;
+  tgt_bar_array = host(tgt_bar_array);
   hopsim::epiphany::api::flipflop_barrier(
-      bar_array, g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
+      host(bar_array), g.core_row * g.group_cols + g.core_col, g.group_rows * g.group_cols,
       [&](unsigned i) { return reinterpret_cast<std::uint64_t>(tgt_bar_array[i]); });
 }
 
@@ -268,6 +375,7 @@ unsigned e_ctimer_stop(e_ctimer_id_t timer) {
 void e_dma_set_desc(e_dma_id_t, unsigned config, e_dma_desc_t* next_desc, unsigned strd_i_src, unsigned strd_i_dst,
                     unsigned count_i, unsigned count_o, unsigned strd_o_src, unsigned strd_o_dst, void* addr_src,
                     void* addr_dst, e_dma_desc_t* desc) {
+  desc = host(desc);
   desc->config = config | (static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(next_desc) & 0xffff) << 16);
   desc->inner_stride = ((strd_i_dst & 0xffff) << 16) | (strd_i_src & 0xffff);
   desc->count = ((count_o & 0xffff) << 16) | (count_i & 0xffff);
@@ -277,6 +385,7 @@ void e_dma_set_desc(e_dma_id_t, unsigned config, e_dma_desc_t* next_desc, unsign
 }
 
 int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
+  desc = host(desc);
   auto& d = Device::current();
   auto& st = me();
   if (static_cast<int>(chan) < 0 || static_cast<int>(chan) >= d.params().dma_channels)
@@ -347,21 +456,110 @@ int e_dma_copy(void* dst, void* src, size_t n) {
   return 0;
 }
 
+void e_wait(e_ctimer_id_t timer, unsigned int clicks) {
+  e_ctimer_set(timer, E_CTIMER_MAX);
+  e_ctimer_start(timer, E_CTIMER_CLK);
+  auto& d = Device::current();
+  const double until = d.now_cycles() + clicks;
+  if (d.mode() == hopsim::Mode::sim) {
+    d.wait_until(until);
+  } else {
+    while (d.now_cycles() < until) std::this_thread::yield();
+  }
+  e_ctimer_stop(timer);
+}
+
+void(e_irq_attach)(e_irq_type_t irq, e_irqhandler_t handler) {
+  if (static_cast<unsigned>(irq) >= 10) throw KernelError(fmt::format("e_irq_attach: no interrupt {}", static_cast<int>(irq)));
+  me().handlers.at(irq) = handler;
+}
+
+namespace {
+std::uint32_t group_core(unsigned row, unsigned col, const char* fn) {
+  const auto& g = me().group;
+  const auto& map = Device::current().map();
+  const std::uint32_t coreid = ((g.group_row + row) << 6) | (g.group_col + col);
+  for (std::uint32_t i = 0; i < map.num_cores(); ++i)
+    if (map.base_of(i) >> 20 == coreid) return i;
+  throw KernelError(fmt::format("{}: core ({}, {}) of the group is not on the chip", fn, row, col));
+}
+}  // namespace
+
+void e_irq_set(unsigned row, unsigned col, e_irq_type_t irq) {
+  Device::current().raise_interrupt(group_core(row, col, "e_irq_set"), static_cast<unsigned>(irq));
+}
+
+void e_irq_clear(unsigned row, unsigned col, e_irq_type_t irq) {
+  Device::current().clear_interrupt(group_core(row, col, "e_irq_clear"), static_cast<unsigned>(irq));
+}
+
+void e_irq_global_mask(e_bool_t state) { hopsim::epiphany::api::set_global_interrupts(state == E_FALSE); }
+
+void e_irq_mask(e_irq_type_t irq, e_bool_t state) {
+  auto& st = me();
+  const std::uint32_t bit = 1u << static_cast<unsigned>(irq);
+  st.imask = state != E_FALSE ? (st.imask | bit) : (st.imask & ~bit);
+  hopsim::epiphany::api::service_interrupts();
+}
+
 unsigned e_reg_read(unsigned reg_id) {
+  auto& d = Device::current();
+  const std::uint32_t core = Device::current_core();
   switch (reg_id) {
     case E_REG_COREID:
       return e_get_coreid();
     case E_REG_MESHCFG:
+      return me().meshcfg;
     case E_REG_CONFIG:
+    case E_REG_IPEND:
       return 0;
+    case E_REG_STATUS:
+      return me().gie ? 0u : 2u;  // bit 1: interrupts globally disabled
+    case E_REG_ILAT:
+      return d.ilat(core, false);
+    case E_REG_IMASK:
+      return me().imask;
+    case E_REG_CTIMER0:
+      return e_ctimer_get(E_CTIMER_0);
+    case E_REG_CTIMER1:
+      return e_ctimer_get(E_CTIMER_1);
+    case E_REG_DMA0STATUS:
+      return static_cast<unsigned>(e_dma_busy(E_DMA_0));
+    case E_REG_DMA1STATUS:
+      return static_cast<unsigned>(e_dma_busy(E_DMA_1));
     default:
       throw KernelError(fmt::format("e_reg_read: register 0x{:05x} is not modelled", reg_id));
   }
 }
 
-void e_reg_write(unsigned reg_id, unsigned) {
-  if (reg_id == E_REG_MESHCFG || reg_id == E_REG_CONFIG) return;
-  throw KernelError(fmt::format("e_reg_write: register 0x{:05x} is not modelled", reg_id));
+void e_reg_write(unsigned reg_id, unsigned value) {
+  auto& d = Device::current();
+  const std::uint32_t core = Device::current_core();
+  switch (reg_id) {
+    case E_REG_CTIMER0:
+      e_ctimer_set(E_CTIMER_0, value);
+      return;
+    case E_REG_CTIMER1:
+      e_ctimer_set(E_CTIMER_1, value);
+      return;
+    case E_REG_MESHCFG:
+      me().meshcfg = value;
+      return;
+    case E_REG_IMASK:
+      me().imask = value & 0x3ffu;
+      hopsim::epiphany::api::service_interrupts();
+      return;
+    case E_REG_ILATST:
+      for (unsigned i = 0; i < 10; ++i)
+        if (value & (1u << i)) d.raise_interrupt(core, i);
+      return;
+    case E_REG_ILATCL:
+      for (unsigned i = 0; i < 10; ++i)
+        if (value & (1u << i)) d.clear_interrupt(core, i);
+      return;
+    default:
+      throw KernelError(fmt::format("e_reg_write: register 0x{:05x} is not modelled", reg_id));
+  }
 }
 
 }  // extern "C"

@@ -15,7 +15,82 @@
 namespace hopsim::epiphany {
 
 NativeDevice::NativeDevice(const epiphany::model::Params& p, MemoryWindows& windows)
-    : Device(p, windows), epoch_(std::chrono::steady_clock::now()) {}
+    : Device(p, windows),
+      epoch_(std::chrono::steady_clock::now()),
+      threads_(p.num_cores()),
+      busy_(new std::atomic<bool>[p.num_cores()]),
+      reset_(new std::atomic<bool>[p.num_cores()]) {
+  for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
+    busy_[i] = false;
+    reset_[i] = false;
+  }
+}
+
+NativeDevice::~NativeDevice() {
+  // Programs still running (an endless loop on a core) end with the process.
+  for (auto& t : threads_)
+    if (t.joinable()) t.detach();
+}
+
+void NativeDevice::start_core(std::uint32_t core, std::function<void()> program) {
+  if (threads_[core].joinable()) threads_[core].join();
+  reset_[core] = false;
+  busy_[core] = true;
+  threads_[core] = std::thread([this, core, program = std::move(program)] {
+    set_current_core(core);
+    try {
+      program();
+    } catch (const CoreReset&) {
+    } catch (const std::exception& e) {
+      stop_process(e.what(), 5);
+    }
+    counters_[core].finish = now_cycles();
+    busy_[core] = false;
+  });
+}
+
+void NativeDevice::idle(std::uint32_t wake_mask) {
+  const std::uint32_t core = current_core();
+  while ((ilat_[core].load(std::memory_order_acquire) & wake_mask) == 0) {
+    check_reset();
+    sched_yield();
+  }
+}
+
+void NativeDevice::reset_core(std::uint32_t core) {
+  if (!busy_[core]) return;
+  reset_[core] = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (busy_[core]) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5))
+      throw KernelError(fmt::format("e_reset: {} is still running its program after 5 s; natively hopsim stops a core "
+                                    "only when it waits, polls, idles or accesses another core",
+                                    map().describe_core(core)));
+    sched_yield();
+  }
+  threads_[core].join();
+  ilat_[core] = 0;
+}
+
+void NativeDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
+  ilat_[core].fetch_or(1u << irq, std::memory_order_release);
+  progress_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void NativeDevice::host_read(void* dst, std::uint64_t src, std::size_t n) {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+}
+
+void NativeDevice::host_write(std::uint64_t dst, const void* src, std::size_t n) {
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  std::atomic_thread_fence(std::memory_order_release);
+  progress_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void NativeDevice::host_sleep(double seconds) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
 
 double NativeDevice::host_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_).count();
@@ -60,6 +135,10 @@ void NativeDevice::wait_value(const volatile void* addr, unsigned size, std::uin
   const double t0 = now_cycles();
   waiting_.fetch_add(1);
   while ((load_value(addr, size) == value) != equal) {
+    if (reset_[current_core()].load(std::memory_order_relaxed)) {
+      waiting_.fetch_sub(1);
+      throw CoreReset{};
+    }
     if (abort_.load(std::memory_order_acquire)) {
       waiting_.fetch_sub(1);
       throw DeadlockError(failed_.load() ? std::string("stopped because another core failed") : abort_reason_);
@@ -168,6 +247,11 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
     }
   }
   if (stopped) throw DeadlockError(abort_reason_.empty() ? std::string("deadlock") : abort_reason_);
+}
+
+void NativeDevice::poll_next() {
+  check_reset();
+  sched_yield();  // a polling core lets the others run
 }
 
 }  // namespace hopsim::epiphany

@@ -15,6 +15,7 @@
 namespace hopsim::epiphany {
 namespace {
 bool g_elaborated = false;
+constexpr std::size_t kProgramHostStack = 512 * 1024;  // host stack of a device program's fiber (libc calls)
 
 std::int64_t host_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -85,12 +86,24 @@ void SimDevice::run_host() {
 
 void SimDevice::run_core(std::uint32_t core) {
   auto& pe = pes_[core];
-  pe.ctx = std::make_unique<interpose::PeContext>(stack_lo(core), p_.stack_size);
   for (;;) {
     while (!pe.launched) sc_core::wait(chip_->launch_event());
     pe.launched = false;
+    const bool host_stack = static_cast<bool>(pe.program);
+    if (!pe.ctx || pe.host_stack != host_stack) {
+      // Device programs keep their data and stack in core memory; the
+      // fiber's own (host) stack is outside it. Kernels run in the window.
+      pe.ctx.reset();
+      pe.host_stack = host_stack;
+      if (host_stack) {
+        pe.stack.resize(kProgramHostStack);
+        pe.ctx = std::make_unique<interpose::PeContext>(pe.stack.data(), pe.stack.size());
+      } else {
+        pe.ctx = std::make_unique<interpose::PeContext>(stack_lo(core), p_.stack_size);
+      }
+    }
     pe.local = chip_->now();
-    pe.ctx->start(kernel_);
+    pe.ctx->start(pe.program ? pe.program : kernel_);
     try {
       for (;;) {
         set_current_core(core);
@@ -107,6 +120,8 @@ void SimDevice::run_core(std::uint32_t core) {
         if (interrupted()) throw Error("interrupted (Ctrl-C)");
         chip_->mesh().set_horizon(chip_->now());
       }
+    } catch (const CoreReset&) {
+      pe.local = std::max(pe.local, chip_->now());
     } catch (...) {
       if (!error_) error_ = std::current_exception();
       sc_core::sc_stop();
@@ -114,9 +129,82 @@ void SimDevice::run_core(std::uint32_t core) {
     }
     chip_->wait_until(pe.local);
     counters_[core].finish = pe.local;
+    pe.busy = false;
+    pe.program = nullptr;
     if (--running_ == 0) chip_->done_event().notify(sc_core::SC_ZERO_TIME);
   }
 }
+
+void SimDevice::start_core(std::uint32_t core, std::function<void()> program) {
+  auto& pe = pes_[core];
+  pe.program = std::move(program);
+  pe.reset = false;
+  pe.busy = true;
+  pe.launched = true;
+  ++running_;
+  chip_->launch_event().notify(sc_core::SC_ZERO_TIME);
+}
+
+void SimDevice::idle(std::uint32_t wake_mask) {
+  Pe& pe = me();
+  enter(pe);
+  const std::uint32_t core = current_core();
+  const double t0 = pe.local;
+  while ((ilat_[core].load() & wake_mask) == 0) {
+    request(pe, Req::sync);
+    if ((ilat_[core].load() & wake_mask) != 0) break;
+    pe.blocked = true;
+    pe.watch_lo = pe.watch_hi = 0;
+    request(pe, Req::wait_write);
+    pe.blocked = false;
+  }
+  pe.local = std::max(pe.local, irq_at_[core]);  // no earlier than the interrupt was raised
+  counters_[core].waiting += pe.local - t0;
+  if (trace_ && pe.local > t0) trace_->add_pe_state(core, traces::PeState::polling, t0, pe.local);
+  leave(pe);
+}
+
+void SimDevice::reset_core(std::uint32_t core) {
+  auto& pe = pes_[core];
+  if (pe.busy) {
+    pe.reset = true;
+    chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+    // The program unwinds at its next wait or synchronisation.
+    while (pe.busy) chip_->wait_until(chip_->now() + 1);
+  }
+  pe.reset = false;
+  ilat_[core] = 0;
+}
+
+void SimDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
+  // Raised by a core at its own clock, or by the host at global time.
+  const auto* dev = Device::current_or_null();
+  const bool from_core = dev == this && !in_host_;
+  irq_at_[core] = from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0);
+  ilat_[core].fetch_or(1u << irq);
+  if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+}
+
+void SimDevice::host_read(void* dst, std::uint64_t src, std::size_t n) {
+  // A read crosses the eLink twice (request, data); no mesh contention.
+  const double cycles = 2 * p_.elink_latency + std::ceil(static_cast<double>(n) / p_.elink_width);
+  chip_->wait_until(chip_->now() + cycles);
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+}
+
+void SimDevice::host_write(std::uint64_t dst, const void* src, std::size_t n) {
+  const double cycles = p_.elink_latency + std::ceil(static_cast<double>(n) / p_.elink_width);
+  chip_->wait_until(chip_->now() + cycles);
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  const auto loc = map().locate(dst, n);
+  if (loc.kind == epiphany::model::Location::Kind::none) return;
+  note_arrival(loc, n, chip_->now());
+  if (loc.kind == epiphany::model::Location::Kind::core) {
+    wake_watchers(loc.core, dst, dst + n);
+  }
+}
+
+void SimDevice::host_sleep(double seconds) { chip_->wait_until(chip_->now() + seconds * p_.clock_hz); }
 
 void SimDevice::launch(const std::function<void()>& kernel) {
   kernel_ = kernel;
@@ -149,6 +237,8 @@ void SimDevice::leave(Pe& pe) {
 void SimDevice::request(Pe& pe, Req r) {
   pe.req = r;
   pe.ctx->yield();
+  if (pe.reset) [[unlikely]]
+    throw CoreReset{};
 }
 
 void SimDevice::note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival) {
@@ -268,6 +358,66 @@ void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
       timed_read(pe, loc, size);
     }
   }
+  leave(pe);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+}
+
+void SimDevice::loop_tick(unsigned iterations) {
+  Pe& pe = me();
+  charge(pe, iterations * p_.poll_cycles);
+  leave(pe);
+  if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+}
+
+void SimDevice::poll_enter() {
+  Pe& pe = me();
+  pe.poll_cur.clear();
+  pe.poll_prev.clear();
+}
+
+void SimDevice::poll_load(std::uint64_t addr, unsigned size) {
+  Pe& pe = me();
+  if (pe.poll_cur.size() < 64)
+    pe.poll_cur.push_back({addr, load_value(reinterpret_cast<const volatile void*>(addr), size), size});
+}
+
+void SimDevice::poll_next() {
+  Pe& pe = me();
+  charge(pe, p_.poll_cycles);
+  const std::uint32_t self = current_core();
+  bool own = !pe.poll_cur.empty() && pe.poll_cur.size() < 64 && pe.poll_cur == pe.poll_prev;
+  std::uint64_t lo = ~0ull, hi = 0;
+  for (const auto& r : pe.poll_cur) {
+    const auto loc = map().locate(r.addr, r.size);
+    own = own && loc.kind == epiphany::model::Location::Kind::core && loc.core == self;
+    lo = std::min(lo, r.addr);
+    hi = std::max(hi, r.addr + r.size);
+  }
+  if (own) {
+    // The iteration read what the last one read: it would repeat until
+    // another core or the host writes one of those words.
+    auto unchanged = [&] {
+      for (const auto& r : pe.poll_cur)
+        if (load_value(reinterpret_cast<const volatile void*>(r.addr), r.size) != r.value) return false;
+      return true;
+    };
+    const double t0 = pe.local;
+    while (unchanged()) {
+      request(pe, Req::sync);
+      if (!unchanged()) break;
+      pe.blocked = true;
+      pe.watch_lo = lo;
+      pe.watch_hi = hi;
+      request(pe, Req::wait_write);
+      pe.blocked = false;
+    }
+    for (const auto& r : pe.poll_cur) pe.local = std::max(pe.local, arrival_of(map().locate(r.addr, r.size), r.size));
+    pe.local += p_.poll_cycles;
+    counters_[self].waiting += pe.local - t0;
+    if (trace_ && pe.local > t0) trace_->add_pe_state(self, traces::PeState::polling, t0, pe.local);
+  }
+  pe.poll_prev.swap(pe.poll_cur);
+  pe.poll_cur.clear();
   leave(pe);
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }

@@ -6,7 +6,9 @@
 // host_seconds by the host program.
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,17 @@ struct LaunchTiming {
   double cycles = 0;   // device cycles (simulated; wall time x clock natively)
 };
 
+// A core error reported by a device program's thread: the message is
+// printed and the process stops with KernelError's exit code.
+[[noreturn]] void stop_process(const std::string& message, int code);
+
 // Offsets inside each core's local memory reserved by the runtime.
 inline constexpr std::uint32_t kRuntimeAreaOffset = 0x100;  // stdcl barrier flags (one byte per core)
 inline constexpr std::uint32_t kRuntimeAreaSize = 0x100;
+
+// Thrown inside a core's program when the host resets the core: unwinds
+// the program quietly.
+struct CoreReset {};
 
 class Device {
  public:
@@ -88,6 +98,45 @@ class Device {
   virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind) = 0;
   // An atomic read-modify-write at `addr` about to happen (a TESTSET-like round trip when remote).
   virtual void raw_atomic(std::uint64_t addr, unsigned size) = 0;
+  // `iterations` loop iterations of a device program built by e-gcc ran on
+  // the current core since its last tick: simulated, charged at poll_cycles
+  // each (annotated compute) and a chance for time and other cores to go
+  // on; native, a point where a reset of the core is noticed.
+  virtual void loop_tick(unsigned iterations) = 0;
+  // A polling loop of a device program (device_abi.h): entered, one more
+  // iteration begins, one of its loads. Simulated, an iteration that read
+  // the same words and values as the one before puts the core to sleep
+  // until one of them is written; native, the core yields its CPU.
+  virtual void poll_enter() = 0;
+  virtual void poll_next() = 0;
+  virtual void poll_load(std::uint64_t addr, unsigned size) = 0;
+
+  // ---- device programs (e-hal): each core runs its own program ----
+  // Starts `program` on `core`, which must be idle (core_busy false). The
+  // program runs on a host stack; its device stack is in core memory.
+  // Native: a host thread; simulated: the core's fiber (call from the
+  // simulation's host process). A core error stops the process with the
+  // message (exit code 5), as a trapped core stops the board's program.
+  virtual void start_core(std::uint32_t core, std::function<void()> program) = 0;
+  virtual bool core_busy(std::uint32_t core) const = 0;
+  // The core's `idle` instruction: sleeps until an interrupt in
+  // `wake_mask` is latched (raise_interrupt) or the core is reset.
+  virtual void idle(std::uint32_t wake_mask) = 0;
+  // Stops `core`'s program (e_reset_group): a core that is idle or waiting
+  // stops at once; natively, a core that computes is waited for (up to a
+  // few seconds, then KernelError). Its memory is kept.
+  virtual void reset_core(std::uint32_t core) = 0;
+  // Latches interrupt `irq` (0..9) in `core`'s ILAT and wakes it if idle.
+  virtual void raise_interrupt(std::uint32_t core, unsigned irq) = 0;
+  // Host access to device memory (e_read/e_write): native, a copy; simulated,
+  // the eLink's latency and width, and pollers of the written words wake.
+  virtual void host_read(void* dst, std::uint64_t src, std::size_t n) = 0;
+  virtual void host_write(std::uint64_t dst, const void* src, std::size_t n) = 0;
+  // The host program sleeping (usleep): simulated time passes.
+  virtual void host_sleep(double seconds) = 0;
+  // Interrupts latched for `core` (ILAT); clears them if `clear`.
+  std::uint32_t ilat(std::uint32_t core, bool clear);
+  void clear_interrupt(std::uint32_t core, unsigned irq) { ilat_[core].fetch_and(~(1u << irq)); }
 
   // ---- host side ----
   // Runs `kernel` on every core and returns when all have finished.
@@ -125,6 +174,7 @@ class Device {
   MemoryWindows& windows_;
   std::vector<CoreCounters> counters_;
   LaunchTiming last_launch_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // per core: latched interrupts
 
   friend class DeviceScope;
 };

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "hopsim/epiphany/device.hpp"
 #include "hopsim/traces/writer.hpp"
@@ -30,7 +33,27 @@ class NativeDevice final : public Device {
     locate_or_throw(addr, size, kind == RawKind::store || kind == RawKind::volatile_store ? "stored" : "loaded");
   }
   void raw_atomic(std::uint64_t addr, unsigned size) override { locate_or_throw(addr, size, "atomically accessed"); }
+  void loop_tick(unsigned /*iterations*/) override { check_reset(); }
+  void poll_enter() override {}
+  void poll_next() override;
+  void poll_load(std::uint64_t /*addr*/, unsigned /*size*/) override {}
   void launch(const std::function<void()>& kernel) override;
+  void start_core(std::uint32_t core, std::function<void()> program) override;
+  bool core_busy(std::uint32_t core) const override { return busy_[core].load(); }
+  void idle(std::uint32_t wake_mask) override;
+  void reset_core(std::uint32_t core) override;
+  void raise_interrupt(std::uint32_t core, unsigned irq) override;
+  void host_read(void* dst, std::uint64_t src, std::size_t n) override;
+  void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
+  void host_sleep(double seconds) override;
+  // The current core was asked to stop (reset): throws CoreReset.
+  void check_reset() {
+    if (reset_[current_core()].load(std::memory_order_relaxed)) [[unlikely]]
+      throw CoreReset{};
+  }
+  ~NativeDevice() override;
+  NativeDevice(const NativeDevice&) = delete;
+  NativeDevice& operator=(const NativeDevice&) = delete;
   double host_seconds() override;
   Mode mode() const override { return Mode::native; }
 
@@ -55,6 +78,10 @@ class NativeDevice final : public Device {
   std::condition_variable done_cv_;
   double deadlock_timeout_ = 3.0;
   traces::TraceWriter* trace_ = nullptr;
+  // Device programs: one thread per started core.
+  std::vector<std::thread> threads_;
+  std::unique_ptr<std::atomic<bool>[]> busy_;
+  std::unique_ptr<std::atomic<bool>[]> reset_;
 };
 
 }  // namespace hopsim::epiphany

@@ -42,8 +42,22 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void wait_until(double cycle) override;
   void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override;
   void raw_atomic(std::uint64_t addr, unsigned size) override;
+  void loop_tick(unsigned iterations) override;
+  void poll_enter() override;
+  void poll_next() override;
+  void poll_load(std::uint64_t addr, unsigned size) override;
   void launch(const std::function<void()>& kernel) override;
+  void start_core(std::uint32_t core, std::function<void()> program) override;
+  bool core_busy(std::uint32_t core) const override { return pes_[core].busy; }
+  void idle(std::uint32_t wake_mask) override;
+  void reset_core(std::uint32_t core) override;
+  void raise_interrupt(std::uint32_t core, unsigned irq) override;
+  void host_read(void* dst, std::uint64_t src, std::size_t n) override;
+  void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
+  void host_sleep(double seconds) override;
   double host_seconds() override;
+  // Marks the calling SystemC process as the host program's (host accesses).
+  void set_in_host(bool in) { in_host_ = in; }
   Mode mode() const override { return Mode::sim; }
 
   epiphany::model::Chip& chip() { return *chip_; }
@@ -62,8 +76,19 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
     std::uint64_t watch_value = 0;
     bool watch_equal = true;
     std::int64_t resumed_ns = 0;  // measured compute: host time at last return to kernel code
+    struct PollRead {
+      std::uint64_t addr, value;
+      unsigned size;
+      bool operator==(const PollRead&) const = default;
+    };
+    std::vector<PollRead> poll_cur, poll_prev;  // a polling loop's reads, this and the last iteration
     std::uint64_t poll_addr = 0;  // last raw volatile local load, to recognise polling loops
     std::uint64_t poll_value = 0;
+    std::function<void()> program;  // a device program started with start_core (else the launch's kernel)
+    bool busy = false;              // a program or kernel is running
+    bool reset = false;             // the host reset the core: the program unwinds at its next wait
+    bool host_stack = false;        // ctx runs on stack_ (device programs) rather than in the window
+    std::vector<char> stack;
   };
 
   void run_core(std::uint32_t core) override;
@@ -97,6 +122,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool host_done_ = false;
   std::exception_ptr error_;
   double now_ = 0;  // global time (cycles) cached while a fiber runs
+  std::vector<double> irq_at_ = std::vector<double>(p_.num_cores(), 0.0);  // when each core's last interrupt was raised
+  bool in_host_ = false;  // the host process is making a host access (not a core)
   traces::TraceWriter* trace_ = nullptr;
 };
 

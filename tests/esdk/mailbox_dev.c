@@ -1,0 +1,37 @@
+/* Every core writes a block to the next core's SECTION global, with plain
+ * stores and with DMA, then raises the next core's flag at a fixed local
+ * address; each core checks what it received and reports through a
+ * mailbox at 0x7000 that the host polls with e_read. */
+#include <e_lib.h>
+
+#define N 8
+int inbox[2 * N] SECTION(".data_bank2");
+int outbox[N] SECTION(".data_bank1");
+
+int main(void) {
+  volatile unsigned* mbox = (volatile unsigned*)0x7000;
+  volatile int* flag = (volatile int*)0x6000;
+  unsigned rows = e_group_config.group_rows, cols = e_group_config.group_cols;
+  unsigned me = e_group_config.core_row * cols + e_group_config.core_col, n = rows * cols;
+  unsigned nr, nc;
+  e_neighbor_id(E_NEXT_CORE, E_GROUP_WRAP, &nr, &nc);
+  for (int i = 0; i < N; i++) outbox[i] = (int)(me * 1000 + i * i);
+  int* next_inbox = (int*)e_get_global_address(nr, nc, inbox);
+  for (int i = 0; i < N; i++) next_inbox[i] = outbox[i];
+  e_dma_copy(next_inbox + N, outbox, sizeof outbox);
+  volatile int* next_flag = (volatile int*)e_get_global_address(nr, nc, (void*)0x6000);
+  *next_flag = (int)me + 1;
+  while (*flag == 0) {
+  }
+  unsigned prev = (me + n - 1) % n;
+  int ok = *flag == (int)prev + 1;
+  unsigned sum = 0;
+  for (int i = 0; i < 2 * N; i++) {
+    sum = sum * 31 + (unsigned)inbox[i];
+    ok &= inbox[i] == (int)(prev * 1000 + (i % N) * (i % N));
+  }
+  mbox[1] = sum;
+  mbox[2] = (unsigned)ok;
+  mbox[0] = 0xC0DE0000u | me;
+  return 0;
+}

@@ -1,0 +1,36 @@
+/* Host-side mistakes and device faults, one per run:
+ *   negative_host missing            e_load of a file that does not exist
+ *   negative_host notprog FILE       e_load of a file e-gcc did not build
+ *   negative_host read_outside       e_read beyond a core's local memory
+ *   negative_host store_outside DEV  a device program storing outside every memory
+ * Prints what e-hal returned; a device fault ends the process (exit 5). */
+#include <e-hal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  e_epiphany_t dev;
+  if (e_init(NULL) != E_OK || e_open(&dev, 0, 0, 2, 2) != E_OK) return 1;
+  int rc = 0;
+  if (!strcmp(argv[1], "missing")) {
+    rc = e_load("no-such-program.elf", &dev, 0, 0, E_FALSE);
+  } else if (!strcmp(argv[1], "notprog") && argc > 2) {
+    rc = e_load(argv[2], &dev, 0, 0, E_FALSE);
+  } else if (!strcmp(argv[1], "read_outside")) {
+    unsigned v = 0x12345678;
+    rc = (int)e_read(&dev, 0, 0, 0x9000, &v, 4);
+    if (v != 0x12345678) printf("buffer changed\n");
+  } else if (!strcmp(argv[1], "store_outside") && argc > 2) {
+    rc = e_load(argv[2], &dev, 0, 0, E_TRUE);
+    for (int i = 0; i < 1000; i++) usleep(1000);
+    printf("the fault did not stop the run\n");
+    return 0;
+  } else {
+    return 2;
+  }
+  printf("%s: returned %d\n", argv[1], rc);
+  e_finalize();
+  return rc == E_ERR ? 0 : 1;
+}
