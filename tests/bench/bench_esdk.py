@@ -71,7 +71,7 @@ def main():
         print(f"checksum {sums.pop()} in every build")
 
 
-N_ELEMS = 2048 * 20000
+N_ELEMS = 2048 * 200000
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #define N 2048
-#define REPS 20000
+#define REPS 200000
 int a[N] __attribute__((section(".data_bank2")));
 
 static double now(void) {

@@ -3,6 +3,8 @@
  *   negative_host notprog FILE       e_load of a file e-gcc did not build
  *   negative_host read_outside       e_read beyond a core's local memory
  *   negative_host store_outside DEV  a device program storing outside every memory
+ *   negative_host halt               e_halt, which hopsim does not model
+ *   negative_host open_outside       e_open of a workgroup larger than the chip
  * Prints what e-hal returned; a device fault ends the process (exit 5). */
 #include <e-hal.h>
 #include <stdio.h>
@@ -22,6 +24,11 @@ int main(int argc, char** argv) {
     unsigned v = 0x12345678;
     rc = (int)e_read(&dev, 0, 0, 0x9000, &v, 4);
     if (v != 0x12345678) printf("buffer changed\n");
+  } else if (!strcmp(argv[1], "halt")) {
+    rc = e_halt(&dev, 1, 1);
+  } else if (!strcmp(argv[1], "open_outside")) {
+    e_epiphany_t big;
+    rc = e_open(&big, 2, 2, 4, 4);
   } else if (!strcmp(argv[1], "store_outside") && argc > 2) {
     rc = e_load(argv[2], &dev, 0, 0, E_TRUE);
     for (int i = 0; i < 1000; i++) usleep(1000);

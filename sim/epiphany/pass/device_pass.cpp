@@ -434,6 +434,7 @@ class FunctionRewriter {
         poll(h, body);
         continue;
       }
+      if (std::find(counted_.begin(), counted_.end(), h) != counted_.end()) continue;
       // A per-call counter (a register once optimised): every
       // HOPSIM_DEV_TICK_EVERY iterations it is paid into the core's tick word.
       if (!count_) {
@@ -531,6 +532,10 @@ class FunctionRewriter {
     DominatorTree dt(f);
     LoopInfo li(dt);
     ScalarEvolution se(f, tli, ac, dt, li);
+    // Loops with a bound end by themselves: they need no ticks.
+    counted_.clear();
+    for (Loop* l : li.getLoopsInPreorder())
+      if (!isa<SCEVCouldNotCompute>(se.getSymbolicMaxBackedgeTakenCount(l))) counted_.push_back(l->getHeader());
     for (BasicBlock& bb : f)
       for (Instruction& i : bb) {
         Value* p = nullptr;
@@ -709,6 +714,7 @@ class FunctionRewriter {
   FunctionCallee dev_ptr_, overflow_, memcpy_, memmove_, memset_, trap_, exit_, tick_, poll_enter_, poll_next_;
   std::vector<Instruction*> poll_loads_;  // loads of the function's polling loops
   std::vector<Instruction*> local_;       // accesses proven to stay in local memory
+  std::vector<BasicBlock*> counted_;      // headers of loops with a computable bound
   AllocaInst* count_ = nullptr;           // loop iterations left before paying into the tick word
   std::map<std::string, FunctionCallee> asm_;
   Function* cur_fn_ = nullptr;

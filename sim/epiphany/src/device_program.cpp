@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -195,9 +196,12 @@ __attribute__((visibility("default"))) void __hopsim_dev_memset(void* dst, int v
 __attribute__((visibility("default"))) void __hopsim_dev_tick() {
   Device& d = Device::current();
   const std::uint32_t core = Device::current_core();
-  const std::uint32_t ticks = HOPSIM_DEV_TICK_EVERY;
-  std::memcpy(d.windows().core(core) + HOPSIM_DEV_TICK_SLOT, &ticks, 4);
-  d.loop_tick(HOPSIM_DEV_TICK_EVERY);
+  std::uint8_t* slot = d.windows().core(core) + HOPSIM_DEV_TICK_SLOT;
+  std::int32_t left = 0;
+  std::memcpy(&left, slot, 4);  // zero or below: the iterations paid since the last tick overshoot it
+  const std::int32_t every = HOPSIM_DEV_TICK_EVERY;
+  std::memcpy(slot, &every, 4);
+  d.loop_tick(static_cast<unsigned>(every - std::min(left, 0)));
   if (d.ilat(core, false) != 0) [[unlikely]]
     hopsim::epiphany::api::service_interrupts();
 }

@@ -224,6 +224,24 @@ int e_start_group(e_epiphany_t* dev) {
   });
 }
 
+// Halting a core between instructions has no counterpart in hopsim's cores
+// (each runs its program to completion or reset): a clear refusal.
+int e_halt(e_epiphany_t* dev, unsigned row, unsigned col) {
+  return guarded([&]() -> int {
+    Hal& h = Hal::require("e_halt");
+    h.core_index(dev, row, col, "e_halt");
+    throw hopsim::Error("e_halt: halting a core is not modelled (e_reset_group or e_load stop a program)");
+  });
+}
+
+int e_resume(e_epiphany_t* dev, unsigned row, unsigned col) {
+  return guarded([&]() -> int {
+    Hal& h = Hal::require("e_resume");
+    h.core_index(dev, row, col, "e_resume");
+    throw hopsim::Error("e_resume: halting a core is not modelled, so there is nothing to resume");
+  });
+}
+
 int e_signal(e_epiphany_t* dev, unsigned row, unsigned col) {
   return guarded([&] {
     Hal& h = Hal::require("e_signal");

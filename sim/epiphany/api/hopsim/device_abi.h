@@ -16,8 +16,10 @@
  *    from the top of local memory; its pointer is the 32-bit word at
  *    HOPSIM_DEV_SP_SLOT, its lowest allowed value the word at
  *    HOPSIM_DEV_SP_LIMIT_SLOT;
- *  - every loop iteration (a branch back to a loop header) counts down the
- *    32-bit word at HOPSIM_DEV_TICK_SLOT; at zero the loop calls
+ *  - every iteration of a loop without a computable bound (one that may
+ *    spin: `while (!done)`, `for (;;)`) counts down the 32-bit word at
+ *    HOPSIM_DEV_TICK_SLOT (in a register, paid into the word every
+ *    HOPSIM_DEV_TICK_EVERY iterations and on return); at zero it calls
  *    __hopsim_dev_tick, which charges the iterations (simulated), lets the
  *    core be reset and takes latched interrupts, and resets the count to
  *    HOPSIM_DEV_TICK_EVERY, so a core spinning on plain loads still lets
