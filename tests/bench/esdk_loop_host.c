@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   unsigned status = 1;
   if (argc < 2 || e_init(NULL) != E_OK || e_open(&dev, 0, 0, 1, 1) != E_OK) return 1;
   if (e_load(argv[1], &dev, 0, 0, E_TRUE) != E_OK) return 1;
-  while (status & 1) {  /* E_REG_STATUS bit 0: the core is active */
+  while (status & 1) { /* E_REG_STATUS bit 0: the core is active */
     usleep(1000);
     e_read(&dev, 0, 0, E_REG_STATUS, &status, 4);
   }

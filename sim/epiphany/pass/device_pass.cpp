@@ -21,25 +21,25 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/ConstantRange.h"
-#include "llvm/IR/GetElementPtrTypeIterator.h"
-#include "llvm/IR/Operator.h"
-#include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
-#include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
@@ -85,8 +85,12 @@ class Layout {
       }
     }
     // Bank sections first (fixed origins), then the default data after bank 0.
-    std::uint64_t cursor[6] = {0, HOPSIM_DEV_DATA_START, HOPSIM_DEV_BANK_SIZE, 2 * HOPSIM_DEV_BANK_SIZE,
-                               3 * HOPSIM_DEV_BANK_SIZE, HOPSIM_DEV_SHARED_DRAM};
+    std::uint64_t cursor[6] = {0,
+                               HOPSIM_DEV_DATA_START,
+                               HOPSIM_DEV_BANK_SIZE,
+                               2 * HOPSIM_DEV_BANK_SIZE,
+                               3 * HOPSIM_DEV_BANK_SIZE,
+                               HOPSIM_DEV_SHARED_DRAM};
     for (int s = 1; s < 6; ++s) place_all(by_section[s], cursor[s]);
     cursor[0] = cursor[1];
     place_all(by_section[0], cursor[0]);
@@ -96,8 +100,8 @@ class Layout {
       const std::uint64_t lo = b == 1 ? HOPSIM_DEV_DATA_START : (b - 1) * HOPSIM_DEV_BANK_SIZE;
       const std::uint64_t end = b * HOPSIM_DEV_BANK_SIZE;
       if (cursor[b] > end) {
-        errors.push_back(("section .data_bank" + Twine(b - 1) + " needs " + Twine(cursor[b] - lo) +
-                          " bytes, bank " + Twine(b - 1) + " has " + Twine(end - lo))
+        errors.push_back(("section .data_bank" + Twine(b - 1) + " needs " + Twine(cursor[b] - lo) + " bytes, bank " +
+                          Twine(b - 1) + " has " + Twine(end - lo))
                              .str());
       }
     }
@@ -105,9 +109,9 @@ class Layout {
     for (int b = 2; b <= 4; ++b) {
       const std::uint64_t lo = (b - 1) * HOPSIM_DEV_BANK_SIZE;
       if (!by_section[b].empty() && cursor[0] > lo && data_lo < cursor[b]) {
-        errors.push_back(("the program's data (.data, .rodata, .bss: " + Twine(cursor[0] - data_lo) +
-                          " bytes from 0x" + Twine::utohexstr(data_lo) + ") overlaps section .data_bank" +
-                          Twine(b - 1) + " at 0x" + Twine::utohexstr(lo))
+        errors.push_back(("the program's data (.data, .rodata, .bss: " + Twine(cursor[0] - data_lo) + " bytes from 0x" +
+                          Twine::utohexstr(data_lo) + ") overlaps section .data_bank" + Twine(b - 1) + " at 0x" +
+                          Twine::utohexstr(lo))
                              .str());
       }
     }
@@ -147,8 +151,8 @@ class Layout {
         init = g;
       }
       Constant* str = IRBuilder<>(c).CreateGlobalStringPtr(name, "__hopsim_name", 0, &m_);
-      segs.push_back(ConstantStruct::get(seg_ty, {ConstantInt::get(i64, p.addr), ConstantInt::get(i64, p.size),
-                                                  init, str}));
+      segs.push_back(
+          ConstantStruct::get(seg_ty, {ConstantInt::get(i64, p.addr), ConstantInt::get(i64, p.size), init, str}));
     }
     for (auto& p : placed_)
       if (p.g->use_empty() && !p.g->getName().startswith("__hopsim_init.")) p.g->eraseFromParent();
@@ -186,8 +190,7 @@ class Layout {
         const Placed& o = placed_[k];
         if (o.addr < cursor && lo < o.addr + o.size) {
           errors.push_back(("section " + Twine(name) + " (" + Twine(cursor - lo) + " bytes at 0x" +
-                            Twine::utohexstr(lo) + ") overlaps " + o.g->getName() + " at 0x" +
-                            Twine::utohexstr(o.addr))
+                            Twine::utohexstr(lo) + ") overlaps " + o.g->getName() + " at 0x" + Twine::utohexstr(o.addr))
                                .str());
           break;
         }
@@ -326,8 +329,8 @@ class FunctionRewriter {
     Value* frame = b.CreateAnd(b.CreateSub(sp, size), ConstantInt::get(i64_, -static_cast<std::int64_t>(align)));
     Value* limit = b.CreateZExt(b.CreateLoad(i32_, sp_slot(b, HOPSIM_DEV_SP_LIMIT_SLOT)), i64_);
     Value* bad = b.CreateICmpSLT(frame, limit);
-    Instruction* then = SplitBlockAndInsertIfThen(bad, &*b.GetInsertPoint(), true,
-                                                  MDBuilder(c_).createBranchWeights(1, 1000000));
+    Instruction* then =
+        SplitBlockAndInsertIfThen(bad, &*b.GetInsertPoint(), true, MDBuilder(c_).createBranchWeights(1, 1000000));
     IRBuilder<> tb(then);
     tb.CreateCall(overflow_, {frame, limit});
     b.SetInsertPoint(&*b.GetInsertPoint());
@@ -359,8 +362,8 @@ class FunctionRewriter {
         ii->eraseFromParent();
       } else if (id == Intrinsic::stacksave) {
         IRBuilder<> b(ii);
-        ii->replaceAllUsesWith(b.CreateIntToPtr(
-            b.CreateZExt(b.CreateLoad(i32_, sp_slot(b, HOPSIM_DEV_SP_SLOT)), i64_), ii->getType()));
+        ii->replaceAllUsesWith(
+            b.CreateIntToPtr(b.CreateZExt(b.CreateLoad(i32_, sp_slot(b, HOPSIM_DEV_SP_SLOT)), i64_), ii->getType()));
         ii->eraseFromParent();
       } else {
         IRBuilder<> b(ii);
@@ -445,9 +448,9 @@ class FunctionRewriter {
       IRBuilder<> b(&*h->getFirstInsertionPt());
       Value* left = b.CreateSub(b.CreateLoad(i32_, count_), ConstantInt::get(i32_, 1));
       b.CreateStore(left, count_);
-      Instruction* then = SplitBlockAndInsertIfThen(b.CreateICmpSLE(left, ConstantInt::get(i32_, 0)),
-                                                    &*b.GetInsertPoint(), false,
-                                                    MDBuilder(c_).createBranchWeights(1, HOPSIM_DEV_TICK_EVERY));
+      Instruction* then =
+          SplitBlockAndInsertIfThen(b.CreateICmpSLE(left, ConstantInt::get(i32_, 0)), &*b.GetInsertPoint(), false,
+                                    MDBuilder(c_).createBranchWeights(1, HOPSIM_DEV_TICK_EVERY));
       IRBuilder<> tb(then);
       pay(tb, ConstantInt::get(i32_, HOPSIM_DEV_TICK_EVERY));
       tb.CreateStore(ConstantInt::get(i32_, HOPSIM_DEV_TICK_EVERY), count_);
@@ -469,9 +472,9 @@ class FunctionRewriter {
     Value* slot = sp_slot(b, HOPSIM_DEV_TICK_SLOT);
     Value* left = b.CreateSub(b.CreateLoad(i32_, slot, "hopsim.ticks"), n);
     b.CreateStore(left, slot);
-    Instruction* then = SplitBlockAndInsertIfThen(b.CreateICmpSLE(left, ConstantInt::get(i32_, 0)),
-                                                  &*b.GetInsertPoint(), false,
-                                                  MDBuilder(c_).createBranchWeights(1, HOPSIM_DEV_TICK_EVERY));
+    Instruction* then =
+        SplitBlockAndInsertIfThen(b.CreateICmpSLE(left, ConstantInt::get(i32_, 0)), &*b.GetInsertPoint(), false,
+                                  MDBuilder(c_).createBranchWeights(1, HOPSIM_DEV_TICK_EVERY));
     IRBuilder<>(then).CreateCall(tick_);
     b.SetInsertPoint(&*b.GetInsertPoint());
   }
@@ -755,30 +758,30 @@ struct DevicePass : PassInfoMixin<DevicePass> {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "hopsim-device", "1", [](PassBuilder& pb) {
-            pb.registerPipelineParsingCallback([](StringRef name, ModulePassManager& mpm,
-                                                  ArrayRef<PassBuilder::PipelineElement>) {
-              // hopsim-device or hopsim-device<SECTION=ADDR;...> (e-gcc reads
-              // the absolute sections from the -T linker script).
-              if (!name.consume_front("hopsim-device")) return false;
-              DevicePass pass;
-              if (name.consume_front("<")) {
-                if (!name.consume_back(">")) return false;
-                SmallVector<StringRef, 4> items;
-                name.split(items, ';', -1, false);
-                for (StringRef item : items) {
-                  auto [sec, addr] = item.split('=');
-                  std::uint64_t a = 0;
-                  if (sec.empty() || addr.getAsInteger(0, a)) {
-                    errs() << "e-gcc: bad section placement '" << item << "' (want NAME=ADDRESS)\n";
+            pb.registerPipelineParsingCallback(
+                [](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
+                  // hopsim-device or hopsim-device<SECTION=ADDR;...> (e-gcc reads
+                  // the absolute sections from the -T linker script).
+                  if (!name.consume_front("hopsim-device")) return false;
+                  DevicePass pass;
+                  if (name.consume_front("<")) {
+                    if (!name.consume_back(">")) return false;
+                    SmallVector<StringRef, 4> items;
+                    name.split(items, ';', -1, false);
+                    for (StringRef item : items) {
+                      auto [sec, addr] = item.split('=');
+                      std::uint64_t a = 0;
+                      if (sec.empty() || addr.getAsInteger(0, a)) {
+                        errs() << "e-gcc: bad section placement '" << item << "' (want NAME=ADDRESS)\n";
+                        return false;
+                      }
+                      pass.fixed[sec.str()] = a;
+                    }
+                  } else if (!name.empty()) {
                     return false;
                   }
-                  pass.fixed[sec.str()] = a;
-                }
-              } else if (!name.empty()) {
-                return false;
-              }
-              mpm.addPass(std::move(pass));
-              return true;
-            });
+                  mpm.addPass(std::move(pass));
+                  return true;
+                });
           }};
 }

@@ -9,7 +9,8 @@
 
 extern "C" {
 // The running core's window (hopsim/device_abi.h).
-__attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base = nullptr;  // NOLINT(bugprone-reserved-identifier)
+__attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base =
+    nullptr;  // NOLINT(bugprone-reserved-identifier)
 }
 
 namespace hopsim::epiphany {

@@ -32,7 +32,9 @@ constexpr std::uint64_t kHostSpace = std::uint64_t{1} << 32;  // device addresse
 std::string not_a_program(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 20 || bytes.compare(0, 4, "\x7f" "ELF") != 0)
+  if (bytes.size() < 20 || bytes.compare(0, 4,
+                                         "\x7f"
+                                         "ELF") != 0)
     return "not an ELF file; an SREC file must come from hopsim's e-objcopy";
   std::uint16_t type = 0, machine = 0;
   std::memcpy(&type, bytes.data() + 16, 2);
@@ -75,8 +77,8 @@ DeviceProgram::~DeviceProgram() = default;  // the object stays mapped: its code
 void DeviceProgram::load(Device& d, std::uint32_t core) const {
   const auto& p = d.params();
   if (image_->local_end > p.local_mem)
-    throw KernelError(fmt::format("{}: the program needs {} bytes of core memory, {} has {}", path_,
-                                  image_->local_end, d.map().describe_core(core), p.local_mem));
+    throw KernelError(fmt::format("{}: the program needs {} bytes of core memory, {} has {}", path_, image_->local_end,
+                                  d.map().describe_core(core), p.local_mem));
   std::uint8_t* w = d.windows().core(core);
   for (std::uint32_t i = 0; i < image_->nsegments; ++i) {
     const auto& s = image_->segments[i];
@@ -142,8 +144,7 @@ void copy(std::uint64_t dst, std::uint64_t src, std::size_t n, bool overlap) {
 // NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the device pass's ABI names
 extern "C" {
 
-__attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, std::uint32_t size,
-                                                              std::uint32_t kind) {
+__attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, std::uint32_t size, std::uint32_t kind) {
   if (a >= hopsim::epiphany::kHostSpace) return reinterpret_cast<void*>(a);  // host memory (libc's data, va_list)
   Device& d = Device::current();
   const std::uint64_t g = global(d, a);
@@ -218,10 +219,10 @@ __attribute__((visibility("default"))) void __hopsim_dev_poll_next() {
 [[noreturn]] __attribute__((visibility("default"))) void __hopsim_dev_stack_overflow(std::uint64_t frame,
                                                                                      std::uint64_t limit) {
   Device& d = Device::current();
-  throw KernelError(fmt::format("{}: device stack overflow: a frame would reach 0x{:x}, below the program's data "
-                                "ending at 0x{:x} (the stack grows down from 0x{:x})",
-                                d.map().describe_core(Device::current_core()), static_cast<std::int64_t>(frame),
-                                limit, d.params().local_mem));
+  throw KernelError(fmt::format(
+      "{}: device stack overflow: a frame would reach 0x{:x}, below the program's data "
+      "ending at 0x{:x} (the stack grows down from 0x{:x})",
+      d.map().describe_core(Device::current_core()), static_cast<std::int64_t>(frame), limit, d.params().local_mem));
 }
 
 // exit() in device code ends the core's program, not the host process.

@@ -194,7 +194,8 @@ void Hal::load(const std::string& file, const e_epiphany_t* dev, unsigned row, u
 void Hal::start(std::uint32_t core) {
   auto prog = loaded_[core];
   if (!prog)
-    throw Error(fmt::format("e_start: no program is loaded on {} (e_load it first)", windows_.map().describe_core(core)));
+    throw Error(
+        fmt::format("e_start: no program is loaded on {} (e_load it first)", windows_.map().describe_core(core)));
   call([&] {
     if (device_->core_busy(core)) device_->reset_core(core);
     device_->start_core(core, [prog] { prog->run(); });
@@ -227,8 +228,8 @@ Hal::Target Hal::target(void* dev, unsigned row, unsigned col, off_t addr, size_
   if (type == E_EXT_MEM || type == E_SHARED_MEM) {
     const auto* m = static_cast<const e_mem_t*>(dev);
     if (addr < 0 || a + size > m->emap_size)
-      throw Error(fmt::format("{}: {} bytes at offset 0x{:x} are outside the {}-byte buffer", fn, size, a,
-                              m->emap_size));
+      throw Error(
+          fmt::format("{}: {} bytes at offset 0x{:x} are outside the {}-byte buffer", fn, size, a, m->emap_size));
     return {0, static_cast<std::uint64_t>(m->ephy_base) + a, 0};
   }
   throw Error(fmt::format("{}: the device is neither a workgroup (e_open) nor a buffer (e_alloc, e_shm_alloc)", fn));
@@ -249,8 +250,8 @@ std::uint32_t Hal::read_register(std::uint32_t core, std::uint32_t reg) {
     case E_REG_DMA1STATUS:
       return 0;
     default:
-      throw Error(fmt::format("e_read: register 0x{:05x} of {} is not modelled", reg,
-                              windows_.map().describe_core(core)));
+      throw Error(
+          fmt::format("e_read: register 0x{:05x} of {} is not modelled", reg, windows_.map().describe_core(core)));
   }
 }
 

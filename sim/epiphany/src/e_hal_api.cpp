@@ -157,8 +157,8 @@ int e_alloc(e_mem_t* mbuf, off_t base, size_t size) {
     Hal& h = Hal::require("e_alloc");
     const std::uint64_t emem = h.params().emem_size;
     if (base < 0 || static_cast<std::uint64_t>(base) + size > emem)
-      throw hopsim::Error(fmt::format("e_alloc: {} bytes at offset 0x{:x} do not fit the {}-byte external memory",
-                                      size, static_cast<std::uint64_t>(base), emem));
+      throw hopsim::Error(fmt::format("e_alloc: {} bytes at offset 0x{:x} do not fit the {}-byte external memory", size,
+                                      static_cast<std::uint64_t>(base), emem));
     h.fill_mem(mbuf, static_cast<std::uint64_t>(base), size, E_EXT_MEM);
     return E_OK;
   });
@@ -258,9 +258,7 @@ int e_shm_attach(e_mem_t* mbuf, const char* name) {
   return guarded([&] { return Hal::require("e_shm_attach").shm_attach(mbuf, name ? name : ""); });
 }
 
-int e_shm_release(const char* name) {
-  return hopsim::epiphany::shm_remove(name ? name : "") ? E_OK : E_ERR;
-}
+int e_shm_release(const char* name) { return hopsim::epiphany::shm_remove(name ? name : "") ? E_OK : E_ERR; }
 
 unsigned e_get_num_from_coords(e_epiphany_t* dev, unsigned row, unsigned col) { return row * dev->cols + col; }
 
@@ -280,7 +278,7 @@ e_bool_t e_is_addr_on_group(e_epiphany_t* dev, void* addr) {
   const auto a = reinterpret_cast<std::uint64_t>(addr);
   const unsigned id = static_cast<unsigned>(a >> 20), r = id >> 6, c = id & 0x3f;
   return (dev && r >= dev->row && r < dev->row + dev->rows && c >= dev->col && c < dev->col + dev->cols) ? E_TRUE
-                                                                                                     : E_FALSE;
+                                                                                                         : E_FALSE;
 }
 
 e_hal_diag_t e_set_host_verbosity(e_hal_diag_t verbose) { return std::exchange(g_verbosity, verbose); }
@@ -316,7 +314,6 @@ __attribute__((visibility("default"))) int nanosleep(const timespec* req, timesp
   }
   return static_cast<int>(syscall(SYS_nanosleep, req, rem));
 }
-
 
 // ... and its clocks read simulated time: a host program that times e_write
 // or a launch with clock_gettime, gettimeofday or clock measures the model.

@@ -36,9 +36,9 @@ struct CoreState {
   std::array<Timer, 2> timers{};
   std::array<double, 8> dma_done{};
   std::array<e_irqhandler_t, 10> handlers{};
-  std::uint32_t imask = 0;  // IMASK: a set bit masks that interrupt
+  std::uint32_t imask = 0;    // IMASK: a set bit masks that interrupt
   std::uint32_t meshcfg = 0;  // MESHCFG as written (its mesh event counting is not modelled)
-  bool gie = false;         // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
+  bool gie = false;           // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
   bool in_handler = false;
 };
 
@@ -384,15 +384,42 @@ void e_dma_set_desc(e_dma_id_t, unsigned config, e_dma_desc_t* next_desc, unsign
   desc->dst_addr = addr_dst;
 }
 
+namespace {
+// One descriptor's transfer, starting no earlier than t; returns its end.
+double dma_run(const e_dma_desc_t* desc, double t);
+}  // namespace
+
 int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
-  desc = host(desc);
   auto& d = Device::current();
   auto& st = me();
   if (static_cast<int>(chan) < 0 || static_cast<int>(chan) >= d.params().dma_channels)
     throw KernelError(fmt::format("e_dma_start: channel {} does not exist ({} channels)", static_cast<int>(chan),
                                   d.params().dma_channels));
-  if (desc->config & E_DMA_CHAIN)
-    throw KernelError("e_dma_start: chained DMA descriptors are not supported by hopsim yet");
+  double t = std::max(st.dma_done[chan], d.now_cycles());
+  // A chained descriptor names the next one by its address in this core's
+  // memory (the upper half of config), as the DMA engine fetches it.
+  constexpr int kMaxChain = 1 << 16;
+  const std::uint64_t own = own_base();
+  const auto* at = host(desc);
+  for (int n = 0;; ++n) {
+    t = dma_run(at, t);
+    if (!(at->config & E_DMA_CHAIN)) break;
+    if (n == kMaxChain)
+      throw KernelError(fmt::format("e_dma_start: a chain of more than {} descriptors (a cycle?)", kMaxChain));
+    if (const auto a = reinterpret_cast<std::uint64_t>(at); a < own || a >= own + d.params().local_mem)
+      throw KernelError(fmt::format("e_dma_start: a chained descriptor must be in the core's memory (this one is at "
+                                    "0x{:x}); kernels built with hopsim-cc keep globals in host memory",
+                                    a));
+    at = reinterpret_cast<const e_dma_desc_t*>(own + (at->config >> 16));
+  }
+  st.dma_done[chan] = t;
+  return 0;
+}
+
+namespace {
+double dma_run(const e_dma_desc_t* desc, double t) {
+  auto& d = Device::current();
+  t += d.params().dma_setup;
   const unsigned elem = 1u << ((desc->config >> 5) & 3);
   const auto s16 = [](unsigned v) { return static_cast<std::int64_t>(static_cast<std::int16_t>(v & 0xffff)); };
   const std::int64_t si_src = s16(desc->inner_stride), si_dst = s16(desc->inner_stride >> 16);
@@ -403,7 +430,6 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
   // Local addresses mean this core.
   if (src < 0x100000) src += own_base();
   if (dst < 0x100000) dst += own_base();
-  double t = std::max(st.dma_done[chan], d.now_cycles()) + d.params().dma_setup;
   // Contiguous runs of elements go as one piece; the outer stride replaces
   // the inner one after the last element of each inner loop.
   std::uint64_t run_src = src, run_dst = dst, run_len = 0;
@@ -425,9 +451,9 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
     }
   }
   flush();
-  st.dma_done[chan] = t;
-  return 0;
+  return t;
 }
+}  // namespace
 
 int e_dma_busy(e_dma_id_t chan) { return Device::current().now_cycles() < me().dma_done.at(chan) ? 1 : 0; }
 
@@ -470,7 +496,8 @@ void e_wait(e_ctimer_id_t timer, unsigned int clicks) {
 }
 
 void(e_irq_attach)(e_irq_type_t irq, e_irqhandler_t handler) {
-  if (static_cast<unsigned>(irq) >= 10) throw KernelError(fmt::format("e_irq_attach: no interrupt {}", static_cast<int>(irq)));
+  if (static_cast<unsigned>(irq) >= 10)
+    throw KernelError(fmt::format("e_irq_attach: no interrupt {}", static_cast<int>(irq)));
   me().handlers.at(irq) = handler;
 }
 

@@ -34,8 +34,8 @@ int e_load(const char* executable, e_epiphany_t* dev, unsigned row, unsigned col
   return load(executable, dev, row, col, 1, 1, start != E_FALSE);
 }
 
-int e_load_group(const char* executable, e_epiphany_t* dev, unsigned row, unsigned col, unsigned rows,
-                 unsigned cols, e_bool_t start) {
+int e_load_group(const char* executable, e_epiphany_t* dev, unsigned row, unsigned col, unsigned rows, unsigned cols,
+                 e_bool_t start) {
   return load(executable, dev, row, col, rows, cols, start != E_FALSE);
 }
 

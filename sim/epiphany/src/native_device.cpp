@@ -63,9 +63,10 @@ void NativeDevice::reset_core(std::uint32_t core) {
   const auto t0 = std::chrono::steady_clock::now();
   while (busy_[core]) {
     if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5))
-      throw KernelError(fmt::format("e_reset: {} is still running its program after 5 s; natively hopsim stops a core "
-                                    "only when it waits, polls, idles or accesses another core",
-                                    map().describe_core(core)));
+      throw KernelError(
+          fmt::format("e_reset: {} is still running its program after 5 s; natively hopsim stops a core "
+                      "only when it waits, polls, idles or accesses another core",
+                      map().describe_core(core)));
     sched_yield();
   }
   threads_[core].join();
@@ -88,9 +89,7 @@ void NativeDevice::host_write(std::uint64_t dst, const void* src, std::size_t n)
   progress_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void NativeDevice::host_sleep(double seconds) {
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-}
+void NativeDevice::host_sleep(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
 
 double NativeDevice::host_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_).count();

@@ -94,17 +94,17 @@ typedef enum {
 
 typedef struct {
   e_objtype_t objtype;
-  off_t phy_base;    /* global address of the region */
+  off_t phy_base; /* global address of the region */
   off_t page_base;
   off_t page_offset;
   size_t map_size;
   void* mapped_base;
-  void* base;        /* where the host program reaches it */
+  void* base; /* where the host program reaches it */
 } e_mmap_t;
 
 typedef struct {
   e_objtype_t objtype;
-  unsigned int id; /* coreid */
+  unsigned int id;  /* coreid */
   unsigned int row; /* absolute */
   unsigned int col;
   e_mmap_t mems; /* the core's local memory */

@@ -4,9 +4,9 @@
 // SimDevice (fibers under SystemC, eMesh timing model, device cycles).
 // Transport calls are made by the current PE from kernel code; launch and
 // host_seconds by the host program.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>

@@ -82,7 +82,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
       bool operator==(const PollRead&) const = default;
     };
     std::vector<PollRead> poll_cur, poll_prev;  // a polling loop's reads, this and the last iteration
-    std::uint64_t poll_addr = 0;  // last raw volatile local load, to recognise polling loops
+    std::uint64_t poll_addr = 0;                // last raw volatile local load, to recognise polling loops
     std::uint64_t poll_value = 0;
     std::function<void()> program;  // a device program started with start_core (else the launch's kernel)
     bool busy = false;              // a program or kernel is running
