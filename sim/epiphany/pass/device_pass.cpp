@@ -6,6 +6,7 @@
 // the optimiser kept are the ones instrumented, and stack objects that were
 // promoted to registers never reach the device stack.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -74,7 +75,7 @@ class Layout {
   // Places every global the program defines; false (and messages) if the
   // program does not fit, as the eSDK linker would refuse it.
   bool place(std::vector<std::string>& errors) {
-    std::vector<GlobalVariable*> by_section[6];  // default, bank0..3, shared_dram
+    std::array<std::vector<GlobalVariable*>, 6> by_section;  // default, bank0..3, shared_dram
     std::map<std::string, std::vector<GlobalVariable*>> by_fixed;
     for (GlobalVariable& g : m_.globals()) {
       if (g.isDeclaration() || g.isThreadLocal() || g.getName().startswith("llvm.")) continue;
@@ -85,20 +86,17 @@ class Layout {
       }
     }
     // Bank sections first (fixed origins), then the default data after bank 0.
-    std::uint64_t cursor[6] = {0,
-                               HOPSIM_DEV_DATA_START,
-                               HOPSIM_DEV_BANK_SIZE,
-                               2 * HOPSIM_DEV_BANK_SIZE,
-                               3 * HOPSIM_DEV_BANK_SIZE,
-                               HOPSIM_DEV_SHARED_DRAM};
+    constexpr std::uint64_t kBank = HOPSIM_DEV_BANK_SIZE;
+    std::array<std::uint64_t, 6> cursor = {0,         HOPSIM_DEV_DATA_START, kBank, 2 * kBank,
+                                           3 * kBank, HOPSIM_DEV_SHARED_DRAM};
     for (int s = 1; s < 6; ++s) place_all(by_section[s], cursor[s]);
     cursor[0] = cursor[1];
     place_all(by_section[0], cursor[0]);
     // Checks: each bank section within its bank, the default data clear of
     // the bank sections above it, everything inside local memory.
     for (int b = 1; b <= 4; ++b) {
-      const std::uint64_t lo = b == 1 ? HOPSIM_DEV_DATA_START : (b - 1) * HOPSIM_DEV_BANK_SIZE;
-      const std::uint64_t end = b * HOPSIM_DEV_BANK_SIZE;
+      const std::uint64_t lo = b == 1 ? HOPSIM_DEV_DATA_START : static_cast<std::uint64_t>(b - 1) * kBank;
+      const std::uint64_t end = static_cast<std::uint64_t>(b) * kBank;
       if (cursor[b] > end) {
         errors.push_back(("section .data_bank" + Twine(b - 1) + " needs " + Twine(cursor[b] - lo) + " bytes, bank " +
                           Twine(b - 1) + " has " + Twine(end - lo))
@@ -107,7 +105,7 @@ class Layout {
     }
     const std::uint64_t data_lo = cursor[1];
     for (int b = 2; b <= 4; ++b) {
-      const std::uint64_t lo = (b - 1) * HOPSIM_DEV_BANK_SIZE;
+      const std::uint64_t lo = static_cast<std::uint64_t>(b - 1) * kBank;
       if (!by_section[b].empty() && cursor[0] > lo && data_lo < cursor[b]) {
         errors.push_back(("the program's data (.data, .rodata, .bss: " + Twine(cursor[0] - data_lo) + " bytes from 0x" +
                           Twine::utohexstr(data_lo) + ") overlaps section .data_bank" + Twine(b - 1) + " at 0x" +
@@ -223,12 +221,15 @@ class Layout {
 class FunctionRewriter {
  public:
   FunctionRewriter(Module& m, std::vector<std::string>& errors)
-      : m_(m), dl_(m.getDataLayout()), c_(m.getContext()), errors_(errors) {
-    i8_ = Type::getInt8Ty(c_);
-    i32_ = Type::getInt32Ty(c_);
-    i64_ = Type::getInt64Ty(c_);
-    ptr_ = PointerType::get(c_, 0);
-    base_var_ = m.getGlobalVariable("__hopsim_core_base");
+      : m_(m),
+        dl_(m.getDataLayout()),
+        c_(m.getContext()),
+        errors_(errors),
+        i8_(Type::getInt8Ty(c_)),
+        i32_(Type::getInt32Ty(c_)),
+        i64_(Type::getInt64Ty(c_)),
+        ptr_(PointerType::get(c_, 0)),
+        base_var_(m.getGlobalVariable("__hopsim_core_base")) {
     if (!base_var_) {
       base_var_ = new GlobalVariable(m, ptr_, false, GlobalValue::ExternalLinkage, nullptr, "__hopsim_core_base",
                                      nullptr, GlobalValue::GeneralDynamicTLSModel);

@@ -9,8 +9,8 @@
 
 extern "C" {
 // The running core's window (hopsim/device_abi.h).
-__attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base =
-    nullptr;  // NOLINT(bugprone-reserved-identifier)
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the device pass's ABI name
+__attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base = nullptr;
 }
 
 namespace hopsim::epiphany {

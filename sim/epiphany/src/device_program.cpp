@@ -166,7 +166,9 @@ __attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, s
       d.raw_access(g, size, RawKind::load);
       break;
   }
+  // mode() names the device's type; this is every slow access's path.
   if (d.mode() == hopsim::Mode::native) [[likely]]
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-static-cast-downcast)
     static_cast<hopsim::epiphany::NativeDevice&>(d).check_reset();
   // A latched interrupt is taken when the core next reaches the device.
   if (d.ilat(Device::current_core(), false) != 0) [[unlikely]]

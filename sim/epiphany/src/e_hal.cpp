@@ -18,7 +18,9 @@
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 #include "hopsim/epiphany/esdk.hpp"
+#include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/epiphany/run.hpp"
 
 namespace hopsim::epiphany::ehal {
@@ -41,8 +43,13 @@ void Hal::init() {
   if (g_hal) return;
   const char* mode = std::getenv("HOPSIM_MODE");
   const char* preset = std::getenv("HOPSIM_PRESET");
+  const char* scenario = std::getenv("HOPSIM_SCENARIO");
   Scenario sc;
-  sc.machine_preset = preset && *preset ? preset : "e16g301";
+  if (scenario && *scenario) {
+    sc = load_scenario(scenario, {}, std::nullopt);
+  } else {
+    sc.machine_preset = preset && *preset ? preset : "e16g301";
+  }
   Mode m = Mode::sim;
   if (mode && *mode) {
     const std::string s = mode;
@@ -52,19 +59,30 @@ void Hal::init() {
       throw ConfigError(fmt::format("HOPSIM_MODE={}: expected native or sim", s));
     }
   }
-  g_hal = new Hal(m, resolve_epiphany(sc, nullptr));
+  g_hal = new Hal(m, sc, resolve_epiphany(sc, nullptr));
   t_host_thread = true;
   std::atexit([] { Hal::finalize(); });
 }
 
-Hal::Hal(Mode mode, const epiphany::model::Params& p)
-    : mode_(mode), p_(p), windows_(epiphany::model::AddressMap(p)), loaded_(p.num_cores()) {
+Hal::Hal(Mode mode, const Scenario& sc, const epiphany::model::Params& p)
+    : mode_(mode), p_(p), windows_(epiphany::model::AddressMap(p)), loaded_(p.num_cores()), scenario_(sc) {
+  if (!sc.outputs.trace.empty()) {
+    auto meta =
+        traces::run_meta("epiphany", sc.resolved.dump(), sc.machine_preset, to_string(mode), sc.seed, p.clock_hz);
+    meta.extra["kernel"] = "esdk";
+    trace_ =
+        std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));
+    if (mode == Mode::native) epiphany::model::MeshTiming(p).declare_topology(*trace_);
+  }
   if (mode == Mode::native) {
-    device_ = std::make_unique<NativeDevice>(p_, windows_);
+    auto native = std::make_unique<NativeDevice>(p_, windows_);
+    if (trace_) native->set_trace(trace_.get());
+    device_ = std::move(native);
     scope_ = std::make_unique<DeviceScope>(*device_);
     return;
   }
-  auto sim = std::make_unique<SimDevice>(p_, windows_, ComputeModel::annotated, 1.0);
+  auto sim = std::make_unique<SimDevice>(p_, windows_, sc.compute, sc.measured_speed_factor);
+  if (trace_) sim->set_trace(trace_.get());
   sim_ = sim.get();
   device_ = std::move(sim);
   scope_ = std::make_unique<DeviceScope>(*device_);
@@ -130,6 +148,7 @@ void Hal::call(const std::function<void()>& f) {
 void Hal::finalize() {
   Hal* h = std::exchange(g_hal, nullptr);
   if (!h) return;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - h->started_).count();
   if (h->sim_) {
     {
       std::lock_guard lock(h->m_);
@@ -137,6 +156,8 @@ void Hal::finalize() {
     }
     h->cv_.notify_all();
     h->sim_thread_.join();
+    seconds = h->end_seconds_;
+    if (h->trace_) h->sim_->chip().mesh().set_trace(nullptr);  // hands over the last counter buckets
     if (!std::getenv("HOPSIM_QUIET")) {
       std::fprintf(stderr, "hopsim: simulated %s: %.6f s on the host's clock (%.0f cycles at %.0f MHz)\n",
                    h->p_.rows * h->p_.cols > 16 ? "E64G401" : "E16G301", h->end_seconds_,
@@ -157,8 +178,42 @@ void Hal::finalize() {
       }
     }
   }
+  try {
+    h->write_report(seconds);
+    if (h->trace_) {
+      std::int64_t bytes = 0;
+      for (const auto& c : h->device_->counters()) bytes += static_cast<std::int64_t>(c.write_bytes);
+      h->trace_->add_launch({to_string(h->mode_), "program", 0, seconds, seconds * h->p_.clock_hz, bytes, true});
+      h->trace_->finish();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hopsim: %s\n", e.what());
+  }
   // Native programs still running end with the process; the device and
   // windows stay mapped for them.
+}
+
+// HOPSIM_REPORT: what `hopsim run` of an eSDK program reads back.
+void Hal::write_report(double seconds) const {
+  const char* path = std::getenv("HOPSIM_REPORT");
+  if (!path || !*path) return;
+  nlohmann::json cores = nlohmann::json::array();
+  const auto& cs = device_->counters();
+  for (std::uint32_t core = 0; core < cs.size(); ++core) {
+    const auto& c = cs[core];
+    cores.push_back({{"core", core},
+                     {"compute_cycles", c.compute},
+                     {"waiting_cycles", c.waiting},
+                     {"barrier_cycles", c.barrier},
+                     {"stall_cycles", c.stall},
+                     {"writes", c.writes},
+                     {"write_bytes", c.write_bytes},
+                     {"reads", c.reads},
+                     {"read_bytes", c.read_bytes}});
+  }
+  const nlohmann::json doc = {
+      {"mode", to_string(mode_)}, {"seconds", seconds}, {"cycles", seconds * p_.clock_hz}, {"cores", cores}};
+  write_file_atomic(path, doc.dump(2) + "\n");
 }
 
 double Hal::host_seconds() {

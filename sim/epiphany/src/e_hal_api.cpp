@@ -121,9 +121,11 @@ int e_open(e_epiphany_t* dev, unsigned row, unsigned col, unsigned rows, unsigne
     dev->num_cores = rows * cols;
     dev->base_coreid = (dev->row << 6) | dev->col;
     dev->memfd = -1;
-    dev->core = static_cast<e_core_t**>(std::calloc(rows, sizeof(e_core_t*)));
+    // C structures of a C program's e_epiphany_t, freed by e_close.
+    dev->core = static_cast<e_core_t**>(std::calloc(rows, sizeof(e_core_t*)));  // NOLINT(cppcoreguidelines-no-malloc)
     for (unsigned r = 0; r < rows; ++r) {
-      dev->core[r] = static_cast<e_core_t*>(std::calloc(cols, sizeof(e_core_t)));
+      dev->core[r] =
+          static_cast<e_core_t*>(std::calloc(cols, sizeof(e_core_t)));  // NOLINT(cppcoreguidelines-no-malloc)
       for (unsigned c = 0; c < cols; ++c) {
         e_core_t& k = dev->core[r][c];
         k.objtype = E_EPI_CORE;
@@ -145,8 +147,8 @@ int e_open(e_epiphany_t* dev, unsigned row, unsigned col, unsigned rows, unsigne
 
 int e_close(e_epiphany_t* dev) {
   if (!dev || dev->objtype != E_EPI_GROUP) return E_ERR;
-  for (unsigned r = 0; r < dev->rows; ++r) std::free(dev->core[r]);
-  std::free(dev->core);
+  for (unsigned r = 0; r < dev->rows; ++r) std::free(dev->core[r]);  // NOLINT(cppcoreguidelines-no-malloc)
+  std::free(dev->core);                                              // NOLINT(cppcoreguidelines-no-malloc)
   dev->core = nullptr;
   dev->objtype = E_NULL;
   return E_OK;

@@ -5,6 +5,7 @@
 // there, one at a time, at the host's simulated time.
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -20,18 +21,22 @@
 #include "hopsim/epiphany/memory_windows.hpp"
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
+#include "hopsim/traces/writer.hpp"
 
 namespace hopsim::epiphany::ehal {
 
 class Hal {
  public:
   // e_init: HOPSIM_MODE (sim, the default, or native) and HOPSIM_PRESET
-  // (e16g301) choose the device. Idempotent.
+  // (e16g301) choose the device; HOPSIM_SCENARIO names a scenario file
+  // whose machine (preset and overrides), compute model and trace apply
+  // (hopsim run of an eSDK program). Idempotent.
   static void init();
   static Hal* get();
   static Hal& require(const char* fn);  // throws Error naming fn if e_init was not called
-  // e_finalize: ends the simulation (printing its simulated time) and
-  // forgets the device. Idempotent.
+  // e_finalize: ends the simulation (printing its simulated time), writes
+  // the HOPSIM_REPORT file (JSON: mode, seconds, cycles, per-core counters)
+  // and the trace, and forgets the device. Idempotent.
   static void finalize();
   static bool is_host_thread();
 
@@ -56,7 +61,8 @@ class Hal {
   int shm_attach(e_mem_t* m, const std::string& name) const;
 
  private:
-  Hal(Mode mode, const epiphany::model::Params& p);
+  Hal(Mode mode, const Scenario& sc, const epiphany::model::Params& p);
+  void write_report(double seconds) const;
   struct Target {
     std::uint32_t core = 0;
     std::uint64_t global = 0;  // memory: global address
@@ -86,6 +92,9 @@ class Hal {
   bool stopping_ = false;
   std::exception_ptr job_error_;
   double end_seconds_ = 0;
+  Scenario scenario_;
+  std::unique_ptr<traces::TraceWriter> trace_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace hopsim::epiphany::ehal

@@ -86,7 +86,7 @@ void service_interrupts() {
   for (;;) {
     const std::uint32_t pending = d->ilat(core, false) & ~st.imask;
     if (pending == 0) return;
-    const unsigned irq = static_cast<unsigned>(__builtin_ctz(pending));
+    const auto irq = static_cast<unsigned>(__builtin_ctz(pending));
     d->clear_interrupt(core, irq);
     if (e_irqhandler_t h = st.handlers.at(irq)) {
       // As the core does: interrupts stay off while the handler runs.

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "esdk_run.hpp"
 #include "hopsim/core/family.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/epiphany/model/params.hpp"
@@ -75,6 +76,7 @@ hopsim::RunReport common_report(const RunReport& r) {
 }
 
 hopsim::RunReport run(const Scenario& sc) {
+  if (sc.kernel == "esdk") return run_esdk(sc);
   const auto report = run_scenario(sc);
   print_report(report, std::cout);
   auto common = common_report(report);
@@ -96,6 +98,8 @@ void print_libraries(std::ostream& out) {
     }
   }
   for (const auto& [name, path] : libs) out << fmt::format("{:<12} {:<10} kernel library {}\n", name, "library", path);
+  out << fmt::format("{:<12} {:<10} an eSDK program built with hopsim's e-gcc (kernel.args: host, args, dir)\n", "esdk",
+                     "program");
 }
 
 const FamilyRegistrar registrar{{

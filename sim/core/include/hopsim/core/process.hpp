@@ -18,6 +18,14 @@ struct ChildResult {
 // the program when it cannot be started.
 ChildResult run_child(const std::vector<std::string>& argv, const std::string& stdout_path, bool merge_stderr);
 
+// The same with the child's stderr to its own file, a working folder ("":
+// this one) and variables ("NAME=value") added to its environment.
+struct ChildOptions {
+  std::string stdout_path, stderr_path, cwd;
+  std::vector<std::string> env;
+};
+ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& opt);
+
 // The folder of the running executable (/proc/self/exe), "" if unknown.
 std::string executable_dir();
 

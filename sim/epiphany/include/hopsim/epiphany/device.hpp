@@ -174,7 +174,8 @@ class Device {
   MemoryWindows& windows_;
   std::vector<CoreCounters> counters_;
   LaunchTiming last_launch_;
-  std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // per core: latched interrupts
+  // Per core: latched interrupts (atomics, which a vector cannot hold).
+  std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
 
   friend class DeviceScope;
 };

@@ -80,8 +80,9 @@ class NativeDevice final : public Device {
   traces::TraceWriter* trace_ = nullptr;
   // Device programs: one thread per started core.
   std::vector<std::thread> threads_;
-  std::unique_ptr<std::atomic<bool>[]> busy_;
-  std::unique_ptr<std::atomic<bool>[]> reset_;
+  // Per core (atomics, which a vector cannot hold).
+  std::unique_ptr<std::atomic<bool>[]> busy_;   // NOLINT(modernize-avoid-c-arrays)
+  std::unique_ptr<std::atomic<bool>[]> reset_;  // NOLINT(modernize-avoid-c-arrays)
 };
 
 }  // namespace hopsim::epiphany
