@@ -44,6 +44,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   if (argv.empty()) throw Error("run_child: no program");
   std::vector<std::string> args = argv;
   std::vector<char*> cargv;
+  cargv.reserve(args.size() + 1);
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   // The environment with opt.env replacing variables of the same name.
@@ -57,6 +58,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   }
   env.insert(env.end(), opt.env.begin(), opt.env.end());
   std::vector<char*> cenv;
+  cenv.reserve(env.size() + 1);
   for (auto& e : env) cenv.push_back(e.data());
   cenv.push_back(nullptr);
   posix_spawn_file_actions_t fa;

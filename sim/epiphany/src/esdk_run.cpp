@@ -70,6 +70,7 @@ EsdkArgs parse_args(const Scenario& sc) {
   return r;
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's default constructor is not noexcept
 struct ModeRun {
   Mode mode = Mode::sim;
   int exit_code = 0;
