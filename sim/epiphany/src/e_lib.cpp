@@ -407,9 +407,10 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
     if (n == kMaxChain)
       throw KernelError(fmt::format("e_dma_start: a chain of more than {} descriptors (a cycle?)", kMaxChain));
     if (const auto a = reinterpret_cast<std::uint64_t>(at); a < own || a >= own + d.params().local_mem)
-      throw KernelError(fmt::format("e_dma_start: a chained descriptor must be in the core's memory (this one is at "
-                                    "0x{:x}); kernels built with hopsim-cc keep globals in host memory",
-                                    a));
+      throw KernelError(
+          fmt::format("e_dma_start: a chained descriptor must be in the core's memory (this one is at "
+                      "0x{:x}); kernels built with hopsim-cc keep globals in host memory",
+                      a));
     at = reinterpret_cast<const e_dma_desc_t*>(own + (at->config >> 16));
   }
   st.dma_done[chan] = t;

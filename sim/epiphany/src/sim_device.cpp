@@ -15,7 +15,8 @@
 namespace hopsim::epiphany {
 namespace {
 bool g_elaborated = false;
-constexpr std::size_t kProgramHostStack = std::size_t{512} * 1024;  // host stack of a device program's fiber (libc calls)
+constexpr std::size_t kProgramHostStack =
+    std::size_t{512} * 1024;  // host stack of a device program's fiber (libc calls)
 
 std::int64_t host_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
