@@ -664,6 +664,79 @@ class FunctionRewriter {
   }
 
   // ---- inline assembly ----
+  // The eCore's special registers by their assembly names (Epiphany
+  // Architecture Reference, register map), for movfs/movts.
+  static std::optional<std::uint32_t> special_register(StringRef name) {
+    static const std::map<std::string, std::uint32_t> regs = {
+        {"config", 0xF0400},      {"status", 0xF0404},      {"pc", 0xF0408},         {"debugstatus", 0xF040C},
+        {"lc", 0xF0414},          {"ls", 0xF0418},          {"le", 0xF041C},         {"iret", 0xF0420},
+        {"imask", 0xF0424},       {"ilat", 0xF0428},        {"ilatst", 0xF042C},     {"ilatcl", 0xF0430},
+        {"ipend", 0xF0434},       {"ctimer0", 0xF0438},     {"ctimer1", 0xF043C},    {"fstatus", 0xF0440},
+        {"debugcmd", 0xF0448},    {"dma0config", 0xF0500},  {"dma0stride", 0xF0504}, {"dma0count", 0xF0508},
+        {"dma0srcaddr", 0xF050C}, {"dma0dstaddr", 0xF0510}, {"dma0auto0", 0xF0514},  {"dma0auto1", 0xF0518},
+        {"dma0status", 0xF051C},  {"dma1config", 0xF0520},  {"dma1stride", 0xF0524}, {"dma1count", 0xF0528},
+        {"dma1srcaddr", 0xF052C}, {"dma1dstaddr", 0xF0530}, {"dma1auto0", 0xF0534},  {"dma1auto1", 0xF0538},
+        {"dma1status", 0xF053C},  {"memstatus", 0xF0604},   {"memprotect", 0xF0608}, {"meshconfig", 0xF0700},
+        {"coreid", 0xF0704},      {"multicast", 0xF0708},   {"resetcore", 0xF070C},  {"cmeshroute", 0xF0710},
+        {"xmeshroute", 0xF0714},  {"rmeshroute", 0xF0718}};
+    const auto it = regs.find(name.trim().lower());
+    if (it == regs.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // A whole statement that is one register move, load, store or bit
+  // reversal: movfs $0, REG (e_reg_read), movts REG, $0 (e_reg_write),
+  // ldr $0, [$1] and str $0, [$1] (a 32-bit device access, made as a
+  // volatile one), bitr $0, $1.
+  bool single_instruction(CallBase* cb, StringRef w) {
+    const bool has_result = !cb->getType()->isVoidTy();
+    auto arg = [&](unsigned k) -> Value* { return k < cb->arg_size() ? cb->getArgOperand(k) : nullptr; };
+    auto [op, rest] = w.split(' ');
+    SmallVector<StringRef, 2> xs;
+    rest.split(xs, ',', 1, false);
+    if (xs.size() != 2) return false;
+    const StringRef a = xs[0].trim(), c = xs[1].trim();
+    IRBuilder<> b(cb);
+    if (op == "movfs" && has_result && a == "$0" && cb->getType()->isIntegerTy(32)) {
+      const auto reg = special_register(c);
+      if (!reg) return false;
+      auto fn = m_.getOrInsertFunction("e_reg_read", FunctionType::get(i32_, {i32_}, false));
+      cb->replaceAllUsesWith(b.CreateCall(fn, {ConstantInt::get(i32_, *reg)}));
+      return true;
+    }
+    if (op == "movts" && !has_result && c == "$0" && arg(0) && arg(0)->getType()->isIntegerTy(32)) {
+      const auto reg = special_register(a);
+      if (!reg) return false;
+      auto fn = m_.getOrInsertFunction("e_reg_write", FunctionType::get(Type::getVoidTy(c_), {i32_, i32_}, false));
+      b.CreateCall(fn, {ConstantInt::get(i32_, *reg), arg(0)});
+      return true;
+    }
+    // An address operand: a pointer, or an integer holding one.
+    auto address = [&](Value* v) -> Value* {
+      if (!v) return nullptr;
+      if (v->getType()->isPointerTy()) return v;
+      if (v->getType()->isIntegerTy()) return b.CreateIntToPtr(b.CreateZExtOrTrunc(v, i64_), ptr_);
+      return nullptr;
+    };
+    if (op == "ldr" && has_result && a == "$0" && c == "[$1]" && cb->getType()->isIntegerTy(32)) {
+      if (Value* p = address(arg(0))) {
+        cb->replaceAllUsesWith(b.CreateAlignedLoad(i32_, p, Align(4), true));
+        return true;
+      }
+    }
+    if (op == "str" && !has_result && a == "$0" && c == "[$1]" && arg(0) && arg(0)->getType()->isIntegerTy(32)) {
+      if (Value* p = address(arg(1))) {
+        b.CreateAlignedStore(arg(0), p, Align(4), true);
+        return true;
+      }
+    }
+    if (op == "bitr" && has_result && a == "$0" && c == "$1" && arg(0) && arg(0)->getType()->isIntegerTy(32)) {
+      cb->replaceAllUsesWith(b.CreateUnaryIntrinsic(Intrinsic::bitreverse, arg(0)));
+      return true;
+    }
+    return false;
+  }
+
   void inline_asm(Function& f) {
     std::vector<CallBase*> calls;
     for (auto& bb : f)
@@ -671,6 +744,11 @@ class FunctionRewriter {
         if (auto* cb = dyn_cast<CallBase>(&i); cb && cb->isInlineAsm()) calls.push_back(cb);
     for (CallBase* cb : calls) {
       const std::string text = cast<InlineAsm>(cb->getCalledOperand())->getAsmString();
+      if (const std::string one = StringRef(text).trim().lower();
+          one.find_first_of(";\n") == std::string::npos && single_instruction(cb, one)) {
+        cb->eraseFromParent();
+        continue;
+      }
       std::vector<std::pair<std::string, int>> ops;
       bool ok = cb->getType()->isVoidTy();
       std::string lines = text;
@@ -693,7 +771,8 @@ class FunctionRewriter {
       }
       if (!ok) {
         errors_.push_back(where(*cb) + ": error: inline assembly \"" + text +
-                          "\" has no meaning in hopsim (device code may use idle, gie, gid, nop and trap)");
+                          "\" has no meaning in hopsim (device code may use idle, gie, gid, nop, trap, movfs and movts "
+                          "of a special register, ldr/str $0, [$1] and bitr)");
         continue;
       }
       IRBuilder<> b(cb);

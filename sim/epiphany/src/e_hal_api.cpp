@@ -200,6 +200,14 @@ int e_reset_system(void) {
   });
 }
 
+int ee_reset_core(e_epiphany_t* dev, unsigned row, unsigned col) {
+  return guarded([&] {
+    Hal& h = Hal::require("ee_reset_core");
+    h.reset(h.core_index(dev, row, col, "ee_reset_core"));
+    return E_OK;
+  });
+}
+
 int e_reset_group(e_epiphany_t* dev) {
   return guarded([&] {
     Hal& h = Hal::require("e_reset_group");

@@ -207,6 +207,7 @@ ssize_t e_write(void* dev, unsigned row, unsigned col, off_t to_addr, const void
 #define e_reset e_reset_system
 int e_reset_system(void);
 int e_reset_group(e_epiphany_t* dev);
+int ee_reset_core(e_epiphany_t* dev, unsigned row, unsigned col); /* one core of the group (older eSDK name) */
 int e_start(e_epiphany_t* dev, unsigned row, unsigned col);
 int e_start_group(e_epiphany_t* dev);
 int e_signal(e_epiphany_t* dev, unsigned row, unsigned col);
