@@ -17,27 +17,10 @@ extern char** environ;
 namespace hopsim {
 
 ChildResult run_child(const std::vector<std::string>& argv, const std::string& stdout_path, bool merge_stderr) {
-  if (argv.empty()) throw Error("run_child: no program");
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargv;
-  cargv.reserve(args.size() + 1);
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (merge_stderr) posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, args[0].c_str(), &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) throw Error(fmt::format("cannot start {}: {}", args[0], std::strerror(err)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ChildResult r;
-  r.signalled = WIFSIGNALED(status);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  ChildOptions opt;
+  opt.stdout_path = stdout_path;
+  opt.merge_stderr = merge_stderr;
+  return run_child(argv, opt);
 }
 
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& opt) {
@@ -66,8 +49,11 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   if (!opt.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, opt.cwd.c_str());
   if (!opt.stdout_path.empty())
     posix_spawn_file_actions_addopen(&fa, 1, opt.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!opt.stderr_path.empty())
+  if (opt.merge_stderr) {
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  } else if (!opt.stderr_path.empty()) {
     posix_spawn_file_actions_addopen(&fa, 2, opt.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   pid_t pid = 0;
   const int err = posix_spawnp(&pid, args[0].c_str(), &fa, nullptr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&fa);

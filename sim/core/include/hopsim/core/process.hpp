@@ -18,10 +18,12 @@ struct ChildResult {
 // the program when it cannot be started.
 ChildResult run_child(const std::vector<std::string>& argv, const std::string& stdout_path, bool merge_stderr);
 
-// The same with the child's stderr to its own file, a working folder ("":
-// this one) and variables ("NAME=value") added to its environment.
+// The same with the child's stderr to its own file (or merged into stdout),
+// a working folder ("": this one) and variables ("NAME=value") added to
+// its environment. Empty paths: the stream is inherited.
 struct ChildOptions {
   std::string stdout_path, stderr_path, cwd;
+  bool merge_stderr = false;
   std::vector<std::string> env;
 };
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& opt);
