@@ -19,9 +19,13 @@ function(hopsim_add_kernel name)
     get_filename_component(a ${i} ABSOLUTE)
     list(APPEND incs -I${a})
   endforeach()
+  set(deps ${srcs} ${K_DEPENDS} ${HOPSIM_CC})
+  if(TARGET hopsim_device_pass)
+    list(APPEND deps hopsim_device_pass)  # in hopsim's own tree: the pass hopsim-cc loads
+  endif()
   add_custom_command(OUTPUT ${out}
     COMMAND ${HOPSIM_CC} -o ${out} ${srcs} ${incs}
-    DEPENDS ${srcs} ${K_DEPENDS} ${HOPSIM_CC}
+    DEPENDS ${deps}
     COMMENT "hopsim-cc ${name}.hopsim.so"
     VERBATIM)
   add_custom_target(${name}-kernel ALL DEPENDS ${out})

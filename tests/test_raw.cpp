@@ -1,4 +1,4 @@
-// Raw-pointer kernels (hopsim-cc, __tsan_* hooks): remote stores and loads,
+// Raw-pointer kernels (hopsim-cc, the device pass): remote stores and loads,
 // causal polling, per-core globals, atomics, bad addresses; both devices.
 #include <cstring>
 
@@ -43,6 +43,7 @@ void native(F body) {
   MemoryWindows w{epiphany::model::AddressMap(p)};
   NativeDevice d(p, w);
   DeviceScope s(d);
+  raw_tests().prepare(d);  // the kernels' globals into core memory (a run's HostContext does this)
   body(d, reinterpret_cast<int*>(w.emem()));
 }
 
@@ -52,6 +53,7 @@ void simulated(F body) {
   MemoryWindows w{epiphany::model::AddressMap(p)};
   SimDevice d(p, w, ComputeModel::annotated, 1.0);
   DeviceScope s(d);
+  raw_tests().prepare(d);
   d.run([&] { body(d, reinterpret_cast<int*>(w.emem())); });
 }
 
@@ -153,6 +155,7 @@ TEST_CASE("a raw load from a core that does not exist is reported, not a segfaul
 TEST_CASE("a kernel library names its package and is refused if it is not one") {
   const auto& pkg = raw_tests();
   CHECK(pkg.name == "raw-tests");
+  CHECK(pkg.prepare);  // built through the device pass
   CHECK(pkg.resolve("k_globals", 0) != pkg.resolve("k_globals", 1));  // a private copy per core
   CHECK_THROWS_WITH(load_kernel_library("/etc/hostname", 16, "kernel.library"), Contains("kernel.library"));
   CHECK_THROWS_WITH(load_kernel_library("/nonexistent.so", 16, "kernel.library"), Contains("does not exist"));

@@ -49,6 +49,13 @@ namespace {
 
 constexpr std::uint64_t kLocal = HOPSIM_DEV_LOCAL_SIZE;
 
+// The compiler driver that ran the pass, for messages: e-gcc, or the
+// driver that says otherwise in HOPSIM_DEVICE_TOOL (hopsim-cc).
+const char* tool_name() {
+  const char* t = std::getenv("HOPSIM_DEVICE_TOOL");
+  return t && *t ? t : "e-gcc";
+}
+
 std::string where(const Instruction& I) {
   if (const DILocation* loc = I.getDebugLoc()) {
     return (Twine(loc->getFilename()) + ":" + Twine(loc->getLine())).str();
@@ -827,7 +834,7 @@ struct DevicePass : PassInfoMixin<DevicePass> {
       for (Function* f : fs) fr.run(*f);
     }
     if (!errors.empty()) {
-      for (const auto& e : errors) errs() << "e-gcc: " << e << "\n";
+      for (const auto& e : errors) errs() << tool_name() << ": " << e << "\n";
       std::exit(1);
     }
     return PreservedAnalyses::none();
@@ -852,7 +859,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                       auto [sec, addr] = item.split('=');
                       std::uint64_t a = 0;
                       if (sec.empty() || addr.getAsInteger(0, a)) {
-                        errs() << "e-gcc: bad section placement '" << item << "' (want NAME=ADDRESS)\n";
+                        errs() << tool_name() << ": bad section placement '" << item << "' (want NAME=ADDRESS)\n";
                         return false;
                       }
                       pass.fixed[sec.str()] = a;

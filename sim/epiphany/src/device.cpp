@@ -19,12 +19,9 @@ thread_local std::uint32_t t_core = 0;
 Device* g_device = nullptr;
 }  // namespace
 
-const epiphany::model::AddressMap* g_native_map = nullptr;
-
 Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
     : p_(p), windows_(windows), counters_(p.num_cores()), ilat_(new std::atomic<std::uint32_t>[p.num_cores()]) {
   for (std::uint32_t i = 0; i < p.num_cores(); ++i) ilat_[i] = 0;
-  link_raw_hooks();
 }
 
 std::uint32_t Device::ilat(std::uint32_t core, bool clear) {
@@ -64,13 +61,7 @@ void Device::throw_outside(std::uint64_t addr, std::size_t n, const char* what) 
 
 void* Device::stack_lo(std::uint32_t core) const { return windows_.core(core) + (p_.local_mem - p_.stack_size); }
 
-DeviceScope::DeviceScope(Device& d) : prev_(g_device) {
-  g_device = &d;
-  g_native_map = d.mode() == Mode::native ? &d.map() : nullptr;
-}
-DeviceScope::~DeviceScope() {
-  g_device = prev_;
-  g_native_map = prev_ && prev_->mode() == Mode::native ? &prev_->map() : nullptr;
-}
+DeviceScope::DeviceScope(Device& d) : prev_(g_device) { g_device = &d; }
+DeviceScope::~DeviceScope() { g_device = prev_; }
 
 }  // namespace hopsim::epiphany

@@ -74,14 +74,14 @@ std::shared_ptr<const DeviceProgram> DeviceProgram::open(const std::string& path
 
 DeviceProgram::~DeviceProgram() = default;  // the object stays mapped: its code may still be on a stack
 
-void DeviceProgram::load(Device& d, std::uint32_t core) const {
+void load_device_image(Device& d, std::uint32_t core, const hopsim_dev_image& image, const std::string& what) {
   const auto& p = d.params();
-  if (image_->local_end > p.local_mem)
-    throw KernelError(fmt::format("{}: the program needs {} bytes of core memory, {} has {}", path_, image_->local_end,
+  if (image.local_end > p.local_mem)
+    throw KernelError(fmt::format("{}: the program needs {} bytes of core memory, {} has {}", what, image.local_end,
                                   d.map().describe_core(core), p.local_mem));
   std::uint8_t* w = d.windows().core(core);
-  for (std::uint32_t i = 0; i < image_->nsegments; ++i) {
-    const auto& s = image_->segments[i];
+  for (std::uint32_t i = 0; i < image.nsegments; ++i) {
+    const auto& s = image.segments[i];
     std::uint8_t* at = s.addr < HOPSIM_DEV_LOCAL_SPACE ? w + s.addr : reinterpret_cast<std::uint8_t*>(s.addr);
     if (s.init) {
       std::memcpy(at, s.init, s.size);
@@ -89,12 +89,14 @@ void DeviceProgram::load(Device& d, std::uint32_t core) const {
       std::memset(at, 0, s.size);
     }
   }
-  const std::uint32_t sp = p.local_mem, limit = image_->local_end;
+  const std::uint32_t sp = p.local_mem, limit = image.local_end;
   std::memcpy(w + HOPSIM_DEV_SP_SLOT, &sp, 4);
   std::memcpy(w + HOPSIM_DEV_SP_LIMIT_SLOT, &limit, 4);
   const std::uint32_t ticks = HOPSIM_DEV_TICK_EVERY;
   std::memcpy(w + HOPSIM_DEV_TICK_SLOT, &ticks, 4);
 }
+
+void DeviceProgram::load(Device& d, std::uint32_t core) const { load_device_image(d, core, *image_, path_); }
 
 }  // namespace hopsim::epiphany
 

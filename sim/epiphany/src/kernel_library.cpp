@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
+#include "hopsim/epiphany/device_program.hpp"
 #include "hopsim/epiphany_package.hpp"
 
 namespace fs = std::filesystem;
@@ -35,7 +37,13 @@ class LoadedLibrary {
       fs::copy_file(path, copy, ec);
       if (ec) throw Error(fmt::format("cannot copy {} to {}: {}", path, copy.string(), ec.message()));
       void* h = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!h) throw ConfigError(fmt::format("{}: cannot load {}: {}", key, path, dlerror()));
+      if (!h) {
+        const std::string why = dlerror();
+        if (why.find("__tsan_") != std::string::npos)
+          throw ConfigError(fmt::format("{}: {} was built by an older hopsim-cc (sanitizer hooks): rebuild it", key,
+                                        path));
+        throw ConfigError(fmt::format("{}: cannot load {}: {}", key, path, why));
+      }
       handles_.push_back(h);
     }
     fs::remove_all(dir_, ec);
@@ -44,6 +52,11 @@ class LoadedLibrary {
   LoadedLibrary(const LoadedLibrary&) = delete;
   LoadedLibrary& operator=(const LoadedLibrary&) = delete;
 
+  // The device pass's image of core `i`'s copy (hopsim/device_abi.h), or
+  // nullptr if the library was built without the pass (--no-interpose).
+  const hopsim_dev_image* image(std::uint32_t i) const {
+    return static_cast<const hopsim_dev_image*>(dlsym(handles_.at(i), "__hopsim_device_image"));
+  }
   void* host() const { return handles_.back(); }
   void* core(std::uint32_t i) const { return handles_.at(i); }
   std::uint32_t cores() const { return static_cast<std::uint32_t>(handles_.size() - 1); }
@@ -98,6 +111,18 @@ const KernelPackage& load_kernel_library(const std::string& path, std::uint32_t 
     }
   }
   pkg.library = canon;
+  if (const hopsim_dev_image* img = l->image(0)) {
+    if (img->magic != HOPSIM_DEV_IMAGE_MAGIC || img->version != HOPSIM_DEV_IMAGE_VERSION)
+      throw ConfigError(fmt::format("{}: {} was built by another hopsim-cc (device image version {}, this one reads {}): "
+                                    "rebuild it",
+                                    key, path, img->version, HOPSIM_DEV_IMAGE_VERSION));
+    pkg.prepare = [l, canon](Device& d) {
+      // Each core's copy has its own image (the same layout, its own initial bytes).
+      for (std::uint32_t c = 0; c < std::min(l->cores(), d.params().num_cores()); ++c)
+        load_device_image(d, c, *l->image(c), canon);
+      d.set_kernel_host_stacks(true);
+    };
+  }
   pkg.resolve = [l](const std::string& name, std::uint32_t core) -> KernelFn {
     if (core >= l->cores()) return nullptr;
     return reinterpret_cast<KernelFn>(dlsym(l->core(core), name.c_str()));

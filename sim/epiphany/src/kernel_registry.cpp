@@ -45,7 +45,9 @@ std::vector<const KernelPackage*> all_packages() {
 
 HostContext::HostContext(const KernelPackage& pkg, nlohmann::json args, Device& device, std::string output_dir,
                          Mode mode)
-    : pkg_(pkg), args_(std::move(args)), device_(device), output_dir_(std::move(output_dir)), mode_(mode) {}
+    : pkg_(pkg), args_(std::move(args)), device_(device), output_dir_(std::move(output_dir)), mode_(mode) {
+  if (pkg_.prepare) pkg_.prepare(device_);
+}
 
 std::string HostContext::output_file(const std::string& stem, const std::string& ext) {
   pending_.push_back(fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext));

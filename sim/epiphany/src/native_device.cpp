@@ -185,9 +185,13 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
     threads.emplace_back([this, i, &kernel, &errors] {
       set_current_core(i);
       try {
-        interpose::PeContext ctx(stack_lo(i), p_.stack_size);
-        ctx.start(kernel);
-        ctx.resume();  // runs to completion: native waits never yield the fiber
+        if (kernel_host_stacks_) {
+          kernel();  // the thread's own stack: the kernel's device stack is in core memory
+        } else {
+          interpose::PeContext ctx(stack_lo(i), p_.stack_size);
+          ctx.start(kernel);
+          ctx.resume();  // runs to completion: native waits never yield the fiber
+        }
       } catch (const DeadlockError&) {
         errors[i] = std::current_exception();  // stopped by the watchdog or by another core's failure
       } catch (...) {

@@ -90,10 +90,11 @@ void SimDevice::run_core(std::uint32_t core) {
   for (;;) {
     while (!pe.launched) sc_core::wait(chip_->launch_event());
     pe.launched = false;
-    const bool host_stack = static_cast<bool>(pe.program);
+    const bool host_stack = pe.program || kernel_host_stacks_;
     if (!pe.ctx || pe.host_stack != host_stack) {
-      // Device programs keep their data and stack in core memory; the
-      // fiber's own (host) stack is outside it. Kernels run in the window.
+      // Device programs and pass-built kernels keep their data and stack
+      // in core memory; the fiber's own (host) stack is outside it.
+      // Built-in kernels run in the window.
       pe.ctx.reset();
       pe.host_stack = host_stack;
       if (host_stack) {

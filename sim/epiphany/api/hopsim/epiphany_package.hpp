@@ -14,6 +14,7 @@
 namespace hopsim::epiphany {
 
 class HostContext;
+class Device;
 
 using KernelFn = void (*)();  // a kernel entry, type-erased (called with its real signature)
 
@@ -37,6 +38,11 @@ struct KernelPackage : ProgramInfo {
   // Empty for built-in packages: every core calls symbols[].fn.
   std::function<KernelFn(const std::string& name, std::uint32_t core)> resolve;
   std::string library;  // the shared object it came from, if any
+  // Libraries built through the device pass (hopsim-cc): copies each core's
+  // globals into its memory, sets up its device stack and has the device
+  // run kernels on host stacks. Called once per run, before the first
+  // launch (HostContext does). Empty for built-in packages.
+  std::function<void(Device&)> prepare;
   // Derives published-style figures from a simulated run's launches (may be empty).
   std::function<std::vector<Metric>(const std::vector<LaunchRecord>&, const nlohmann::json& args,
                                     const std::string& machine)>

@@ -20,12 +20,8 @@
 
 namespace hopsim::epiphany {
 
-void link_raw_hooks();  // forces the __tsan_* hooks into every program that has a device
 using hopsim::catch_interrupts;
 using hopsim::interrupted;
-// While a native device is running: its address map, so the hooks can
-// validate raw accesses inline (simulated runs leave it null).
-extern const epiphany::model::AddressMap* g_native_map;
 
 enum class WaitKind { barrier, poll, mutex };
 enum class RawKind { load, store, volatile_load, volatile_store };
@@ -88,7 +84,7 @@ class Device {
   // Lets the current PE's clock reach `cycle` (e.g. waiting for a DMA).
   virtual void wait_until(double cycle) = 0;
 
-  // ---- raw accesses of instrumented kernel code (the __tsan_* hooks) ----
+  // ---- raw accesses of code built through the device pass (device_abi.h) ----
   // A plain load or store of `size` bytes at device address `addr` (< 4 GiB)
   // that is about to happen. Throws KernelError if it is outside every
   // memory; simulated, times it (remote store: cMesh write; remote load:
@@ -141,6 +137,11 @@ class Device {
   // ---- host side ----
   // Runs `kernel` on every core and returns when all have finished.
   virtual void launch(const std::function<void()>& kernel) = 0;
+  // Where launched kernels run: built-in kernels on a stack at the top of
+  // each core's window (their stack objects are core memory); kernels
+  // built through the device pass (hopsim-cc) keep their stack in core
+  // memory themselves and run on host stacks.
+  void set_kernel_host_stacks(bool on) { kernel_host_stacks_ = on; }
   // Host clock in seconds (simulated time, or wall time natively).
   virtual double host_seconds() = 0;
   virtual Mode mode() const = 0;
@@ -174,6 +175,7 @@ class Device {
   MemoryWindows& windows_;
   std::vector<CoreCounters> counters_;
   LaunchTiming last_launch_;
+  bool kernel_host_stacks_ = false;
   // Per core: latched interrupts (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
 

@@ -11,6 +11,13 @@
 
 namespace hopsim::epiphany {
 
+// Writes a device image (globals and statics of code built through the
+// device pass: e-gcc programs, hopsim-cc kernel libraries) into `core`'s
+// memory (shared_dram into external memory) and sets up the core's device
+// stack below the top of local memory; throws KernelError naming `what`,
+// the core and the sizes if the data does not fit its local memory.
+void load_device_image(Device& d, std::uint32_t core, const hopsim_dev_image& image, const std::string& what);
+
 class DeviceProgram {
  public:
   // Opens `path`; throws Error with a message naming the file if it is

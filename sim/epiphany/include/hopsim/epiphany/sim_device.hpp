@@ -67,6 +67,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
  private:
   enum class Req { none, sync, wait_write };
   struct Pe {
+    std::vector<char> stack;  // the host stack of ctx when host_stack (declared first: outlives ctx)
     std::unique_ptr<interpose::PeContext> ctx;
     double local = 0;  // this core's clock, cycles (>= global time)
     Req req = Req::none;
@@ -87,8 +88,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
     std::function<void()> program;  // a device program started with start_core (else the launch's kernel)
     bool busy = false;              // a program or kernel is running
     bool reset = false;             // the host reset the core: the program unwinds at its next wait
-    bool host_stack = false;        // ctx runs on stack_ (device programs) rather than in the window
-    std::vector<char> stack;
+    bool host_stack = false;        // ctx runs on stack (device programs, pass-built kernels), not in the window
   };
 
   void run_core(std::uint32_t core) override;
