@@ -107,6 +107,24 @@ TEST_CASE("a consumer polling a flag sees the producer's store no earlier than i
   });
 }
 
+TEST_CASE("simulated volatile loads of the core's own memory are each seen and charged") {
+  simulated([](SimDevice& d, int* out) {
+    *reinterpret_cast<int*>(d.windows().core(0) + 0x3000) = 7;
+    launch(d, "k_local_volatile", out);
+    CHECK(out[3] == 700);
+    // 100 loads at local_access each (half cycles): none made inline past the runtime.
+    CHECK(out[2] >= int(2 * 100 * e16().local_access));
+  });
+}
+
+TEST_CASE("native volatile loads of the core's own memory read core memory") {
+  native([](Device& d, int* out) {
+    *reinterpret_cast<int*>(d.windows().core(0) + 0x3000) = 7;
+    launch(d, "k_local_volatile", out);
+    CHECK(out[3] == 700);
+  });
+}
+
 TEST_CASE("kernel globals are per core (native)") {
   native([](Device& d, int* out) {
     launch(d, "k_globals", out);

@@ -56,20 +56,20 @@ def main():
                 os.path.join(here, "local_loop_host.cpp")])
         loop_scn = os.path.join(tmp, "loop.json")
         with open(loop_scn, "w") as f:
-            json.dump({"machine": {"preset": "e16g301"}, "kernel": {"name": "local-loop", "args": {"reps": 2000}}}, f)
+            json.dump({"machine": {"preset": "e16g301"}, "kernel": {"name": "local-loop", "args": {"reps": 20000}}}, f)
         passing_scn = os.path.join(ep, "raw", "passing-raw.json")
         psets = ["kernel.args.repeat=200", 'kernel.args.methods=["unicast","broadcast"]']
         print("| workload (native) | instrumented s | plain s | overhead |")
         print("|---|---|---|---|")
         for name, scn, sets in (("passing unicast+broadcast, repeat 200", passing_scn, psets),
-                                ("local loop, 16 x 2000 x 1024 loads", loop_scn, [])):
+                                ("local loop, 16 x 20000 x 1024 volatile loads", loop_scn, [])):
             key = "passing" if "passing" in name else "loop"
             t = {v: best(a.runs, lambda v=v: run(hopsim, scn, libs[(key, v)], "native", sets, os.path.join(tmp, "o")))[0]
                  for v in ("instrumented", "plain")}
             print(f"| {name} | {t['instrumented']:.3f} | {t['plain']:.3f} | {100 * (t['instrumented'] / t['plain'] - 1):+.1f}% |")
         dev, wall, _ = best(a.runs, lambda: run(hopsim, loop_scn, libs[("loop", "instrumented")], "sim", [],
                                                 os.path.join(tmp, "s")))
-        accesses = 16 * 2000 * (1024 + 1)
+        accesses = 16 * 20000 * (1024 + 1)
         print(f"\nsimulated local loop: {accesses} raw accesses, {dev * 1e3:.2f} ms simulated in {wall:.2f} s host "
               f"({accesses / wall / 1e6:.1f} M raw accesses per host second)")
 

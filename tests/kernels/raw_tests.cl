@@ -83,3 +83,17 @@ __kernel void k_store_outside(__global int* out) {
 __kernel void k_load_nowhere(__global int* out) {
   if (get_global_id(0) == 3) out[0] = *(volatile short*)0xA2800010u;
 }
+
+/* Core 0 makes 100 volatile loads of its own memory at a local address;
+ * out[2]: the half cycles they took (simulated, each reaches the runtime). */
+__kernel void k_local_volatile(__global int* out) {
+  if (get_global_id(0) == 0) {
+    volatile int* w = (volatile int*)0x3000u;
+    long long t0 = (long long)test_now_cycles(), t1;
+    int i, s = 0;
+    for (i = 0; i < 100; i++) s += *w;
+    t1 = (long long)test_now_cycles();
+    out[2] = (int)(t1 - t0);
+    out[3] = s;
+  }
+}

@@ -241,6 +241,11 @@ class FunctionRewriter {
       base_var_ = new GlobalVariable(m, ptr_, false, GlobalValue::ExternalLinkage, nullptr, "__hopsim_core_base",
                                      nullptr, GlobalValue::GeneralDynamicTLSModel);
     }
+    vlimit_var_ = m.getGlobalVariable("__hopsim_volatile_limit");
+    if (!vlimit_var_) {
+      vlimit_var_ = new GlobalVariable(m, i64_, false, GlobalValue::ExternalLinkage, nullptr,
+                                       "__hopsim_volatile_limit", nullptr, GlobalValue::GeneralDynamicTLSModel);
+    }
     auto* void_ty = Type::getVoidTy(c_);
     dev_ptr_ = m.getOrInsertFunction("__hopsim_dev_ptr", FunctionType::get(ptr_, {i64_, i32_, i32_}, false));
     overflow_ = m.getOrInsertFunction("__hopsim_dev_stack_overflow", FunctionType::get(void_ty, {i64_, i64_}, false));
@@ -264,6 +269,7 @@ class FunctionRewriter {
     if (f.isDeclaration()) return;
     inline_asm(f);
     base_ = nullptr;
+    vlimit_ = nullptr;
     count_ = nullptr;
     prove_local(f);
     frame_alloc(f);
@@ -298,6 +304,15 @@ class FunctionRewriter {
       base_ = b.CreateLoad(ptr_, base_var_, "hopsim.base");
     }
     return base_;
+  }
+  // One past the highest local address a volatile access may make inline
+  // (device_abi.h: the core's memory size natively, 0 when simulated).
+  Value* volatile_limit() {
+    if (!vlimit_) {
+      IRBuilder<> b(&*cur_fn_->getEntryBlock().getFirstInsertionPt());
+      vlimit_ = b.CreateLoad(i64_, vlimit_var_, "hopsim.vlimit");
+    }
+    return vlimit_;
   }
 
   // Host memory the device code touches directly: the va_list objects kept
@@ -616,12 +631,12 @@ class FunctionRewriter {
     auto slow_call = [&](IRBuilder<>& sb) {
       return sb.CreateCall(dev_ptr_, {a, ConstantInt::get(i32_, size), ConstantInt::get(i32_, kind)});
     };
-    if (is_volatile) {
-      // Volatile accesses are how device code polls and signals: always seen by the runtime.
-      i->setOperand(op, slow_call(b));
-      return;
-    }
-    Value* fast_ok = b.CreateICmpULE(a, ConstantInt::get(i64_, kLocal - size));
+    // Volatile accesses are how device code polls and signals: a simulated
+    // core's are all seen by the runtime (their limit is 0); natively one
+    // to the core's own memory needs nothing from it.
+    Value* fast_ok = is_volatile
+                         ? b.CreateICmpULE(b.CreateAdd(a, ConstantInt::get(i64_, size)), volatile_limit())
+                         : b.CreateICmpULE(a, ConstantInt::get(i64_, kLocal - size));
     Instruction *then_t = nullptr, *else_t = nullptr;
     SplitBlockAndInsertIfThenElse(fast_ok, i, &then_t, &else_t, MDBuilder(c_).createBranchWeights(1000000, 1));
     IRBuilder<> tb(then_t);
@@ -809,6 +824,8 @@ class FunctionRewriter {
   std::map<std::string, FunctionCallee> asm_;
   Function* cur_fn_ = nullptr;
   Value* base_ = nullptr;
+  GlobalVariable* vlimit_var_ = nullptr;
+  Value* vlimit_ = nullptr;
 };
 
 struct DevicePass : PassInfoMixin<DevicePass> {

@@ -11,6 +11,8 @@ extern "C" {
 // The running core's window (hopsim/device_abi.h).
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the device pass's ABI name
 __attribute__((visibility("default"))) thread_local std::uint8_t* __hopsim_core_base = nullptr;
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the device pass's ABI name
+__attribute__((visibility("default"))) thread_local std::uint64_t __hopsim_volatile_limit = 0;
 }
 
 namespace hopsim::epiphany {
@@ -42,6 +44,9 @@ void Device::set_current_core(std::uint32_t core) {
   t_core = core;
   // The device pass's inline path reaches the core's own memory through this.
   __hopsim_core_base = g_device ? g_device->windows_.core(core) : nullptr;
+  // Natively a volatile access to the core's own memory is made inline;
+  // simulated, the runtime sees every one (polling, causal timing).
+  __hopsim_volatile_limit = g_device && g_device->mode() == Mode::native ? g_device->p_.local_mem : 0;
 }
 
 Device& Device::current() {

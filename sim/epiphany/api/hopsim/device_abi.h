@@ -7,7 +7,10 @@
  *    below HOPSIM_DEV_LOCAL_SIZE is made inline at core_base + address
  *    (core_base is the thread-local __hopsim_core_base, the core's window),
  *    any other device address calls __hopsim_dev_ptr, which validates and
- *    (simulated) times it and returns where to make the access;
+ *    (simulated) times it and returns where to make the access; a volatile
+ *    access is made inline only if it ends at or below the thread-local
+ *    __hopsim_volatile_limit (the core's memory size natively, 0 when
+ *    simulated, where the runtime must see every one);
  *  - globals and statics live in core memory at the same offset on every
  *    core, laid out as the eSDK linker scripts do (.data_bankN at N x 8 KiB,
  *    shared_dram in external memory); the image is described by
