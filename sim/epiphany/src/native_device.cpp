@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -36,7 +37,14 @@ void NativeDevice::start_core(std::uint32_t core, std::function<void()> program)
   if (threads_[core].joinable()) threads_[core].join();
   reset_[core] = false;
   busy_[core] = true;
-  threads_[core] = std::thread([this, core, program = std::move(program)] {
+  // The board's host starts a group one core after another (a write over
+  // the eLink each), so each core is running before the next one starts,
+  // and programs rely on it (matmul-16's core 0 clears its barrier flags
+  // before the others can set them): the thread is running before this
+  // returns.
+  auto running = std::make_shared<std::atomic<bool>>(false);
+  threads_[core] = std::thread([this, core, running, program = std::move(program)] {
+    running->store(true, std::memory_order_release);
     set_current_core(core);
     try {
       program();
@@ -47,6 +55,7 @@ void NativeDevice::start_core(std::uint32_t core, std::function<void()> program)
     counters_[core].finish = now_cycles();
     busy_[core] = false;
   });
+  while (!running->load(std::memory_order_acquire)) sched_yield();
 }
 
 void NativeDevice::idle(std::uint32_t wake_mask) {
