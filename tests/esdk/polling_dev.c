@@ -1,6 +1,7 @@
 /* Waits for the host the ways programs built without optimisation do:
  * plain (not volatile) loads in a loop with an empty body, then a loop
- * that also stores on every iteration. Reports through 0x7000. */
+ * that also stores on every iteration (its count, for the host to see it
+ * spin). Reports through 0x7000. */
 #include <e_lib.h>
 
 unsigned spins;
@@ -12,6 +13,7 @@ int main(void) {
   }
   while (box[1] == 0) {
     spins++;
+    mbox[3] = spins;
   }
   mbox[1] = box[0] + box[1];
   mbox[2] = spins > 0;
