@@ -173,7 +173,7 @@ TEST_CASE("a raw load from a core that does not exist is reported, not a segfaul
 TEST_CASE("a kernel library names its package and is refused if it is not one") {
   const auto& pkg = raw_tests();
   CHECK(pkg.name == "raw-tests");
-  CHECK(pkg.prepare);  // built through the device pass
+  CHECK(pkg.prepare);                                                 // built through the device pass
   CHECK(pkg.resolve("k_globals", 0) != pkg.resolve("k_globals", 1));  // a private copy per core
   CHECK_THROWS_WITH(load_kernel_library("/etc/hostname", 16, "kernel.library"), Contains("kernel.library"));
   CHECK_THROWS_WITH(load_kernel_library("/nonexistent.so", 16, "kernel.library"), Contains("does not exist"));

@@ -243,8 +243,8 @@ class FunctionRewriter {
     }
     vlimit_var_ = m.getGlobalVariable("__hopsim_volatile_limit");
     if (!vlimit_var_) {
-      vlimit_var_ = new GlobalVariable(m, i64_, false, GlobalValue::ExternalLinkage, nullptr,
-                                       "__hopsim_volatile_limit", nullptr, GlobalValue::GeneralDynamicTLSModel);
+      vlimit_var_ = new GlobalVariable(m, i64_, false, GlobalValue::ExternalLinkage, nullptr, "__hopsim_volatile_limit",
+                                       nullptr, GlobalValue::GeneralDynamicTLSModel);
     }
     auto* void_ty = Type::getVoidTy(c_);
     dev_ptr_ = m.getOrInsertFunction("__hopsim_dev_ptr", FunctionType::get(ptr_, {i64_, i32_, i32_}, false));
@@ -634,9 +634,8 @@ class FunctionRewriter {
     // Volatile accesses are how device code polls and signals: a simulated
     // core's are all seen by the runtime (their limit is 0); natively one
     // to the core's own memory needs nothing from it.
-    Value* fast_ok = is_volatile
-                         ? b.CreateICmpULE(b.CreateAdd(a, ConstantInt::get(i64_, size)), volatile_limit())
-                         : b.CreateICmpULE(a, ConstantInt::get(i64_, kLocal - size));
+    Value* fast_ok = is_volatile ? b.CreateICmpULE(b.CreateAdd(a, ConstantInt::get(i64_, size)), volatile_limit())
+                                 : b.CreateICmpULE(a, ConstantInt::get(i64_, kLocal - size));
     Instruction *then_t = nullptr, *else_t = nullptr;
     SplitBlockAndInsertIfThenElse(fast_ok, i, &then_t, &else_t, MDBuilder(c_).createBranchWeights(1000000, 1));
     IRBuilder<> tb(then_t);

@@ -40,8 +40,8 @@ class LoadedLibrary {
       if (!h) {
         const std::string why = dlerror();
         if (why.find("__tsan_") != std::string::npos)
-          throw ConfigError(fmt::format("{}: {} was built by an older hopsim-cc (sanitizer hooks): rebuild it", key,
-                                        path));
+          throw ConfigError(
+              fmt::format("{}: {} was built by an older hopsim-cc (sanitizer hooks): rebuild it", key, path));
         throw ConfigError(fmt::format("{}: cannot load {}: {}", key, path, why));
       }
       handles_.push_back(h);
@@ -113,9 +113,10 @@ const KernelPackage& load_kernel_library(const std::string& path, std::uint32_t 
   pkg.library = canon;
   if (const hopsim_dev_image* img = l->image(0)) {
     if (img->magic != HOPSIM_DEV_IMAGE_MAGIC || img->version != HOPSIM_DEV_IMAGE_VERSION)
-      throw ConfigError(fmt::format("{}: {} was built by another hopsim-cc (device image version {}, this one reads {}): "
-                                    "rebuild it",
-                                    key, path, img->version, HOPSIM_DEV_IMAGE_VERSION));
+      throw ConfigError(
+          fmt::format("{}: {} was built by another hopsim-cc (device image version {}, this one reads {}): "
+                      "rebuild it",
+                      key, path, img->version, HOPSIM_DEV_IMAGE_VERSION));
     pkg.prepare = [l, canon](Device& d) {
       // Each core's copy has its own image (the same layout, its own initial bytes).
       for (std::uint32_t c = 0; c < std::min(l->cores(), d.params().num_cores()); ++c)
