@@ -177,4 +177,6 @@ TEST_CASE("a kernel library names its package and is refused if it is not one") 
   CHECK(pkg.resolve("k_globals", 0) != pkg.resolve("k_globals", 1));  // a private copy per core
   CHECK_THROWS_WITH(load_kernel_library("/etc/hostname", 16, "kernel.library"), Contains("kernel.library"));
   CHECK_THROWS_WITH(load_kernel_library("/nonexistent.so", 16, "kernel.library"), Contains("does not exist"));
+  CHECK_THROWS_WITH(load_kernel_library(HOPSIM_SANITIZER_KERNEL_LIB, 16, "kernel.library"),
+                    Contains("built by an older hopsim-cc") && Contains("rebuild it"));
 }
