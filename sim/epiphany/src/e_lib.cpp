@@ -39,7 +39,7 @@ struct CoreState {
   std::uint32_t imask = 0;    // IMASK: a set bit masks that interrupt
   std::uint32_t meshcfg = 0;  // MESHCFG as written (its mesh event counting is not modelled)
   bool gie = false;           // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
-  bool in_handler = false;
+  std::uint32_t ipend = 0;    // IPEND: interrupts whose handlers are running (nested)
 };
 
 // Per-core state of the current device, rebuilt when the device changes.
@@ -77,27 +77,38 @@ CoreState& me() { return states()[Device::current_core()]; }
 }  // namespace
 
 namespace hopsim::epiphany::api {
+// The eCore's interrupt controller (Epiphany Architecture Reference,
+// interrupt controller): a latched, unmasked interrupt is taken while
+// interrupts are globally enabled and no handler of equal or higher
+// priority (lower number) is running (IPEND). Taking it sets its IPEND bit
+// and disables interrupts; the handler e-gcc compiles for the interrupt
+// attribute re-enables them once it has saved its registers, so a higher
+// priority interrupt can nest; its return (RTI) clears the IPEND bit and
+// enables interrupts again.
 void service_interrupts() {
   auto* d = Device::current_or_null();
   if (!d) return;
   auto& st = me();
-  if (!st.gie || st.in_handler) return;
   const std::uint32_t core = Device::current_core();
   for (;;) {
-    const std::uint32_t pending = d->ilat(core, false) & ~st.imask;
+    if (!st.gie) return;
+    const std::uint32_t above = st.ipend ? (1u << __builtin_ctz(st.ipend)) - 1 : 0x3ffu;
+    const std::uint32_t pending = d->ilat(core, false) & ~st.imask & above;
     if (pending == 0) return;
     const auto irq = static_cast<unsigned>(__builtin_ctz(pending));
     d->clear_interrupt(core, irq);
     if (e_irqhandler_t h = st.handlers.at(irq)) {
-      // As the core does: interrupts stay off while the handler runs.
-      st.in_handler = true;
+      const std::uint32_t bit = 1u << irq;
+      st.ipend |= bit;
+      st.gie = true;  // the handler's prologue
       try {
         h();
       } catch (...) {
-        st.in_handler = false;
+        st.ipend &= ~bit;
         throw;
       }
-      st.in_handler = false;
+      st.ipend &= ~bit;
+      st.gie = true;  // RTI
     }
   }
 }
@@ -539,8 +550,9 @@ unsigned e_reg_read(unsigned reg_id) {
     case E_REG_MESHCFG:
       return me().meshcfg;
     case E_REG_CONFIG:
-    case E_REG_IPEND:
       return 0;
+    case E_REG_IPEND:
+      return me().ipend;
     case E_REG_STATUS:
       return me().gie ? 0u : 2u;  // bit 1: interrupts globally disabled
     case E_REG_ILAT:
@@ -580,6 +592,7 @@ void e_reg_write(unsigned reg_id, unsigned value) {
     case E_REG_ILATST:
       for (unsigned i = 0; i < 10; ++i)
         if (value & (1u << i)) d.raise_interrupt(core, i);
+      hopsim::epiphany::api::service_interrupts();  // taken before the next instruction
       return;
     case E_REG_ILATCL:
       for (unsigned i = 0; i < 10; ++i)

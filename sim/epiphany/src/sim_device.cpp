@@ -105,6 +105,10 @@ void SimDevice::run_core(std::uint32_t core) {
       }
     }
     pe.local = chip_->now();
+    // Nothing can be sent before now: the links forget the time since the
+    // last core ran (a host that slept a second would otherwise leave each
+    // calendar a second of ticks to hold).
+    chip_->mesh().set_horizon(chip_->now());
     pe.ctx->start(pe.program ? pe.program : kernel_);
     try {
       for (;;) {
@@ -206,7 +210,10 @@ void SimDevice::host_write(std::uint64_t dst, const void* src, std::size_t n) {
   }
 }
 
-void SimDevice::host_sleep(double seconds) { chip_->wait_until(chip_->now() + seconds * p_.clock_hz); }
+void SimDevice::host_sleep(double seconds) {
+  chip_->wait_until(chip_->now() + seconds * p_.clock_hz);
+  chip_->mesh().set_horizon(chip_->now());
+}
 
 void SimDevice::launch(const std::function<void()>& kernel) {
   kernel_ = kernel;
