@@ -1,5 +1,6 @@
 #include "hopsim/epiphany/device.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -38,6 +39,15 @@ void stop_process(const std::string& message, int code) {
 }
 
 Device* Device::current_or_null() { return g_device; }
+
+namespace {
+std::atomic<Device::InterruptProbe> g_interrupt_probe{nullptr};
+}  // namespace
+void Device::set_interrupt_probe(InterruptProbe probe) { g_interrupt_probe = probe; }
+bool Device::interrupt_ready() {
+  const InterruptProbe p = g_interrupt_probe.load(std::memory_order_relaxed);
+  return p && p();
+}
 
 std::uint32_t Device::current_core() { return t_core; }
 void Device::set_current_core(std::uint32_t core) {

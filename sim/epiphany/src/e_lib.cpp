@@ -74,6 +74,19 @@ std::vector<CoreState>& states() {
 
 CoreState& me() { return states()[Device::current_core()]; }
 
+// The latched interrupts the current core would take now.
+std::uint32_t takeable(Device& d, const CoreState& st) {
+  if (!st.gie) return 0;
+  const std::uint32_t above = st.ipend ? (1u << __builtin_ctz(st.ipend)) - 1 : 0x3ffu;
+  return d.latched(Device::current_core()) & ~st.imask & above;
+}
+
+// Lets a sleeping simulated poller wake for an interrupt it would take.
+const bool g_probe_set = [] {
+  Device::set_interrupt_probe([] { return hopsim::epiphany::api::interrupt_ready(); });
+  return true;
+}();
+
 }  // namespace
 
 namespace hopsim::epiphany::api {
@@ -91,9 +104,7 @@ void service_interrupts() {
   auto& st = me();
   const std::uint32_t core = Device::current_core();
   for (;;) {
-    if (!st.gie) return;
-    const std::uint32_t above = st.ipend ? (1u << __builtin_ctz(st.ipend)) - 1 : 0x3ffu;
-    const std::uint32_t pending = d->ilat(core, false) & ~st.imask & above;
+    const std::uint32_t pending = takeable(*d, st);
     if (pending == 0) return;
     const auto irq = static_cast<unsigned>(__builtin_ctz(pending));
     d->clear_interrupt(core, irq);
@@ -111,6 +122,11 @@ void service_interrupts() {
       st.gie = true;  // RTI
     }
   }
+}
+
+bool interrupt_ready() {
+  auto* d = Device::current_or_null();
+  return d && takeable(*d, me()) != 0;
 }
 
 void idle() {

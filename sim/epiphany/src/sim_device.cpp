@@ -115,12 +115,24 @@ void SimDevice::run_core(std::uint32_t core) {
         set_current_core(core);
         now_ = chip_->now();  // global time stands still while a fiber runs
         if (compute_model_ == ComputeModel::measured) pe.resumed_ns = host_ns();
-        if (pe.ctx->resume()) break;
+        // The host's job may be waiting in the simulation (a sleep) while
+        // this core runs: the core's code is not the host's.
+        const bool host_job = in_host_;
+        in_host_ = false;
+        const bool finished = pe.ctx->resume();
+        in_host_ = host_job;
+        if (finished) break;
         const Req r = pe.req;
         pe.req = Req::none;
         chip_->wait_until(pe.local);
         if (r == Req::wait_write) {
-          sc_core::wait(chip_->written(core));
+          // A write wakes the core, and so does an interrupt latched for a
+          // later time once that time comes.
+          if (const double at = next_irq_after(core, chip_->now()); at > 0) {
+            sc_core::wait(chip_->to_time(std::max(1.0, at - chip_->now())), chip_->written(core));
+          } else {
+            sc_core::wait(chip_->written(core));
+          }
           pe.local = std::max(pe.local, chip_->now());
         }
         if (interrupted()) throw Error("interrupted (Ctrl-C)");
@@ -187,8 +199,29 @@ void SimDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
   const auto* dev = Device::current_or_null();
   const bool from_core = dev == this && !in_host_;
   irq_at_[core] = from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0);
+  irq_time_.at(core).at(irq) = irq_at_[core];
   ilat_[core].fetch_or(1u << irq);
   if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+}
+
+std::uint32_t SimDevice::latched(std::uint32_t core) {
+  const std::uint32_t all = ilat(core, false);
+  const auto* dev = Device::current_or_null();
+  if (all == 0 || dev != this || in_host_ || core != current_core()) return all;
+  const double t = pes_[core].local;
+  std::uint32_t seen = 0;
+  for (unsigned i = 0; i < 10; ++i)
+    if ((all & (1u << i)) && irq_time_[core][i] <= t) seen |= 1u << i;
+  return seen;
+}
+
+double SimDevice::next_irq_after(std::uint32_t core, double t) const {
+  const std::uint32_t all = ilat_[core].load();
+  double next = 0;
+  for (unsigned i = 0; i < 10; ++i)
+    if ((all & (1u << i)) && irq_time_[core][i] > t && (next == 0 || irq_time_[core][i] < next))
+      next = irq_time_[core][i];
+  return next;
 }
 
 void SimDevice::host_read(void* dst, std::uint64_t src, std::size_t n) {
@@ -411,9 +444,11 @@ void SimDevice::poll_next() {
       return true;
     };
     const double t0 = pe.local;
-    while (unchanged()) {
+    // An interrupt the core takes also ends the wait (its handler may
+    // change what the loop reads; the loop then goes on as before).
+    while (unchanged() && !interrupt_ready()) {
       request(pe, Req::sync);
-      if (!unchanged()) break;
+      if (!unchanged() || interrupt_ready()) break;
       pe.blocked = true;
       pe.watch_lo = lo;
       pe.watch_hi = hi;

@@ -130,6 +130,16 @@ class Device {
   virtual void host_write(std::uint64_t dst, const void* src, std::size_t n) = 0;
   // The host program sleeping (usleep): simulated time passes.
   virtual void host_sleep(double seconds) = 0;
+  // Whether the current core would take a latched interrupt now (its e-lib
+  // state: enabled, unmasked, above the running handlers); the e-lib sets
+  // it. A simulated polling loop that sleeps wakes for such an interrupt.
+  using InterruptProbe = bool (*)();
+  static void set_interrupt_probe(InterruptProbe probe);
+  static bool interrupt_ready();
+  // Interrupts latched for `core` that it sees now: simulated, on the
+  // core's own clock (one raised later in simulated time by a core running
+  // ahead is not seen yet); natively, all of ILAT.
+  virtual std::uint32_t latched(std::uint32_t core) { return ilat(core, false); }
   // Interrupts latched for `core` (ILAT); clears them if `clear`.
   std::uint32_t ilat(std::uint32_t core, bool clear);
   void clear_interrupt(std::uint32_t core, unsigned irq) { ilat_[core].fetch_and(~(1u << irq)); }

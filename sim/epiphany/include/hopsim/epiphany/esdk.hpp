@@ -26,6 +26,8 @@ void set_group(std::uint32_t core, unsigned row, unsigned col, unsigned rows, un
 // Interrupts of the current core: runs the handlers of latched, unmasked
 // interrupts if interrupts are globally enabled (and no handler is running).
 void service_interrupts();
+// Whether service_interrupts would run a handler now.
+bool interrupt_ready();
 // The idle instruction: sleeps until an interrupt the core would take, then takes it.
 void idle();
 // gie (true) and gid (false).

@@ -7,6 +7,7 @@
 // by the mesh timing model and recorded per word, so a poll that sees the
 // value proceeds no earlier than the write's simulated arrival.
 // Deterministic: same scenario, same results.
+#include <array>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -52,6 +53,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void idle(std::uint32_t wake_mask) override;
   void reset_core(std::uint32_t core) override;
   void raise_interrupt(std::uint32_t core, unsigned irq) override;
+  std::uint32_t latched(std::uint32_t core) override;
   void host_read(void* dst, std::uint64_t src, std::size_t n) override;
   void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
   void host_sleep(double seconds) override;
@@ -123,6 +125,11 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   std::exception_ptr error_;
   double now_ = 0;  // global time (cycles) cached while a fiber runs
   std::vector<double> irq_at_ = std::vector<double>(p_.num_cores(), 0.0);  // when each core's last interrupt was raised
+  // When each interrupt of each core was raised (cycles): a core sees it
+  // latched from then on, not earlier on its own clock.
+  std::vector<std::array<double, 10>> irq_time_ = std::vector<std::array<double, 10>>(p_.num_cores());
+  // The earliest raise time after `t` of an interrupt latched for `core`, or 0.
+  double next_irq_after(std::uint32_t core, double t) const;
   bool in_host_ = false;  // the host process is making a host access (not a core)
   traces::TraceWriter* trace_ = nullptr;
 };
