@@ -7,12 +7,17 @@ set -eu
 dir="$1"; shift
 exe="$1"; shift
 cd "$dir"
-HOPSIM_MODE=native "$exe" "$@" > native.out 2> native.err || { echo "native run failed:"; cat native.out native.err; exit 1; }
-HOPSIM_MODE=sim "$exe" "$@" > sim.out 2> sim.err || { echo "simulated run failed:"; cat sim.out sim.err; exit 1; }
-cat sim.out
-grep -h "^hopsim:" sim.err || true
-if ! cmp -s native.out sim.out; then
+# Outputs in a folder of this run's own: tests run in parallel in DIR.
+out=$(mktemp -d "${TMPDIR:-/tmp}/hopsim-esdk-test.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+HOPSIM_MODE=native "$exe" "$@" > "$out/native.out" 2> "$out/native.err" ||
+  { echo "native run failed:"; cat "$out/native.out" "$out/native.err"; exit 1; }
+HOPSIM_MODE=sim "$exe" "$@" > "$out/sim.out" 2> "$out/sim.err" ||
+  { echo "simulated run failed:"; cat "$out/sim.out" "$out/sim.err"; exit 1; }
+cat "$out/sim.out"
+grep -h "^hopsim:" "$out/sim.err" || true
+if ! cmp -s "$out/native.out" "$out/sim.out"; then
   echo "native and simulated output differ:"
-  diff native.out sim.out || true
+  diff "$out/native.out" "$out/sim.out" || true
   exit 1
 fi
