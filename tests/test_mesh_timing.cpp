@@ -180,3 +180,47 @@ TEST_CASE("SystemC reports are routed into spdlog") {
   SC_REPORT_WARNING("hopsim/test", "a warning from SystemC");
   CHECK_THAT(os.str(), Catch::Matchers::Contains("a warning from SystemC") && Catch::Matchers::Contains("hopsim/test"));
 }
+
+TEST_CASE("router event counters: packets per input port along the XY route, and the cycles they waited") {
+  MeshTiming m(e16());
+  MeshEventLog log(m.topology());
+  m.set_events(&log);
+  // 64 dwords (0,0) -> (1,2): along row 0 to column 2, then south into (1,2).
+  m.write(at(0, 0), at(1, 2), 512, 100.0, 8);
+  constexpr std::uint64_t end = ~std::uint64_t{0};
+  CHECK(log.count(at(0, 0), 14, end) == 64);  // core access at the source
+  CHECK(log.count(at(0, 1), 12, end) == 64);  // west access: entered (0,1) from the west
+  CHECK(log.count(at(0, 2), 12, end) == 64);
+  CHECK(log.count(at(1, 2), 11, end) == 64);  // north access: entered (1,2) from the north
+  CHECK(log.count(at(1, 2), 12, end) == 0);
+  CHECK(log.count(at(1, 1), 15, end) == 0);  // off the route
+  CHECK(log.count(at(1, 2), 15, end) == 64);
+  // Alone on its route, nothing waits.
+  for (std::uint32_t n = 0; n < 16; ++n) CHECK(log.count(n, 2, end) == 0);
+  // Counts stop at the given time: none of it had reached (1,2) by cycle 100.
+  CHECK(log.count(at(1, 2), 11, MeshTiming::ticks(100.0)) == 0);
+
+  // A second stream from (0,1) joins at (0,1) for the same links: packets
+  // that find the (0,1)->(0,2) link taken wait at (0,1).
+  log.clear();
+  m.write(at(0, 0), at(0, 3), 512, 1000.0, 8);
+  m.write(at(0, 1), at(0, 3), 512, 1000.0, 8);
+  const auto west = log.count(at(0, 1), 6, end), core = log.count(at(0, 1), 3, end);
+  CHECK(west + core > 0);
+  CHECK(log.count(at(0, 1), 2, end) >= std::max(west, core));  // any wait: the union of both ports
+  CHECK(log.count(at(0, 1), 2, end) <= west + core);
+  CHECK(log.count(at(0, 1), 9, end) == west);  // north-or-west: only west waits there
+  CHECK(log.count(at(0, 2), 12, end) == 128);
+  m.set_events(nullptr);
+  m.write(at(0, 0), at(0, 3), 512, 5000.0, 8);
+  CHECK(log.count(at(0, 2), 12, end) == 128);  // no longer logging
+}
+
+TEST_CASE("router event codes: 2..15 are events, the rest are not") {
+  CHECK_FALSE(valid_mesh_event(0));
+  CHECK_FALSE(valid_mesh_event(1));
+  CHECK(valid_mesh_event(2));
+  CHECK(valid_mesh_event(15));
+  CHECK_FALSE(valid_mesh_event(16));
+  CHECK(std::string(mesh_event_name(10)) == "south access");
+}

@@ -28,6 +28,8 @@ std::uint64_t to_ticks(double cycles) {
 double to_cycles(std::uint64_t ticks) { return static_cast<double>(ticks) / kTicksPerCycle; }
 }  // namespace
 
+std::uint64_t MeshTiming::ticks(double cycles) { return to_ticks(cycles); }
+
 LinkCalendar::LinkCalendar() = default;
 
 std::uint64_t LinkCalendar::next_free(std::uint64_t from) const {
@@ -142,12 +144,22 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   if (trace_) [[unlikely]]
     trace_use(net, mesh_links_ + src, s, t, ser_, bytes);
   if (inject_start) *inject_start = s;
+  const bool counted = events_ && net == Net::cmesh;
+  if (counted) [[unlikely]]
+    note(src, Port::core, t, s);
   std::uint64_t tt = s + hop_;  // the source router
+  Port in = Port::core;
   for (auto l : route(src, dst_router)) {
+    const std::uint64_t ready = tt;
     s = reserve(net, l, tt, ser_, bytes);
     if (trace_) [[unlikely]]
       trace_use(net, l, s, tt, ser_, bytes);
     tt = s + hop_;
+    if (counted) [[unlikely]] {
+      events_->wait(mesh_.link_source(static_cast<topo::LinkId>(l)), in, ready, s);
+      in = events_->entry_port(static_cast<topo::LinkId>(l));
+      note(mesh_.link_target(static_cast<topo::LinkId>(l)), in, tt, tt);
+    }
   }
   if (to_elink) {
     const std::uint64_t dur = std::max<std::uint64_t>(1, to_ticks(bytes / p_.elink_width));
@@ -158,7 +170,10 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
     return s + dur + to_ticks(p_.elink_latency);
   }
   const std::size_t eject = mesh_links_ + n_ + eject_core;
+  const std::uint64_t ready = tt;
   s = reserve(net, eject, tt, ser_, bytes);
+  if (counted) [[unlikely]]
+    events_->wait(dst_router, in, ready, s);
   if (trace_) [[unlikely]]
     trace_use(net, eject, s, tt, ser_, bytes);
   return s;
@@ -241,6 +256,11 @@ double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
     left -= chunk;
   } while (left > 0);
   return to_cycles(done);
+}
+
+void MeshTiming::note(std::uint32_t node, Port port, std::uint64_t ready, std::uint64_t accepted) {
+  events_->wait(node, port, ready, accepted);
+  events_->access(node, port, accepted);
 }
 
 void MeshTiming::trace_packet(Net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,

@@ -23,8 +23,38 @@ Device* g_device = nullptr;
 }  // namespace
 
 Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
-    : p_(p), windows_(windows), counters_(p.num_cores()), ilat_(new std::atomic<std::uint32_t>[p.num_cores()]) {
+    : p_(p),
+      windows_(windows),
+      counters_(p.num_cores()),
+      ilat_(new std::atomic<std::uint32_t>[p.num_cores()]),
+      mesh_topology_(topo::make_mesh2d(p.rows, p.cols)) {
   for (std::uint32_t i = 0; i < p.num_cores(); ++i) ilat_[i] = 0;
+}
+
+void Device::count_mesh_events(bool on) {
+  std::lock_guard lock(mesh_log_mutex_);
+  if (on) {
+    if (mesh_counters_++ > 0) return;
+    if (!mesh_log_) mesh_log_ = std::make_unique<epiphany::model::MeshEventLog>(mesh_topology_);
+    log_mesh_events(mesh_log_.get());
+    mesh_counting_.store(true, std::memory_order_release);
+  } else {
+    if (mesh_counters_ == 0 || --mesh_counters_ > 0) return;
+    mesh_counting_.store(false, std::memory_order_release);
+    log_mesh_events(nullptr);
+    mesh_log_->clear();
+  }
+}
+
+std::uint64_t Device::mesh_events(std::uint32_t node, unsigned code) {
+  const std::uint64_t before = mesh_event_horizon();
+  std::lock_guard lock(mesh_log_mutex_);
+  return mesh_log_ ? mesh_log_->count(node, code, before) : 0;
+}
+
+void Device::note_route(std::uint32_t from, std::uint32_t to, std::uint64_t n) {
+  std::lock_guard lock(mesh_log_mutex_);
+  if (mesh_counters_ > 0) mesh_log_->route(from, to, 0, n);
 }
 
 std::uint32_t Device::ilat(std::uint32_t core, bool clear) {

@@ -32,12 +32,14 @@ struct CoreState {
     unsigned value = 0;
     double started = 0;
     e_ctimer_config_t mode = E_CTIMER_OFF;
+    unsigned mesh_event = 0;      // in a mesh mode: the MESHCFG event code it counts
+    std::uint64_t mesh_base = 0;  // the router's count of that event when value was set
   };
   std::array<Timer, 2> timers{};
   std::array<double, 8> dma_done{};
   std::array<e_irqhandler_t, 10> handlers{};
   std::uint32_t imask = 0;    // IMASK: a set bit masks that interrupt
-  std::uint32_t meshcfg = 0;  // MESHCFG as written (its mesh event counting is not modelled)
+  std::uint32_t meshcfg = 0;  // MESHCFG: the event codes of the ctimers' mesh modes
   bool gie = false;           // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
   std::uint32_t ipend = 0;    // IPEND: interrupts whose handlers are running (nested)
 };
@@ -363,8 +365,19 @@ void e_mutex_unlock(unsigned row, unsigned col, e_mutex_t* mutex) {
   Device::current().write(global_of(row, col, mutex), &zero, 4, 8);
 }
 
+namespace {
+// The ctimer configs that count the router's events (MESHCFG selects which):
+// 0xF takes the code in MESHCFG[7:4], 0xE the code in MESHCFG[11:8].
+constexpr unsigned kCtimerMesh0 = 0xf, kCtimerMesh1 = 0xe;
+bool mesh_mode(unsigned config) { return config == kCtimerMesh0 || config == kCtimerMesh1; }
+}  // namespace
+
 unsigned e_ctimer_get(e_ctimer_id_t timer) {
   auto& t = me().timers.at(timer);
+  if (mesh_mode(t.mode)) {
+    const std::uint64_t n = Device::current().mesh_events(Device::current_core(), t.mesh_event) - t.mesh_base;
+    return n >= t.value ? 0u : t.value - static_cast<unsigned>(n);
+  }
   if (t.mode != E_CTIMER_CLK) return t.value;
   const double elapsed = Device::current().now_cycles() - t.started;
   return elapsed >= t.value ? 0u : t.value - static_cast<unsigned>(elapsed);
@@ -374,26 +387,43 @@ unsigned e_ctimer_set(e_ctimer_id_t timer, unsigned val) {
   auto& t = me().timers.at(timer);
   t.value = val;
   t.started = Device::current().now_cycles();
+  if (mesh_mode(t.mode)) t.mesh_base = Device::current().mesh_events(Device::current_core(), t.mesh_event);
   return val;
 }
 
 unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
-  auto& t = me().timers.at(timer);
-  if (config != E_CTIMER_CLK && config != E_CTIMER_OFF) {
+  auto& st = me();
+  auto& t = st.timers.at(timer);
+  auto& d = Device::current();
+  const unsigned c = static_cast<unsigned>(config);
+  if (c != E_CTIMER_CLK && c != E_CTIMER_OFF && !mesh_mode(c)) {
     static bool warned = false;
     if (!warned)
       hopsim::log::get("e-lib")->warn("ctimer event {} is not modelled; the timer counts nothing",
                                       static_cast<int>(config));
     warned = true;
   }
+  if (mesh_mode(c) != mesh_mode(t.mode)) d.count_mesh_events(mesh_mode(c));
+  if (mesh_mode(c)) {
+    t.mesh_event = (st.meshcfg >> (c == kCtimerMesh0 ? 4 : 8)) & 0xfu;
+    if (!hopsim::epiphany::model::valid_mesh_event(t.mesh_event)) {
+      static bool warned = false;
+      if (!warned)
+        hopsim::log::get("e-lib")->warn("MESHCFG selects mesh event {} for ctimer {}, which counts nothing",
+                                        t.mesh_event, static_cast<int>(timer));
+      warned = true;
+    }
+    t.mesh_base = d.mesh_events(Device::current_core(), t.mesh_event);
+  }
   t.mode = config;
-  t.started = Device::current().now_cycles();
+  t.started = d.now_cycles();
   return t.value;
 }
 
 unsigned e_ctimer_stop(e_ctimer_id_t timer) {
   const unsigned v = e_ctimer_get(timer);
   auto& t = me().timers.at(timer);
+  if (mesh_mode(t.mode)) Device::current().count_mesh_events(false);
   t.value = v;
   t.mode = E_CTIMER_OFF;
   return v;

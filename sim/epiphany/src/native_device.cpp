@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -106,8 +107,9 @@ double NativeDevice::host_seconds() {
 
 double NativeDevice::now_cycles() { return host_seconds() * p_.clock_hz; }
 
-void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned) {
+void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigned chunk) {
   const auto loc = locate_or_throw(dst, n, "wrote");
+  count_remote(loc, (n + chunk - 1) / std::max(1u, chunk), 0);
   std::memcpy(reinterpret_cast<void*>(dst), src, n);
   std::atomic_thread_fence(std::memory_order_release);
   if (trace_) [[unlikely]] {
@@ -122,7 +124,7 @@ void NativeDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsi
 }
 
 void NativeDevice::read(void* dst, std::uint64_t src, std::size_t n) {
-  locate_or_throw(src, n, "read");
+  count_remote(locate_or_throw(src, n, "read"), 0, (n + 7) / 8);
   std::atomic_thread_fence(std::memory_order_acquire);
   std::memcpy(dst, reinterpret_cast<const void*>(src), n);
   auto& c = counters_[current_core()];
@@ -165,7 +167,7 @@ void NativeDevice::wait_value(const volatile void* addr, unsigned size, std::uin
 }
 
 std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {
-  locate_or_throw(addr, 4, "test-and-set");
+  count_remote(locate_or_throw(addr, 4, "test-and-set"), 1, 1);
   auto* p = reinterpret_cast<std::uint32_t*>(addr);
   std::uint32_t expected = 0;
   if (__atomic_compare_exchange_n(p, &expected, value, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 0;
@@ -173,9 +175,10 @@ std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {
   return expected;
 }
 
-double NativeDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned, double) {
-  locate_or_throw(src, n, "DMA-read");
-  locate_or_throw(dst, n, "DMA-wrote");
+double NativeDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double) {
+  const std::uint64_t packets = (n + elem - 1) / std::max(1u, elem);
+  count_remote(locate_or_throw(src, n, "DMA-read"), 0, packets);
+  count_remote(locate_or_throw(dst, n, "DMA-wrote"), packets, 0);
   std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
   std::atomic_thread_fence(std::memory_order_release);
   progress_.fetch_add(1, std::memory_order_relaxed);

@@ -580,6 +580,10 @@ void SimDevice::compute(double cycles) {
 
 double SimDevice::now_cycles() { return me().local; }
 
+void SimDevice::log_mesh_events(epiphany::model::MeshEventLog* log) { chip_->mesh().set_events(log); }
+
+std::uint64_t SimDevice::mesh_event_horizon() { return epiphany::model::MeshTiming::ticks(now_cycles()) + 1; }
+
 void SimDevice::wait_until(double cycle) {
   Pe& pe = me();
   if (cycle > pe.local) {

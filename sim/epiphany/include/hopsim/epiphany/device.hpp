@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/memory_windows.hpp"
 #include "hopsim/epiphany/model/address_map.hpp"
+#include "hopsim/epiphany/model/mesh_events.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 
 namespace hopsim::epiphany {
@@ -144,6 +146,16 @@ class Device {
   std::uint32_t ilat(std::uint32_t core, bool clear);
   void clear_interrupt(std::uint32_t core, unsigned irq) { ilat_[core].fetch_and(~(1u << irq)); }
 
+  // ---- the routers' event counters (a ctimer in a mesh mode) ----
+  // Counting runs while any counter is on (calls nest); the last off
+  // forgets what was counted. Simulated, the mesh model logs every cMesh
+  // packet's accesses and waits; natively, each remote access, read answer
+  // and DMA is counted along its route, and nothing waits.
+  void count_mesh_events(bool on);
+  // Events of MESHCFG code `code` (mesh_events.hpp) at router `node` up to
+  // the current PE's present (natively: so far).
+  std::uint64_t mesh_events(std::uint32_t node, unsigned code);
+
   // ---- host side ----
   // Runs `kernel` on every core and returns when all have finished.
   virtual void launch(const std::function<void()>& kernel) = 0;
@@ -178,6 +190,15 @@ class Device {
     return loc;
   }
   [[noreturn]] void throw_outside(std::uint64_t addr, std::size_t n, const char* what) const;
+  // Native runs: `n` packets from core `from` to core `to` while counting.
+  void note_packets(std::uint32_t from, std::uint32_t to, std::uint64_t n) {
+    if (mesh_counting_.load(std::memory_order_relaxed)) [[unlikely]]
+      note_route(from, to, n);
+  }
+  // The simulated device hands the log to its mesh model (null: stop).
+  virtual void log_mesh_events(epiphany::model::MeshEventLog* /*log*/) {}
+  // The tick up to which mesh_events counts (natively: everything).
+  virtual std::uint64_t mesh_event_horizon() { return ~std::uint64_t{0}; }
   // Allocates the kernel stack of every core at the top of its window.
   void* stack_lo(std::uint32_t core) const;
 
@@ -188,6 +209,14 @@ class Device {
   bool kernel_host_stacks_ = false;
   // Per core: latched interrupts (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
+
+ private:
+  void note_route(std::uint32_t from, std::uint32_t to, std::uint64_t n);
+  topo::Topology mesh_topology_;
+  std::unique_ptr<epiphany::model::MeshEventLog> mesh_log_;
+  std::mutex mesh_log_mutex_;
+  int mesh_counters_ = 0;
+  std::atomic<bool> mesh_counting_{false};
 
   friend class DeviceScope;
 };

@@ -30,9 +30,13 @@ class NativeDevice final : public Device {
   void wait_until(double) override {}
   // Natively a raw access only has to be valid: one table look-up.
   void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override {
-    locate_or_throw(addr, size, kind == RawKind::store || kind == RawKind::volatile_store ? "stored" : "loaded");
+    const bool store = kind == RawKind::store || kind == RawKind::volatile_store;
+    const auto loc = locate_or_throw(addr, size, store ? "stored" : "loaded");
+    count_remote(loc, store ? 1 : 0, store ? 0 : 1);
   }
-  void raw_atomic(std::uint64_t addr, unsigned size) override { locate_or_throw(addr, size, "atomically accessed"); }
+  void raw_atomic(std::uint64_t addr, unsigned size) override {
+    count_remote(locate_or_throw(addr, size, "atomically accessed"), 1, 1);
+  }
   void loop_tick(unsigned /*iterations*/) override { check_reset(); }
   void poll_enter() override {}
   void poll_next() override;
@@ -67,6 +71,13 @@ class NativeDevice final : public Device {
   void set_trace(traces::TraceWriter* w) { trace_ = w && w->records_transactions() ? w : nullptr; }
 
  private:
+  // Counts the cMesh packets of an access to another core (mesh counters):
+  // `there` packets to it, `back` answers from it.
+  void count_remote(const epiphany::model::Location& loc, std::uint64_t there, std::uint64_t back) {
+    if (loc.kind != epiphany::model::Location::Kind::core || loc.core == current_core()) return;
+    if (there) note_packets(current_core(), loc.core, there);
+    if (back) note_packets(loc.core, current_core(), back);
+  }
   std::chrono::steady_clock::time_point epoch_;
   std::atomic<std::uint64_t> progress_{0};  // writes so far (watchdog)
   std::atomic<int> waiting_{0};

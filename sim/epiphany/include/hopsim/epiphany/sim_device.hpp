@@ -62,6 +62,11 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void set_in_host(bool in) { in_host_ = in; }
   Mode mode() const override { return Mode::sim; }
 
+ protected:
+  void log_mesh_events(epiphany::model::MeshEventLog* log) override;
+  std::uint64_t mesh_event_horizon() override;
+
+ public:
   epiphany::model::Chip& chip() { return *chip_; }
   // Records the run into `w` (set before run()): mesh packets and PE waits.
   void set_trace(traces::TraceWriter* w) { trace_ = w; }

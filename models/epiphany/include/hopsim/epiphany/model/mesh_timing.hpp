@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hopsim/epiphany/model/mesh_events.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 #include "hopsim/topo/topology.hpp"
 #include "hopsim/traces/writer.hpp"
@@ -130,6 +131,12 @@ class MeshTiming {
   // Uncontended one-way latency of a single write between two cores (the formula the model obeys).
   double zero_load_write_latency(std::uint32_t src, std::uint32_t dst) const;
 
+  // Logs the routers' events (mesh_events.hpp) of every cMesh packet sent
+  // from now on into `log` (null: stop); the log outlives its use here.
+  void set_events(MeshEventLog* log) { events_ = log; }
+  // Ticks (half cycles) of a time in cycles, as the log counts them.
+  static std::uint64_t ticks(double cycles);
+
   // Records every packet from now on into `w` (null: stop): its nodes and
   // links first, then per packet a transaction, its hops and link samples,
   // as far as the writer's detail level asks. Node ids are core indices;
@@ -186,6 +193,9 @@ class MeshTiming {
   void flush(std::int64_t id);
   void trace_packet(Net net, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint64_t inject,
                     std::uint64_t arrive, const char* kind);
+  MeshEventLog* events_ = nullptr;
+  // A packet at `node` on `port`, ready at `ready`, accepted at `accepted`.
+  [[gnu::noinline, gnu::cold]] void note(std::uint32_t node, Port port, std::uint64_t ready, std::uint64_t accepted);
   std::uint64_t horizon_ = 0;  // ticks
   std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a mesh link
   std::uint64_t hop_;          // ticks per router
