@@ -32,6 +32,7 @@ programs=(
   "cpu/mutex|./build.sh|cd bin && ./mutex_test.elf|Counter: PASS|FAIL"
   "cpu/nested_interrupts|./build.sh|cd bin && ./interrupt_test.elf|I am interrupt E_USER_INT with lower priority!|Failed"
   "emesh/emesh_traffic|./build.sh|cd bin && ./mesh_traffic.elf|PASS for verification!|FAIL"
+  "emesh/emesh_read_latency|./build.sh|cd bin && ./main.elf|test emesh_read_latency passed!|failed!"
   "apps/e-bandwidth-test|./build.sh|./bin/e-bandwidth-test-host.elf|TEST \"e-bandwidth-test\" PASSED|FAILED"
   "apps/matmul-16|./build.sh|cd host/Release && ./matmul.elf ../../device/Release/e_matmul.elf|TEST \"matmul-16\" PASSED|FAILED"
 )

@@ -22,6 +22,8 @@
 #include "hopsim/epiphany/esdk.hpp"
 #include "hopsim/epiphany/native_device.hpp"
 
+extern "C" unsigned e_reg_read(unsigned reg_id);
+
 namespace hopsim::epiphany {
 
 namespace {
@@ -111,6 +113,32 @@ std::uint64_t global(Device& d, std::uint64_t a) {
   return a < HOPSIM_DEV_LOCAL_SPACE ? a | d.map().base_of(Device::current_core()) : a;
 }
 
+// The memory-mapped registers of a core: offsets 0xF0000..0xF1000 of its window.
+constexpr std::uint64_t kRegFirst = 0xF0000, kRegEnd = 0xF1000;
+bool is_register(std::uint64_t g) {
+  const std::uint64_t off = g & 0xFFFFF;
+  return g < hopsim::epiphany::kHostSpace && off >= kRegFirst && off < kRegEnd;
+}
+
+// A load of one of the running core's registers through a pointer (as
+// `ldr` of its CTIMER0 at 0xF0438 does) reads it as e_reg_read would; the
+// load then takes the value from a word of the core's thread. Stores, and
+// other cores' registers, are refused by name.
+void* register_word(Device& d, std::uint64_t g, std::uint32_t size, std::uint32_t kind) {
+  const std::uint32_t core = Device::current_core();
+  const auto off = static_cast<unsigned>(g & 0xFFFFF);
+  const bool own = (g & ~std::uint64_t{0xFFFFF}) == d.map().base_of(core);
+  const bool load = kind != HOPSIM_DEV_STORE && kind != HOPSIM_DEV_VSTORE && kind != HOPSIM_DEV_ATOMIC;
+  if (!own || !load || size != 4)
+    throw KernelError(fmt::format("{} {} register 0x{:08x} through a pointer: hopsim models {}",
+                                  d.map().describe_core(core), load ? "loaded" : "stored to", g,
+                                  own ? "4-byte loads of the core's own registers only (stores: e_reg_write)"
+                                      : "the core's own registers only (another core's: e_irq_set, e_write)"));
+  thread_local std::uint32_t word = 0;
+  word = e_reg_read(off);
+  return &word;
+}
+
 bool own_or_host(Device& d, std::uint64_t g) {
   if (g >= hopsim::epiphany::kHostSpace) return true;
   const std::uint64_t base = d.map().base_of(Device::current_core());
@@ -150,6 +178,8 @@ __attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, s
   if (a >= hopsim::epiphany::kHostSpace) return reinterpret_cast<void*>(a);  // host memory (libc's data, va_list)
   Device& d = Device::current();
   const std::uint64_t g = global(d, a);
+  if (is_register(g)) [[unlikely]]
+    return register_word(d, g, size, kind);
   // Volatile loads are timed as plain loads: polling loops are recognised
   // by the pass (HOPSIM_DEV_POLL), not guessed from repeated loads.
   switch (kind) {
