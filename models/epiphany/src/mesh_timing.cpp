@@ -117,7 +117,9 @@ void MeshTiming::set_horizon(double cycles) {
   if (h > horizon_) horizon_ = h;
 }
 
-std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur, std::uint32_t bytes) {
+// Inlined into both instances of send_impl (the hot path).
+[[gnu::always_inline]] inline std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t,
+                                                                std::uint64_t dur, std::uint32_t bytes) {
   auto& l = links_[static_cast<int>(net)][link];
   l.cal.advance(horizon_);
   const std::uint64_t s = l.cal.reserve(t, dur);
@@ -131,8 +133,13 @@ std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t, st
 
 // One packet from `src`'s injection port through the routers to `dst_router`,
 // then into `eject_core`'s memory, or onto the eLink. Returns the arrival.
-std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
-                               bool to_elink, std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start) {
+// The router events are logged only in the counted instance, so the hot
+// uncounted one stays as lean as it was.
+template <bool kCounted>
+[[gnu::always_inline]] inline std::uint64_t MeshTiming::send_impl(Net net, std::uint32_t src, std::uint32_t dst_router,
+                                                                  std::uint32_t eject_core, bool to_elink,
+                                                                  std::uint32_t bytes, std::uint64_t t,
+                                                                  std::uint64_t* inject_start) {
   auto& free = inject_free_[static_cast<int>(net)][src];
   std::uint64_t s = std::max(t, free);
   free = s + ser_;
@@ -144,18 +151,16 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
   if (trace_) [[unlikely]]
     trace_use(net, mesh_links_ + src, s, t, ser_, bytes);
   if (inject_start) *inject_start = s;
-  const bool counted = events_ && net == Net::cmesh;
-  if (counted) [[unlikely]]
-    note(src, Port::core, t, s);
+  if constexpr (kCounted) note(src, Port::core, t, s);
   std::uint64_t tt = s + hop_;  // the source router
-  Port in = Port::core;
+  [[maybe_unused]] Port in = Port::core;
   for (auto l : route(src, dst_router)) {
-    const std::uint64_t ready = tt;
+    [[maybe_unused]] const std::uint64_t ready = tt;
     s = reserve(net, l, tt, ser_, bytes);
     if (trace_) [[unlikely]]
       trace_use(net, l, s, tt, ser_, bytes);
     tt = s + hop_;
-    if (counted) [[unlikely]] {
+    if constexpr (kCounted) {
       events_->wait(mesh_.link_source(static_cast<topo::LinkId>(l)), in, ready, s);
       in = events_->entry_port(static_cast<topo::LinkId>(l));
       note(mesh_.link_target(static_cast<topo::LinkId>(l)), in, tt, tt);
@@ -170,17 +175,30 @@ std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_rou
     return s + dur + to_ticks(p_.elink_latency);
   }
   const std::size_t eject = mesh_links_ + n_ + eject_core;
-  const std::uint64_t ready = tt;
+  [[maybe_unused]] const std::uint64_t ready = tt;
   s = reserve(net, eject, tt, ser_, bytes);
-  if (counted) [[unlikely]]
-    events_->wait(dst_router, in, ready, s);
+  if constexpr (kCounted) events_->wait(dst_router, in, ready, s);
   if (trace_) [[unlikely]]
     trace_use(net, eject, s, tt, ser_, bytes);
   return s;
 }
 
-WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
-                             bool to_elink, std::uint32_t bytes, double t, unsigned chunk_max) {
+std::uint64_t MeshTiming::send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
+                               bool to_elink, std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start) {
+  if (events_ && net == Net::cmesh) [[unlikely]]
+    return send_counted(net, src, dst_router, eject_core, to_elink, bytes, t, inject_start);
+  return send_impl<false>(net, src, dst_router, eject_core, to_elink, bytes, t, inject_start);
+}
+
+std::uint64_t MeshTiming::send_counted(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core,
+                                       bool to_elink, std::uint32_t bytes, std::uint64_t t,
+                                       std::uint64_t* inject_start) {
+  return send_impl<true>(net, src, dst_router, eject_core, to_elink, bytes, t, inject_start);
+}
+
+[[gnu::always_inline]] inline WriteTiming MeshTiming::post(Net net, std::uint32_t src, std::uint32_t dst_router,
+                                                           std::uint32_t eject_core, bool to_elink, std::uint32_t bytes,
+                                                           double t, unsigned chunk_max) {
   const std::uint64_t start = to_ticks(t);
   // Zero-load time from issue to arrival; contention beyond it, less what
   // the router buffers absorb, holds the writer back (backpressure).

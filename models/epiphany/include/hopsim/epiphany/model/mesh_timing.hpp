@@ -153,6 +153,12 @@ class MeshTiming {
   // Times inside are integer ticks (half cycles).
   std::uint64_t send(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
                      std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start);
+  [[gnu::noinline, gnu::cold]] std::uint64_t send_counted(Net net, std::uint32_t src, std::uint32_t dst_router,
+                                                          std::uint32_t eject_core, bool to_elink, std::uint32_t bytes,
+                                                          std::uint64_t t, std::uint64_t* inject_start);
+  template <bool kCounted>
+  std::uint64_t send_impl(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
+                          std::uint32_t bytes, std::uint64_t t, std::uint64_t* inject_start);
   std::uint64_t reserve(Net net, std::size_t link, std::uint64_t t, std::uint64_t dur, std::uint32_t bytes);
   WriteTiming post(Net net, std::uint32_t src, std::uint32_t dst_router, std::uint32_t eject_core, bool to_elink,
                    std::uint32_t bytes, double t, unsigned chunk_max);
