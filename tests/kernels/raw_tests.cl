@@ -34,6 +34,28 @@ __kernel void k_remote_load(__global int* out) {
 
 unsigned long long test_now_cycles(void); /* exported by the test program: the core's clock in half cycles */
 
+/* Core 2 loads a word of its own memory by its local and by its global
+ * address: out[2] and out[3] are the cycles each took. */
+__kernel void k_self_global(__global int* out) {
+  if (get_global_id(0) == 2) {
+    volatile int* local = (volatile int*)0x2000u;
+    volatile int* global = (volatile int*)(LOCAL_MEM_ADDRESS_BASE(2) + 0x2000u);
+    unsigned t0, t1, t2;
+    int v = 0;
+    *local = 77;
+    e_ctimer_set(E_CTIMER_0, E_CTIMER_MAX);
+    e_ctimer_start(E_CTIMER_0, E_CTIMER_CLK);
+    t0 = e_ctimer_get(E_CTIMER_0);
+    v += *local;
+    t1 = e_ctimer_get(E_CTIMER_0);
+    v += *global;
+    t2 = e_ctimer_get(E_CTIMER_0);
+    out[0] = v;
+    out[2] = (int)(t0 - t1);
+    out[3] = (int)(t1 - t2);
+  }
+}
+
 /* Core 0 stores a flag on core 1; core 1 polls it with plain volatile loads.
  * t[0]: core 0's clock at the store, t[1]: core 1's clock once it saw it. */
 __kernel void k_flag(__global int* out) {

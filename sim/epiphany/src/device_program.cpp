@@ -180,22 +180,23 @@ __attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, s
   const std::uint64_t g = global(d, a);
   if (is_register(g)) [[unlikely]]
     return register_word(d, g, size, kind);
+  const bool global_addr = a >= HOPSIM_DEV_LOCAL_SPACE;
   // Volatile loads are timed as plain loads: polling loops are recognised
   // by the pass (HOPSIM_DEV_POLL), not guessed from repeated loads.
   switch (kind) {
     case HOPSIM_DEV_ATOMIC:
-      d.raw_atomic(g, size);
+      d.raw_atomic(g, size, global_addr);
       break;
     case HOPSIM_DEV_POLL:
-      d.raw_access(g, size, RawKind::load);
+      d.raw_access(g, size, RawKind::load, global_addr);
       d.poll_load(g, size);
       break;
     case HOPSIM_DEV_STORE:
     case HOPSIM_DEV_VSTORE:
-      d.raw_access(g, size, kind == HOPSIM_DEV_STORE ? RawKind::store : RawKind::volatile_store);
+      d.raw_access(g, size, kind == HOPSIM_DEV_STORE ? RawKind::store : RawKind::volatile_store, global_addr);
       break;
     default:
-      d.raw_access(g, size, RawKind::load);
+      d.raw_access(g, size, RawKind::load, global_addr);
       break;
   }
   // mode() names the device's type; this is every slow access's path.

@@ -310,13 +310,14 @@ void SimDevice::wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_
 }
 
 [[gnu::always_inline]] inline void SimDevice::post_write(Pe& pe, const epiphany::model::Location& loc,
-                                                         std::uint64_t dst, std::size_t n, unsigned chunk) {
+                                                         std::uint64_t dst, std::size_t n, unsigned chunk,
+                                                         bool via_router) {
   const std::uint32_t self = current_core();
   auto& c = counters_[self];
   c.writes += 1;
   c.write_bytes += n;
   const auto bytes = static_cast<std::uint32_t>(n);
-  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self && !via_router) {
     pe.local += p_.store_issue * std::ceil(static_cast<double>(n) / chunk);
   } else {
     const auto w = loc.kind == epiphany::model::Location::Kind::core
@@ -340,12 +341,12 @@ void SimDevice::write(std::uint64_t dst, const void* src, std::size_t n, unsigne
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
 
-void SimDevice::timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n) {
+void SimDevice::timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n, bool via_router) {
   const std::uint32_t self = current_core();
   // Let every core catch up to this one so writes issued earlier are in memory.
   request(pe, Req::sync);
   const double ready = arrival_of(loc, n);
-  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == self && !via_router) {
     pe.local = std::max(pe.local, ready) + std::ceil(static_cast<double>(n) / 8.0);
   } else if (loc.kind == epiphany::model::Location::Kind::core) {
     pe.local = chip_->mesh().read(self, loc.core, static_cast<std::uint32_t>(n), pe.local, ready);
@@ -367,11 +368,11 @@ void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
   leave(pe);
 }
 
-void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
+void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) {
   Pe& pe = me();
   const bool write = kind == RawKind::store || kind == RawKind::volatile_store;
   const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
-  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == current_core()) {
+  if (loc.kind == epiphany::model::Location::Kind::core && loc.core == current_core() && !global) {
     // Local: one cycle, and a load waits for a write still in flight to it.
     charge(pe, p_.local_access);
     if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
@@ -395,9 +396,9 @@ void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind) {
     pe.poll_addr = 0;
     charge(pe, p_.raw_access);
     if (write) {
-      post_write(pe, loc, addr, size, 8);
+      post_write(pe, loc, addr, size, 8, global);
     } else {
-      timed_read(pe, loc, size);
+      timed_read(pe, loc, size, global);
     }
   }
   leave(pe);
@@ -466,13 +467,13 @@ void SimDevice::poll_next() {
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
 
-void SimDevice::raw_atomic(std::uint64_t addr, unsigned size) {
+void SimDevice::raw_atomic(std::uint64_t addr, unsigned size, bool global) {
   Pe& pe = me();
   charge(pe, p_.raw_access);
   const auto loc = locate_or_throw(addr, size, "atomically accessed");
   const std::uint32_t self = current_core();
   request(pe, Req::sync);
-  if (loc.kind == epiphany::model::Location::Kind::core && loc.core != self) {
+  if (loc.kind == epiphany::model::Location::Kind::core && (loc.core != self || global)) {
     // Travels as a write and answers with the old value, like TESTSET.
     const auto there = chip_->mesh().write(self, loc.core, size, pe.local);
     const double at = std::max(there.arrival, arrival_of(loc, size));
@@ -528,8 +529,9 @@ std::uint32_t SimDevice::testset(std::uint64_t addr, std::uint32_t value) {
   auto* p = reinterpret_cast<std::uint32_t*>(addr);
   const std::uint32_t old = *p;
   if (old == 0) *p = value;
-  if (loc.kind == epiphany::model::Location::Kind::core && loc.core != self) {
-    // A TESTSET travels as a write and answers with the old value.
+  if (loc.kind == epiphany::model::Location::Kind::core) {
+    // A TESTSET (by a global address, the own core's included) travels as
+    // a write through the routers and answers with the old value.
     const auto there = chip_->mesh().write(self, loc.core, 4, pe.local);
     const double at = std::max(there.arrival, arrival_of(loc, 4));
     if (old == 0) note_arrival(loc, 4, at);

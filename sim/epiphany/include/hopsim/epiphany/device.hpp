@@ -92,10 +92,14 @@ class Device {
   // memory; simulated, times it (remote store: cMesh write; remote load:
   // blocking round trip; local load: waits for in-flight writes).
   // A second volatile load of an unchanged local word is taken as a polling
-  // loop: the core sleeps until another core changes the word.
-  virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind) = 0;
-  // An atomic read-modify-write at `addr` about to happen (a TESTSET-like round trip when remote).
-  virtual void raw_atomic(std::uint64_t addr, unsigned size) = 0;
+  // loop: the core sleeps until another core changes the word. `global`:
+  // the program used a global address; one of its own core's memory then
+  // goes out to the core's router and back, as on the chip (Adapteva's
+  // emesh_read_latency expects 18 cycles for such a load).
+  virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global = false) = 0;
+  // An atomic read-modify-write at `addr` about to happen (a TESTSET-like
+  // round trip when remote or by a global address).
+  virtual void raw_atomic(std::uint64_t addr, unsigned size, bool global = false) = 0;
   // `iterations` loop iterations of a device program built by e-gcc ran on
   // the current core since its last tick: simulated, charged at poll_cycles
   // each (annotated compute) and a chance for time and other cores to go

@@ -29,12 +29,12 @@ class NativeDevice final : public Device {
   double now_cycles() override;
   void wait_until(double) override {}
   // Natively a raw access only has to be valid: one table look-up.
-  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override {
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool /*global*/) override {
     const bool store = kind == RawKind::store || kind == RawKind::volatile_store;
     const auto loc = locate_or_throw(addr, size, store ? "stored" : "loaded");
     count_remote(loc, store ? 1 : 0, store ? 0 : 1);
   }
-  void raw_atomic(std::uint64_t addr, unsigned size) override {
+  void raw_atomic(std::uint64_t addr, unsigned size, bool /*global*/) override {
     count_remote(locate_or_throw(addr, size, "atomically accessed"), 1, 1);
   }
   void loop_tick(unsigned /*iterations*/) override { check_reset(); }

@@ -41,8 +41,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void compute(double cycles) override;
   double now_cycles() override;
   void wait_until(double cycle) override;
-  void raw_access(std::uint64_t addr, unsigned size, RawKind kind) override;
-  void raw_atomic(std::uint64_t addr, unsigned size) override;
+  void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) override;
+  void raw_atomic(std::uint64_t addr, unsigned size, bool global) override;
   void loop_tick(unsigned iterations) override;
   void poll_enter() override;
   void poll_next() override;
@@ -104,9 +104,11 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void enter(Pe& pe);                     // charge compute up to this transport call
   void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
   // Times a posted write of n bytes to `loc` (data already in memory or about to be).
-  void post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk);
+  // `via_router`: an access of the own core by its global address (router and back).
+  void post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk,
+                  bool via_router = false);
   // Times a blocking read of n bytes from `loc`; syncs to global time first.
-  void timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n);
+  void timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n, bool via_router = false);
   // Blocks until the `size`-byte value at `a` equals (or differs from) `value`.
   void block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
                    bool equal, WaitKind kind);
