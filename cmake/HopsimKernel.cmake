@@ -22,6 +22,11 @@ function(hopsim_add_kernel name)
   set(deps ${srcs} ${K_DEPENDS} ${HOPSIM_CC})
   if(TARGET hopsim_device_pass)
     list(APPEND deps hopsim_device_pass)  # in hopsim's own tree: the pass hopsim-cc loads
+    # ... and the runtime's headers the package code compiles against (a
+    # changed struct layout must rebuild the library).
+    file(GLOB_RECURSE runtime_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/*.h ${PROJECT_SOURCE_DIR}/sim/*.hpp
+      ${PROJECT_SOURCE_DIR}/models/*.hpp ${PROJECT_SOURCE_DIR}/topologies/*.hpp ${PROJECT_SOURCE_DIR}/traces/*.hpp)
+    list(APPEND deps ${runtime_headers})
   endif()
   add_custom_command(OUTPUT ${out}
     COMMAND ${HOPSIM_CC} -o ${out} ${srcs} ${incs}

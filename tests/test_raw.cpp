@@ -88,8 +88,8 @@ TEST_CASE("a raw remote load stalls the reader for the rMesh/cMesh round trip") 
     launch(d, "k_remote_load", out);
     CHECK(out[0] == 4242);
     const auto p = e16();
-    // The access's annotated cost, then request and answer over one hop each: 11.5 + 1.5 x 2 routers.
-    CHECK(out[1] == int(p.raw_access + 2 * (p.write_overhead + 2 * p.hop_latency)));
+    // The access's annotated cost, then request and answer over one hop each: 15 + 1.5 x 2 routers x 2.
+    CHECK(out[1] == int(p.raw_access + p.read_overhead + 2 * 2 * p.hop_latency));
   });
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("a load of the core's own memory by its global address goes through it
     // (Adapteva's emesh_read_latency expects such a load to take 18 cycles
     // on the chip, not the 1 of a local one).
     const double call = out[2] - p.local_access;
-    CHECK(out[3] - call == Approx(p.raw_access + 2 * (p.write_overhead + p.hop_latency)));
+    CHECK(out[3] - call == Approx(p.raw_access + p.read_overhead + 2 * p.hop_latency));
   });
 }
 
@@ -119,7 +119,7 @@ TEST_CASE("a consumer polling a flag sees the producer's store no earlier than i
     // The poller slept until the write arrived instead of spinning through
     // time; it reads its flag by its global address, so each read is a
     // round trip through its own router.
-    const double own_read = p.raw_access + 2 * (p.write_overhead + p.hop_latency);
+    const double own_read = p.raw_access + p.read_overhead + 2 * p.hop_latency;
     CHECK(seen <= arrival + own_read + p.poll_cycles + 4 * p.local_access);
   });
 }

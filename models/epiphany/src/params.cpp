@@ -19,6 +19,8 @@ const std::vector<ParamDecl>& param_decls() {
       {"hop_latency", Dim::cycles, 0, 100, false, "latency per router traversed"},
       {"link_width", Dim::bytes_per_cycle, 0.01, 1024, false, "mesh link bandwidth per direction"},
       {"write_overhead", Dim::cycles, 0, 1000, false, "store issue to source router (fixed part of a write)"},
+      {"read_overhead", Dim::cycles, 0, 1000, false,
+       "fixed part of a remote read's round trip (both legs, besides the routers)"},
       {"store_issue", Dim::cycles, 0, 100, false, "writer's cycles per store transaction"},
       {"mesh_buffer", Dim::cycles, 0, 1e6, false, "contention delay absorbed by router buffers before a writer stalls"},
       {"emem_base", Dim::count, 0, 4294967295.0, true, "global address of external memory"},
@@ -50,6 +52,7 @@ Params params_from(const ParamSet& s) {
   p.hop_latency = s.get("hop_latency");
   p.link_width = s.get("link_width");
   p.write_overhead = s.get("write_overhead");
+  p.read_overhead = s.get("read_overhead");
   p.store_issue = s.get("store_issue");
   p.mesh_buffer = s.get("mesh_buffer");
   p.emem_base = static_cast<std::uint32_t>(s.get("emem_base"));

@@ -207,6 +207,7 @@ class MeshTiming {
   std::uint64_t hop_;          // ticks per router
   std::uint64_t overhead_;     // ticks of write_overhead
   std::uint64_t issue_;        // ticks of store_issue
+  std::uint64_t read_leg_;     // ticks of half a read's read_overhead
   std::uint64_t buffer_;       // ticks of contention the network absorbs before the writer stalls
 };
 

@@ -19,6 +19,7 @@ struct Params {
   double hop_latency = 1.5;              // cycles per router traversed
   double link_width = 8.0;               // bytes per cycle per link per direction
   double write_overhead = 11.5;          // cycles from store issue to the source router (calibrated)
+  double read_overhead = 15.0;           // cycles of a remote read's round trip besides the routers (sourced)
   double store_issue = 1.0;              // cycles the writer spends issuing one store transaction
   double mesh_buffer = 8.0;  // cycles of contention delay the routers' buffers absorb before a writer stalls
   std::uint32_t emem_base = 0x8E000000u;
