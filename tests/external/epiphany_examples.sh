@@ -30,6 +30,7 @@ programs=(
   "dma/dma_2d|./build.sh|cd bin && ./dma_2d_test.elf|PASS for byte size|Fail"
   "dma/dma_chain|./build.sh|cd bin && ./dma_chain_test.elf|PASS for byte size|Fail"
   "cpu/mutex|./build.sh|cd bin && ./mutex_test.elf|Counter: PASS|FAIL"
+  "cpu/remote_call|./build.sh|cd bin && ./main.elf|test Remote Call passed!|failed"
   "cpu/nested_interrupts|./build.sh|cd bin && ./interrupt_test.elf|I am interrupt E_USER_INT with lower priority!|Failed"
   "emesh/emesh_traffic|./build.sh|cd bin && ./mesh_traffic.elf|PASS for verification!|FAIL"
   "emesh/emesh_read_latency|./build.sh|cd bin && ./main.elf|test emesh_read_latency passed!|failed!"

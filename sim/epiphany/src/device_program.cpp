@@ -188,7 +188,7 @@ __attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, s
       d.raw_atomic(g, size, global_addr);
       break;
     case HOPSIM_DEV_POLL:
-      d.raw_access(g, size, RawKind::load, global_addr);
+      while (!d.raw_access(g, size, RawKind::load, global_addr)) hopsim::epiphany::api::service_interrupts();
       d.poll_load(g, size);
       break;
     case HOPSIM_DEV_STORE:
@@ -196,7 +196,7 @@ __attribute__((visibility("default"))) void* __hopsim_dev_ptr(std::uint64_t a, s
       d.raw_access(g, size, kind == HOPSIM_DEV_STORE ? RawKind::store : RawKind::volatile_store, global_addr);
       break;
     default:
-      d.raw_access(g, size, RawKind::load, global_addr);
+      while (!d.raw_access(g, size, RawKind::load, global_addr)) hopsim::epiphany::api::service_interrupts();
       break;
   }
   // mode() names the device's type; this is every slow access's path.

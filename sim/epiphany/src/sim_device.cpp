@@ -368,14 +368,30 @@ void SimDevice::read(void* dst, std::uint64_t src, std::size_t n) {
   leave(pe);
 }
 
-void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) {
+bool SimDevice::wait_arrival(Pe& pe, double ready) {
+  if (ready <= pe.local) return true;
+  if (interrupt_ready()) return false;  // latched already: taken before the wait
+  const std::uint32_t core = current_core();
+  // Interrupts raised before `ready` by cores running ahead, in time order.
+  for (double at = next_irq_after(core, pe.local); at > 0 && at <= ready; at = next_irq_after(core, at)) {
+    pe.local = at;
+    if (interrupt_ready()) return false;
+  }
+  pe.local = ready;
+  return true;
+}
+
+bool SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) {
   Pe& pe = me();
   const bool write = kind == RawKind::store || kind == RawKind::volatile_store;
   const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
   if (loc.kind == epiphany::model::Location::Kind::core && loc.core == current_core() && !global) {
     // Local: one cycle, and a load waits for a write still in flight to it.
     charge(pe, p_.local_access);
-    if (!write) pe.local = std::max(pe.local, arrival_of(loc, size));
+    if (!write && !wait_arrival(pe, arrival_of(loc, size))) {
+      leave(pe);
+      return false;
+    }
     if (kind == RawKind::volatile_load && size <= 8) {
       // A second volatile load of an unchanged word, nothing in between: a
       // polling loop. Sleep until another core changes the word instead of
@@ -383,7 +399,9 @@ void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool
       const auto* p = reinterpret_cast<const volatile void*>(addr);
       const std::uint64_t v = load_value(p, size);
       if (pe.poll_addr == addr && pe.poll_value == v) {
-        block_until(pe, loc, addr, size, v, false, WaitKind::poll);
+        // The program's own loop: an interrupt it would take ends the
+        // sleep too (its handler runs, then the loop polls again).
+        block_until(pe, loc, addr, size, v, false, WaitKind::poll, true);
         pe.poll_addr = 0;
       } else {
         pe.poll_addr = addr;
@@ -403,6 +421,7 @@ void SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool
   }
   leave(pe);
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
+  return true;
 }
 
 void SimDevice::loop_tick(unsigned iterations) {
@@ -456,8 +475,11 @@ void SimDevice::poll_next() {
       request(pe, Req::wait_write);
       pe.blocked = false;
     }
-    for (const auto& r : pe.poll_cur) pe.local = std::max(pe.local, arrival_of(map().locate(r.addr, r.size), r.size));
-    pe.local += p_.poll_cycles;
+    // The change is seen once the write arrived, unless an interrupt the
+    // core takes comes first (its handler runs at the next access).
+    double ready = pe.local;
+    for (const auto& r : pe.poll_cur) ready = std::max(ready, arrival_of(map().locate(r.addr, r.size), r.size));
+    if (wait_arrival(pe, ready)) pe.local += p_.poll_cycles;
     counters_[self].waiting += pe.local - t0;
     if (trace_ && pe.local > t0) trace_->add_pe_state(self, traces::PeState::polling, t0, pe.local);
   }
@@ -487,10 +509,10 @@ void SimDevice::raw_atomic(std::uint64_t addr, unsigned size, bool global) {
 }
 
 void SimDevice::block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size,
-                            std::uint64_t value, bool equal, WaitKind kind) {
+                            std::uint64_t value, bool equal, WaitKind kind, bool interruptible) {
   const auto* addr = reinterpret_cast<const volatile void*>(a);
   const double t0 = pe.local;
-  auto holds = [&] { return (load_value(addr, size) == value) == equal; };
+  auto holds = [&] { return (load_value(addr, size) == value) == equal || (interruptible && interrupt_ready()); };
   while (!holds()) {
     request(pe, Req::sync);
     if (holds()) break;

@@ -95,8 +95,12 @@ class Device {
   // loop: the core sleeps until another core changes the word. `global`:
   // the program used a global address; one of its own core's memory then
   // goes out to the core's router and back, as on the chip (Adapteva's
-  // emesh_read_latency expects 18 cycles for such a load).
-  virtual void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global = false) = 0;
+  // emesh_read_latency expects 18 cycles for such a load). Returns false
+  // when the core stopped before the access at the raise time of an
+  // interrupt it takes (simulated: a load that waits for a write still in
+  // flight passes that time): the caller services interrupts and calls
+  // again.
+  virtual bool raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global = false) = 0;
   // An atomic read-modify-write at `addr` about to happen (a TESTSET-like
   // round trip when remote or by a global address).
   virtual void raw_atomic(std::uint64_t addr, unsigned size, bool global = false) = 0;

@@ -29,10 +29,11 @@ class NativeDevice final : public Device {
   double now_cycles() override;
   void wait_until(double) override {}
   // Natively a raw access only has to be valid: one table look-up.
-  void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool /*global*/) override {
+  bool raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool /*global*/) override {
     const bool store = kind == RawKind::store || kind == RawKind::volatile_store;
     const auto loc = locate_or_throw(addr, size, store ? "stored" : "loaded");
     count_remote(loc, store ? 1 : 0, store ? 0 : 1);
+    return true;
   }
   void raw_atomic(std::uint64_t addr, unsigned size, bool /*global*/) override {
     count_remote(locate_or_throw(addr, size, "atomically accessed"), 1, 1);

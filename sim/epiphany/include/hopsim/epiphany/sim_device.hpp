@@ -41,7 +41,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void compute(double cycles) override;
   double now_cycles() override;
   void wait_until(double cycle) override;
-  void raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) override;
+  bool raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool global) override;
   void raw_atomic(std::uint64_t addr, unsigned size, bool global) override;
   void loop_tick(unsigned iterations) override;
   void poll_enter() override;
@@ -111,7 +111,11 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void timed_read(Pe& pe, const epiphany::model::Location& loc, std::size_t n, bool via_router = false);
   // Blocks until the `size`-byte value at `a` equals (or differs from) `value`.
   void block_until(Pe& pe, const epiphany::model::Location& loc, std::uint64_t a, unsigned size, std::uint64_t value,
-                   bool equal, WaitKind kind);
+                   bool equal, WaitKind kind, bool interruptible = false);
+  // Lets a load's clock reach `ready` (a write to its words still in
+  // flight); false if an interrupt the core takes was raised on the way:
+  // the clock stops at its raise time.
+  bool wait_arrival(Pe& pe, double ready);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
   void note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival);
