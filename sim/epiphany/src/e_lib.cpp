@@ -395,7 +395,7 @@ unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
   auto& st = me();
   auto& t = st.timers.at(timer);
   auto& d = Device::current();
-  const unsigned c = static_cast<unsigned>(config);
+  const auto c = static_cast<unsigned>(config);
   if (c != E_CTIMER_CLK && c != E_CTIMER_OFF && !mesh_mode(c)) {
     static bool warned = false;
     if (!warned)
