@@ -108,7 +108,11 @@ extern "C" void hopsim_bgq_halo_main() {
       return;
     }
 
-  std::vector<double> sendv(total / sizeof(double)), recvv(total / sizeof(double));
+  // Two send buffers, one per iteration parity. This node's counter reaching
+  // zero says nothing about its own sends, which its MU may still be reading;
+  // an iteration writes the buffer of the iteration before last, whose
+  // descriptors were all delivered before the barrier that began the last.
+  std::vector<double> sendv(2 * total / sizeof(double)), recvv(total / sizeof(double));
   char* sendbuf = reinterpret_cast<char*>(sendv.data());
   char* recvbuf = reinterpret_cast<char*>(recvv.data());
   // The reception counter: 8-byte aligned, one per rank (ranks share an address space in hopsim).
@@ -139,7 +143,7 @@ extern "C" void hopsim_bgq_halo_main() {
   // Base address table: 0 = receive buffer, 1 = the reception counter (store-add).
   Kernel_MemoryRegion_t recvRegion, sendRegion, cntRegion;
   Kernel_CreateMemoryRegion(&recvRegion, recvbuf, total);
-  Kernel_CreateMemoryRegion(&sendRegion, sendbuf, total);
+  Kernel_CreateMemoryRegion(&sendRegion, sendbuf, 2 * total);
   Kernel_CreateMemoryRegion(&cntRegion, const_cast<uint64_t*>(&recvCounter), sizeof(uint64_t));
   const uint64_t recvPA = reinterpret_cast<uint64_t>(recvRegion.BasePa);
   const uint64_t sendPA = reinterpret_cast<uint64_t>(sendRegion.BasePa);
@@ -185,11 +189,13 @@ extern "C" void hopsim_bgq_halo_main() {
     MUSPI_GIBarrierEnter(&barrier);
     MUSPI_GIBarrierPollWithTimeout(&barrier, 1000000000ull);
   };
+  int cur = 0;  // this iteration's send buffer
   auto inject_all = [&] {
+    const uint64_t base = sendPA + static_cast<uint64_t>(cur) * total;
     for (int d = 0; d < NUM_DIRS; ++d) {
       MUSPI_InjFifo_t* fifo = MUSPI_IdToInjFifo(fifoids[d], &injFifoSubGroup);
       for (uint64_t off = 0; off < dir[d].size; off += static_cast<uint64_t>(pkg)) {
-        desc[d].Pa_Payload = sendPA + dir[d].offset + off;
+        desc[d].Pa_Payload = base + dir[d].offset + off;
         desc[d].Message_Length = static_cast<uint64_t>(pkg);
         MUSPI_SetRecPutOffset(&desc[d], dir[d ^ 1].offset + off);
         MUSPI_InjFifoInject(fifo, &desc[d]);
@@ -202,7 +208,9 @@ extern "C" void hopsim_bgq_halo_main() {
   };
   const uint64_t nvals = total / sizeof(double);
   double sink = 0;
-  auto compute = [&] { sink += reduce(sendv.data(), nvals, static_cast<int>(threads)); };
+  auto compute = [&] {
+    sink += reduce(sendv.data() + static_cast<uint64_t>(cur) * nvals, nvals, static_cast<int>(threads));
+  };
 
   auto check = [&](int iter, const char* what) {
     uint64_t wrong = 0;
@@ -213,7 +221,7 @@ extern "C" void hopsim_bgq_halo_main() {
         const double want = value(nb[d], d ^ 1, iter, i);
         if (got[i] != want && wrong++ == 0)
           std::snprintf(example, sizeof example,
-                        "iteration %d, from direction %d (rank %d), value %llu: %g, expected %g", iter, d, nb[d],
+                        "iteration %d, from direction %d (rank %d), value %llu: %.17g, expected %.17g", iter, d, nb[d],
                         static_cast<unsigned long long>(i), got[i], want);
       }
     }
@@ -223,13 +231,14 @@ extern "C" void hopsim_bgq_halo_main() {
   auto prepare = [&](int iter) {
     for (int d = 0; d < NUM_DIRS; ++d)
       for (uint64_t i = 0; i < dir[d].size / sizeof(double); ++i)
-        sendv[dir[d].offset / sizeof(double) + i] = value(rank, d, iter, i);
+        sendv[static_cast<uint64_t>(cur) * nvals + dir[d].offset / sizeof(double) + i] = value(rank, d, iter, i);
     std::memset(recvbuf, 0xFF, total);  // NaNs: stale data cannot pass the check
     recvCounter = total;
     global_barrier();  // everybody's counter is set and buffers are ready
   };
 
   for (int it = 0; it < iterations; ++it) {
+    cur = it % 2;
     prepare(it);
     uint64_t t0 = GetTimeBase();
     inject_all();

@@ -132,6 +132,57 @@ extern "C" void remote_get_main() {
   std::free(counter);
 }
 
+// Every rank direct-puts N bytes to the rank half the machine away, polls
+// MUSPI_CheckDescComplete in a bare loop, then overwrites its send buffer:
+// the data that arrives is the data of the moment the MU took it.
+extern "C" void reuse_after_complete_main() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  constexpr int N = 16384;
+  auto pattern = [](int r, int i) { return static_cast<unsigned char>(r * 37 + i * 13 + 1); };
+  std::vector<unsigned char> out(N), in(N, 0);
+  for (int i = 0; i < N; ++i) out[static_cast<size_t>(i)] = pattern(rank, i);
+  auto* counter = static_cast<uint64_t*>(std::aligned_alloc(8, 8));
+  *counter = N;
+  MUSPI_InjFifoSubGroup_t sg;
+  uint32_t ids[2] = {0, 1};
+  Kernel_AllocateInjFifos(0, &sg, 1, ids, nullptr);
+  MUSPI_BaseAddressTableSubGroup_t bat;
+  Kernel_AllocateBaseAddressTable(0, &bat, 2, ids, 0);
+  MUSPI_SetBaseAddress(&bat, 0, reinterpret_cast<uint64_t>(in.data()));
+  MUSPI_SetBaseAddress(&bat, 1,
+                       MUSPI_GetAtomicAddress(reinterpret_cast<uint64_t>(counter), MUHWI_ATOMIC_OPCODE_STORE_ADD));
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int to = (rank + size / 2) % size, from = (rank - size / 2 + size) % size;
+  const int e = to % 2, d = to / 2 % 2, c = to / 4 % 2, b = to / 8 % 2, a = to / 16;
+  MUSPI_Pt2PtDirectPutDescriptorInfo_t pi;
+  std::memset(&pi, 0, sizeof pi);
+  pi.Base.Payload_Address = reinterpret_cast<uint64_t>(out.data());
+  pi.Base.Message_Length = N;
+  pi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
+  MUSPI_SetUpDestination(&pi.Base.Dest, static_cast<uint32_t>(a), static_cast<uint32_t>(b), static_cast<uint32_t>(c),
+                         static_cast<uint32_t>(d), static_cast<uint32_t>(e));
+  pi.DirectPut.Rec_Payload_Base_Address_Id = 0;
+  pi.DirectPut.Rec_Counter_Base_Address_Id = 1;
+  MUHWI_Descriptor_t put;
+  MUSPI_CreatePt2PtDirectPutDescriptor(&put, &pi);
+  MUSPI_InjFifo_t* fifo = MUSPI_IdToInjFifo(0, &sg);
+  const uint64_t n = MUSPI_InjFifoInject(fifo, &put);
+  uint64_t polls = 0;
+  while (!MUSPI_CheckDescComplete(fifo, n)) ++polls;
+  std::memset(out.data(), 0xEE, N);
+  volatile uint64_t& cnt = *counter;
+  while (cnt > 0) HOPSIM_SPIN_WAIT();
+  uint64_t wrong = 0;
+  for (int i = 0; i < N; ++i) wrong += in[static_cast<size_t>(i)] != pattern(from, i);
+  hopsim_bgq_check("reuse after MUSPI_CheckDescComplete", N, wrong, "");
+  hopsim_bgq_digest(in.data(), N);
+  if (hopsim_bgq_arg("bad") != 0) MUSPI_CheckDescComplete(fifo, n + 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::free(counter);
+}
+
 void register_test_kernels() {
   static bool done = false;
   if (done) return;
@@ -153,6 +204,12 @@ void register_test_kernels() {
   spin.package.description = "test";
   spin.entry = &spin_forever_main;
   bgq::register_kernel(spin);
+  bgq::BgqKernel reuse;
+  reuse.package.name = "test-reuse-after-complete";
+  reuse.package.description = "test";
+  reuse.package.args = {{"bad", 0, "1: also ask about a descriptor never injected", 0, 1, {}, false}};
+  reuse.entry = &reuse_after_complete_main;
+  bgq::register_kernel(reuse);
 }
 
 Scenario scenario_for(const std::string& kernel, const std::string& mode, nlohmann::json args,
@@ -277,6 +334,46 @@ TEST_CASE("remote get: the destination's MU runs the carried descriptor, nativel
       CHECK(m.descriptors == 1);  // rank 0 injected one; rank 1's MU ran the other
       CHECK(m.packets == 1 + 6);
     }
+    CHECK(r.differing_ranks.empty());
+  }
+}
+
+TEST_CASE("a send buffer written once MUSPI_CheckDescComplete says so leaves the data sent unchanged", "[bgq][run]") {
+  register_test_kernels();
+  const auto r = bgq::run(scenario_for("test-reuse-after-complete", "both", nlohmann::json::object()));
+  REQUIRE(r.modes.size() == 2);
+  for (const auto& m : r.modes) {
+    CHECK(m.checked == 32ull * 16384);
+    CHECK(m.wrong == 0);
+    CHECK(m.descriptors == 32);
+  }
+  CHECK(r.compared);
+  CHECK(r.differing_ranks.empty());
+}
+
+TEST_CASE("MUSPI_CheckDescComplete of a descriptor never injected stops the run naming it", "[bgq][run]") {
+  register_test_kernels();
+  for (const auto& [mode, transport] :
+       {std::pair{"sim", "threads"}, std::pair{"native", "threads"}, std::pair{"native", "double"}}) {
+    INFO(mode << " " << transport);
+    CHECK_THROWS_WITH(bgq::run(scenario_for("test-reuse-after-complete", mode, {{"bad", 1}}, transport)),
+                      Catch::Contains("MUSPI_CheckDescComplete: descriptor 1 of injection FIFO 0 was never injected "
+                                      "(1 were)"));
+  }
+}
+
+TEST_CASE("halo exchange over 1 to 64 threads, three iterations: right data in both modes, the same in each",
+          "[bgq][run]") {
+  register_test_kernels();
+  for (int threads : {1, 2, 4, 8, 16, 32, 64}) {
+    INFO("threads " << threads);
+    const auto r = bgq::run(halo_scenario("both", {{"iterations", 3}, {"threads", threads}}));
+    REQUIRE(r.modes.size() == 2);
+    for (const auto& m : r.modes) {
+      CHECK(m.wrong == 0);
+      CHECK(m.checked == 32ull * 3 * 3 * 8 * 32768 / 8);  // ranks x iterations x 3 checks x values
+    }
+    CHECK(r.compared);
     CHECK(r.differing_ranks.empty());
   }
 }

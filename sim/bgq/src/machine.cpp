@@ -145,8 +145,22 @@ uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc) {
   auto& st = R();
   if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_InjFifoInject: the FIFO was not allocated (Kernel_AllocateInjFifos)");
+  if (st.inj_count.size() <= fifo->fifo) st.inj_count.resize(fifo->fifo + 1, 0);
   M().inject(fifo->fifo, *static_cast<const MUHWI_Descriptor_t*>(desc));
-  return st.descriptors++;
+  ++st.descriptors;
+  return st.inj_count[fifo->fifo]++;
+}
+
+uint32_t MUSPI_CheckDescComplete(MUSPI_InjFifo_t* fifo, uint64_t n) {
+  if (!fifo) fail("MUSPI_CheckDescComplete: null FIFO");
+  auto& st = R();
+  if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
+    fail("MUSPI_CheckDescComplete: the FIFO was not allocated (Kernel_AllocateInjFifos)");
+  const uint64_t given = fifo->fifo < st.inj_count.size() ? st.inj_count[fifo->fifo] : 0;
+  if (n >= given)
+    fail(fmt::format("MUSPI_CheckDescComplete: descriptor {} of injection FIFO {} was never injected ({} were)", n,
+                     fifo->fifo, given));
+  return M().desc_complete(fifo->fifo, n) ? 1 : 0;
 }
 
 int32_t Kernel_AllocateBaseAddressTable(uint32_t subgroup, MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t n,

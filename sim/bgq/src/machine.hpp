@@ -59,6 +59,7 @@ struct RankState {
   std::uint64_t gi_target = 0;  // generation the last GI barrier enter waits for
   std::uint64_t mpi_target = 0;
   std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
+  std::vector<std::uint64_t> inj_count;                   // descriptors injected per FIFO (global id)
 };
 
 class Machine {
@@ -71,7 +72,11 @@ class Machine {
 
   // Operations of the calling rank.
   virtual std::uint64_t timebase() = 0;
+  // Descriptor number self().inj_count[fifo] of `fifo` (the caller counts it after).
   virtual void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) = 0;
+  // Whether the MU has sent descriptor `seq` of the calling rank's `fifo`
+  // (one poll). Where the MU works at once (native runs) it always has.
+  virtual bool desc_complete(std::uint32_t /*fifo*/, std::uint64_t /*seq*/) { return true; }
   virtual void spin() = 0;
   virtual void compute(std::uint64_t elements, int threads) = 0;
   virtual void gi_enter() = 0;

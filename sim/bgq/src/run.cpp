@@ -243,7 +243,7 @@ void print(const BgqReport& r, std::ostream& out) {
   for (const auto* m : {sim, nat}) {
     if (!m) continue;
     out << fmt::format("\n{}: {} of {} values checked {} | {} descriptors, {} packets{} | {:.2f} s host\n",
-                       to_string(m->mode), m->checked - m->wrong, m->checked, m->wrong ? "WRONG" : "correct",
+                       to_string(m->mode), m->wrong ? m->wrong : m->checked, m->checked, m->wrong ? "WRONG" : "correct",
                        m->descriptors, m->packets,
                        m->mode == Mode::sim ? fmt::format(", {} packet-hops", m->packet_hops) : "", m->wall_seconds);
     if (!m->transport.requested.empty())

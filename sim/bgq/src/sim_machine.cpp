@@ -37,9 +37,14 @@ struct Event {
   }
 };
 
+// A descriptor the MU has taken: its payload is read when the MU takes it
+// (as the injecting node's memory is then), not when the packets land, so
+// a rank that reuses its send buffer once the MU has moved on (after its
+// own counter or a barrier) does not change data already on its way.
 struct Pending {
-  std::uint32_t src, dst;
-  MUHWI_Descriptor_t desc;
+  std::uint32_t src = 0, dst = 0;
+  MUHWI_Descriptor_t desc{};
+  std::vector<std::uint8_t> payload;
 };
 
 // Records the run into a trace: nodes with torus coordinates, the 10 links
@@ -97,6 +102,7 @@ class SimMachine final : public Machine {
     seen_.assign(n_, 0);
     delivered_.assign(n_, 0);
     mu_busy_.assign(n_, 0);
+    sending_.assign(n_, {});
     poll_ = model::to_ticks(p.poll_cycles);
     inject_ = model::to_ticks(p.inject_cycles);
   }
@@ -163,11 +169,26 @@ class SimMachine final : public Machine {
   void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
     clock_[r] += inject_;
-    start(r, fifo, d, clock_[r]);
+    const model::Tick done = start(r, fifo, d, clock_[r]);
+    auto& open = sending_[r];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    open.push_back({fifo, self().inj_count[fifo], done});
   }
 
-  // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t.
-  void start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, model::Tick clk) {
+  bool desc_complete(std::uint32_t fifo, std::uint64_t seq) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    clock_[r] += poll_;
+    auto& open = sending_[r];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    if (std::none_of(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo && s.seq == seq; }))
+      return true;
+    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);  // let everything before this clock happen
+    return false;
+  }
+
+  // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t;
+  // returns the tick its engine has sent the last packet.
+  model::Tick start(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d, model::Tick clk) {
     auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
     const auto pk = model::packetise(d.Message_Length);
@@ -185,12 +206,18 @@ class SimMachine final : public Machine {
     if (!free_.empty()) {
       idx = free_.back();
       free_.pop_back();
-      pending_[idx] = {r, dst, d};
     } else {
       idx = static_cast<std::uint32_t>(pending_.size());
-      pending_.push_back({r, dst, d});
+      pending_.emplace_back();
     }
+    auto& p = pending_[idx];
+    p.src = r;
+    p.dst = dst;
+    p.desc = d;
+    const auto* from = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+    p.payload.assign(from, from + d.Message_Length);
     push(last, 0, idx);
+    return res.engine_end;
   }
 
   void spin() override {
@@ -326,13 +353,12 @@ class SimMachine final : public Machine {
   }
 
   void deliver(std::uint32_t idx) {
-    const Pending p = pending_[idx];
-    free_.push_back(idx);
+    Pending p = std::move(pending_[idx]);
     auto& dst = rank(static_cast<int>(p.dst)).mu;
     const auto& d = p.desc;
     const auto type = model::packet_type(d);
     const auto packets = (d.Message_Length + MUHWI_PACKET_MAX_PAYLOAD - 1) / MUHWI_PACKET_MAX_PAYLOAD;
-    const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+    const std::uint8_t* src = p.payload.data();
     for (std::uint64_t i = 0; i < packets; ++i) {
       const std::uint32_t pay = model::packet_payload(d.Message_Length, i);
       const std::uint64_t off = i * MUHWI_PACKET_MAX_PAYLOAD;
@@ -350,6 +376,8 @@ class SimMachine final : public Machine {
         }
       }
     }
+    pending_[idx].payload = std::move(p.payload);  // its buffer serves the next descriptor
+    free_.push_back(idx);
     ++delivered_[p.dst];
     if (wait_[p.dst] == Wait::delivery) {
       wait_[p.dst] = Wait::time;
@@ -368,6 +396,13 @@ class SimMachine final : public Machine {
   std::vector<model::Tick> mu_busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> q_;
   std::vector<Pending> pending_;
+  // Per rank, its descriptors the MU may still be sending (MUSPI_CheckDescComplete).
+  struct Sending {
+    std::uint32_t fifo;
+    std::uint64_t seq;
+    model::Tick done;
+  };
+  std::vector<std::vector<Sending>> sending_;
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;
   model::Tick now_ = 0, poll_, inject_;

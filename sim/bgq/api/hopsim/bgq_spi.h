@@ -68,8 +68,12 @@ int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t fifoid, Kernel_
                            uint64_t startoffset, uint64_t sizeMinus1);
 int32_t Kernel_InjFifoActivate(MUSPI_InjFifoSubGroup_t* sg, uint32_t nfifos, uint32_t* fifoids, uint32_t activate);
 MUSPI_InjFifo_t* MUSPI_IdToInjFifo(uint32_t fifoid, MUSPI_InjFifoSubGroup_t* sg);
-/* Copies the descriptor into the FIFO; returns its sequence number (-1 if the FIFO is full). */
+/* Copies the descriptor into the FIFO; returns its sequence number in this FIFO (0, 1, ...). */
 uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc);
+/* 1 once the MU has sent descriptor `desc_number` of this FIFO (its payload has been read and may be
+ * written again), else 0. Each call is one iteration of a polling loop: a bare loop on it makes progress.
+ * A number the FIFO has not yet been given stops the run with a message. */
+uint32_t MUSPI_CheckDescComplete(MUSPI_InjFifo_t* fifo, uint64_t desc_number);
 
 /* ---- base address table ---- */
 typedef struct {
