@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string_view>
 
 #include "main_window.hpp"
@@ -18,13 +19,60 @@ namespace {
 
 void fail(const QString& message) { std::fprintf(stderr, "hopsim-gui: %s\n", qPrintable(message)); }
 
-// Screenshots need no display: picks the offscreen platform unless the user chose one.
-void choose_platform(int argc, char** argv) {
+// Screenshots, --help and --version need no display: they get the offscreen platform
+// unless the user chose one. A window without a display says how to run headless;
+// false then (exit 2).
+bool choose_platform(int argc, char** argv) {
   bool headless = false;
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]).rfind("--screenshot", 0) == 0) headless = true;
-  if (headless && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a(argv[i]);
+    if (a.rfind("--screenshot", 0) == 0 || a == "-h" || a == "--help" || a == "--help-all" || a == "-v" ||
+        a == "--version")
+      headless = true;
+  }
+  if (std::getenv("QT_QPA_PLATFORM")) return true;
+  if (headless) {
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    return true;
+  }
+  const char* x = std::getenv("DISPLAY");
+  const char* w = std::getenv("WAYLAND_DISPLAY");
+  if ((x && *x) || (w && *w)) return true;
+  std::fprintf(stderr,
+               "hopsim-gui: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); without one, render the view "
+               "with --screenshot OUT.png [TRACE.db], or choose a platform with QT_QPA_PLATFORM (e.g. offscreen)\n");
+  return false;
 }
+
+// Every event is delivered inside a guard: an error a query of the trace throws
+// after it opened (a damaged file) goes to `on_error` instead of through Qt.
+class GuardedApplication final : public QApplication {
+  Q_OBJECT
+
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    try {
+      return QApplication::notify(receiver, event);
+    } catch (const std::exception& e) {
+      failed(QString::fromStdString(e.what()));
+    }
+    return false;
+  }
+  void failed(const QString& what) {
+    if (error_.isEmpty()) error_ = what;
+    if (handling_ || !on_error) return;
+    handling_ = true;
+    on_error(what);
+    handling_ = false;
+  }
+  const QString& error() const noexcept { return error_; }
+  std::function<void(const QString&)> on_error;
+
+ private:
+  QString error_;  // the first
+  bool handling_ = false;
+};
 
 // The command line's options.
 struct Options {
@@ -119,9 +167,16 @@ int run_screenshot(MainWindow& window, const QCommandLineParser& parser, const O
   if (!args.isEmpty()) options.trace = args.front();
   if (parser.isSet(o.time) && !read_time(parser, o, options.trace, options)) return 2;
   QString error;
-  const QImage image = render_screenshot(window, options, &error);
-  if (image.isNull()) {
-    fail(error);
+  QImage image;
+  try {
+    image = render_screenshot(window, options, &error);
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+  }
+  const auto* app = qobject_cast<GuardedApplication*>(QCoreApplication::instance());
+  const QString late = app ? app->error() : QString();
+  if (image.isNull() || !late.isEmpty()) {
+    fail(late.isEmpty() ? error : late);
     return 2;
   }
   const QString out = parser.value(o.shot);
@@ -158,8 +213,8 @@ int run_interactive(MainWindow& window, const QCommandLineParser& parser, const 
 }  // namespace
 
 int main(int argc, char** argv) {
-  choose_platform(argc, argv);
-  QApplication app(argc, argv);
+  if (!choose_platform(argc, argv)) return 2;
+  GuardedApplication app(argc, argv);
   QApplication::setOrganizationName("hopsim");
   QApplication::setApplicationName("hopsim-gui");
   QApplication::setApplicationVersion(HOPSIM_GUI_VERSION);
@@ -178,6 +233,14 @@ int main(int argc, char** argv) {
   if (!read_colouring(parser, o, options) || !read_size(parser, o, options)) return 2;
 
   MainWindow window(/*interactive=*/!parser.isSet(o.shot));
+  app.on_error = [&window](const QString& what) { window.traceFailed(what); };
   if (parser.isSet(o.shot)) return run_screenshot(window, parser, o, options);
-  return run_interactive(window, parser, o, options);
+  try {
+    return run_interactive(window, parser, o, options);
+  } catch (const std::exception& e) {
+    fail(QString::fromStdString(e.what()));
+    return 2;
+  }
 }
+
+#include "main.moc"

@@ -244,11 +244,38 @@ bool MainWindow::openTrace(const QString& path) {
     return false;
   }
   lastError_.clear();
+  closeTrace();
+  model_ = std::move(fresh);
+  try {
+    showOpenedTrace(path);
+  } catch (const std::exception& e) {
+    closeTrace();
+    reportError(tr("Cannot open trace"), QString::fromStdString(e.what()));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::closeTrace() {
+  updating_ = false;
   playTimer_->stop();
   play_->setChecked(false);
   topology_->setModel(nullptr);
   timeline_->setModel(nullptr);
-  model_ = std::move(fresh);
+  model_.reset();
+  time_.reset();
+  comparison_->setComparison(std::nullopt);
+  comparisonDock_->hide();
+  setWindowTitle("hopsim-gui");
+  summary_->clear();
+}
+
+void MainWindow::traceFailed(const QString& message) {
+  closeTrace();
+  reportError(tr("Trace error"), message + tr(" (the trace was closed)"));
+}
+
+void MainWindow::showOpenedTrace(const QString& path) {
   model_->set_metric(static_cast<Metric>(metricBox_->currentData().toInt()));
   model_->set_scale(static_cast<Scale>(scaleBox_->currentData().toInt()));
   updating_ = true;
@@ -276,7 +303,7 @@ bool MainWindow::openTrace(const QString& path) {
   if (auto c = comparison_from_trace(model_->reader())) {
     comparison_->setComparison(std::move(c));
     comparisonDock_->show();
-    return true;
+    return;
   }
   const auto results = find_results_for(model_->reader());
   if (!results.empty()) {
@@ -285,7 +312,6 @@ bool MainWindow::openTrace(const QString& path) {
       comparisonDock_->show();
     }
   }
-  return true;
 }
 
 bool MainWindow::openResults(const QString& path) {

@@ -42,6 +42,11 @@ class MainWindow : public QMainWindow {
 
   /// Opens a trace; on failure shows an error dialog (interactive) and keeps the previous trace.
   bool openTrace(const QString& path);
+  /// Closes the trace (the views show nothing; another can be opened).
+  void closeTrace();
+  /// A query of the open trace failed after it opened (a damaged file): closes it and
+  /// reports `message` like a failed open.
+  void traceFailed(const QString& message);
   /// Why the last openTrace, openResults or openCurve failed.
   const QString& lastError() const noexcept { return lastError_; }
 
@@ -79,6 +84,8 @@ class MainWindow : public QMainWindow {
   void connectControls();
   /// Records `message` as lastError and, interactive, shows it in an error dialog.
   void reportError(const QString& title, const QString& message);
+  /// The views, controls and panels for the trace just opened (may throw a trace error).
+  void showOpenedTrace(const QString& path);
   void rebuildProjectionControls();
   void applyProjection();
   void updateWindow();

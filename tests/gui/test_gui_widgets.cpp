@@ -14,6 +14,9 @@
 #include <QtTest>
 #include <fstream>
 #include <functional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "comparison_view.hpp"
 #include "curve_view.hpp"
@@ -65,6 +68,49 @@ void write_reference_curve(const QString& path) {
                                        "0.05,25.1,25,0.4,1\n"
                                        "0.1,26,26.5,-1.88679,1\n"
                                        "0.3,31,,,0\n";
+}
+
+// A copy of `from` at `to` with every page of table or index `object` overwritten by
+// bytes from a fixed seed: what a damaged disk or a partial overwrite leaves.
+bool damage_object(const QString& from, const QString& to, const std::string& object) {
+  QFile::remove(to);
+  if (!QFile::copy(from, to)) return false;
+  std::vector<long long> pages;
+  long long page_size = 0;
+  {
+    hopsim::traces::sql::Db db(to.toStdString(), hopsim::traces::sql::OpenMode::read_only);
+    auto size = db.prepare("PRAGMA page_size");
+    if (size.step()) page_size = size.int64(0);
+    auto st = db.prepare("SELECT pageno FROM dbstat WHERE name = ?1");
+    st.bind(1, object);
+    while (st.step()) pages.push_back(st.int64(0));
+  }
+  if (pages.empty() || page_size <= 0) return false;
+  std::fstream f(to.toStdString(), std::ios::in | std::ios::out | std::ios::binary);
+  std::uint32_t x = 12345;
+  for (long long pg : pages) {
+    std::string junk(static_cast<std::size_t>(page_size), '\0');
+    for (char& c : junk) {
+      x = x * 1664525u + 1013904223u;
+      c = static_cast<char>(x >> 24);
+    }
+    f.seekp((pg - 1) * page_size);
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  return static_cast<bool>(f);
+}
+
+// hopsim-gui --screenshot on `path`: exit status, code and stderr.
+struct Shot {
+  QProcess::ExitStatus status;
+  int code;
+  QString err;
+};
+Shot screenshot_of(const QString& path, const QString& out, const QStringList& extra = {}) {
+  QProcess p;
+  p.start(HOPSIM_GUI_EXE, QStringList{"--screenshot", out} + extra + QStringList{path});
+  if (!p.waitForFinished(60000)) return {QProcess::CrashExit, -1, "timed out"};
+  return {p.exitStatus(), p.exitCode(), QString::fromLocal8Bit(p.readAllStandardError())};
 }
 
 // Drops a local file onto the window, as dragging it from a file manager does.
@@ -245,6 +291,87 @@ class TestGuiWidgets : public QObject {
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(p.readAllStandardError()).contains("unknown metric 'heat'"));
+  }
+
+  // Damaged traces that may open and fail later (a table's pages overwritten, a table
+  // missing, a bad value deep in a table): headless, never a crash; a failure is exit 2
+  // with the file named and no PNG. The tables every screenshot reads must fail.
+  void damagedTracesNeverAbortTheViewer() {
+    std::vector<std::string> objects;
+    {
+      hopsim::traces::sql::Db db(HOPSIM_GUI_PASSING_TRACE, hopsim::traces::sql::OpenMode::read_only);
+      auto st = db.prepare("SELECT DISTINCT name FROM dbstat WHERE name <> 'sqlite_schema' ORDER BY name");
+      while (st.step()) objects.push_back(st.text(0));
+    }
+    QVERIFY(objects.size() >= 8);
+    const std::set<std::string> must_fail = {"links", "nodes", "pe_states", "link_counters"};
+    int failed = 0;
+    for (const auto& object : objects) {
+      const QString path = dir_.filePath(QString::fromStdString("damaged-" + object + ".db"));
+      QVERIFY2(damage_object(HOPSIM_GUI_PASSING_TRACE, path, object), object.c_str());
+      const QString out = dir_.filePath("damaged.png");
+      QFile::remove(out);
+      const Shot r = screenshot_of(path, out, {"--time", "1 us"});
+      const QString what = QString::fromStdString(object) + ": " + r.err;
+      QVERIFY2(r.status == QProcess::NormalExit, qPrintable(what));
+      QVERIFY2(r.code == 0 || r.code == 2, qPrintable(what));
+      if (must_fail.count(object) != 0) QVERIFY2(r.code == 2, qPrintable(what));
+      if (r.code == 2) {
+        ++failed;
+        QVERIFY2(r.err.contains(QFileInfo(path).fileName()), qPrintable(what));
+        QVERIFY2(!QFile::exists(out), qPrintable(what));
+      } else {
+        QVERIFY2(QFile::exists(out), qPrintable(what));
+      }
+    }
+    QVERIFY(failed >= static_cast<int>(must_fail.size()));
+    // A table dropped, and a PE state no hopsim writes in the last row (read only when the
+    // timeline is drawn, after the file opened).
+    const QString dropped = dir_.filePath("no-pe-states.db");
+    const QString bogus = dir_.filePath("bogus-state.db");
+    for (const auto& [path, sql] :
+         {std::pair{dropped, "DROP TABLE pe_states"}, std::pair{bogus,
+                                                                "UPDATE pe_states SET state = 'bogus' WHERE rowid = "
+                                                                "(SELECT max(rowid) FROM pe_states)"}}) {
+      QFile::remove(path);
+      QVERIFY(QFile::copy(HOPSIM_GUI_PASSING_TRACE, path));
+      QFile(path).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+      {
+        hopsim::traces::sql::Db db(path.toStdString(), hopsim::traces::sql::OpenMode::create);
+        db.exec(sql);
+      }
+      const QString out = dir_.filePath("dropped.png");
+      const Shot r = screenshot_of(path, out);
+      QVERIFY2(r.status == QProcess::NormalExit && r.code == 2, qPrintable(path + ": " + r.err));
+      QVERIFY2(r.err.contains(QFileInfo(path).fileName()), qPrintable(r.err));
+      QVERIFY(!QFile::exists(out));
+    }
+    QVERIFY2(screenshot_of(bogus, dir_.filePath("b.png")).err.contains("unknown PE state 'bogus'"), "bogus");
+  }
+
+  // --help and --version need no display; a window without one says how to run headless.
+  void noDisplayGivesHelpOrSaysHowToRunHeadless() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("QT_QPA_PLATFORM");
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    auto run = [&](const QStringList& args, QString* out, QString* err) {
+      QProcess p;
+      p.setProcessEnvironment(env);
+      p.start(HOPSIM_GUI_EXE, args);
+      if (!p.waitForFinished(30000)) return -1;
+      *out = QString::fromLocal8Bit(p.readAllStandardOutput());
+      *err = QString::fromLocal8Bit(p.readAllStandardError());
+      return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    };
+    QString out, err;
+    QCOMPARE(run({"--help"}, &out, &err), 0);
+    QVERIFY2(out.contains("--screenshot"), qPrintable(out + err));
+    QCOMPARE(run({"--version"}, &out, &err), 0);
+    QVERIFY2(out.contains("hopsim-gui"), qPrintable(out + err));
+    QCOMPARE(run({HOPSIM_GUI_PASSING_TRACE}, &out, &err), 2);
+    QVERIFY2(err.contains("no display") && err.contains("--screenshot") && err.contains("QT_QPA_PLATFORM"),
+             qPrintable(err));
   }
 
   void screenshotModeWritesThePng() {
