@@ -281,6 +281,13 @@ TEST_CASE("bad descriptors stop the run with the device's error", "[bgq][run]") 
   }
 }
 
+TEST_CASE("a native run on host threads whose ranks all wait for nothing stops as a deadlock", "[bgq][run]") {
+  register_test_kernels();
+  CHECK_THROWS_WITH(bgq::run(scenario_for("test-spin-forever", "native", nlohmann::json::object())),
+                    Catch::Contains("native run (host threads): deadlock: nothing moved for 3 s while every rank "
+                                    "waits: ranks 0-31 polling memory the MU writes"));
+}
+
 TEST_CASE("a simulated kernel that waits for a delivery that never comes is a deadlock", "[bgq][run]") {
   register_test_kernels();
   CHECK_THROWS_AS(bgq::run(scenario_for("test-spin-forever", "sim", nlohmann::json::object())), DeadlockError);

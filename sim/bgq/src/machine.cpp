@@ -1,6 +1,7 @@
 #include "machine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -11,6 +12,43 @@
 #include "mpi.h"
 
 namespace hopsim::bgq {
+
+std::string wait_text(WaitKind k, int a, int b) {
+  switch (k) {
+    case WaitKind::spin:
+      return "polling memory the MU writes (HOPSIM_SPIN_WAIT or MUSPI_RecFifoPoll)";
+    case WaitKind::gi:
+      return "in the GI barrier";
+    case WaitKind::mpi_barrier:
+      return "in MPI_Barrier";
+    case WaitKind::mpi_recv:
+      return fmt::format("in MPI_Sendrecv, receiving from rank {} with tag {}", a, b);
+    case WaitKind::ring_full:
+      return fmt::format("injecting to rank {}, whose reception ring is full or in use", a);
+    case WaitKind::finished:
+      return "finished its kernel (serving the others)";
+    case WaitKind::none:
+      break;
+  }
+  return "running";
+}
+
+std::string rank_list(const std::vector<int>& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.size();) {
+    std::size_t j = i;
+    while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += j == i ? fmt::format("{}", r[i]) : fmt::format("{}-{}", r[i], r[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 namespace {
 thread_local Machine* t_machine = nullptr;

@@ -32,6 +32,19 @@ struct MpiMessage {
   model::Tick arrival = 0;
 };
 
+// The native runs' deadlock watchdog: when every rank has been in a wait
+// loop within kWaitingFreshNs and nothing moved for kDeadlockSeconds, the
+// run stops naming what each rank waits for.
+inline constexpr double kDeadlockSeconds = 3.0;
+inline constexpr std::int64_t kWaitingFreshNs = 500'000'000;
+enum class WaitKind : std::uint32_t { none, spin, gi, mpi_barrier, mpi_recv, ring_full, finished };
+// "in MPI_Sendrecv, receiving from rank 1 with tag 7", ...
+std::string wait_text(WaitKind k, int a, int b);
+// Rank list "0-3, 7" for a message.
+std::string rank_list(const std::vector<int>& r);
+// Steady clock in nanoseconds.
+std::int64_t now_ns();
+
 struct RankState;
 // Takes the first message from `src` with `tag` out of st's mailbox into
 // `data` (native runs); false if none is there yet. KernelError if it is

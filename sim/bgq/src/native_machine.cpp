@@ -4,11 +4,14 @@
 // packets). Time is the host's steady clock scaled to the A2 clock.
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/interrupt.hpp"
 #include "machine.hpp"
 
 namespace hopsim::bgq {
@@ -26,26 +29,42 @@ class NativeMachine final : public Machine {
 
   void run(void (*entry)()) override {
     t0_ = std::chrono::steady_clock::now();
+    waits_ = std::vector<RankWait>(static_cast<std::size_t>(size()));
     std::vector<std::thread> threads;
     threads.reserve(static_cast<std::size_t>(size()));
     std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size()));
+    std::atomic<int> running{size()};
     for (int r = 0; r < size(); ++r) {
-      threads.emplace_back([this, r, entry, &errors] {
+      threads.emplace_back([this, r, entry, &errors, &running] {
         set_current(this, r);
         try {
           entry();
         } catch (const Aborted&) {
         } catch (...) {
           errors[static_cast<std::size_t>(r)] = std::current_exception();
-          abort_.store(true);
-          mail_cv_all();
+          stop_all();
         }
+        waits_[static_cast<std::size_t>(r)].kind.store(static_cast<std::uint32_t>(WaitKind::finished));
+        progress_.fetch_add(1, std::memory_order_relaxed);
         set_current(nullptr, -1);
+        running.fetch_sub(1, std::memory_order_acq_rel);
       });
+    }
+    std::exception_ptr stopped;  // the watchdog's or Ctrl-C's
+    while (running.load(std::memory_order_acquire) > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (stopped || abort_.load()) continue;
+      try {
+        watch();
+      } catch (...) {
+        stopped = std::current_exception();
+        stop_all();
+      }
     }
     for (auto& t : threads) t.join();
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
+    if (stopped) std::rethrow_exception(stopped);
   }
 
   std::uint64_t timebase() override {
@@ -59,6 +78,7 @@ class NativeMachine final : public Machine {
 
   // Carries out descriptor `d` of node r's MU at once.
   void execute(std::uint32_t r, const MUHWI_Descriptor_t& d) {
+    progress_.fetch_add(1, std::memory_order_relaxed);
     auto& st = rank(static_cast<int>(r));
     const std::uint32_t dst = check_descriptor(d, torus(), r);
     const auto pk = model::packetise(d.Message_Length);
@@ -90,18 +110,15 @@ class NativeMachine final : public Machine {
     }
   }
 
-  void spin() override {
-    if (abort_.load(std::memory_order_relaxed)) throw Aborted{};
-    std::this_thread::yield();
-  }
+  void spin() override { wait_step(WaitKind::spin); }
   void rec_sync() override {}
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 
   void gi_enter() override { enter(gi_, self().gi_target); }
-  void gi_wait() override { wait(gi_, self().gi_target); }
+  void gi_wait() override { wait(gi_, self().gi_target, WaitKind::gi); }
   void mpi_barrier() override {
     enter(mb_, self().mpi_target);
-    wait(mb_, self().mpi_target);
+    wait(mb_, self().mpi_target, WaitKind::mpi_barrier);
   }
 
   void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
@@ -113,6 +130,7 @@ class NativeMachine final : public Machine {
       std::lock_guard<std::mutex> lock(box.mail_mutex);
       box.mail.push_back(std::move(m));
     }
+    progress_.fetch_add(1, std::memory_order_relaxed);
     box.mail_cv.notify_all();
   }
 
@@ -120,6 +138,7 @@ class NativeMachine final : public Machine {
     auto& st = self();
     std::unique_lock<std::mutex> lock(st.mail_mutex);
     while (!take_mail(st, src, tag, data, bytes)) {
+      note_wait(WaitKind::mpi_recv, src, tag);
       if (abort_.load()) throw Aborted{};
       st.mail_cv.wait_for(lock, std::chrono::milliseconds(20));
     }
@@ -132,6 +151,7 @@ class NativeMachine final : public Machine {
     std::atomic<std::uint64_t> generation{0};
   };
   void enter(Barrier& b, std::uint64_t& target) {
+    progress_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(b.m);
     target = b.generation.load() + 1;
     if (++b.entered == size()) {
@@ -139,8 +159,71 @@ class NativeMachine final : public Machine {
       b.generation.fetch_add(1, std::memory_order_acq_rel);
     }
   }
-  void wait(Barrier& b, std::uint64_t target) {
-    while (b.generation.load(std::memory_order_acquire) < target) spin();
+  void wait(Barrier& b, std::uint64_t target, WaitKind k) {
+    while (b.generation.load(std::memory_order_acquire) < target) wait_step(k);
+  }
+
+  // What a rank waits for, as the watchdog sees it.
+  struct RankWait {
+    std::atomic<std::uint32_t> kind{0};
+    std::atomic<std::int32_t> a{0}, b{0};
+    std::atomic<std::int64_t> at_ns{0};
+  };
+  void note_wait(WaitKind k, int a = 0, int b = 0) {
+    auto& w = waits_[static_cast<std::size_t>(current_rank())];
+    w.kind.store(static_cast<std::uint32_t>(k), std::memory_order_relaxed);
+    w.a.store(a, std::memory_order_relaxed);
+    w.b.store(b, std::memory_order_relaxed);
+    w.at_ns.store(now_ns(), std::memory_order_relaxed);
+  }
+  // One iteration of a wait loop: stop if the run stopped, tell the watchdog, yield.
+  void wait_step(WaitKind k) {
+    if (abort_.load(std::memory_order_relaxed)) throw Aborted{};
+    note_wait(k);
+    std::this_thread::yield();
+  }
+  void stop_all() {
+    abort_.store(true);
+    mail_cv_all();
+  }
+
+  // Ctrl-C stops every rank; so does a deadlock: every rank that has not
+  // finished was in a wait loop within kWaitingFreshNs, and no descriptor,
+  // MPI message, barrier entry or finished rank for kDeadlockSeconds.
+  // Nothing can change then (descriptors are carried out by the injecting
+  // thread, so there is nothing in flight).
+  void watch() {
+    if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
+    const std::uint64_t p = progress_.load(std::memory_order_relaxed);
+    const std::int64_t now = now_ns();
+    if (p != last_progress_ || last_change_ns_ == 0) {
+      last_progress_ = p;
+      last_change_ns_ = now;
+      return;
+    }
+    std::map<std::string, std::vector<int>> by_state;
+    int finished = 0;
+    for (int r = 0; r < size(); ++r) {
+      const auto& w = waits_[static_cast<std::size_t>(r)];
+      const auto k = static_cast<WaitKind>(w.kind.load(std::memory_order_relaxed));
+      if (k == WaitKind::finished) {
+        ++finished;
+        continue;
+      }
+      if (k == WaitKind::none || now - w.at_ns.load(std::memory_order_relaxed) > kWaitingFreshNs) {
+        last_change_ns_ = now;  // someone is computing: not a deadlock
+        return;
+      }
+      by_state[wait_text(k, w.a.load(), w.b.load())].push_back(r);
+    }
+    if (static_cast<double>(now - last_change_ns_) < kDeadlockSeconds * 1e9) return;
+    std::string who;
+    for (const auto& [what, ranks] : by_state)
+      who += fmt::format("{}{} {} {}", who.empty() ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks", rank_list(ranks),
+                         what);
+    throw DeadlockError(
+        fmt::format("native run (host threads): deadlock: nothing moved for {:g} s while every rank waits: {}{}",
+                    kDeadlockSeconds, who, finished > 0 ? fmt::format(" ({} finished)", finished) : std::string()));
   }
   void mail_cv_all() {
     for (int r = 0; r < size(); ++r) rank(r).mail_cv.notify_all();
@@ -149,6 +232,10 @@ class NativeMachine final : public Machine {
   std::chrono::steady_clock::time_point t0_;
   std::atomic<bool> abort_{false};
   Barrier gi_, mb_;
+  std::vector<RankWait> waits_;
+  std::atomic<std::uint64_t> progress_{0};  // descriptors, MPI messages, barrier entries, finished ranks
+  std::uint64_t last_progress_ = 0;         // the watchdog's (run's thread)
+  std::int64_t last_change_ns_ = 0;
 };
 
 }  // namespace

@@ -48,17 +48,9 @@ namespace {
 
 constexpr std::size_t kRingBytes = std::size_t{1} << 20;  // per rank
 constexpr std::uint32_t kMaxChunk = 64 * 1024;            // payload bytes per ring entry
-constexpr double kDeadlockSeconds = 3.0;                  // every rank waiting, nothing moving
-constexpr std::int64_t kWaitingFreshNs = 500'000'000;     // a wait iteration this recent: still waiting
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 std::size_t round8(std::size_t v) { return (v + 7) / 8 * 8; }
 
 enum class EntryKind : std::uint32_t { pad, put, counter, fifo, get, mpi };
-enum class WaitKind : std::uint32_t { none, spin, gi, mpi_barrier, mpi_recv, ring_full, finished };
 
 // One entry of a reception ring; `bytes` of payload follow it.
 struct Entry {
@@ -91,39 +83,6 @@ struct Arena {
   alignas(64) std::atomic<std::uint64_t> progress{0};  // entries pushed and applied, barrier entries
   SharedBarrier gi, mpi, finish;
 };
-
-std::string wait_text(WaitKind k, int a, int b) {
-  switch (k) {
-    case WaitKind::spin:
-      return "polling memory the MU writes (HOPSIM_SPIN_WAIT or MUSPI_RecFifoPoll)";
-    case WaitKind::gi:
-      return "in the GI barrier";
-    case WaitKind::mpi_barrier:
-      return "in MPI_Barrier";
-    case WaitKind::mpi_recv:
-      return fmt::format("in MPI_Sendrecv, receiving from rank {} with tag {}", a, b);
-    case WaitKind::ring_full:
-      return fmt::format("injecting to rank {}, whose reception ring is full or in use", a);
-    case WaitKind::finished:
-      return "finished its kernel (serving the others)";
-    case WaitKind::none:
-      break;
-  }
-  return "running";
-}
-
-// Rank list "0-3, 7" for a message.
-std::string rank_list(const std::vector<int>& r) {
-  std::string out;
-  for (std::size_t i = 0; i < r.size();) {
-    std::size_t j = i;
-    while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
-    if (!out.empty()) out += ", ";
-    out += j == i ? fmt::format("{}", r[i]) : fmt::format("{}-{}", r[i], r[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 class ProcessMachine final : public Machine {
  public:
