@@ -44,3 +44,20 @@ cli_test(bgq_zero_transport RC 2 HAS "machine.transport: zero copy cannot carry 
 cli_test(compare.bgq_cma HAS "hopsim compare | kernel halo" "data: identical in both modes"
   CMD ${HOPSIM} compare ${CLI_BGQ_HALO} --set kernel.args.iterations=1 --set kernel.args.msg_size=4096
       --set machine.transport=cma --out run)
+# Programs with their own main() (tests/bgq/programs, built by hopsim-mpicc).
+set(CLI_BGQ_PROGS ${CMAKE_BINARY_DIR}/tests/bgq/programs)
+cli_test(bgq_exec_own_main HAS "printed the same 32 lines" "rank 5 of 32: from rank 4, 0 wrong" "fill ran 1 time(s)"
+  LACKS "DIFFERENT" "failed"
+  CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/own_main 2)
+cli_test(bgq_exec_own_main_cma HAS "printed the same 64 lines" "rank 63 of 64: from rank 62, 0 wrong"
+  CMD ${HOPSIM} bgq exec --torus 4x2x2x2x2 --transport cma --out exec ${CLI_BGQ_PROGS}/own_main 2)
+cli_test(bgq_exec_exit_status RC 3 HAS "sim run failed (exit 7)" "native run failed (exit 7)"
+  "hopsim: rank 3 ended with status 7"
+  CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/exit_status)
+cli_test(bgq_exec_missing RC 2 HAS "no-such-program: no such program"
+  CMD ${HOPSIM} bgq exec ./no-such-program)
+cli_test(bgq_exec_bad_torus RC 2 HAS "--torus: expected AxBxCxDxE"
+  CMD ${HOPSIM} bgq exec --torus 2x2x2 ${CLI_BGQ_PROGS}/own_main)
+cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"
+  CMD env HOPSIM_MODE=both ${CLI_BGQ_PROGS}/own_main)
+cli_test(bgq_mpicc_help HAS "hopsim-mpicc" "-c compiles" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --help)

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/bgq/bench.hpp"
+#include "hopsim/bgq/exec.hpp"
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/core/error.hpp"
@@ -19,8 +20,23 @@ namespace hopsim::bgq {
 namespace {
 
 void add_commands(Commands& c) {
-  auto* top = c.app.add_subcommand("bgq", "Blue Gene/Q studies: package-size sweep, scale benchmark");
+  auto* top = c.app.add_subcommand(
+      "bgq", "Blue Gene/Q: run a program built with hopsim-mpicc; package-size sweep, scale benchmark");
   top->require_subcommand(1);
+
+  auto* exec = top->add_subcommand(
+      "exec", "run a program built with hopsim-mpicc natively and simulated, and compare what they printed");
+  static ExecOptions ex;
+  exec->add_option("--machine", ex.machine, "bgq preset (default bgq)");
+  exec->add_option("--torus", ex.torus, "torus AxBxCxDxE, one rank per node (default: the preset's 2x2x2x2x2)");
+  exec->add_option("--mode", ex.mode, "sim, native or both (default both)")
+      ->check(CLI::IsMember({"sim", "native", "both"}));
+  exec->add_option("--transport", ex.transport, "native ranks as threads (default), or a process each: double, cma")
+      ->check(CLI::IsMember({"threads", "double", "cma"}));
+  exec->add_option("--out", ex.out, "folder for each mode's stdout, stderr and report (default out/bgq-exec)");
+  exec->add_option("program", ex.argv, "the program and its arguments")->required();
+  exec->prefix_command();
+  c.on(exec, [] { return exec_program(ex, std::cout); });
 
   auto* sweep =
       top->add_subcommand("sweep", "halo exchange (simulated) for a list of package sizes: one table row each");

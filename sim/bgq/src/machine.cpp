@@ -45,6 +45,12 @@ std::string rank_list(const std::vector<int>& r) {
   return out;
 }
 
+namespace {
+std::size_t g_rank_stack = std::size_t{256} * 1024;
+}
+void set_rank_stack_bytes(std::size_t bytes) { g_rank_stack = bytes; }
+std::size_t rank_stack_bytes() { return g_rank_stack; }
+
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

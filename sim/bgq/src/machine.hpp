@@ -100,6 +100,8 @@ class Machine {
   virtual void mpi_barrier() = 0;
   // Base-address-table entry g of the calling rank was allocated or set.
   virtual void bat_updated(std::uint32_t) {}
+  // When the last rank ended, in cycles (simulated; native: host time since the start).
+  virtual double end_cycles() const { return 0; }
   // Which transport moved the data (native runs; empty `requested` otherwise).
   virtual TransportUse transport_use() const { return {}; }
 
@@ -122,6 +124,10 @@ class Machine {
   std::unique_ptr<model::Torus> torus_;
   std::vector<std::unique_ptr<RankState>> ranks_;
 };
+
+// Stack of each simulated rank's fiber (default 256 KiB; programs with their own main() get more).
+void set_rank_stack_bytes(std::size_t bytes);
+std::size_t rank_stack_bytes();
 
 std::unique_ptr<Machine> make_sim_machine(const model::Params& p, const nlohmann::json& args, model::MuTiming& mu,
                                           traces::TraceWriter* trace = nullptr);

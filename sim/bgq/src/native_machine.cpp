@@ -26,6 +26,7 @@ class NativeMachine final : public Machine {
   NativeMachine(const model::Params& p, const nlohmann::json& args) : Machine(p, args) {}
   Mode mode() const override { return Mode::native; }
   TransportUse transport_use() const override { return {"threads", "threads", ""}; }
+  double end_cycles() const override { return end_cycles_; }
 
   void run(void (*entry)()) override {
     t0_ = std::chrono::steady_clock::now();
@@ -62,6 +63,7 @@ class NativeMachine final : public Machine {
       }
     }
     for (auto& t : threads) t.join();
+    end_cycles_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() * params().clock_hz;
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
     if (stopped) std::rethrow_exception(stopped);
@@ -230,6 +232,7 @@ class NativeMachine final : public Machine {
   }
 
   std::chrono::steady_clock::time_point t0_;
+  double end_cycles_ = 0;
   std::atomic<bool> abort_{false};
   Barrier gi_, mb_;
   std::vector<RankWait> waits_;

@@ -132,11 +132,14 @@ class ProcessMachine final : public Machine {
     host::Node node(to);
     t0_ = std::chrono::steady_clock::now();
     const auto rep = node.run([this, entry](host::Rank& rk) { child(rk, entry); });
+    end_cycles_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() * params().clock_hz;
     use_.requested = to_string(opt_.transport);
     use_.used = rep.used == host::Kind::cma ? "cma" : "double";
     use_.fallback = rep.fallback;
     for (int r = 0; r < size(); ++r) collect(r);
   }
+
+  double end_cycles() const override { return end_cycles_; }
 
   std::uint64_t timebase() override {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -477,6 +480,7 @@ class ProcessMachine final : public Machine {
 
   NativeOptions opt_;
   std::chrono::steady_clock::time_point t0_;
+  double end_cycles_ = 0;
   std::byte* base_ = nullptr;
   std::size_t arena_bytes_ = 0;
   Arena* arena_ = nullptr;

@@ -132,6 +132,7 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
   }
   log::get("bgq")->info("{}: {} on {} ranks", to_string(mode), k.package.name, m->size());
   m->run(k.entry);
+  out.end_cycles = m->end_cycles();
   out.transport = m->transport_use();
   if (!out.transport.fallback.empty())
     log::get("bgq")->warn("native: {} requested, {} used: {}", out.transport.requested, out.transport.used,

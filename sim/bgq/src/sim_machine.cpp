@@ -107,25 +107,30 @@ class SimMachine final : public Machine {
     inject_ = model::to_ticks(p.inject_cycles);
   }
   Mode mode() const override { return Mode::sim; }
+  double end_cycles() const override {
+    model::Tick t = 0;
+    for (const auto c : clock_) t = std::max(t, c);
+    return model::to_cycles(t);
+  }
 
   void run(void (*entry)()) override {
     fibers_.resize(n_);
     sinks_.resize(n_);
     errors_.assign(n_, nullptr);
     for (std::uint32_t r = 0; r < n_; ++r) {
-      fibers_[r] = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(std::size_t{256} * 1024),
-                              [this, r, entry](ctx::fiber&& sink) {
-                                sinks_[r] = std::move(sink);
-                                try {
-                                  entry();
-                                } catch (const ctx::detail::forced_unwind&) {
-                                  throw;
-                                } catch (...) {
-                                  errors_[r] = std::current_exception();
-                                }
-                                wait_[r] = Wait::done;
-                                return std::move(sinks_[r]);
-                              });
+      fibers_[r] =
+          ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(rank_stack_bytes()), [this, r, entry](ctx::fiber&& sink) {
+            sinks_[r] = std::move(sink);
+            try {
+              entry();
+            } catch (const ctx::detail::forced_unwind&) {
+              throw;
+            } catch (...) {
+              errors_[r] = std::current_exception();
+            }
+            wait_[r] = Wait::done;
+            return std::move(sinks_[r]);
+          });
       push(0, 1, r);
     }
     std::uint32_t finished = 0;

@@ -41,6 +41,7 @@ struct TransportUse {
 struct ModeOutcome {
   Mode mode{};
   double wall_seconds = 0;
+  double end_cycles = 0;                     // when the last rank ended (simulated; native: host time)
   std::vector<std::vector<Timing>> timings;  // per rank
   std::vector<Check> checks;                 // all ranks, failures first
   std::uint64_t checked = 0, wrong = 0;
