@@ -61,3 +61,5 @@ cli_test(bgq_exec_bad_torus RC 2 HAS "--torus: expected AxBxCxDxE"
 cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"
   CMD env HOPSIM_MODE=both ${CLI_BGQ_PROGS}/own_main)
 cli_test(bgq_mpicc_help HAS "hopsim-mpicc" "-c compiles" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --help)
+cli_test(bgq_exec_bare_spin HAS "printed the same 32 lines" "rank 7 of 32: from rank 6, 0 wrong" LACKS "DIFFERENT" "failed"
+  TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/bare_spin 2)

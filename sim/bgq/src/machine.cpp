@@ -143,6 +143,10 @@ int Kernel_GetPersonality(Personality_t* p, size_t size) {
 
 int32_t Kernel_CreateMemoryRegion(Kernel_MemoryRegion_t* r, void* base, size_t size) {
   if (!r || !base) return -1;
+  if (Machine::current() && Machine::current_rank() >= 0) {
+    const auto lo = reinterpret_cast<uint64_t>(base);
+    R().regions.emplace_back(lo, lo + size);
+  }
   r->BaseVa = base;
   r->BasePa = base;
   r->Bytes = size;
@@ -228,6 +232,7 @@ int32_t MUSPI_SetBaseAddress(MUSPI_BaseAddressTableSubGroup_t* sg, uint32_t id, 
   if (!mu.bat_allocated[g])
     fail(fmt::format("MUSPI_SetBaseAddress: entry {} of subgroup {} was not allocated", id, sg->subgroup));
   mu.bat[g] = value;
+  R().mu_bases.push_back(value & MUHWI_ATOMIC_ADDRESS_MASK);
   std::atomic_ref<std::uint8_t>(mu.bat_set[g]).store(1, std::memory_order_release);
   M().bat_updated(g);
   return 0;
@@ -424,6 +429,59 @@ void hopsim_bgq_digest(const void* data, size_t bytes) {
 void hopsim_bgq_compute(uint64_t elements, int threads) { M().compute(elements, threads); }
 
 void hopsim_bgq_spin(void) { M().spin(); }
+
+}  // extern "C"
+
+namespace {
+
+// An instrumented load (hopsim-bgq-poll): the value, and when the rank reads
+// memory the MU writes and finds the value it read there last, one polling
+// iteration (the simulated rank yields until something may have changed),
+// then the value again.
+template <typename T>
+T polled_load(const void* p, int order) {
+  auto load = [&] {
+    return __atomic_load_n(static_cast<const T*>(p), order == 5   ? __ATOMIC_SEQ_CST
+                                                     : order == 2 ? __ATOMIC_ACQUIRE
+                                                                  : __ATOMIC_RELAXED);
+  };
+  T v = load();
+  Machine* m = Machine::current();
+  if (!m || Machine::current_rank() < 0) return v;
+  auto& st = m->self();
+  const auto a = reinterpret_cast<uint64_t>(p);
+  const bool mu_memory =
+      std::any_of(st.regions.begin(), st.regions.end(), [&](const auto& r) { return a >= r.first && a < r.second; }) ||
+      std::find(st.mu_bases.begin(), st.mu_bases.end(), a) != st.mu_bases.end();
+  if (!mu_memory) return v;
+  auto bits = [](T x) {
+    uint64_t u = 0;
+    std::memcpy(&u, &x, sizeof x);
+    return u;
+  };
+  auto slot = std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.first == a; });
+  if (slot != st.polled.end() && slot->second == bits(v)) {
+    m->spin();
+    v = load();
+  }
+  if (slot == st.polled.end()) {
+    slot = st.polled.begin() + static_cast<std::ptrdiff_t>(st.polled_next);
+    st.polled_next = (st.polled_next + 1) % st.polled.size();
+  }
+  *slot = {a, bits(v)};
+  return v;
+}
+
+}  // namespace
+
+extern "C" {
+
+// NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the hopsim-bgq-poll pass's ABI names
+uint8_t __hopsim_bgq_load1(const void* p, int order) { return polled_load<uint8_t>(p, order); }
+uint16_t __hopsim_bgq_load2(const void* p, int order) { return polled_load<uint16_t>(p, order); }
+uint32_t __hopsim_bgq_load4(const void* p, int order) { return polled_load<uint32_t>(p, order); }
+uint64_t __hopsim_bgq_load8(const void* p, int order) { return polled_load<uint64_t>(p, order); }
+// NOLINTEND(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 
 // ------------------------------------------------------- MPI subset ----
 

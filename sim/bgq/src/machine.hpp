@@ -73,6 +73,13 @@ struct RankState {
   std::uint64_t mpi_target = 0;
   std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
   std::vector<std::uint64_t> inj_count;                   // descriptors injected per FIFO (global id)
+  // Memory the MU may write (memory regions, base addresses), and the last
+  // values read there by instrumented loads: a repeated read of an unchanged
+  // value is one iteration of a polling loop.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> regions;  // [lo, hi)
+  std::vector<std::uint64_t> mu_bases;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 4> polled{};  // (address, value)
+  std::size_t polled_next = 0;
 };
 
 class Machine {
