@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 DEB_PACKAGES = cmake g++ make pkg-config git libsystemc-dev libboost-graph-dev \
   libboost-context-dev libspdlog-dev libfmt-dev catch2 libcli11-dev nlohmann-json3-dev \
   libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libopenmpi-dev openmpi-bin \
-  clang-16 llvm-16-dev
+  clang-16 llvm-16-dev libomp-16-dev
 
 .PHONY: all deps configure build demo test clean lint lint-deps lint-tidy format
 

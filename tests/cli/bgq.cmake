@@ -63,3 +63,8 @@ cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"
 cli_test(bgq_mpicc_help HAS "hopsim-mpicc" "-c compiles" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --help)
 cli_test(bgq_exec_bare_spin HAS "printed the same 32 lines" "rank 7 of 32: from rank 6, 0 wrong" LACKS "DIFFERENT" "failed"
   TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/bare_spin 2)
+cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 1, 1 process(es) per node"
+  "dims_create(32, 4): rc 0 -> 4 2 2 2" "dims_create(12, 3): rc 0 -> 3 2 2" "dims_create(36, 3): rc 0 -> 4 3 3"
+  "dims_create(12, 2) with 5 fixed: rc 12"
+  "rank 31 on bgq-node-31 (1,1,1,1,1) (23 chars): delay ok, wtime ok, sum 15984000" LACKS "SHORT" "BACKWARDS"
+  CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_setup)

@@ -26,6 +26,10 @@ extern "C" {
 #define MPI_Cart_coords hopsim_bgq_MPI_Cart_coords
 #define MPI_Sendrecv hopsim_bgq_MPI_Sendrecv
 #define MPI_Barrier hopsim_bgq_MPI_Barrier
+#define MPI_Init_thread hopsim_bgq_MPI_Init_thread
+#define MPI_Dims_create hopsim_bgq_MPI_Dims_create
+#define MPI_Get_processor_name hopsim_bgq_MPI_Get_processor_name
+#define MPI_Wtime hopsim_bgq_MPI_Wtime
 
 typedef int MPI_Comm;
 typedef int MPI_Datatype;
@@ -49,6 +53,11 @@ typedef struct {
 #define MPI_UNSIGNED_LONG 8
 #define MPI_UNSIGNED_LONG_LONG 8
 #define MPI_DOUBLE 8
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
 
 int MPI_Init(int* argc, char*** argv);
 int MPI_Finalize(void);
@@ -60,6 +69,14 @@ int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 int MPI_Barrier(MPI_Comm comm);
+/* Provides MPI_THREAD_FUNNELED at most (only the rank's own thread may call the SPI and MPI). */
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+/* Balanced factors of nnodes for the dims that are 0, in non-increasing order (MPI 4.0, 7.5.2). */
+int MPI_Dims_create(int nnodes, int ndims, int* dims);
+/* "bgq-node-R (A,B,C,D,E)": the same in every mode. */
+int MPI_Get_processor_name(char* name, int* resultlen);
+/* Seconds of the rank's clock (simulated: model time; native: host time). */
+double MPI_Wtime(void);
 
 #ifdef __cplusplus
 }

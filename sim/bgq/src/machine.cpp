@@ -402,6 +402,11 @@ int32_t MUSPI_GIBarrierPollWithTimeout(MUSPI_GIBarrier_t*, uint64_t) {
 }
 
 uint64_t GetTimeBase(void) { return M().timebase(); }
+void DelayTimeBase(uint64_t cycles) { M().delay(static_cast<double>(cycles)); }
+void Delay(uint64_t cycles) { M().delay(static_cast<double>(cycles)); }
+uint32_t Kernel_ProcessCount(void) { return 1; }
+uint32_t Kernel_PhysicalProcessorID(void) { return 0; }
+uint32_t Kernel_GetRank(void) { return static_cast<uint32_t>(Machine::current_rank()); }
 
 // ------------------------------------------------------ kernel hooks ----
 
@@ -498,6 +503,54 @@ void check_comm(MPI_Comm c, const char* fn) {
 
 int MPI_Init(int*, char***) { return MPI_SUCCESS; }
 int MPI_Finalize(void) { return MPI_SUCCESS; }
+
+int MPI_Init_thread(int*, char***, int required, int* provided) {
+  if (provided) *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Dims_create(int nnodes, int ndims, int* dims) {
+  if (nnodes < 1 || ndims < 0 || (ndims > 0 && !dims)) return MPI_ERR_ARG;
+  int rest = nnodes;
+  std::vector<int> free;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) return MPI_ERR_ARG;
+    if (dims[i] == 0)
+      free.push_back(i);
+    else if (rest % dims[i] != 0)
+      return MPI_ERR_ARG;
+    else
+      rest /= dims[i];
+  }
+  if (free.empty()) return rest == 1 ? MPI_SUCCESS : MPI_ERR_ARG;
+  std::vector<int> primes;  // largest first
+  for (int p = 2; rest > 1;) {
+    if (rest % p == 0) {
+      primes.push_back(p);
+      rest /= p;
+    } else {
+      p = p * p > rest ? rest : p + 1;
+    }
+  }
+  std::sort(primes.rbegin(), primes.rend());
+  std::vector<int> f(free.size(), 1);
+  for (int p : primes) *std::min_element(f.begin(), f.end()) *= p;
+  std::sort(f.rbegin(), f.rend());
+  for (std::size_t i = 0; i < free.size(); ++i) dims[free[i]] = f[i];
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  if (!name || !resultlen) return MPI_ERR_ARG;
+  const int r = Machine::current_rank();
+  const auto c = M().torus().coords(static_cast<std::uint32_t>(r));
+  const std::string s = fmt::format("bgq-node-{} ({},{},{},{},{})", r, c[0], c[1], c[2], c[3], c[4]);
+  std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", s.c_str());
+  *resultlen = static_cast<int>(std::min<std::size_t>(s.size(), MPI_MAX_PROCESSOR_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) { return static_cast<double>(M().timebase()) / M().params().clock_hz; }
 
 int MPI_Comm_rank(MPI_Comm c, int* rank) {
   check_comm(c, "MPI_Comm_rank");

@@ -99,6 +99,8 @@ class Machine {
   virtual bool desc_complete(std::uint32_t /*fifo*/, std::uint64_t /*seq*/) { return true; }
   virtual void spin() = 0;
   virtual void compute(std::uint64_t elements, int threads) = 0;
+  // The calling rank waits `cycles` core cycles (DelayTimeBase).
+  virtual void delay(double cycles) = 0;
   virtual void gi_enter() = 0;
   virtual void gi_wait() = 0;
   virtual void rec_sync() = 0;  // before reading a reception FIFO

@@ -116,6 +116,12 @@ class NativeMachine final : public Machine {
   void rec_sync() override {}
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 
+  void delay(double cycles) override {
+    const auto until = timebase() + static_cast<std::uint64_t>(cycles);
+    while (timebase() < until) {
+    }
+  }
+
   void gi_enter() override { enter(gi_, self().gi_target); }
   void gi_wait() override { wait(gi_, self().gi_target, WaitKind::gi); }
   void mpi_barrier() override {

@@ -152,6 +152,12 @@ class ProcessMachine final : public Machine {
   void rec_sync() override { service(); }
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 
+  void delay(double cycles) override {
+    const auto until = timebase() + static_cast<std::uint64_t>(cycles);
+    while (timebase() < until) {
+    }
+  }
+
   void gi_enter() override { self().gi_target = enter(arena_->gi); }
   void gi_wait() override { wait_barrier(arena_->gi, self().gi_target, WaitKind::gi); }
   void mpi_barrier() override {

@@ -267,6 +267,8 @@ class SimMachine final : public Machine {
     clock_[r] += dur;
   }
 
+  void delay(double cycles) override { clock_[static_cast<std::uint32_t>(current_rank())] += model::to_ticks(cycles); }
+
   void gi_enter() override { enter(gi_, self().gi_target); }
   void gi_wait() override {
     wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency));

@@ -178,11 +178,27 @@ int32_t MUSPI_GIBarrierPollWithTimeout(MUSPI_GIBarrier_t* b, uint64_t timeoutCyc
 
 /* ---- time base (hwi/include/bqc/A2_inlines.h) ---- */
 uint64_t GetTimeBase(void);
+/* Wait `cycles` core cycles (simulated: the rank's clock moves; native: a busy wait on the time base). */
+void DelayTimeBase(uint64_t cycles);
+void Delay(uint64_t cycles);
+
+/* ---- the node's process layout (spi/include/kernel/location.h, process.h): one process per node ---- */
+uint32_t Kernel_ProcessCount(void);
+uint32_t Kernel_PhysicalProcessorID(void);
+uint32_t Kernel_GetRank(void);
+
+/* ---- the MU's resources (hwi/include/bqc/MU_Macros.h) ---- */
+#define BGQ_MU_NUM_FIFO_SUBGROUPS_PER_NODE 68
+#define BGQ_MU_NUM_INJ_FIFOS_PER_SUBGROUP 8
+#define BGQ_MU_NUM_REC_FIFOS_PER_SUBGROUP 4
+#define BGQ_MU_NUM_INJ_FIFO_SUBGROUPS 68
+#define BGQ_MU_NUM_REC_FIFO_SUBGROUPS 68
 
 /* ---- memory barriers: no-ops on the host (native runs order with the atomic counter) ---- */
 #define mbar() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define msync() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define ppc_msync() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define _bgq_msync() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 #ifdef __cplusplus
 }
