@@ -51,6 +51,14 @@ std::size_t g_rank_stack = std::size_t{256} * 1024;
 void set_rank_stack_bytes(std::size_t bytes) { g_rank_stack = bytes; }
 std::size_t rank_stack_bytes() { return g_rank_stack; }
 
+std::string waits_text(const std::map<std::string, std::vector<int>>& by_state) {
+  std::string who;
+  for (const auto& [what, ranks] : by_state)
+    who += fmt::format("{}{} {} {}", who.empty() ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks", rank_list(ranks),
+                       what);
+  return who;
+}
+
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

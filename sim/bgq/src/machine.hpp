@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +45,22 @@ std::string wait_text(WaitKind k, int a, int b);
 std::string rank_list(const std::vector<int>& r);
 // Steady clock in nanoseconds.
 std::int64_t now_ns();
+// "rank 0 in MPI_Barrier; ranks 1-31 polling ...", from wait text to ranks.
+std::string waits_text(const std::map<std::string, std::vector<int>>& by_state);
+// A watchdog's clock: when the progress counter last changed.
+struct ProgressWatch {
+  std::uint64_t last = 0;
+  std::int64_t changed_ns = 0;
+  // True (and the clock restarts) when `progress` moved since the last look.
+  bool moved(std::uint64_t progress, std::int64_t now) {
+    if (progress == last && changed_ns != 0) return false;
+    last = progress;
+    changed_ns = now;
+    return true;
+  }
+  void restart(std::int64_t now) { changed_ns = now; }
+  bool stuck(std::int64_t now) const { return static_cast<double>(now - changed_ns) >= kDeadlockSeconds * 1e9; }
+};
 
 struct RankState;
 // Takes the first message from `src` with `tag` out of st's mailbox into

@@ -204,11 +204,7 @@ class NativeMachine final : public Machine {
     if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
     const std::uint64_t p = progress_.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
-    if (p != last_progress_ || last_change_ns_ == 0) {
-      last_progress_ = p;
-      last_change_ns_ = now;
-      return;
-    }
+    if (progress_watch_.moved(p, now)) return;
     std::map<std::string, std::vector<int>> by_state;
     int finished = 0;
     for (int r = 0; r < size(); ++r) {
@@ -219,16 +215,13 @@ class NativeMachine final : public Machine {
         continue;
       }
       if (k == WaitKind::none || now - w.at_ns.load(std::memory_order_relaxed) > kWaitingFreshNs) {
-        last_change_ns_ = now;  // someone is computing: not a deadlock
+        progress_watch_.restart(now);  // someone is computing: not a deadlock
         return;
       }
       by_state[wait_text(k, w.a.load(), w.b.load())].push_back(r);
     }
-    if (static_cast<double>(now - last_change_ns_) < kDeadlockSeconds * 1e9) return;
-    std::string who;
-    for (const auto& [what, ranks] : by_state)
-      who += fmt::format("{}{} {} {}", who.empty() ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks", rank_list(ranks),
-                         what);
+    if (!progress_watch_.stuck(now)) return;
+    const std::string who = waits_text(by_state);
     throw DeadlockError(
         fmt::format("native run (host threads): deadlock: nothing moved for {:g} s while every rank waits: {}{}",
                     kDeadlockSeconds, who, finished > 0 ? fmt::format(" ({} finished)", finished) : std::string()));
@@ -243,8 +236,7 @@ class NativeMachine final : public Machine {
   Barrier gi_, mb_;
   std::vector<RankWait> waits_;
   std::atomic<std::uint64_t> progress_{0};  // descriptors, MPI messages, barrier entries, finished ranks
-  std::uint64_t last_progress_ = 0;         // the watchdog's (run's thread)
-  std::int64_t last_change_ns_ = 0;
+  ProgressWatch progress_watch_;            // the watchdog's (the launching thread's)
 };
 
 }  // namespace

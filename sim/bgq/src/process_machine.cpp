@@ -453,25 +453,18 @@ class ProcessMachine final : public Machine {
     if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
     const std::uint64_t p = arena_->progress.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
-    if (p != last_progress_ || last_change_ns_ == 0) {
-      last_progress_ = p;
-      last_change_ns_ = now;
-      return;
-    }
+    if (progress_watch_.moved(p, now)) return;
     std::map<std::string, std::vector<int>> by_state;
     for (int r = 0; r < size(); ++r) {
       const auto& rs = shared_[r];
       if (now - rs.waited_ns.load(std::memory_order_relaxed) > kWaitingFreshNs) {
-        last_change_ns_ = now;  // someone is computing: not a deadlock
+        progress_watch_.restart(now);  // someone is computing: not a deadlock
         return;
       }
       by_state[wait_text(static_cast<WaitKind>(rs.wait_kind.load()), rs.wait_a.load(), rs.wait_b.load())].push_back(r);
     }
-    if (static_cast<double>(now - last_change_ns_) < kDeadlockSeconds * 1e9) return;
-    std::string who;
-    for (const auto& [what, ranks] : by_state)
-      who += fmt::format("{}{} {} {}", who.empty() ? "" : "; ", ranks.size() == 1 ? "rank" : "ranks", rank_list(ranks),
-                         what);
+    if (!progress_watch_.stuck(now)) return;
+    const std::string who = waits_text(by_state);
     throw DeadlockError(
         fmt::format("native run (a process per rank, transport {}): deadlock: no data moved for {:g} s "
                     "while every rank waits: {}",
@@ -495,8 +488,7 @@ class ProcessMachine final : public Machine {
   std::vector<int> results_;  // memfd per rank: its results, written at the end of its run
   TransportUse use_;
   // Launcher: watchdog state.
-  std::uint64_t last_progress_ = 0;
-  std::int64_t last_change_ns_ = 0;
+  ProgressWatch progress_watch_;  // the watchdog's (the launching thread's)
   // Rank process.
   host::Rank* rank_ = nullptr;
   int me_ = -1;
