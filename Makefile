@@ -8,7 +8,7 @@ DEB_PACKAGES = cmake g++ make pkg-config git libsystemc-dev libboost-graph-dev \
   libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libopenmpi-dev openmpi-bin \
   clang-16 llvm-16-dev libomp-16-dev
 
-.PHONY: all deps configure build demo test clean lint lint-deps lint-tidy format
+.PHONY: all deps configure build demo test clean lint lint-deps lint-tidy format fuzz fuzz-build
 
 all: build
 
@@ -42,7 +42,23 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)
+
+# Fuzzing (tests/fuzz): every reader of user input under libFuzzer with
+# AddressSanitizer and UndefinedBehaviorSanitizer, FUZZ_SECONDS each; a
+# table of executions, coverage and crashes; crashes in $(FUZZ_BUILD)/crashes.
+# `make fuzz FUZZ=trace_file` runs one harness. CI runs it for 30 s each.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ ?=
+fuzz-build:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) libclang-rt-16-dev"
+	cmake -S tests/fuzz -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
 
 # Style: clang-format 14 (the version pins the output) over the project's
 # sources; the stand-in headers that mirror vendor headers (BG/Q spi/, hwi/,

@@ -36,6 +36,11 @@ private:
     bool first_ = true;
 };
 
+// Link `link`'s track; modulo 2^64 so that a damaged trace's huge ids stay defined.
+std::int64_t link_tid(std::int64_t link) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(kLinkTidBase) + static_cast<std::uint64_t>(link));
+}
+
 std::string metadata(int pid, std::int64_t tid, std::string_view what, std::string_view args) {
     return fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{{}}}}})", pid, tid, what, args);
 }
@@ -84,15 +89,15 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
         links.insert(link);
         ev.emit(
             fmt::format(R"({{"ph":"X","pid":{},"tid":{},"cat":"hop","name":{},"ts":{},"dur":{},"args":{{"txn":{}}}}})",
-                        kLinkPid, kLinkTidBase + link, json_string(kind.empty() ? "hop" : kind), enter * us_per_cycle,
+                        kLinkPid, link_tid(link), json_string(kind.empty() ? "hop" : kind), enter * us_per_cycle,
                         (leave - enter) * us_per_cycle, txn));
     }
     for (const std::int64_t link : links) {
         const auto it = link_names.find(link);
         const std::string name =
             it != link_names.end() && !it->second.empty() ? it->second : fmt::format("link {}", link);
-        ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_name", "\"name\":" + json_string(name)));
-        ev.emit(metadata(kLinkPid, kLinkTidBase + link, "thread_sort_index", fmt::format(R"("sort_index":{})", link)));
+        ev.emit(metadata(kLinkPid, link_tid(link), "thread_name", "\"name\":" + json_string(name)));
+        ev.emit(metadata(kLinkPid, link_tid(link), "thread_sort_index", fmt::format(R"("sort_index":{})", link)));
     }
 
     // Link counters as counter tracks: the only timeline a Detail::counters trace has.

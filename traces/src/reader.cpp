@@ -234,7 +234,7 @@ std::pair<double, double> TraceReader::time_range() const {
         sql::Stmt st(db_, schema::kLastBucket);
         if (st.step() && st.column_type(1) != SQLITE_NULL) {
             lo = std::min(lo, static_cast<double>(st.int64(0)) * bucket_cycles_);
-            hi = std::max(hi, static_cast<double>(st.int64(1) + 1) * bucket_cycles_);
+            hi = std::max(hi, (static_cast<double>(st.int64(1)) + 1) * bucket_cycles_);
         }
     }
     {
@@ -309,6 +309,10 @@ std::vector<std::int64_t> TraceReader::pes() const {
     for (;;) {
         st.bind(1, after);
         if (!st.step() || st.column_type(0) == SQLITE_NULL) break;
+        // A damaged row's text or real id would read as some integer not above
+        // `after` and restart the walk forever.
+        if (st.column_type(0) != SQLITE_INTEGER)
+            throw TraceError(fmt::format("{}: pe_states: a PE id that is not an integer", path().string()));
         after = st.int64(0);
         out.push_back(after);
         st.reset();

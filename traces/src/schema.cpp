@@ -86,9 +86,12 @@ std::optional<PeState> parse_pe_state(std::string_view s) noexcept {
     return std::nullopt;
 }
 
+TraceError::TraceError(const std::string& message, Reason reason)
+    : std::runtime_error(hopsim::printable(message)), reason_(reason) {}
+
 ImportError::ImportError(const std::filesystem::path& file, std::size_t line, const std::string& what)
-    : std::runtime_error(line ? fmt::format("{}:{}: {}", file.string(), line, what)
-                              : fmt::format("{}: {}", file.string(), what)),
+    : std::runtime_error(hopsim::printable(line ? fmt::format("{}:{}: {}", file.string(), line, what)
+                                                : fmt::format("{}: {}", file.string(), what))),
       file_(file),
       line_(line) {}
 

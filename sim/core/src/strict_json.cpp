@@ -22,6 +22,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
     std::size_t line = 1;
     for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
     throw ConfigError(fmt::format("{}: malformed JSON at line {} (byte {}): {}", origin, line, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double's range (out_of_range.406) and the like.
+    throw ConfigError(fmt::format("{}: unreadable JSON: {}", origin, e.what()));
   }
 }
 
@@ -87,8 +90,8 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    value = text;
+  } catch (const nlohmann::json::exception&) {
+    value = text;  // not JSON, or a number out of range: a string, which the key's check then names
   }
   nlohmann::json* node = &doc;
   std::size_t start = 0;

@@ -15,8 +15,8 @@ public:
     enum class Reason { other, not_a_trace, newer_schema };
 
     /// An error with a complete message (it should already name the path).
-    explicit TraceError(const std::string& message, Reason reason = Reason::other)
-        : std::runtime_error(message), reason_(reason) {}
+    /// Control characters from the file (a damaged name) are written as \xNN.
+    explicit TraceError(const std::string& message, Reason reason = Reason::other);
 
     /// The category given at construction.
     Reason reason() const noexcept { return reason_; }

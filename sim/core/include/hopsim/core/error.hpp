@@ -6,10 +6,17 @@
 
 namespace hopsim {
 
-// Base of every error hopsim reports to a user.
+// `message` with control characters but newline and tab written as \xNN.
+std::string printable(const std::string& message);
+
+// Base of every error hopsim reports to a user. Its message is printable:
+// control characters that came from input (a key or value holding "\u0000")
+// are written as \xNN, so that what() is the whole message; newlines and
+// tabs stay.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message);
+  explicit Error(const char* message) : Error(std::string(message)) {}
 };
 
 // A scenario, preset or command-line value is malformed, unknown or out of range.
