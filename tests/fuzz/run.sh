@@ -14,7 +14,10 @@ if [[ $# -lt 2 || "$1" == --help ]]; then
 fi
 build="$1" seconds="$2"
 shift 2
-[[ -x "$build/fuzz_trace_seeds" ]] || { echo "run.sh: $build is not a fuzz build (no fuzz_trace_seeds)" >&2; exit 2; }
+if ! grep -qs '^CMAKE_PROJECT_NAME:STATIC=hopsim_fuzz$' "$build/CMakeCache.txt" || [[ ! -x "$build/fuzz_trace_seeds" ]]; then
+  echo "run.sh: $build is not a fuzz build (make fuzz-build, or cmake -S tests/fuzz -B $build with clang)" >&2
+  exit 2
+fi
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "run.sh: SECONDS must be a positive integer, not '$seconds'" >&2; exit 2; }
 harnesses=("$@")
 if [[ ${#harnesses[@]} -eq 0 ]]; then
