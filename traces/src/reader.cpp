@@ -32,6 +32,26 @@ std::uint32_t be32(const unsigned char* p) {
     return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
 
+// A run killed in the middle of a batch (SIGKILL, power loss) leaves PATH-journal, the
+// rollback journal of that batch. SQLite rolls it back on the next open with write access;
+// a read-only open fails instead. Roll it back here, so the trace opens as of its last batch.
+void recover_interrupted_write(const fs::path& path) {
+    std::error_code ec;
+    const fs::path journal = path.string() + "-journal";
+    if (!fs::is_regular_file(journal, ec) || fs::file_size(journal, ec) == 0 || ec) return;
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    const std::string why = raw != nullptr ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close_v2(raw);
+    if (rc != SQLITE_OK) {
+        throw TraceError(
+            fmt::format("{}: an interrupted write left {}, which could not be rolled back ({}); open "
+                        "the trace once with write access to recover it",
+                        path.string(), journal.string(), why));
+    }
+}
+
 // SQLite only notices a cut-off file when a query reaches a missing page, which may be
 // never for small queries; the header states the size, so check it up front.
 void check_sqlite_header(const fs::path& path) {
@@ -114,7 +134,8 @@ TraceFileState probe_trace(const fs::path& path, std::string* why) {
     }
 }
 
-TraceReader::TraceReader(const fs::path& path) : db_((check_sqlite_header(path), path), sql::OpenMode::read_only) {
+TraceReader::TraceReader(const fs::path& path)
+    : db_((recover_interrupted_write(path), check_sqlite_header(path), path), sql::OpenMode::read_only) {
     // Window queries walk an index and fetch rows from all over the table: memory-mapped
     // reads and a bigger page cache keep that from turning into one pread per row
     // (the GUI's PE timeline of a 150 k-state trace: 1.7 s -> see docs/gui.md).

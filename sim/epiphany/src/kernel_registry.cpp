@@ -49,6 +49,11 @@ HostContext::HostContext(const KernelPackage& pkg, nlohmann::json args, Device& 
   if (pkg_.prepare) pkg_.prepare(device_);
 }
 
+HostContext::~HostContext() {
+  std::error_code ec;
+  for (const auto& f : pending_) std::filesystem::remove(partial_path(f), ec);
+}
+
 std::string HostContext::output_file(const std::string& stem, const std::string& ext) {
   pending_.push_back(fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext));
   return partial_path(pending_.back()).string();

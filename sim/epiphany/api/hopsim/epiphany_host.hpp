@@ -32,6 +32,11 @@ struct LaunchRecord {
 class HostContext {
  public:
   HostContext(const KernelPackage& pkg, nlohmann::json args, Device& device, std::string output_dir, Mode mode);
+  // Removes the temporary files of a run that did not reach commit_files()
+  // (failed or interrupted): the folder keeps only the previous results.
+  ~HostContext();
+  HostContext(const HostContext&) = delete;
+  HostContext& operator=(const HostContext&) = delete;
 
   const nlohmann::json& args() const { return args_; }
   Device& device() { return device_; }

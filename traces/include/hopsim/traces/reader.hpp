@@ -27,7 +27,9 @@ TraceFileState probe_trace(const std::filesystem::path& path, std::string* why =
 /// An open trace. Not thread-safe: give each thread its own reader.
 class TraceReader {
 public:
-    /// Opens read-only and validates. Throws TraceError:
+    /// Opens read-only and validates. The rollback journal a killed writer left
+    /// (PATH-journal) is rolled back first, so such a trace opens as of its last batch.
+    /// Throws TraceError:
     /// "not a hopsim trace (...)" for non-SQLite, truncated or corrupt files and for
     /// databases without the trace tables; naming both versions for a newer schema.
     explicit TraceReader(const std::filesystem::path& path);
