@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/family.hpp"
 #include "hopsim/traces/error.hpp"
@@ -33,6 +34,9 @@ int run_parsed(const hopsim::Commands& commands) {
   } catch (const hopsim::traces::TraceError& e) {
     std::cerr << "hopsim: trace error: " << e.what() << "\n";
     return 2;
+  } catch (const hopsim::CrashError& e) {
+    std::cerr << "\nhopsim: " << e.what() << "\n";
+    return hopsim::crash::exit_status(e.signal());
   } catch (const std::exception& e) {
     std::cerr << "\nhopsim: error: " << e.what() << "\n";
     return 1;
@@ -64,6 +68,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopsim::crash::install();
   try {
     return run_cli(argc, argv);
   } catch (const std::exception& e) {

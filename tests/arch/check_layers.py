@@ -115,7 +115,7 @@ NAME_RULE_WORDS = re.compile(
 # Namespace each folder's code opens (nested namespaces allowed), `<f>` as in
 # LAYERS. A trailing "=" means that namespace exactly (no nesting).
 NAMESPACES = [
-    ("sim/core/",      ["hopsim=", "hopsim::log"]),
+    ("sim/core/",      ["hopsim=", "hopsim::log", "hopsim::crash"]),
     ("sim/interpose/", ["hopsim::interpose"]),
     ("sim/studies/",   ["hopsim::studies"]),
     ("sim/cli/",       ["hopsim::cli"]),

@@ -68,3 +68,30 @@ cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 1, 1 proce
   "dims_create(12, 2) with 5 fixed: rc 12"
   "rank 31 on bgq-node-31 (1,1,1,1,1) (23 chars): delay ok, wtime ok, sum 15984000" LACKS "SHORT" "BACKWARDS"
   CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_setup)
+# A rank that crashes (tests/bgq/programs/crash.c: rank 5 stores through a
+# null pointer, aborts or overflows its stack while the others wait in a
+# barrier): one line naming the rank and the signal, exit 128 + the signal,
+# no other rank passes the barrier, no core file. Ranks on host threads
+# (native), in fibers (sim) and in processes of their own (machine.transport).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bgq-double.json "{\"machine\": {\"preset\": \"bgq\", \"transport\": \"double\"}}\n")
+foreach(c "null;11;SIGSEGV" "abort;6;SIGABRT" "stack;11;SIGSEGV")
+  list(GET c 0 how)
+  list(GET c 1 sig)
+  list(GET c 2 name)
+  math(EXPR rc "128 + ${sig}")
+  cli_test(bgq_crash_${how}.native RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
+    LACKS "passed the barrier" CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/crash ${how})
+  cli_test(bgq_crash_${how}.process RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
+    "hopsim: rank 5: killed by signal ${sig}" LACKS "passed the barrier"
+    CMD env HOPSIM_MODE=native HOPSIM_SCENARIO=${CMAKE_CURRENT_BINARY_DIR}/bgq-double.json ${CLI_BGQ_PROGS}/crash ${how})
+endforeach()
+foreach(c "null;11;SIGSEGV" "abort;6;SIGABRT")
+  list(GET c 0 how)
+  list(GET c 1 sig)
+  list(GET c 2 name)
+  math(EXPR rc "128 + ${sig}")
+  cli_test(bgq_crash_${how}.sim RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
+    LACKS "passed the barrier" CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/crash ${how})
+endforeach()
+cli_test(bgq_crash_stack_names_overflow NO_CORE RC 139 HAS ": a stack overflow"
+  CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/crash stack)

@@ -2,11 +2,12 @@
 # folders that test their own subcommands (tests/host).
 set(CLI_EXPECT ${CMAKE_CURRENT_LIST_DIR}/expect.sh)
 
-# cli_test(<name> [RC <status>] [HAS <text>...] [LACKS <text>...] [TIMEOUT <s>] [DISABLED <why>] CMD <command>...)
+# cli_test(<name> [RC <status>] [HAS <text>...] [LACKS <text>...] [TIMEOUT <s>] [DISABLED <why>] [NO_CORE]
+#          CMD <command>...)
 # adds the test ${CLI_PREFIX}<name> (default prefix "cli."), run by expect.sh in
 # ${CLI_WORK}/<name>. Set CLI_WORK (and CLI_PREFIX) before calling.
 function(cli_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "" "RC;TIMEOUT;DISABLED" "HAS;LACKS;CMD")
+  cmake_parse_arguments(PARSE_ARGV 1 T "NO_CORE" "RC;TIMEOUT;DISABLED" "HAS;LACKS;CMD")
   if(NOT DEFINED T_RC)
     set(T_RC 0)
   endif()
@@ -20,6 +21,9 @@ function(cli_test name)
   foreach(s IN LISTS T_LACKS)
     list(APPEND checks --lacks "${s}")
   endforeach()
+  if(T_NO_CORE)
+    list(APPEND checks --no-core)  # core dumps allowed, none may be left
+  endif()
   if(NOT DEFINED CLI_PREFIX)
     set(CLI_PREFIX cli.)
   endif()

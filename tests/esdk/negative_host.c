@@ -5,9 +5,12 @@
  *   negative_host store_outside DEV  a device program storing outside every memory
  *   negative_host halt               e_halt, which hopsim does not model
  *   negative_host open_outside       e_open of a workgroup larger than the chip
- * Prints what e-hal returned; a device fault ends the process (exit 5). */
+ *   negative_host crash DEV HOW      core (1,1) running DEV, told HOW (a word at 0x6000) to crash
+ * Prints what e-hal returned; a device fault ends the process (exit 5), a
+ * device program's crash too (exit 128 + the signal). */
 #include <e-hal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +32,14 @@ int main(int argc, char** argv) {
   } else if (!strcmp(argv[1], "open_outside")) {
     e_epiphany_t big;
     rc = e_open(&big, 2, 2, 4, 4);
+  } else if (!strcmp(argv[1], "crash") && argc > 3) {
+    int how = atoi(argv[3]);
+    if (e_load(argv[2], &dev, 1, 1, E_FALSE) != E_OK || e_write(&dev, 1, 1, 0x6000, &how, sizeof how) != sizeof how ||
+        e_start(&dev, 1, 1) != E_OK)
+      return 1;
+    for (int i = 0; i < 5000; i++) usleep(1000);
+    printf("the crash did not stop the run\n");
+    return 0;
   } else if (!strcmp(argv[1], "store_outside") && argc > 2) {
     rc = e_load(argv[2], &dev, 0, 0, E_TRUE);
     for (int i = 0; i < 1000; i++) usleep(1000);

@@ -5,14 +5,18 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "ham/offload.hpp"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "statistics.hpp"
 
@@ -38,6 +42,16 @@ int node_here() { return offload::this_node(); }
 std::uint32_t key_here() { return d::key_of<function<decltype(&mul), &mul>>(); }
 int big(std::array<char, 512> a) { return a[0]; }
 void die() { _exit(7); }
+int* volatile nowhere = nullptr;
+void null_store() { *nowhere = 1; }
+void abort_now() { std::abort(); }
+int deep(int n) {
+  std::array<char, 4096> pad{};
+  volatile char* p = pad.data();
+  p[0] = static_cast<char>(n);
+  return deep(n + 1) + p[0];
+}
+void overflow() { (void)deep(0); }
 void fail() { throw hopsim::Error("bad input on the card"); }
 void spend(double cycles) { offload::charge_cycles(cycles); }
 void nothing() {}
@@ -236,6 +250,31 @@ TEST_CASE("a target dying mid-run is a clear error on the host, not a hang", "[h
                                                      Catch::Contains("exited with status 7") &&
                                                      Catch::Contains("while the host waited for a result"));
   CHECK_THROWS_WITH(offload::sync(1, f2f(&nothing)), Catch::Contains("is gone"));
+}
+
+// The target's process crashes (the crash report installed, as the HAM
+// runtime's main does): the host names node 1 and the signal; the exit
+// status of such a run is 128 + the signal.
+TEST_CASE("a target that crashes is named with its signal, not a hang", "[ham][native]") {
+  hopsim::crash::install();
+  const std::vector<std::tuple<std::function<void()>, int, const char*>> cases = {
+      {[] { offload::sync(1, f2f(&null_store)); }, SIGSEGV, "a store through a null pointer"},
+      {[] { offload::sync(1, f2f(&abort_now)); }, SIGABRT, "abort()"},
+      {[] { offload::sync(1, f2f(&overflow)); }, SIGSEGV, "a stack overflow"}};
+  for (const auto& [call, sig, what] : cases) {
+    INFO(what);
+    Session s(mode("native"));
+    try {
+      call();
+      FAIL("the crash was not reported");
+    } catch (const hopsim::CrashError& e) {
+      CHECK(e.signal() == sig);
+      CHECK_THAT(std::string(e.what()), Catch::Contains("HAM target node 1") &&
+                                            Catch::Contains("was killed by signal " + std::to_string(sig) + " ") &&
+                                            Catch::Contains("while the host waited for a result"));
+    }
+    CHECK(hopsim::crash::exit_status(sig) == 128 + sig);
+  }
 }
 
 TEST_CASE("simulated call times follow the model: compute at the card clock, far socket", "[ham][sim]") {

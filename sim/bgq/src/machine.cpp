@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hopsim/bgq_kernel.h"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "mpi.h"
 
@@ -75,6 +76,7 @@ Machine::Machine(const model::Params& p, nlohmann::json args) : p_(p), args_(std
   for (std::uint32_t r = 0; r < torus_->nodes(); ++r) {
     ranks_.push_back(std::make_unique<RankState>());
     ranks_.back()->rank = static_cast<int>(r);
+    ranks_.back()->label = fmt::format("rank {}", r);
   }
 }
 
@@ -86,6 +88,7 @@ int Machine::current_rank() { return t_rank; }
 void Machine::set_current(Machine* m, int rank) {
   t_machine = m;
   t_rank = rank;
+  crash::name_thread(m && rank >= 0 ? m->ranks_[static_cast<std::size_t>(rank)]->label.c_str() : nullptr);
 }
 RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
 

@@ -74,6 +74,7 @@ struct CartComm {
 
 struct RankState {
   int rank = 0;
+  std::string label;  // "rank N", in a crash report (hopsim/core/crash.hpp)
   model::NodeMu mu;
   std::array<MUSPI_RecvFunction_t, 256> recv_fn{};
   std::array<void*, 256> recv_param{};

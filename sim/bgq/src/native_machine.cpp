@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/interrupt.hpp"
 #include "machine.hpp"
@@ -37,6 +38,7 @@ class NativeMachine final : public Machine {
     std::atomic<int> running{size()};
     for (int r = 0; r < size(); ++r) {
       threads.emplace_back([this, r, entry, &errors, &running] {
+        const crash::ThreadGuard guard(rank(r).label.c_str());
         set_current(this, r);
         try {
           entry();

@@ -28,6 +28,7 @@
 #include "hopsim/bgq/run.hpp"
 #include "hopsim/bgq_kernel.h"
 #include "hopsim/bgq_package.hpp"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
@@ -190,6 +191,7 @@ extern "C" {
 int hopsim_bgq_program_main(int argc, char** argv, const unsigned char* image, unsigned long size) {
   hopsim::bgq::g_program.image = image;
   hopsim::bgq::g_program.size = size;
+  hopsim::crash::install();
   try {
     return hopsim::bgq::run_program(argc, argv);
   } catch (const hopsim::DeadlockError& e) {
@@ -201,6 +203,9 @@ int hopsim_bgq_program_main(int argc, char** argv, const unsigned char* image, u
   } catch (const hopsim::ConfigError& e) {
     std::fprintf(stderr, "hopsim: %s\n", e.what());
     return 2;
+  } catch (const hopsim::CrashError& e) {
+    std::fprintf(stderr, "hopsim: %s\n", e.what());
+    return hopsim::crash::exit_status(e.signal());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hopsim: %s\n", e.what());
     return 1;

@@ -4,6 +4,7 @@
 
 #include <system_error>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 
 namespace hopsim {
@@ -18,6 +19,8 @@ AtomicFile::AtomicFile(fs::path path, bool unique)
                       : partial_path(path_)),
       out_(partial_, std::ios::trunc | std::ios::binary) {
   if (!out_) throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
+  std::error_code ec;
+  crash::remove_on_crash(fs::absolute(partial_, ec).string());
 }
 
 AtomicFile::~AtomicFile() {
@@ -25,6 +28,7 @@ AtomicFile::~AtomicFile() {
   out_.close();
   std::error_code ec;
   fs::remove(partial_, ec);
+  crash::forget(fs::absolute(partial_, ec).string());
 }
 
 void AtomicFile::commit() {
@@ -33,6 +37,8 @@ void AtomicFile::commit() {
   out_.close();
   commit_partial(partial_, path_);
   committed_ = true;
+  std::error_code ec;
+  crash::forget(fs::absolute(partial_, ec).string());
 }
 
 void commit_partial(const fs::path& partial, const fs::path& path) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 
 extern "C" {
@@ -28,7 +29,10 @@ Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
       counters_(p.num_cores()),
       ilat_(new std::atomic<std::uint32_t>[p.num_cores()]),
       mesh_topology_(topo::make_mesh2d(p.rows, p.cols)) {
-  for (std::uint32_t i = 0; i < p.num_cores(); ++i) ilat_[i] = 0;
+  for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
+    ilat_[i] = 0;
+    core_labels_.push_back(map().describe_core(i));
+  }
 }
 
 void Device::count_mesh_events(bool on) {
@@ -82,6 +86,7 @@ bool Device::interrupt_ready() {
 std::uint32_t Device::current_core() { return t_core; }
 void Device::set_current_core(std::uint32_t core) {
   t_core = core;
+  crash::name_thread(g_device && core < g_device->core_labels_.size() ? g_device->core_labels_[core].c_str() : nullptr);
   // The device pass's inline path reaches the core's own memory through this.
   __hopsim_core_base = g_device ? g_device->windows_.core(core) : nullptr;
   // Natively a volatile access to the core's own memory is made inline;

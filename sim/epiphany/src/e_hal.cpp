@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/epiphany/esdk.hpp"
@@ -41,6 +42,7 @@ Hal& Hal::require(const char* fn) {
 
 void Hal::init() {
   if (g_hal) return;
+  crash::install();
   const char* mode = std::getenv("HOPSIM_MODE");
   const char* preset = std::getenv("HOPSIM_PRESET");
   const char* scenario = std::getenv("HOPSIM_SCENARIO");

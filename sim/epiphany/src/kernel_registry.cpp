@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/strict_json.hpp"
@@ -51,16 +52,25 @@ HostContext::HostContext(const KernelPackage& pkg, nlohmann::json args, Device& 
 
 HostContext::~HostContext() {
   std::error_code ec;
-  for (const auto& f : pending_) std::filesystem::remove(partial_path(f), ec);
+  for (const auto& f : pending_) {
+    std::filesystem::remove(partial_path(f), ec);
+    crash::forget(std::filesystem::absolute(partial_path(f), ec).string());
+  }
 }
 
 std::string HostContext::output_file(const std::string& stem, const std::string& ext) {
   pending_.push_back(fmt::format("{}/{}-{}.{}", output_dir_, stem, to_string(mode_), ext));
+  std::error_code ec;
+  crash::remove_on_crash(std::filesystem::absolute(partial_path(pending_.back()), ec).string());
   return partial_path(pending_.back()).string();
 }
 
 void HostContext::commit_files() {
-  for (const auto& f : pending_) commit_partial(partial_path(f), f);
+  std::error_code ec;
+  for (const auto& f : pending_) {
+    commit_partial(partial_path(f), f);
+    crash::forget(std::filesystem::absolute(partial_path(f), ec).string());
+  }
   pending_.clear();
 }
 

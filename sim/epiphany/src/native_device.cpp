@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/interpose/pe_context.hpp"
 
@@ -46,6 +47,7 @@ void NativeDevice::start_core(std::uint32_t core, std::function<void()> program)
   auto running = std::make_shared<std::atomic<bool>>(false);
   threads_[core] = std::thread([this, core, running, program = std::move(program)] {
     running->store(true, std::memory_order_release);
+    const crash::ThreadGuard guard(core_labels_[core].c_str());
     set_current_core(core);
     try {
       program();
@@ -195,6 +197,7 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
   const double t0 = host_seconds();
   for (std::uint32_t i = 0; i < n; ++i) {
     threads.emplace_back([this, i, &kernel, &errors] {
+      const crash::ThreadGuard guard(core_labels_[i].c_str());
       set_current_core(i);
       try {
         if (kernel_host_stacks_) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/epiphany/sc_log.hpp"
@@ -120,6 +121,7 @@ void SimDevice::run_core(std::uint32_t core) {
         const bool host_job = in_host_;
         in_host_ = false;
         const bool finished = pe.ctx->resume();
+        crash::name_thread(nullptr);  // the simulator's own code again
         in_host_ = host_job;
         if (finished) break;
         const Req r = pe.req;

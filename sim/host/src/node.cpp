@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/host/buffer.hpp"
 #include "hopsim/host/cma.hpp"
@@ -295,6 +296,7 @@ class RankWatch {
         case kExitDeadlock:
           throw DeadlockError(msg);
         default:
+          if (signal_[r] > 0) throw CrashError(msg, signal_[r]);
           throw Error(msg);
       }
     }
@@ -339,6 +341,7 @@ class RankWatch {
       status_[r] = kExitAborted;
     } else {
       status_[r] = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+      signal_[r] = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
       std::snprintf(sh_.rank[r].error.data(), kErrLen, "killed by signal %d (%s)", WIFSIGNALED(st) ? WTERMSIG(st) : 0,
                     WIFSIGNALED(st) ? ::strsignal(WTERMSIG(st)) : "?");
     }
@@ -374,6 +377,7 @@ class RankWatch {
   int n_;
   std::vector<int> status_;
   std::vector<bool> killed_;
+  std::vector<int> signal_ = std::vector<int>(static_cast<std::size_t>(n_), 0);  // the signal that ended a rank
   int left_;
   int first_failed_ = -1;
   std::exception_ptr monitor_error_;

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "backends.hpp"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 
 namespace ham::offload::detail {
@@ -82,6 +83,7 @@ class NativeRuntime final : public Runtime {
       node_ = 1;
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != host_pid_) _exit(1);
+      hopsim::crash::name_thread("HAM target node 1");
       arena_free_[0] = arena_size_;
     }
   }
@@ -245,7 +247,7 @@ class NativeRuntime final : public Runtime {
       if (r == child_) {
         child_gone_ = true;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-          throw hopsim::Error(fmt::format("HAM target node 1 (pid {}) {} at termination", child_, how(status)));
+          fail(fmt::format("HAM target node 1 (pid {}) {} at termination", child_, how(status)), status);
         return;
       }
       if (std::chrono::steady_clock::now() > deadline) {
@@ -305,6 +307,11 @@ class NativeRuntime final : public Runtime {
       throw hopsim::Error(fmt::format("{} ({} B) is not inside the target's memory", what, bytes));
   }
 
+  // A target killed by a signal is a crash (exit 128 + signal); else an error.
+  [[noreturn]] static void fail(const std::string& message, int status) {
+    if (WIFSIGNALED(status)) throw hopsim::CrashError(message, WTERMSIG(status));
+    throw hopsim::Error(message);
+  }
   static std::string how(int status) {
     if (WIFSIGNALED(status))
       return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -319,8 +326,8 @@ class NativeRuntime final : public Runtime {
     int status = 0;
     if (waitpid(child_, &status, WNOHANG) == child_) {
       child_gone_ = true;
-      throw hopsim::Error(
-          fmt::format("HAM target node 1 (pid {}) {} while the host waited for {}", child_, how(status), waiting_for));
+      fail(fmt::format("HAM target node 1 (pid {}) {} while the host waited for {}", child_, how(status), waiting_for),
+           status);
     }
   }
 

@@ -9,6 +9,7 @@
 
 #include "backends.hpp"
 #include "ham/offload.hpp"
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 
 namespace ham::offload::detail {
@@ -256,6 +257,7 @@ const std::vector<std::string>& command_line() { return saved_command_line(); }
 int run_main(int argc, char** argv, int (*user_main)(int, char**)) {
   const std::string prog = argc > 0 ? argv[0] : "ham";
   saved_command_line().assign(argv, argv + argc);
+  hopsim::crash::install();
   int rc = 0;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -295,6 +297,9 @@ int run_main(int argc, char** argv, int (*user_main)(int, char**)) {
   } catch (const hopsim::KernelError& e) {
     std::cerr << prog << ": error on the target: " << e.what() << "\n";
     return 5;
+  } catch (const hopsim::CrashError& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return hopsim::crash::exit_status(e.signal());
   } catch (const std::exception& e) {
     std::cerr << prog << ": error: " << e.what() << "\n";
     return 1;

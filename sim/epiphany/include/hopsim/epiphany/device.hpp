@@ -215,6 +215,8 @@ class Device {
   std::vector<CoreCounters> counters_;
   LaunchTiming last_launch_;
   bool kernel_host_stacks_ = false;
+  // Per core: its name in a crash report (hopsim/core/crash.hpp).
+  std::vector<std::string> core_labels_;
   // Per core: latched interrupts (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
 
