@@ -41,9 +41,9 @@ void add_import(Commands& c) {
   imp->add_option("file", o->file, "results file")->required();
   imp->add_option("--format", o->format,
                   "reference (system,...,source CSV), passing (n,method,ticks), hpcc (ring bandwidth output) or ham "
-                  "(benchmark_ham_offload output)")
+                  "(benchmark_ham_offload output) or pcie (kernels/xeonphi/pcie-probe output)")
       ->required()
-      ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham"}));
+      ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham", "pcie"}));
   imp->add_option("--system", o->system, "system name for the rows (default: the format's own system)");
   imp->add_option("--output", o->output, "CSV file (default: standard output)");
   c.on(imp, [o] { return studies::import_results(o->file, o->format, o->system, o->output); });

@@ -158,6 +158,46 @@ TEST_CASE("ham offload malformed rows are named", "[import]") {
     CHECK_THAT(e.what(), Catch::Contains("median 'fast'"));
 }
 
+TEST_CASE("pcie probe output yields median, min, mean and bandwidth per cell", "[import]") {
+    const auto rows = import_pcie_probe(data("pcie-probe.csv"), "nvidia-h200");
+    REQUIRE(rows.size() == 4 * 4);
+    CHECK(rows[0] == ResultRow{"nvidia-h200", "pcie-copy", "h2d pinned 4096 B", "median", 8192, "ns",
+                               data("pcie-probe.csv").string()});
+    CHECK(rows[1].metric == "min");
+    CHECK(rows[1].value == 8000);
+    CHECK(rows[2].metric == "mean");
+    CHECK(rows[2].value == 8500.5);
+    CHECK(rows[3].metric == "bandwidth");
+    CHECK(rows[3].unit == "GB/s");
+    CHECK(rows[3].value == Approx(0.5));  // 4096 B / 8192 ns
+    CHECK(rows[4].configuration == "d2h pageable 1048576 B");
+    CHECK(rows[7].value == Approx(20.0));
+    CHECK(rows[8].experiment == "pcie-latency");
+    CHECK(rows[12].experiment == "pcie-flag-round-trip");
+    CHECK(rows[12].configuration == "host-device-host mapped 8 B");
+    CHECK(import_pcie_probe(data("pcie-probe.csv"))[0].system == "pcie-device");
+}
+
+TEST_CASE("pcie probe malformed rows are named", "[import]") {
+    auto e = import_error([] { import_pcie_probe(data("pcie-probe-min-above-median.csv")); });
+    CHECK(e.line() == 3);
+    CHECK_THAT(e.what(), Catch::Contains("min_ns 9000 is above median_ns 8192"));
+    e = import_error([] { import_pcie_probe(data("pcie-probe-bad-test.csv")); });
+    CHECK(e.line() == 4);
+    CHECK_THAT(e.what(), Catch::Contains("unknown test 'teleport'"));
+    e = import_error([] { import_pcie_probe(data("pcie-probe-bad-bytes.csv")); });
+    CHECK(e.line() == 2);
+    CHECK_THAT(e.what(), Catch::Contains("bytes '4k' is not a positive integer"));
+    e = import_error([] { import_pcie_probe(data("pcie-probe-no-header.csv")); });
+    CHECK(e.line() == 1);
+    CHECK_THAT(e.what(), Catch::Contains("expected the header test,direction"));
+    e = import_error([] { import_pcie_probe(data("pcie-probe-bad-time.csv")); });
+    CHECK_THAT(e.what(), Catch::Contains("median_ns '-3' is not a positive number"));
+    e = import_error([] { import_pcie_probe(data("empty-results.txt")); });
+    CHECK(e.line() == 0);
+    CHECK_THAT(e.what(), Catch::Contains("no pcie_probe header"));
+}
+
 TEST_CASE("importers reject missing and empty files", "[import]") {
     auto e = import_error([] { import_reference_csv(data("absent.csv")); });
     CHECK(e.line() == 0);

@@ -338,4 +338,62 @@ std::vector<ResultRow> import_ham_offload(const fs::path& path, const std::strin
     return rows;
 }
 
+std::vector<ResultRow> import_pcie_probe(const fs::path& path, std::string system) {
+    if (system.empty()) system = "pcie-device";
+    static const std::vector<std::string> kHeader{"test",      "direction", "memory",  "bytes",      "runs",
+                                                  "median_ns", "min_ns",    "mean_ns", "median_GBps"};
+    static constexpr std::array<std::string_view, 3> kTests{"copy", "latency", "flag-round-trip"};
+    std::ifstream in = open_input(path);
+    CsvReader csv(in, path);
+    std::vector<ResultRow> rows;
+    std::vector<std::string> f;
+    std::size_t line = 0;
+    bool header = false;
+    const auto positive_int = [&](const std::string& s, std::string_view what) {
+        unsigned long long v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v == 0)
+            throw ImportError(path, line, fmt::format("{} '{}' is not a positive integer", what, s));
+        return v;
+    };
+    while (csv.next(f, line)) {
+        if (!header) {
+            if (f != kHeader)
+                throw ImportError(path, line, fmt::format("expected the header {}", fmt::join(kHeader, ",")));
+            header = true;
+            continue;
+        }
+        if (f.size() != kHeader.size())
+            throw ImportError(path, line, fmt::format("expected {} fields, found {}", kHeader.size(), f.size()));
+        if (std::find(kTests.begin(), kTests.end(), f[0]) == kTests.end())
+            throw ImportError(path, line, fmt::format("unknown test '{}' (known: {})", f[0], fmt::join(kTests, " ")));
+        for (std::size_t i : {1u, 2u}) {
+            if (f[i].empty() || f[i].find(' ') != std::string::npos)
+                throw ImportError(path, line, fmt::format("{} '{}' is empty or has a space", kHeader[i], f[i]));
+        }
+        const unsigned long long bytes = positive_int(f[3], "bytes");
+        positive_int(f[4], "runs");
+        const std::string config = fmt::format("{} {} {} B", f[1], f[2], bytes);
+        const std::string experiment = "pcie-" + f[0];
+        std::array<double, 3> times{};
+        for (std::size_t i = 0; i < 3; ++i) {
+            const auto v = parse_number(f[5 + i]);
+            if (!v || *v <= 0)
+                throw ImportError(path, line,
+                                  fmt::format("{} '{}' is not a positive number", kHeader[5 + i], f[5 + i]));
+            times[i] = *v;
+        }
+        if (times[1] > times[0])
+            throw ImportError(path, line, fmt::format("min_ns {} is above median_ns {}", times[1], times[0]));
+        rows.push_back({system, experiment, config, "median", times[0], "ns", path.string()});
+        rows.push_back({system, experiment, config, "min", times[1], "ns", path.string()});
+        rows.push_back({system, experiment, config, "mean", times[2], "ns", path.string()});
+        rows.push_back(
+            {system, experiment, config, "bandwidth", static_cast<double>(bytes) / times[0], "GB/s", path.string()});
+    }
+    if (!header) throw ImportError(path, 0, "no pcie_probe header (test,direction,memory,...) found");
+    require_rows(path, rows, "pcie_probe rows");
+    return rows;
+}
+
 }  // namespace hopsim::traces

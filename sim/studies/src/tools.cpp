@@ -126,6 +126,7 @@ int import_results(const std::string& file, const std::string& format, const std
     if (format == "passing") rows = traces::import_passing_csv(file, system);
     if (format == "hpcc") rows = traces::import_hpcc_ring(file, system);
     if (format == "ham") rows = traces::import_ham_offload(file, system);
+    if (format == "pcie") rows = traces::import_pcie_probe(file, system);
   } catch (const traces::ImportError& e) {
     throw ConfigError(e.what());
   }

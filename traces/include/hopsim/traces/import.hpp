@@ -51,4 +51,12 @@ std::vector<ResultRow> import_hpcc_ring(const std::filesystem::path& path, const
 std::vector<ResultRow> import_ham_offload(const std::filesystem::path& path, const std::string& system = {},
                                           const std::string& configuration = {});
 
+/// Reads pcie_probe output (kernels/xeonphi/pcie-probe: '#' lines, the header
+/// "test,direction,memory,bytes,runs,median_ns,min_ns,mean_ns,median_GBps", one row per
+/// measured cell) into rows {system, "pcie-<test>", "<direction> <memory> <bytes> B", metric,
+/// value, unit, file} with the metrics median, min, mean (ns) and bandwidth (GB/s, of the
+/// median). test is copy, latency or flag-round-trip; bytes and runs are positive integers;
+/// times are positive. An empty `system` is "pcie-device".
+std::vector<ResultRow> import_pcie_probe(const std::filesystem::path& path, std::string system = {});
+
 }  // namespace hopsim::traces
