@@ -2,8 +2,9 @@
 # `hopsim xeonphi pcie` end to end: the model's prediction as a reference
 # CSV, compared with itself (every row 0%), with an imported probe output
 # (pageable rows listed as not modelled, the tolerance deciding the exit
-# status), and the committed pcie-gen5-x16 prediction still being what the
-# preset predicts (docs/validation.md quotes it).
+# status), the committed pcie-gen5-x16 prediction still being what the
+# preset predicts, and the committed H200 measurement against it
+# (docs/validation.md quotes both).
 #
 #   pcie.sh HOPSIM SOURCE_DIR WORK
 set -u
@@ -43,6 +44,16 @@ grep -q '3 compared: ' <<<"$out" || bad "3 rows compared"
 "$hopsim" xeonphi pcie --machine pcie-gen5-x16 --system pcie-gen5-x16 --out now.csv >/dev/null
 grep -v '^#' "$src/traces/reference/pcie-gen5-x16-prediction.csv" > committed.csv
 diff committed.csv now.csv || bad "traces/reference/pcie-gen5-x16-prediction.csv is no longer what the model predicts"
+
+# The committed measurement: its raw output imports to the committed figures,
+# and the comparison docs/validation.md quotes.
+(cd "$src" && "$hopsim" import traces/reference/nvidia-h200-pcie/probe-1.csv --format pcie --system nvidia-h200 \
+  --output "$work/h200.csv") >/dev/null || bad "import of the H200 probe: exit $?"
+diff "$src/traces/reference/nvidia-h200-pcie.csv" h200.csv || bad "the H200 figures differ from their import"
+out=$("$hopsim" xeonphi pcie --machine pcie-gen5-x16 --against "$src/traces/reference/nvidia-h200-pcie.csv" 2>&1); rc=$?
+[[ $rc -eq 3 ]] || bad "H200 comparison: exit $rc, expected 3"
+grep -q '37 compared: 18 within 25%, 19 beyond; 58 measured rows not modelled' <<<"$out" || bad "H200 comparison: $(tail -1 <<<"$out")"
+grep -Eq 'pcie-flag-round-trip +host-device-host mapped 8 B +433.3 +1811.0 +-76.1%' <<<"$out" || bad "H200 round trip row"
 
 # Overrides reach the model: a Gen3 link is slower.
 "$hopsim" xeonphi pcie --machine pcie-gen5-x16 --set pcie_gen=3 --out gen3.csv >/dev/null || bad "--set exit $?"

@@ -342,7 +342,8 @@ std::vector<ResultRow> import_pcie_probe(const fs::path& path, std::string syste
     if (system.empty()) system = "pcie-device";
     static const std::vector<std::string> kHeader{"test",      "direction", "memory",  "bytes",      "runs",
                                                   "median_ns", "min_ns",    "mean_ns", "median_GBps"};
-    static constexpr std::array<std::string_view, 3> kTests{"copy", "latency", "flag-round-trip"};
+    static constexpr std::array<std::string_view, 6> kTests{"copy",        "latency",    "flag-round-trip",
+                                                            "mapped-read", "copy-event", "host-memcpy"};
     std::ifstream in = open_input(path);
     CsvReader csv(in, path);
     std::vector<ResultRow> rows;

@@ -12,6 +12,15 @@
 //             host memory, a running one-thread kernel polls it and answers
 //             in a second mapped word, the host polls that: the analogue of
 //             the SCIF doorbell round trip HAM-Offload's calls ride on.
+// and, to take those apart:
+//   mapped-read  device-host-device  mapped  8 B: one load by a running
+//             kernel from mapped host memory (a chain of dependent loads,
+//             timed on the GPU's global timer): a PCIe read round trip;
+//   copy-event h2d|d2h  pinned  8 B .. 64 MiB: the same copies timed by CUDA
+//             events on the device (the DMA's own time, without the host's
+//             call and completion overheads);
+//   host-memcpy  h2h  pageable  4 KiB .. 256 MiB: memcpy between two host
+//             buffers on one host thread (the copy a pageable transfer adds).
 //
 // Output: CSV on standard output, '#' lines describe the machine; the format
 // is what `hopsim import --format pcie` reads:
@@ -121,6 +130,93 @@ __global__ void responder(const volatile unsigned long long* ping, volatile unsi
     last = global_ns();
   }
   *status = 0;
+}
+
+// Follows a chain of `n` indices through mapped host memory; each load
+// depends on the last. Writes the elapsed global-timer ns and the end index.
+__global__ void chase(const volatile unsigned long long* next, unsigned n, unsigned long long* out) {
+  unsigned long long i = 0;
+  const unsigned long long t0 = global_ns();
+  for (unsigned k = 0; k < n; ++k) i = next[i];
+  const unsigned long long t1 = global_ns();
+  out[0] = t1 - t0;
+  out[1] = i;
+}
+
+// One load of mapped host memory by the device, timed over chains of loads
+// that each touch a new 4 KiB page (no line is read twice in a chain).
+void mapped_read(unsigned chains, unsigned n) {
+  using Word = unsigned long long;
+  const std::size_t stride = 4096 / sizeof(Word);
+  const std::size_t words = stride * (n + 1);
+  Word* host = nullptr;
+  CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), words * sizeof(Word), cudaHostAllocMapped));
+  for (std::size_t k = 0; k <= n; ++k) host[k * stride] = (k + 1) * stride;
+  Word* d_host = nullptr;
+  CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_host), host, 0));
+  Word* out = nullptr;
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&out), 2 * sizeof(Word)));
+  std::vector<double> t;
+  for (unsigned c = 0; c < chains + 2; ++c) {
+    chase<<<1, 1>>>(d_host, n, out);
+    CHECK(cudaGetLastError());
+    Word r[2] = {0, 0};
+    CHECK(cudaMemcpy(r, out, sizeof(r), cudaMemcpyDeviceToHost));
+    if (r[1] != static_cast<Word>(n) * stride) {
+      std::fprintf(stderr, "pcie_probe: mapped read chain ended at %llu, expected %llu\n", r[1],
+                   static_cast<Word>(n) * stride);
+      std::exit(1);
+    }
+    if (c >= 2) t.push_back(static_cast<double>(r[0]) / n);
+  }
+  row("mapped-read", "device-host-device", "mapped", sizeof(Word), summarise(std::move(t)));
+  CHECK(cudaFree(out));
+  CHECK(cudaFreeHost(host));
+}
+
+// Device-side time of copies (CUDA events around cudaMemcpyAsync).
+void copy_events(unsigned char* dev, unsigned char* pinned, std::size_t max_bytes) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 20,
+                            std::size_t{16} << 20, std::size_t{64} << 20}) {
+    if (bytes > max_bytes) break;
+    for (int d = 0; d < 2; ++d) {
+      std::vector<double> t;
+      for (int r = 0; r < 3 + 50; ++r) {
+        CHECK(cudaEventRecord(a, 0));
+        if (d == 0)
+          CHECK(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, 0));
+        else
+          CHECK(cudaMemcpyAsync(pinned, dev, bytes, cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaEventRecord(b, 0));
+        CHECK(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 3) t.push_back(static_cast<double>(ms) * 1e6);
+      }
+      row("copy-event", d == 0 ? "h2d" : "d2h", "pinned", bytes, summarise(std::move(t)));
+    }
+  }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+}
+
+// memcpy between two touched host buffers on this thread.
+void host_memcpy(unsigned char* dst, const unsigned char* src, std::size_t max_bytes) {
+  for (std::size_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
+    std::vector<double> t;
+    const int runs = runs_for(bytes);
+    for (int r = 0; r < 3 + runs; ++r) {
+      const auto t0 = Clock::now();
+      std::memcpy(dst, src, bytes);
+      const double ns = ns_since(t0);
+      if (std::memcmp(dst, src, 64) != 0) std::exit(1);
+      if (r >= 3) t.push_back(ns);
+    }
+    row("host-memcpy", "h2h", "pageable", bytes, summarise(std::move(t)));
+  }
 }
 
 bool flag_round_trip(unsigned n, unsigned warmup) {
@@ -255,6 +351,9 @@ int main(int argc, char** argv) {
   }
 
   if (!flag_round_trip(20000, 200)) ++failed;
+  mapped_read(20, 1000);
+  copy_events(dev, pinned, max_bytes);
+  host_memcpy(back, pageable, max_bytes);
 
   CHECK(cudaFree(dev));
   CHECK(cudaFreeHost(pinned));
