@@ -40,8 +40,8 @@ void add_import(Commands& c) {
   auto* imp = c.app.add_subcommand("import", "convert real-device results into the reference CSV format");
   imp->add_option("file", o->file, "results file")->required();
   imp->add_option("--format", o->format,
-                  "reference (system,...,source CSV), passing (n,method,ticks), hpcc (ring bandwidth output) or ham "
-                  "(benchmark_ham_offload output) or pcie (kernels/xeonphi/pcie-probe output)")
+                  "reference (system,...,source CSV), passing (n,method,ticks), hpcc (ring bandwidth output), ham "
+                  "(benchmark_ham_offload output) or pcie (pcie_probe output, a real PCIe device)")
       ->required()
       ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham", "pcie"}));
   imp->add_option("--system", o->system, "system name for the rows (default: the format's own system)");
