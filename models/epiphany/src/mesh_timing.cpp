@@ -92,6 +92,9 @@ MeshTiming::MeshTiming(const Params& p)
   // An eMesh packet carries up to 8 data bytes with its address; it holds a
   // link for ceil(8 / width) cycles (one cycle at the native 8 B/cycle).
   ser_ = to_ticks(std::max(1.0, std::ceil(8.0 / p_.link_width)));
+  // The rMesh passes one read request every rmesh_interval cycles per
+  // routing direction (Architecture Reference, eMesh chapter).
+  rser_ = std::max<std::uint64_t>(1, to_ticks(p_.rmesh_interval));
   hop_ = to_ticks(p_.hop_latency);
   overhead_ = to_ticks(p_.write_overhead);
   issue_ = to_ticks(p_.store_issue);
@@ -143,25 +146,26 @@ template <bool kCounted>
                                                                   std::uint32_t eject_core, bool to_elink,
                                                                   std::uint32_t bytes, std::uint64_t t,
                                                                   std::uint64_t* inject_start) {
+  const std::uint64_t ser = net == Net::rmesh ? rser_ : ser_;
   auto& free = inject_free_[static_cast<int>(net)][src];
   std::uint64_t s = std::max(t, free);
-  free = s + ser_;
+  free = s + ser;
   auto& ist = links_[static_cast<int>(net)][mesh_links_ + src].st;
   ist.bytes += bytes;
   ist.packets += 1;
-  ist.busy_ticks += ser_;
+  ist.busy_ticks += ser;
   ist.stall_ticks += s - t;
   if (trace_) [[unlikely]]
-    trace_use(net, mesh_links_ + src, s, t, ser_, bytes);
+    trace_use(net, mesh_links_ + src, s, t, ser, bytes);
   if (inject_start) *inject_start = s;
   if constexpr (kCounted) note(src, Port::core, t, s);
   std::uint64_t tt = s + hop_;  // the source router
   [[maybe_unused]] Port in = Port::core;
   for (auto l : route(src, dst_router)) {
     [[maybe_unused]] const std::uint64_t ready = tt;
-    s = reserve(net, l, tt, ser_, bytes);
+    s = reserve(net, l, tt, ser, bytes);
     if (trace_) [[unlikely]]
-      trace_use(net, l, s, tt, ser_, bytes);
+      trace_use(net, l, s, tt, ser, bytes);
     tt = s + hop_;
     if constexpr (kCounted) {
       events_->wait(mesh_.link_source(static_cast<topo::LinkId>(l)), in, ready, s);
@@ -179,10 +183,10 @@ template <bool kCounted>
   }
   const std::size_t eject = mesh_links_ + n_ + eject_core;
   [[maybe_unused]] const std::uint64_t ready = tt;
-  s = reserve(net, eject, tt, ser_, bytes);
+  s = reserve(net, eject, tt, ser, bytes);
   if constexpr (kCounted) events_->wait(dst_router, in, ready, s);
   if (trace_) [[unlikely]]
-    trace_use(net, eject, s, tt, ser_, bytes);
+    trace_use(net, eject, s, tt, ser, bytes);
   return s;
 }
 
@@ -237,13 +241,15 @@ WriteTiming MeshTiming::write_emem(std::uint32_t src, std::uint32_t bytes, doubl
   return post(Net::xmesh, src, edge, 0, true, bytes, t, chunk_max);
 }
 
-double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst) {
-  // One read request per 8-byte word, pipelined; each answered by a cMesh write.
+double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst,
+                        unsigned chunk_max) {
+  // One read request per transaction, pipelined; each answered by a cMesh write.
   const std::uint64_t ready = to_ticks(ready_at_dst);
   std::uint64_t issue = to_ticks(t), done = issue;
   std::uint32_t left = bytes;
+  chunk_max = std::clamp(chunk_max, 1u, 8u);
   do {
-    const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
+    const std::uint32_t chunk = std::min<std::uint32_t>(left, chunk_max);
     const std::uint64_t req = send(Net::rmesh, src, dst, dst, false, 8, issue + read_leg_, nullptr);
     if (trace_) [[unlikely]]
       trace_packet(Net::rmesh, src, dst, 8, issue, req, "read-request");
@@ -258,15 +264,18 @@ double MeshTiming::read(std::uint32_t src, std::uint32_t dst, std::uint32_t byte
   return to_cycles(done);
 }
 
-double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t) {
+double MeshTiming::read_emem(std::uint32_t src, std::uint32_t bytes, double t, unsigned chunk_max) {
   const std::uint32_t edge = (src / p_.cols) * p_.cols + (p_.cols - 1);
   std::uint64_t issue = to_ticks(t), done = issue;
   std::uint32_t left = bytes;
+  chunk_max = std::clamp(chunk_max, 1u, 8u);
   do {
-    const std::uint32_t chunk = std::min<std::uint32_t>(left, 8);
-    const std::uint64_t req = send(Net::xmesh, src, edge, 0, true, 8, issue + overhead_, nullptr);
+    const std::uint32_t chunk = std::min<std::uint32_t>(left, chunk_max);
+    // The request crosses the chip on the rMesh, which carries all read
+    // requests (Architecture Reference, eMesh), then the eLink.
+    const std::uint64_t req = send(Net::rmesh, src, edge, 0, true, 8, issue + overhead_, nullptr);
     if (trace_) [[unlikely]]
-      trace_packet(Net::xmesh, src, n_, 8, issue, req, "emem-read-request");
+      trace_packet(Net::rmesh, src, n_, 8, issue, req, "emem-read-request");
     // The answer crosses the eLink back and enters the mesh at the edge router.
     const std::uint64_t back = req + to_ticks(p_.elink_latency + chunk / p_.elink_width);
     const std::uint64_t got = send(Net::xmesh, edge, src, src, false, chunk, back, nullptr);

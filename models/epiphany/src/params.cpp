@@ -18,6 +18,7 @@ const std::vector<ParamDecl>& param_decls() {
       {"stack_size", Dim::bytes, 4096, 1 << 20, true, "SRAM at the top of each core given to the kernel stack"},
       {"hop_latency", Dim::cycles, 0, 100, false, "latency per router traversed"},
       {"link_width", Dim::bytes_per_cycle, 0.01, 1024, false, "mesh link bandwidth per direction"},
+      {"rmesh_interval", Dim::cycles, 0.5, 1000, false, "cycles between two read requests on one rMesh link"},
       {"write_overhead", Dim::cycles, 0, 1000, false, "store issue to source router (fixed part of a write)"},
       {"read_overhead", Dim::cycles, 0, 1000, false,
        "fixed part of a remote read's round trip (both legs, besides the routers)"},
@@ -28,7 +29,7 @@ const std::vector<ParamDecl>& param_decls() {
       {"elink_width", Dim::bytes_per_cycle, 0.01, 1024, false, "off-chip link bandwidth"},
       {"elink_latency", Dim::cycles, 0, 100000, false, "off-chip link latency"},
       {"dma_channels", Dim::count, 1, 8, true, "DMA channels per core"},
-      {"dma_setup", Dim::cycles, 0, 10000, false, "cycles to start a DMA descriptor"},
+      {"dma_setup", Dim::cycles, 0, 10000, false, "cycles to fetch a DMA descriptor and start the channel"},
       {"api_call", Dim::cycles, 0, 10000, false, "cycles charged per device-API call (annotated compute)"},
       {"raw_access", Dim::cycles, 0, 10000, false, "cycles charged per raw remote load or store (annotated compute)"},
       {"local_access", Dim::cycles, 0, 10000, false, "cycles charged per raw local load or store (annotated compute)"},
@@ -51,6 +52,7 @@ Params params_from(const ParamSet& s) {
   p.stack_size = static_cast<std::uint32_t>(s.get("stack_size"));
   p.hop_latency = s.get("hop_latency");
   p.link_width = s.get("link_width");
+  p.rmesh_interval = s.get("rmesh_interval");
   p.write_overhead = s.get("write_overhead");
   p.read_overhead = s.get("read_overhead");
   p.store_issue = s.get("store_issue");

@@ -443,10 +443,15 @@ void e_dma_set_desc(e_dma_id_t, unsigned config, e_dma_desc_t* next_desc, unsign
 
 namespace {
 // One descriptor's transfer, starting no earlier than t; returns its end.
-double dma_run(const e_dma_desc_t* desc, double t);
+// `blocking`: the core waits for it (e_dma_copy).
+double dma_run(const e_dma_desc_t* desc, double t, bool blocking);
+int dma_start(e_dma_desc_t* desc, e_dma_id_t chan, bool blocking);
 }  // namespace
 
-int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
+int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) { return dma_start(desc, chan, false); }
+
+namespace {
+int dma_start(e_dma_desc_t* desc, e_dma_id_t chan, bool blocking) {
   auto& d = Device::current();
   auto& st = me();
   if (static_cast<int>(chan) < 0 || static_cast<int>(chan) >= d.params().dma_channels)
@@ -459,7 +464,7 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
   const std::uint64_t own = own_base();
   const auto* at = host(desc);
   for (int n = 0;; ++n) {
-    t = dma_run(at, t);
+    t = dma_run(at, t, blocking);
     if (!(at->config & E_DMA_CHAIN)) break;
     if (n == kMaxChain)
       throw KernelError(fmt::format("e_dma_start: a chain of more than {} descriptors (a cycle?)", kMaxChain));
@@ -474,8 +479,7 @@ int e_dma_start(e_dma_desc_t* desc, e_dma_id_t chan) {
   return 0;
 }
 
-namespace {
-double dma_run(const e_dma_desc_t* desc, double t) {
+double dma_run(const e_dma_desc_t* desc, double t, bool blocking) {
   auto& d = Device::current();
   t += d.params().dma_setup;
   const unsigned elem = 1u << ((desc->config >> 5) & 3);
@@ -492,7 +496,7 @@ double dma_run(const e_dma_desc_t* desc, double t) {
   // the inner one after the last element of each inner loop.
   std::uint64_t run_src = src, run_dst = dst, run_len = 0;
   auto flush = [&] {
-    if (run_len) t = d.dma_copy(run_dst, run_src, run_len, elem, t);
+    if (run_len) t = d.dma_copy(run_dst, run_src, run_len, elem, t, blocking);
     run_len = 0;
   };
   for (unsigned o = 0; o < std::max(co, 1u); ++o) {
@@ -535,7 +539,7 @@ int e_dma_copy(void* dst, void* src, size_t n) {
   e_dma_desc_t desc;
   const auto count = static_cast<unsigned>(n / elem);
   e_dma_set_desc(E_DMA_1, config, nullptr, elem, elem, count, 1, 0, 0, src, dst, &desc);
-  e_dma_start(&desc, E_DMA_1);
+  dma_start(&desc, E_DMA_1, true);
   e_dma_wait(E_DMA_1);
   return 0;
 }

@@ -124,7 +124,9 @@ double report_of(const ModeRun& m, const char* key) {
 hopsim::RunReport run_esdk(const Scenario& sc) {
   const EsdkArgs a = parse_args(sc);
   const auto params = resolve_epiphany(sc, nullptr);
-  const fs::path out = sc.outputs.dir.empty() ? fs::path("out/esdk") : fs::path(sc.outputs.dir);
+  // Absolute: the program runs in its own folder (kernel.args.dir) and
+  // writes its output there.
+  const fs::path out = fs::absolute(sc.outputs.dir.empty() ? fs::path("out/esdk") : fs::path(sc.outputs.dir));
   fs::create_directories(out);
   std::vector<ModeRun> runs;
   if (sc.mode == Mode::native || sc.mode == Mode::both) runs.push_back(run_mode(sc, a, Mode::native, out));

@@ -177,7 +177,7 @@ std::uint32_t NativeDevice::testset(std::uint64_t addr, std::uint32_t value) {
   return expected;
 }
 
-double NativeDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double) {
+double NativeDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double, bool) {
   const std::uint64_t packets = (n + elem - 1) / std::max(1u, elem);
   count_remote(locate_or_throw(src, n, "DMA-read"), 0, packets);
   count_remote(locate_or_throw(dst, n, "DMA-wrote"), packets, 0);

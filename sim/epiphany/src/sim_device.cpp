@@ -568,7 +568,31 @@ std::uint32_t SimDevice::testset(std::uint64_t addr, std::uint32_t value) {
   return old;
 }
 
-double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) {
+// A waited-for DMA's writes to another core, in pieces of kDmaPiece
+// transactions: after each piece the core's clock stands where the engine
+// got to and the other cores catch up, so flows that share links take
+// their slots in turn (the routers' round-robin arbiters) instead of the
+// first one reserving its whole transfer. Returns the last arrival.
+double SimDevice::dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t bytes, double t, unsigned elem) {
+  constexpr std::uint32_t kDmaPiece = 32;
+  const std::uint32_t self = current_core();
+  double issue = t, arrival = t;
+  for (std::uint32_t off = 0; off < bytes;) {
+    const std::uint32_t len = std::min<std::uint32_t>(bytes - off, kDmaPiece * elem);
+    const auto w = chip_->mesh().write(self, dst_core, len, issue, elem);
+    issue = w.writer_free;
+    arrival = std::max(arrival, w.arrival);
+    off += len;
+    if (off < bytes) {
+      pe.local = std::max(pe.local, issue);
+      request(pe, Req::sync);
+    }
+  }
+  return arrival;
+}
+
+double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start,
+                           bool blocking) {
   Pe& pe = me();
   enter(pe);
   const std::uint32_t self = current_core();
@@ -577,15 +601,22 @@ double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, 
   std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
   const auto bytes = static_cast<std::uint32_t>(n);
   double t = std::max(start, pe.local);
-  // Data from another core is fetched first (rMesh request, cMesh data).
+  // The engine issues one transaction of `elem` bytes per cycle. Data from
+  // another core or external memory is fetched first: one read request per
+  // transaction (rMesh, one per rmesh_interval per link), the data coming
+  // back as writes into this core's memory.
+  const bool fetched = (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) ||
+                       sloc.kind == epiphany::model::Location::Kind::emem;
   if (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) {
-    t = chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n));
+    t = chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n), elem);
   } else if (sloc.kind == epiphany::model::Location::Kind::emem) {
-    t = chip_->mesh().read_emem(self, bytes, t);
+    t = chip_->mesh().read_emem(self, bytes, t, elem);
   }
-  double done = t + std::ceil(static_cast<double>(n) / elem);
+  // Local to local: one transaction per cycle; fetched into local memory: done when the last data arrived.
+  double done = fetched ? t : t + std::ceil(static_cast<double>(n) / elem);
   if (dloc.kind == epiphany::model::Location::Kind::core && dloc.core != self) {
-    done = chip_->mesh().write(self, dloc.core, bytes, t, elem).arrival;
+    done = blocking ? dma_write_pieces(pe, dloc.core, bytes, t, elem)
+                    : chip_->mesh().write(self, dloc.core, bytes, t, elem).arrival;
     wake_watchers(dloc.core, dst, dst + n);
   } else if (dloc.kind == epiphany::model::Location::Kind::emem) {
     done = chip_->mesh().write_emem(self, bytes, t, elem).arrival;

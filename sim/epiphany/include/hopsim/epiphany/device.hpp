@@ -78,7 +78,10 @@ class Device {
   // DMA of n contiguous bytes in elements of `elem` bytes starting no
   // earlier than cycle `start` (setup already included by the caller); data
   // is copied at once; returns the completion cycle.
-  virtual double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) = 0;
+  // `blocking`: the core waits for this transfer (e_dma_copy); simulated,
+  // its writes then go in pieces, other cores' traffic interleaving with them.
+  virtual double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start,
+                          bool blocking) = 0;
   // Charges annotated computation to the current PE (simulated only).
   virtual void compute(double cycles) = 0;
   // The current PE's clock in device cycles.

@@ -24,7 +24,8 @@ class NativeDevice final : public Device {
   void read(void* dst, std::uint64_t src, std::size_t n) override;
   void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) override;
   std::uint32_t testset(std::uint64_t addr, std::uint32_t value) override;
-  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) override;
+  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start,
+                  bool blocking) override;
   void compute(double) override {}
   double now_cycles() override;
   void wait_until(double) override {}

@@ -37,7 +37,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void read(void* dst, std::uint64_t src, std::size_t n) override;
   void wait_value(const volatile void* addr, unsigned size, std::uint32_t value, bool equal, WaitKind kind) override;
   std::uint32_t testset(std::uint64_t addr, std::uint32_t value) override;
-  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start) override;
+  double dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start,
+                  bool blocking) override;
   void compute(double cycles) override;
   double now_cycles() override;
   void wait_until(double cycle) override;
@@ -118,6 +119,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool wait_arrival(Pe& pe, double ready);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
+  double dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t bytes, double t, unsigned elem);
   void note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival);
   double arrival_of(const epiphany::model::Location& loc, std::size_t n) const;
   void wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi);

@@ -112,12 +112,17 @@ class MeshTiming {
   WriteTiming write(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, unsigned chunk = 8);
   // Posted write to external memory over the xMesh and the off-chip link.
   WriteTiming write_emem(std::uint32_t src, std::uint32_t bytes, double t, unsigned chunk = 8);
-  // Blocking read of `bytes` by `src` from core `dst`: request on the rMesh,
-  // data back as cMesh writes; `ready_at_dst` is when the data exists there
-  // (a write still in flight delays it). Returns when the data is in src.
-  double read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst);
-  // Read from external memory (request over xMesh + eLink, data back the same way).
-  double read_emem(std::uint32_t src, std::uint32_t bytes, double t);
+  // Blocking read of `bytes` by `src` from core `dst`: one request per
+  // transaction of at most `chunk` bytes (8 for loads of doubles, the element
+  // size for DMA), issued one per store_issue and each holding every rMesh
+  // link of its route for rmesh_interval cycles; data back as cMesh writes.
+  // `ready_at_dst` is when the data exists there (a write still in flight
+  // delays it). Returns when the last data is in src.
+  double read(std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, double t, double ready_at_dst,
+              unsigned chunk = 8);
+  // Read from external memory (request over xMesh + eLink, data back the same
+  // way), one request per transaction of at most `chunk` bytes.
+  double read_emem(std::uint32_t src, std::uint32_t bytes, double t, unsigned chunk = 8);
 
   // Lower bound on the time of any future request (global time).
   void set_horizon(double cycles);
@@ -203,7 +208,8 @@ class MeshTiming {
   // A packet at `node` on `port`, ready at `ready`, accepted at `accepted`.
   [[gnu::noinline, gnu::cold]] void note(std::uint32_t node, Port port, std::uint64_t ready, std::uint64_t accepted);
   std::uint64_t horizon_ = 0;  // ticks
-  std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a mesh link
+  std::uint64_t ser_;          // ticks a packet (up to 8 data bytes) holds a cMesh or xMesh link
+  std::uint64_t rser_;         // ticks a read request holds an rMesh link (rmesh_interval)
   std::uint64_t hop_;          // ticks per router
   std::uint64_t overhead_;     // ticks of write_overhead
   std::uint64_t issue_;        // ticks of store_issue

@@ -18,6 +18,7 @@ struct Params {
   std::uint32_t stack_size = 16 * 1024;  // bytes of each core's SRAM given to the kernel stack (top down)
   double hop_latency = 1.5;              // cycles per router traversed
   double link_width = 8.0;               // bytes per cycle per link per direction
+  double rmesh_interval = 8.0;           // cycles between two read requests on one rMesh link (per direction)
   double write_overhead = 11.5;          // cycles from store issue to the source router (calibrated)
   double read_overhead = 15.0;           // cycles of a remote read's round trip besides the routers (sourced)
   double store_issue = 1.0;              // cycles the writer spends issuing one store transaction
@@ -27,7 +28,7 @@ struct Params {
   double elink_width = 1.0;     // bytes per cycle over the off-chip link
   double elink_latency = 50.0;  // cycles across the off-chip link
   int dma_channels = 2;
-  double dma_setup = 10.0;       // cycles to start a DMA descriptor
+  double dma_setup = 4.0;        // cycles to fetch a DMA descriptor and start the channel
   double api_call = 8.0;         // cycles charged per e-lib call (annotated compute)
   double raw_access = 7.0;       // cycles charged per raw remote load/store of instrumented code (annotated)
   double local_access = 1.0;     // cycles charged per raw local load/store of instrumented code (annotated)
