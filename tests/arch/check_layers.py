@@ -27,7 +27,7 @@ Rules (see LAYERS for the authoritative table):
                   or a device API (sim/<family>/api/)
   topologies/     topologies/, sim/core/
   traces/         traces/, sim/core/
-  kernels/<f>/    kernels/<f>/, sim/<f>/api/
+  kernels/<f>/    kernels/<f>/, sim/<f>/api/, sim/<f>/esdk/include/
   sim/core/       sim/core/
   sim/interpose/  sim/interpose/, sim/core/
   sim/<f>/        sim/<f>/, sim/core/, sim/interpose/, models/<f>/,
@@ -82,10 +82,13 @@ LAYERS = [
     ("topologies/",    ["topologies/", "sim/core/"],                 []),
     # Trace formats build on core only.
     ("traces/",        ["traces/", "sim/core/"],                     []),
-    # Kernels see their own code and their family's device-API headers only,
-    # plus hopsim's error types (a host program reports a bad argument or a
-    # data mismatch through them, and so through hopsim's exit codes).
-    ("kernels/<f>/",   ["kernels/<f>/", "sim/<f>/api/", "sim/core/include/hopsim/core/error.hpp"], []),
+    # Kernels see their own code and their family's device-API headers only
+    # (the eSDK's host headers, e-hal.h and e-loader.h, are the Epiphany's
+    # host API), plus hopsim's error types (a host program reports a bad
+    # argument or a data mismatch through them, and so through hopsim's exit
+    # codes).
+    ("kernels/<f>/",   ["kernels/<f>/", "sim/<f>/api/", "sim/<f>/esdk/include/",
+                        "sim/core/include/hopsim/core/error.hpp"], []),
     # The core is family-agnostic and self-contained.
     ("sim/core/",      ["sim/core/"],                                []),
     # Interposition layer sits directly on core.
