@@ -26,18 +26,23 @@ struct dma_case {
   struct flow f[2];
 };
 
-#define CORNER(bytes, soff, rd) {0, 0, 3, 3, bytes, soff, 0, rd, 0x2000}
+#define CORNER(bytes, soff, rd) \
+  { 0, 0, 3, 3, bytes, soff, 0, rd, 0x2000 }
 static const struct dma_case cases[] = {
     {"corner write 512 B", 1, {CORNER(512, 0, 0)}},
     {"corner write 4 KiB", 1, {CORNER(4096, 0, 0)}},
     {"corner write 12 KiB", 1, {CORNER(12288, 0, 0)}},
-    {"corner write 512 B, second flow (0,1)->(3,3) on shared links", 2,
+    {"corner write 512 B, second flow (0,1)->(3,3) on shared links",
+     2,
      {CORNER(512, 0, 0), {0, 1, 3, 3, 512, 0, 0, 0, 0x5000}}},
-    {"corner write 4 KiB, second flow (0,1)->(3,3) on shared links", 2,
+    {"corner write 4 KiB, second flow (0,1)->(3,3) on shared links",
+     2,
      {CORNER(4096, 0, 0), {0, 1, 3, 3, 4096, 0, 0, 0, 0x5000}}},
-    {"corner write 12 KiB, second flow (0,1)->(3,3) on shared links", 2,
+    {"corner write 12 KiB, second flow (0,1)->(3,3) on shared links",
+     2,
      {CORNER(12288, 0, 0), {0, 1, 3, 3, 12288, 0, 0, 0, 0x5000}}},
-    {"corner write 12 KiB, crossing flow (3,0)->(0,3), no shared link", 2,
+    {"corner write 12 KiB, crossing flow (3,0)->(0,3), no shared link",
+     2,
      {CORNER(12288, 0, 0), {3, 0, 0, 3, 12288, 0, 0, 0, 0x2000}}},
     {"corner write 4 KiB, source +4 (words)", 1, {CORNER(4096, 4, 0)}},
     {"corner write 4 KiB, source +2 (half-words)", 1, {CORNER(4096, 2, 0)}},

@@ -55,8 +55,9 @@ std::vector<ResultRow> import_ham_offload(const std::filesystem::path& path, con
 /// "test,direction,memory,bytes,runs,median_ns,min_ns,mean_ns,median_GBps", one row per
 /// measured cell) into rows {system, "pcie-<test>", "<direction> <memory> <bytes> B", metric,
 /// value, unit, file} with the metrics median, min, mean (ns) and bandwidth (GB/s, of the
-/// median). test is copy, latency, flag-round-trip, mapped-read, copy-event or host-memcpy; bytes and runs are positive integers;
-/// times are positive. An empty `system` is "pcie-device".
+/// median). test is copy, latency, flag-round-trip, mapped-read, copy-event or
+/// host-memcpy; bytes and runs are positive integers; times are positive. An empty
+/// `system` is "pcie-device".
 std::vector<ResultRow> import_pcie_probe(const std::filesystem::path& path, std::string system = {});
 
 }  // namespace hopsim::traces
