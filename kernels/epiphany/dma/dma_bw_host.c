@@ -17,7 +17,7 @@ struct flow {
   unsigned row, col;   /* the core whose DMA engine runs the copy */
   unsigned orow, ocol; /* the other core */
   unsigned bytes, soff, doff;
-  unsigned read; /* 0: this core's buffer to the other core; 1: the other core's buffer here */
+  unsigned read; /* 0: this core's buffer to the other core; 1: the other core's buffer here; 2: as 0, chained */
   unsigned base; /* the other core's buffer */
 };
 struct dma_case {
@@ -50,6 +50,7 @@ static const struct dma_case cases[] = {
     {"corner read 512 B", 1, {CORNER(512, 0, 1)}},
     {"corner read 4 KiB", 1, {CORNER(4096, 0, 1)}},
     {"corner read 12 KiB", 1, {CORNER(12288, 0, 1)}},
+    {"corner write 12 KiB, two chained descriptors of 6 KiB", 1, {CORNER(12288, 0, 2)}},
     {"neighbour write 8 KiB (0,0)->(0,1)", 1, {{0, 0, 0, 1, 8192, 0, 0, 0, 0x2000}}},
     {"neighbour read 8 KiB (0,0)<-(0,1)", 1, {{0, 0, 0, 1, 8192, 0, 0, 1, 0x2000}}},
 };
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
       for (unsigned b = 0; b < f->bytes; b++) pattern[b] = (unsigned char)((b * 7 + k * 13 + i * 101) % 251);
       memset(back, 0, sizeof back);
       /* The source gets the pattern, the destination zeros. */
-      if (f->read) {
+      if (f->read == 1) {
         e_write(&dev, f->orow, f->ocol, f->base + f->soff, pattern, f->bytes);
         e_write(&dev, f->row, f->col, 0x2000 + f->doff, back, f->bytes);
       } else {
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
         if (res[1] != 1) usleep(100);
       }
       for (unsigned b = 0; b < f->bytes; b++) pattern[b] = (unsigned char)((b * 7 + k * 13 + i * 101) % 251);
-      if (f->read)
+      if (f->read == 1)
         e_read(&dev, f->row, f->col, 0x2000 + f->doff, back, f->bytes);
       else
         e_read(&dev, f->orow, f->ocol, f->base + f->doff, back, f->bytes);
