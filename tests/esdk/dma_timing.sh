@@ -3,7 +3,8 @@
 # a transfer follows one transaction per cycle of the element size e_dma_copy
 # picks from the alignment; a second flow on shared links slows both flows,
 # one on a crossing path (no shared link) neither; a read DMA goes at the
-# rMesh's one request per 8 cycles; a chain of two descriptors runs both,
+# rMesh's one request per 8 cycles, two reads sharing its links at half
+# that each; a chain of two descriptors runs both,
 # the second after its own descriptor fetch.
 #   dma_timing.sh DIR HOST_EXE
 set -eu
@@ -34,5 +35,8 @@ within 1.8 2.1 "shared links, flow 1/alone" "$(c "corner write 12 KiB, second fl
 within 0.98 1.02 "crossing path, flow 0/alone" "$(c "corner write 12 KiB, crossing flow (3,0)->(0,3), no shared link" 0)" "$alone"
 within 0.98 1.02 "crossing path, flow 1/alone" "$(c "corner write 12 KiB, crossing flow (3,0)->(0,3), no shared link" 1)" "$alone"
 within 7.5 8.5 "12 KiB read, cycles per doubleword" "$(c "corner read 12 KiB" 0)" 1536
+r4=$(c "corner read 4 KiB" 0)
+within 1.8 2.1 "shared read links, flow 0/alone" "$(c "corner read 4 KiB, second read (0,1)<-(3,3) on shared links" 0)" "$r4"
+within 1.8 2.1 "shared read links, flow 1/alone" "$(c "corner read 4 KiB, second read (0,1)<-(3,3) on shared links" 1)" "$r4"
 within 1.0 1.05 "two chained 6 KiB descriptors/one of 12 KiB" "$(c "corner write 12 KiB, two chained descriptors of 6 KiB" 0)" "$alone"
 exit $fail

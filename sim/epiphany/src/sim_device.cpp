@@ -591,6 +591,27 @@ double SimDevice::dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t
   return arrival;
 }
 
+// The same for a waited-for DMA's reads from another core: requests in
+// pieces, the other cores' requests interleaved. Returns the last data's arrival.
+double SimDevice::dma_read_pieces(Pe& pe, std::uint32_t src_core, std::uint32_t bytes, double t, double ready,
+                                  unsigned elem) {
+  constexpr std::uint32_t kDmaPiece = 32;
+  const std::uint32_t self = current_core();
+  const double per_request = std::max(p_.store_issue, p_.rmesh_interval);  // the rMesh paces the requests
+  double issue = t, arrival = t;
+  for (std::uint32_t off = 0; off < bytes;) {
+    const std::uint32_t len = std::min<std::uint32_t>(bytes - off, kDmaPiece * elem);
+    arrival = std::max(arrival, chip_->mesh().read(self, src_core, len, issue, ready, elem));
+    issue += per_request * std::ceil(static_cast<double>(len) / elem);
+    off += len;
+    if (off < bytes) {
+      pe.local = std::max(pe.local, issue);
+      request(pe, Req::sync);
+    }
+  }
+  return arrival;
+}
+
 double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, unsigned elem, double start,
                            bool blocking) {
   Pe& pe = me();
@@ -608,7 +629,8 @@ double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, 
   const bool fetched = (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) ||
                        sloc.kind == epiphany::model::Location::Kind::emem;
   if (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) {
-    t = chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n), elem);
+    t = blocking ? dma_read_pieces(pe, sloc.core, bytes, t, arrival_of(sloc, n), elem)
+                 : chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n), elem);
   } else if (sloc.kind == epiphany::model::Location::Kind::emem) {
     t = chip_->mesh().read_emem(self, bytes, t, elem);
   }

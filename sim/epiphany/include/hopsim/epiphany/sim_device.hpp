@@ -120,6 +120,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
   double dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t bytes, double t, unsigned elem);
+  double dma_read_pieces(Pe& pe, std::uint32_t src_core, std::uint32_t bytes, double t, double ready, unsigned elem);
   void note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival);
   double arrival_of(const epiphany::model::Location& loc, std::size_t n) const;
   void wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi);
