@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "commands.hpp"
 #include "hopsim/core/crash.hpp"
@@ -57,10 +58,31 @@ int run_cli(int argc, char** argv) {
   for (const auto* f : hopsim::families())
     if (f->commands) f->commands(commands);
 
+  // An unknown subcommand is named (CLI11 would only say one is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const auto* sub : app.get_subcommands({})) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::cerr << fmt::format("hopsim: error: unknown subcommand '{}' (known: {}; try --help)\n", argv[1], known);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // Every bad argument exits 2 (README), with one line naming it.
+    std::cerr << "hopsim: error: " << e.what() << " (try --help)\n";
+    return 2;
   }
   return run_parsed(commands);
 }
