@@ -75,7 +75,9 @@ int main(int argc, char* argv[]) {
 
   CLI::App app{"HAM-Offload benchmark (hopsim). Runtime options: --ham-help"};
   app.add_option("-f,--filename", filename, "filename prefix for the raw samples (not written when empty)");
-  app.add_option("-r,--runs", runs, "number of measured runs")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("-r,--runs", runs, "number of measured runs")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000000u));
   app.add_option("--warmup-runs", warmup_runs, "additional runs before measuring")->capture_default_str();
   app.add_option("-s,--size", data_size, "size of transferred data in bytes")->capture_default_str();
   app.add_flag("-a,--allocate", allocate, "benchmark memory allocation/deallocation on the target");
@@ -88,11 +90,21 @@ int main(int argc, char* argv[]) {
                "hopsim: copy-in and copy-out time and bandwidth for 4 KiB .. 64 MiB (runs per size: -r)");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A bad argument exits 2 with one line naming it, as hopsim does.
+    std::cerr << "benchmark_ham_offload: error: " << e.what() << " (try --help)\n";
+    return 2;
+  }
+  if (!(allocate || copy_in || copy_out || call || call_mul || table)) {
+    std::cerr << "benchmark_ham_offload: error: no test chosen: give -c, -m, -i, -o, -a or --bandwidth-table "
+                 "(try --help)\n";
+    return 2;
   }
 
   print_config();
+  std::cout << "# times in nanoseconds (ns), sizes in bytes\n";
   char* data = local_allocate(std::max<std::size_t>(data_size, table ? std::size_t(64) << 20 : 0));
   std::memset(data, 1, std::max<std::size_t>(data_size, table ? std::size_t(64) << 20 : 0));
   auto file = [&](const char* what) { return filename.empty() ? std::string() : filename + what; };

@@ -4,7 +4,8 @@
 # - simulated and native runs print the original's layout; hopsim import --format ham parses both;
 # - the simulated empty call on knc-7120p, host pinned near the card, is within 20 % of the
 #   published average 1786 ns (reference/device-measurements.csv);
-# - bad runtime options and presets exit 2 with the option named.
+# - bad runtime options, presets and benchmark arguments exit 2 with the
+#   option named; the output states its unit.
 set -u
 bench="$1" hopsim="$2" work="$3"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -42,6 +43,14 @@ grep -qP '^67108864\t' bw.txt || fail "bandwidth table lacks 64 MiB"
 [ $rc -eq 2 ] && grep -q "not a xeonphi" bad.txt || fail "epiphany preset in sim mode: rc $rc"
 "$bench" -c --ham-mode sim --ham-cpu-affinity 99 >bad.txt 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "core 99 does not exist" bad.txt || fail "bad affinity: rc $rc"
+# Its own arguments too: 2 and one line naming what is wrong.
+"$bench" -c -r 0 --ham-mode sim >bad.txt 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "error: --runs: Value 0 not in range 1 to 100000000" bad.txt || fail "-r 0: rc $rc"
+"$bench" --ham-mode sim >bad.txt 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "error: no test chosen" bad.txt || fail "no test flag: rc $rc"
+"$bench" -c --bogus --ham-mode sim >bad.txt 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "error: The following argument was not expected: --bogus" bad.txt || fail "unknown flag: rc $rc"
+"$bench" -c -r 3 --ham-mode sim | grep -q "^# times in nanoseconds" || fail "the output states no unit"
 # The presets' parameters and sources are listed like the Epiphany ones.
 "$hopsim" list params knc-7120p >params.txt 2>&1 || { cat params.txt; fail "hopsim list params knc-7120p"; }
 grep -q "^link_latency .*calibrated" params.txt || fail "list params lacks the calibrated link latency"
