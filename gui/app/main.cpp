@@ -222,7 +222,13 @@ int main(int argc, char** argv) {
   QCommandLineParser parser;
   const Options o;
   set_up(parser, o);
-  parser.process(app);
+  // A bad argument exits 2 with one line naming it, as hopsim does (process() would exit 1).
+  if (!parser.parse(QCoreApplication::arguments())) {
+    fail(parser.errorText() + " (try --help)");
+    return 2;
+  }
+  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+  if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
 
   const QStringList args = parser.positionalArguments();
   if (args.size() > 1) {
