@@ -54,6 +54,14 @@ out=$("$hopsim" xeonphi pcie --machine pcie-gen5-x16 --against "$src/traces/refe
 [[ $rc -eq 3 ]] || bad "H200 comparison: exit $rc, expected 3"
 grep -q '37 compared: 18 within 25%, 19 beyond; 58 measured rows not modelled' <<<"$out" || bad "H200 comparison: $(tail -1 <<<"$out")"
 grep -Eq 'pcie-flag-round-trip +host-device-host mapped 8 B +433.3 +1811.0 +-76.1%' <<<"$out" || bad "H200 round trip row"
+# The same comparison as CSV, for plotting: a header and one row per compared median.
+"$hopsim" xeonphi pcie --machine pcie-gen5-x16 --against "$src/traces/reference/nvidia-h200-pcie.csv" --csv cmp.csv \
+  >/dev/null
+[[ $(head -1 cmp.csv) == experiment,configuration,model_ns,measured_ns,error_percent,model_GBps,measured_GBps,within ]] ||
+  bad "comparison CSV header: $(head -1 cmp.csv)"
+[[ $(($(wc -l <cmp.csv) - 1)) -eq 37 ]] || bad "comparison CSV rows: $(wc -l <cmp.csv)"
+grep -q '^pcie-flag-round-trip,host-device-host mapped 8 B,433.3,1811.0,-76.07,0.018,0.004,0$' cmp.csv ||
+  bad "comparison CSV round trip row"
 
 # Overrides reach the model: a Gen3 link is slower.
 "$hopsim" xeonphi pcie --machine pcie-gen5-x16 --set pcie_gen=3 --out gen3.csv >/dev/null || bad "--set exit $?"

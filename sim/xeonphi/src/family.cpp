@@ -33,6 +33,9 @@ void add_commands(Commands& c) {
   pcie->add_option("--against", o.against,
                    "reference CSV of a measurement (`hopsim import probe.csv --format pcie`): print model, "
                    "measured and error per row");
+  pcie->add_option("--csv", o.csv,
+                   "with --against: write the comparison as CSV (experiment, configuration, model and measured ns, "
+                   "error, GB/s) for plotting");
   pcie->add_option("--tolerance", o.tolerance, "error in percent beyond which a row fails (exit 3; default 25)")
       ->check(CLI::NonNegativeNumber);
   c.on(pcie, [] { return pcie_command(o, std::cout); });

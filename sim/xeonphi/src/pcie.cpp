@@ -75,7 +75,60 @@ std::vector<ResultRow> predict_pcie(const PcieOptions& o) {
   return rows;
 }
 
+namespace {
+
+// The comparison of a prediction with a measurement: the table's text, its
+// CSV and the counts.
+struct Comparison {
+  std::string text, csv;
+  std::size_t compared = 0, beyond = 0, not_modelled = 0;
+};
+
+Comparison compare(const std::vector<ResultRow>& predicted, const std::vector<ResultRow>& measured,
+                   const PcieOptions& o) {
+  std::map<Key, const ResultRow*> by_key;
+  for (const auto& r : measured) by_key.emplace(Key{r.experiment, r.configuration, r.metric}, &r);
+  std::map<Key, const ResultRow*> model_by_key;
+  for (const auto& r : predicted) model_by_key.emplace(Key{r.experiment, r.configuration, r.metric}, &r);
+  Comparison c;
+  c.csv = "experiment,configuration,model_ns,measured_ns,error_percent,model_GBps,measured_GBps,within\n";
+  c.text = fmt::format("{:<22} {:<30} {:>13} {:>13} {:>9} {:>11} {:>11}\n", "experiment", "configuration", "model ns",
+                       "measured ns", "error", "model GB/s", "meas. GB/s");
+  for (const auto& p : predicted) {
+    if (p.metric != "median") continue;
+    const auto it = by_key.find(Key{p.experiment, p.configuration, "median"});
+    if (it == by_key.end()) continue;
+    const ResultRow& r = *it->second;
+    if (r.unit != "ns")
+      throw ConfigError(
+          fmt::format("{}: {} {} median is in {}, not ns", o.against, r.experiment, r.configuration, r.unit));
+    const double error = (p.value - r.value) / r.value * 100;
+    const bool within = std::abs(error) <= o.tolerance;
+    ++c.compared;
+    c.beyond += within ? 0 : 1;
+    const auto bandwidth = [&](const std::map<Key, const ResultRow*>& rows) {
+      const auto b = rows.find(Key{p.experiment, p.configuration, "bandwidth"});
+      return b == rows.end() ? std::string("-") : fmt::format("{:.3f}", b->second->value);
+    };
+    c.text +=
+        fmt::format("{:<22} {:<30} {:>13.1f} {:>13.1f} {:>+8.1f}% {:>11} {:>11}{}\n", p.experiment, p.configuration,
+                    p.value, r.value, error, bandwidth(model_by_key), bandwidth(by_key), within ? "" : "  BEYOND");
+    c.csv += csv_row(std::vector<std::string>{p.experiment, p.configuration, fmt::format("{:.1f}", p.value),
+                                              fmt::format("{:.1f}", r.value), fmt::format("{:.2f}", error),
+                                              bandwidth(model_by_key), bandwidth(by_key), within ? "1" : "0"});
+  }
+  for (const auto& r : measured) {
+    if (r.metric != "median" || model_by_key.count(Key{r.experiment, r.configuration, "median"})) continue;
+    if (c.not_modelled++ == 0) c.text += "measured, not modelled:\n";
+    c.text += fmt::format("{:<22} {:<30} {:>13} {:>13.1f}\n", r.experiment, r.configuration, "-", r.value);
+  }
+  return c;
+}
+
+}  // namespace
+
 int pcie_command(const PcieOptions& o, std::ostream& out) {
+  if (!o.csv.empty() && o.against.empty()) throw ConfigError("--csv: the comparison needs --against MEASURED.csv");
   const auto predicted = predict_pcie(o);
   if (!o.out.empty()) {
     write_file_atomic(o.out, csv_text(predicted));
@@ -91,49 +144,20 @@ int pcie_command(const PcieOptions& o, std::ostream& out) {
   } catch (const traces::ImportError& e) {
     throw ConfigError(e.what());
   }
-  std::map<Key, const ResultRow*> by_key;
-  for (const auto& r : measured) by_key.emplace(Key{r.experiment, r.configuration, r.metric}, &r);
-  std::map<Key, const ResultRow*> model_by_key;
-  for (const auto& r : predicted) model_by_key.emplace(Key{r.experiment, r.configuration, r.metric}, &r);
-
-  out << fmt::format("{} (model) against {} (tolerance {}%)\n", o.machine, o.against, o.tolerance);
-  out << fmt::format("{:<22} {:<30} {:>13} {:>13} {:>9} {:>11} {:>11}\n", "experiment", "configuration", "model ns",
-                     "measured ns", "error", "model GB/s", "meas. GB/s");
-  std::size_t compared = 0, beyond = 0;
-  for (const auto& p : predicted) {
-    if (p.metric != "median") continue;
-    const auto it = by_key.find(Key{p.experiment, p.configuration, "median"});
-    if (it == by_key.end()) continue;
-    const ResultRow& r = *it->second;
-    if (r.unit != "ns")
-      throw ConfigError(
-          fmt::format("{}: {} {} median is in {}, not ns", o.against, r.experiment, r.configuration, r.unit));
-    const double error = (p.value - r.value) / r.value * 100;
-    const bool within = std::abs(error) <= o.tolerance;
-    ++compared;
-    beyond += within ? 0 : 1;
-    const auto bandwidth = [&](const std::map<Key, const ResultRow*>& rows) {
-      const auto b = rows.find(Key{p.experiment, p.configuration, "bandwidth"});
-      return b == rows.end() ? std::string("-") : fmt::format("{:.3f}", b->second->value);
-    };
-    out << fmt::format("{:<22} {:<30} {:>13.1f} {:>13.1f} {:>+8.1f}% {:>11} {:>11}{}\n", p.experiment, p.configuration,
-                       p.value, r.value, error, bandwidth(model_by_key), bandwidth(by_key), within ? "" : "  BEYOND");
-  }
-  std::size_t not_modelled = 0;
-  for (const auto& r : measured) {
-    if (r.metric != "median") continue;
-    if (model_by_key.count(Key{r.experiment, r.configuration, "median"})) continue;
-    if (not_modelled++ == 0) out << "measured, not modelled:\n";
-    out << fmt::format("{:<22} {:<30} {:>13} {:>13.1f}\n", r.experiment, r.configuration, "-", r.value);
-  }
-  if (compared == 0)
+  const Comparison c = compare(predicted, measured, o);
+  if (c.compared == 0)
     throw ConfigError(
         fmt::format("{}: no measured median matches a predicted row (import pcie_probe output with "
                     "`hopsim import FILE --format pcie`)",
                     o.against));
-  out << fmt::format("{} compared: {} within {}%, {} beyond; {} measured rows not modelled\n", compared,
-                     compared - beyond, o.tolerance, beyond, not_modelled);
-  return beyond ? 3 : 0;
+  out << fmt::format("{} (model) against {} (tolerance {}%)\n", o.machine, o.against, o.tolerance) << c.text;
+  out << fmt::format("{} compared: {} within {}%, {} beyond; {} measured rows not modelled\n", c.compared,
+                     c.compared - c.beyond, o.tolerance, c.beyond, c.not_modelled);
+  if (!o.csv.empty()) {
+    write_file_atomic(o.csv, c.csv);
+    out << fmt::format("comparison written to {}\n", o.csv);
+  }
+  return c.beyond ? 3 : 0;
 }
 
 }  // namespace hopsim::xeonphi

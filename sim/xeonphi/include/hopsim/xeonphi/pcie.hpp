@@ -31,6 +31,7 @@ struct PcieOptions {
   std::string system;   // system name of the predicted rows (default: the preset's name)
   std::string out;      // write the prediction here as a reference CSV ("" : standard output, unless against is set)
   std::string against;  // reference CSV of a measurement: print the comparison table
+  std::string csv;      // with against: also write the comparison as CSV (one row per compared median)
   double tolerance = 25;
 };
 
