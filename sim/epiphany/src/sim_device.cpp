@@ -568,41 +568,20 @@ std::uint32_t SimDevice::testset(std::uint64_t addr, std::uint32_t value) {
   return old;
 }
 
-// A waited-for DMA's writes to another core, in pieces of kDmaPiece
-// transactions: after each piece the core's clock stands where the engine
-// got to and the other cores catch up, so flows that share links take
-// their slots in turn (the routers' round-robin arbiters) instead of the
-// first one reserving its whole transfer. Returns the last arrival.
-double SimDevice::dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t bytes, double t, unsigned elem) {
+// A waited-for DMA in pieces of 32 transactions: `piece(len, issue)` sends
+// `len` bytes from `issue` on and returns {when the engine may issue the
+// next one, when its last data arrived}. After each piece the core's clock
+// stands where the engine got to and the other cores catch up, so flows that
+// share links take their slots in turn (the routers' round-robin arbiters)
+// instead of the first one reserving its whole transfer. Returns the last arrival.
+double SimDevice::dma_in_pieces(Pe& pe, std::uint32_t bytes, unsigned elem, double t, const DmaPiece& piece) {
   constexpr std::uint32_t kDmaPiece = 32;
-  const std::uint32_t self = current_core();
   double issue = t, arrival = t;
   for (std::uint32_t off = 0; off < bytes;) {
     const std::uint32_t len = std::min<std::uint32_t>(bytes - off, kDmaPiece * elem);
-    const auto w = chip_->mesh().write(self, dst_core, len, issue, elem);
-    issue = w.writer_free;
-    arrival = std::max(arrival, w.arrival);
-    off += len;
-    if (off < bytes) {
-      pe.local = std::max(pe.local, issue);
-      request(pe, Req::sync);
-    }
-  }
-  return arrival;
-}
-
-// The same for a waited-for DMA's reads from another core: requests in
-// pieces, the other cores' requests interleaved. Returns the last data's arrival.
-double SimDevice::dma_read_pieces(Pe& pe, std::uint32_t src_core, std::uint32_t bytes, double t, double ready,
-                                  unsigned elem) {
-  constexpr std::uint32_t kDmaPiece = 32;
-  const std::uint32_t self = current_core();
-  const double per_request = std::max(p_.store_issue, p_.rmesh_interval);  // the rMesh paces the requests
-  double issue = t, arrival = t;
-  for (std::uint32_t off = 0; off < bytes;) {
-    const std::uint32_t len = std::min<std::uint32_t>(bytes - off, kDmaPiece * elem);
-    arrival = std::max(arrival, chip_->mesh().read(self, src_core, len, issue, ready, elem));
-    issue += per_request * std::ceil(static_cast<double>(len) / elem);
+    const auto [next, arrived] = piece(len, issue);
+    issue = next;
+    arrival = std::max(arrival, arrived);
     off += len;
     if (off < bytes) {
       pe.local = std::max(pe.local, issue);
@@ -626,18 +605,28 @@ double SimDevice::dma_copy(std::uint64_t dst, std::uint64_t src, std::size_t n, 
   // another core or external memory is fetched first: one read request per
   // transaction (rMesh, one per rmesh_interval per link), the data coming
   // back as writes into this core's memory.
-  const bool fetched = (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) ||
-                       sloc.kind == epiphany::model::Location::Kind::emem;
-  if (sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self) {
-    t = blocking ? dma_read_pieces(pe, sloc.core, bytes, t, arrival_of(sloc, n), elem)
-                 : chip_->mesh().read(self, sloc.core, bytes, t, arrival_of(sloc, n), elem);
-  } else if (sloc.kind == epiphany::model::Location::Kind::emem) {
+  const bool from_core = sloc.kind == epiphany::model::Location::Kind::core && sloc.core != self;
+  const bool fetched = from_core || sloc.kind == epiphany::model::Location::Kind::emem;
+  if (from_core) {
+    const double ready = arrival_of(sloc, n);
+    const double per_request = std::max(p_.store_issue, p_.rmesh_interval);  // the rMesh paces the requests
+    t = blocking ? dma_in_pieces(pe, bytes, elem, t,
+                                 [&](std::uint32_t len, double issue) {
+                                   return std::pair{issue + per_request * std::ceil(static_cast<double>(len) / elem),
+                                                    chip_->mesh().read(self, sloc.core, len, issue, ready, elem)};
+                                 })
+                 : chip_->mesh().read(self, sloc.core, bytes, t, ready, elem);
+  } else if (fetched) {
     t = chip_->mesh().read_emem(self, bytes, t, elem);
   }
   // Local to local: one transaction per cycle; fetched into local memory: done when the last data arrived.
   double done = fetched ? t : t + std::ceil(static_cast<double>(n) / elem);
   if (dloc.kind == epiphany::model::Location::Kind::core && dloc.core != self) {
-    done = blocking ? dma_write_pieces(pe, dloc.core, bytes, t, elem)
+    done = blocking ? dma_in_pieces(pe, bytes, elem, t,
+                                    [&](std::uint32_t len, double issue) {
+                                      const auto w = chip_->mesh().write(self, dloc.core, len, issue, elem);
+                                      return std::pair{w.writer_free, w.arrival};
+                                    })
                     : chip_->mesh().write(self, dloc.core, bytes, t, elem).arrival;
     wake_watchers(dloc.core, dst, dst + n);
   } else if (dloc.kind == epiphany::model::Location::Kind::emem) {

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "hopsim/core/scenario.hpp"
@@ -119,8 +120,9 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool wait_arrival(Pe& pe, double ready);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
-  double dma_write_pieces(Pe& pe, std::uint32_t dst_core, std::uint32_t bytes, double t, unsigned elem);
-  double dma_read_pieces(Pe& pe, std::uint32_t src_core, std::uint32_t bytes, double t, double ready, unsigned elem);
+  // One piece of a DMA: (bytes, issue) -> {next issue, last arrival}.
+  using DmaPiece = std::function<std::pair<double, double>(std::uint32_t, double)>;
+  double dma_in_pieces(Pe& pe, std::uint32_t bytes, unsigned elem, double t, const DmaPiece& piece);
   void note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival);
   double arrival_of(const epiphany::model::Location& loc, std::size_t n) const;
   void wake_watchers(std::uint32_t core, std::uint64_t lo, std::uint64_t hi);
