@@ -45,6 +45,14 @@ std::optional<double> parse_number(std::string_view s) {
     return v;
 }
 
+// A positive integer spanning the whole field.
+std::optional<unsigned long long> parse_positive(std::string_view s) {
+    unsigned long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v == 0) return std::nullopt;
+    return v;
+}
+
 std::ifstream open_input(const fs::path& path) {
     std::ifstream in(path);
     if (!in) throw ImportError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
@@ -224,16 +232,13 @@ std::vector<ResultRow> import_passing_csv(const fs::path& path, std::string syst
         first = false;
         if (f.size() != 3)
             throw ImportError(path, line, fmt::format("expected n,method,ticks, found {} fields", f.size()));
-        long long n = 0;
-        const auto [end, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), n);
-        if (f[0].empty() || ec != std::errc() || end != f[0].data() + f[0].size() || n < 1) {
-            throw ImportError(path, line, fmt::format("n '{}' is not a positive integer", f[0]));
-        }
+        const auto n = parse_positive(f[0]);
+        if (!n) throw ImportError(path, line, fmt::format("n '{}' is not a positive integer", f[0]));
         if (f[1].empty()) throw ImportError(path, line, "method is empty");
         const auto ticks = parse_number(f[2]);
         if (!ticks || *ticks < 0) throw ImportError(path, line, fmt::format("ticks '{}' is not a number >= 0", f[2]));
         rows.push_back(
-            {system, "passing", fmt::format("{} n={}", f[1], n), "host_ticks", *ticks, "ticks", path.string()});
+            {system, "passing", fmt::format("{} n={}", f[1], *n), "host_ticks", *ticks, "ticks", path.string()});
     }
     require_rows(path, rows, "n,method,ticks lines");
     return rows;
@@ -351,11 +356,9 @@ std::vector<ResultRow> import_pcie_probe(const fs::path& path, std::string syste
     std::size_t line = 0;
     bool header = false;
     const auto positive_int = [&](const std::string& s, std::string_view what) {
-        unsigned long long v = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v == 0)
-            throw ImportError(path, line, fmt::format("{} '{}' is not a positive integer", what, s));
-        return v;
+        const auto v = parse_positive(s);
+        if (!v) throw ImportError(path, line, fmt::format("{} '{}' is not a positive integer", what, s));
+        return *v;
     };
     while (csv.next(f, line)) {
         if (!header) {
