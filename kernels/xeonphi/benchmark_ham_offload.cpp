@@ -14,7 +14,6 @@
 #include <CLI/CLI.hpp>
 
 #include "ham/offload.hpp"
-#include "ham/offload/main.hpp"
 #include "hopsim/core/error.hpp"
 #include "statistics.hpp"
 

@@ -3,7 +3,7 @@
 #   mpi.sh MPIRUN BENCHMARK WORKDIR
 # - the run exits 0 (the benchmark's call-mul data check passed) and prints
 #   the original's layout with the '#' lines and the header;
-# - without mpirun, --ham-mode mpi exits 2 and says to use mpirun -np 2.
+# - without mpirun, --ham-mode mpi exits 2 and says to use mpirun -np N+1.
 set -u
 mpirun="$1" bench="$2" work="$3"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -16,7 +16,7 @@ if [ -n "$mpirun" ]; then
   grep -q "data check failed" mpi.txt err.txt && fail "a data check failed"
   grep -q "^# Command line was: " mpi.txt || fail "no command line comment"
   grep -q "^# HAM_MESSAGE_SIZE             4096$" mpi.txt || fail "no message size line"
-  grep -q "^# HOPSIM_HAM_MODE              mpi (target: rank 1 of 2" mpi.txt || fail "the run does not say it is mpi"
+  grep -q "^# HOPSIM_HAM_MODE              mpi (targets: ranks 1..1 of 2" mpi.txt || fail "the run does not say it is mpi"
   printf 'name\taverage\tmedian\tmin\tmax\tvariance\tstd_error\trelative_std_error\tconf95_error\trelative_conf95_error\tcount\n' >hdr.txt
   grep -qxF -f hdr.txt mpi.txt || fail "no header in the original layout"
   for r in call call-mul; do
@@ -30,5 +30,5 @@ if [ -n "$mpirun" ]; then
 fi
 
 env -u OMPI_COMM_WORLD_SIZE "$bench" -c -r 1 --ham-mode mpi >bad.txt 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "mpirun -np 2" bad.txt || { cat bad.txt; fail "mpi mode without mpirun: rc $rc"; }
+[ $rc -eq 2 ] && grep -q "mpirun -np N+1" bad.txt || { cat bad.txt; fail "mpi mode without mpirun: rc $rc"; }
 echo "mpi.sh: ok"

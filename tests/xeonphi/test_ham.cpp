@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ham/offload.hpp"
+#include "ham/offload/offload.hpp"
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "statistics.hpp"
@@ -76,7 +76,7 @@ d::Options mode(const char* m) {
 // The same workload on either transport; returns what it computed.
 std::vector<double> workload() {
   REQUIRE(offload::is_host());
-  REQUIRE(offload::num_nodes() == 2);
+  REQUIRE(offload::num_nodes() == 2u);
   CHECK(offload::sync(1, f2f(&node_here)) == 1);
   CHECK(offload::sync(1, f2f(&mul, 3.0f, 5.0f)) == 15.0f);
   const std::size_t n = 1000;
@@ -143,6 +143,12 @@ TEST_CASE("options: --ham-* are parsed and removed, bad ones refused", "[ham][op
   CHECK_THROWS_WITH(parse({"p", "--ham-frobnicate", "1"}), Catch::Contains("--ham-frobnicate: unknown"));
   CHECK_THROWS_WITH(parse({"p", "--ham-message-size", "100"}), Catch::Contains("multiple of 64"));
   CHECK_THROWS_WITH(parse({"p", "--ham-cpu-affinity"}), Catch::Contains("needs a value"));
+  CHECK_THROWS_WITH(parse({"p", "--ham-targets", "0"}), Catch::Contains("--ham-targets: 0 is not in 1..64"));
+  CHECK_THROWS_WITH(parse({"p", "--ham-targets", "65"}), Catch::Contains("--ham-targets: 65 is not in 1..64"));
+  std::vector<std::string> three{"p", "--ham-targets=3"};
+  std::vector<char*> v{three[0].data(), three[1].data(), nullptr};
+  int n = 2;
+  CHECK(d::parse_options(n, v.data()).targets == 3);
 }
 
 TEST_CASE("native and simulated transports compute the same data", "[ham][native][sim]") {
@@ -183,13 +189,13 @@ TEST_CASE("a message larger than the buffer is rejected, not split", "[ham][nati
   }
 }
 
-TEST_CASE("futures destroyed without get: the calls still run, their slots come back", "[ham][native][sim]") {
+TEST_CASE("a future destroyed without get waits for its call, as HAM-Offload's does", "[ham][native][sim]") {
   for (const char* m : {"native", "sim"}) {
     d::Options o = mode(m);
     o.buffers = 16;
     counter = 0;
     Session s(o);
-    for (int i = 0; i < 300; ++i) offload::async(1, f2f(&bump));  // each future dropped at once
+    for (int i = 0; i < 300; ++i) offload::async(1, f2f(&bump));  // each future dropped at once: 16 slots suffice
     {
       auto kept = offload::async(1, f2f(&bump));
       auto moved = std::move(kept);
@@ -197,6 +203,44 @@ TEST_CASE("futures destroyed without get: the calls still run, their slots come 
     }  // destroyed without get
     CHECK(offload::sync(1, f2f(&read_counter)) == 301);
     if (std::string(m) == "native") CHECK(counter == 0);  // they ran in the target process
+    // A failure of a dropped future's call is kept, not lost.
+    { offload::async(1, f2f(&fail)); }
+    CHECK_THAT(d::take_deferred_error(), Catch::Contains("bad input on the card"));
+    CHECK(d::take_deferred_error().empty());
+  }
+  // Simulated: the destructor returns when the result has arrived.
+  Session s(mode("sim"));
+  const std::int64_t t0 = offload::now_ps();
+  offload::sync(1, f2f(&spend, 1238.0));
+  const std::int64_t synced = offload::now_ps() - t0;
+  const std::int64_t t1 = offload::now_ps();
+  { offload::async(1, f2f(&spend, 1238.0)); }
+  CHECK(offload::now_ps() - t1 == synced);
+}
+
+TEST_CASE("several targets: each runs its own calls, heap and data; names; bad nodes", "[ham][native][sim]") {
+  for (const char* m : {"native", "sim"}) {
+    d::Options o = mode(m);
+    o.targets = 3;
+    Session s(o);
+    REQUIRE(offload::num_nodes() == 4u);
+    std::vector<double> host(100);
+    std::iota(host.begin(), host.end(), 0.0);
+    for (offload::node_t t = 1; t <= 3; ++t) {
+      CHECK(offload::sync(t, f2f(&node_here)) == t);
+      CHECK(std::string(offload::get_node_description(t).name()).find(std::to_string(t)) != std::string::npos);
+      auto b = offload::allocate<double>(t, host.size());
+      offload::put_sync(host.data(), b, host.size());
+      offload::sync(t, f2f(&scale, b, host.size(), static_cast<double>(t)));
+      CHECK(offload::sync(t, f2f(&sum, b, host.size())) == Approx(4950.0 * t));
+      // Another target's buffer is not this one's memory.
+      offload::buffer_ptr<double> elsewhere(b.get(), t % 3 + 1);
+      CHECK_THROWS_WITH(offload::get_sync(elsewhere, host.data(), 1), Catch::Contains("not inside"));
+      offload::free(b);
+    }
+    CHECK_THROWS_WITH(offload::sync(4, f2f(&nothing)), Catch::Contains("node 4 does not exist: the targets are 1..3"));
+    CHECK_THROWS_WITH(offload::get_node_description(4), Catch::Contains("node 4 does not exist"));
+    CHECK(std::string(offload::get_node_description(0).name()).size() > 0);
   }
 }
 
@@ -292,7 +336,7 @@ TEST_CASE("simulated call times follow the model: compute at the card clock, far
   // 1238 cycles at 1.238 GHz: 1 us more (the argument adds a few bytes of PIO).
   const std::int64_t busy = timed(f2f(&spend, 1238.0));
   CHECK(busy - empty == Approx(1000e3).epsilon(0.002));
-  CHECK_THROWS_WITH(offload::charge_cycles(5), Catch::Contains("for functions running on the target"));
+  CHECK_THROWS_WITH(offload::charge_cycles(5), Catch::Contains("for functions running on a target"));
 }
 
 TEST_CASE("simulated far socket costs two inter-socket crossings per call", "[ham][sim]") {
@@ -308,11 +352,11 @@ TEST_CASE("simulated far socket costs two inter-socket crossings per call", "[ha
   CHECK(far - near == 80000);  // 2 x 40 ns (knc-7120p inter_socket_latency)
 }
 
-TEST_CASE("mpi mode outside mpirun is a configuration error naming mpirun -np 2", "[ham][mpi]") {
+TEST_CASE("mpi mode outside mpirun is a configuration error naming mpirun -np N+1", "[ham][mpi]") {
   unsetenv("OMPI_COMM_WORLD_SIZE");
   d::Options o;
   o.mode = d::Mode::mpi;
-  CHECK_THROWS_WITH(d::start(o), Catch::Contains("mpirun -np 2"));
+  CHECK_THROWS_WITH(d::start(o), Catch::Contains("mpirun -np N+1"));
   CHECK_THROWS_AS(d::start(o), hopsim::ConfigError);
   CHECK_FALSE(d::has_runtime());
 }

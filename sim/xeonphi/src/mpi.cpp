@@ -1,13 +1,13 @@
-// MPI transport, like the original HAM's MPI backend: two ranks of one
-// mpirun job, rank 0 the host (runs main), rank 1 the target (serves
-// messages until the terminate message).
+// MPI transport, like the original HAM's MPI backend: the ranks of one
+// mpirun job, rank 0 the host (runs main), ranks 1..N the targets (each
+// serves messages until the terminate message).
 //   * an active message is one tagged MPI_Send of header + body; the target
 //     runs the handler and sends the result back as one result message
 //     (header + result bytes) tagged kTagResult;
 //   * put: a request message naming the target address and size, then the
 //     data as MPI_Send/MPI_Recv; get: a request message, the target sends
 //     the data back (kTagData, or kTagFail with the reason);
-//   * the target heap is plain malloc memory of rank 1, at most
+//   * a target's heap is plain malloc memory of its rank, at most
 //     --ham-card-memory bytes in use.
 // Compiled with Open MPI's mpi.h (never hopsim's BG/Q subset in sim/bgq).
 #include <array>
@@ -81,11 +81,16 @@ class MpiRuntime final : public Runtime {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
+    if (size < 2 || (o_.targets > 0 && o_.targets != size - 1)) {
       MPI_Finalize();
-      throw hopsim::ConfigError(fmt::format(
-          "--ham-mode mpi: the job has {} ranks; it needs exactly 2 (host and target): mpirun -np 2 ...", size));
+      throw hopsim::ConfigError(
+          size < 2 ? fmt::format("--ham-mode mpi: the job has {} rank; it needs the host and at least one target: "
+                                 "mpirun -np 2 ... (N targets: -np N+1)",
+                                 size)
+                   : fmt::format("--ham-targets {}: the job has {} ranks, which is {} target(s); run mpirun -np {}",
+                                 o_.targets, size, size - 1, o_.targets + 1));
     }
+    size_ = size;
     if (o_.target_core >= 0 || o_.host_core >= 0) {
       MPI_Finalize();
       throw hopsim::ConfigError(
@@ -96,12 +101,19 @@ class MpiRuntime final : public Runtime {
     slot_ready_.assign(o_.buffers, false);
     slot_live_.assign(o_.buffers, false);
     results_.assign(o_.buffers, {});
+    slot_node_.assign(o_.buffers, 0);
     for (std::size_t i = o_.buffers; i-- > 0;) free_slots_.push_back(static_cast<std::uint32_t>(i));
     buf_.resize(sizeof(MsgHeader) + o_.message_size);
     int len = 0;
     std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
     MPI_Get_processor_name(name.data(), &len);
     host_name_.assign(name.data(), len);
+    // Every rank's processor name, for get_node_description.
+    std::vector<char> all(static_cast<std::size_t>(size) * name.size());
+    check_mpi(MPI_Allgather(name.data(), static_cast<int>(name.size()), MPI_CHAR, all.data(),
+                            static_cast<int>(name.size()), MPI_CHAR, MPI_COMM_WORLD),
+              "MPI_Allgather of the processor names");
+    for (int r = 0; r < size; ++r) names_.emplace_back(all.data() + static_cast<std::size_t>(r) * name.size());
     int v = 0, sv = 0;
     MPI_Get_version(&v, &sv);
     version_ = fmt::format("{}.{}", v, sv);
@@ -117,7 +129,11 @@ class MpiRuntime final : public Runtime {
   MpiRuntime& operator=(const MpiRuntime&) = delete;
 
   node_t this_node() const override { return node_; }
-  node_t num_nodes() const override { return 2; }
+  node_t num_nodes() const override { return size_; }
+  std::string node_name(node_t node) const override {
+    const std::string& n = names_.at(static_cast<std::size_t>(node));
+    return node == 0 ? n : fmt::format("target {} (MPI rank {} on {})", node, node, n);
+  }
   const Options& options() const override { return o_; }
 
   std::uint64_t send(node_t node, std::uint32_t key, const void* body, std::size_t body_size,
@@ -129,9 +145,10 @@ class MpiRuntime final : public Runtime {
     const MsgHeader h{key, static_cast<std::uint32_t>(body_size), slot, static_cast<std::uint32_t>(result_size)};
     std::memcpy(buf_.data(), &h, sizeof h);
     std::memcpy(buf_.data() + sizeof h, body, body_size);
-    check_mpi(MPI_Send(buf_.data(), static_cast<int>(sizeof h + body_size), MPI_BYTE, 1, kTagMsg, MPI_COMM_WORLD),
+    check_mpi(MPI_Send(buf_.data(), static_cast<int>(sizeof h + body_size), MPI_BYTE, node, kTagMsg, MPI_COMM_WORLD),
               "MPI_Send of an active message");
     slot_live_[slot] = true;
+    slot_node_[slot] = node;
     return slot;
   }
 
@@ -142,7 +159,7 @@ class MpiRuntime final : public Runtime {
       if (slot_ready_[slot]) return true;
       int flag = 0;
       MPI_Status st;
-      check_mpi(MPI_Iprobe(1, kTagResult, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+      check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
       if (!flag) return false;
       receive_result();
     }
@@ -153,9 +170,11 @@ class MpiRuntime final : public Runtime {
     const auto slot = static_cast<std::uint32_t>(ticket);
     while (!slot_ready_[slot]) receive_result();
     Result r = std::move(results_[slot]);
+    const node_t node = slot_node_[slot];
     release_slot(slot);
     if (r.status == kResultFailed)
-      throw hopsim::KernelError("offloaded function failed on node 1: " + std::string(r.data.begin(), r.data.end()));
+      throw hopsim::KernelError(
+          fmt::format("offloaded function failed on node {}: {}", node, std::string(r.data.begin(), r.data.end())));
     if (result_size) {
       if (r.data.size() < result_size)
         throw hopsim::Error(
@@ -164,24 +183,15 @@ class MpiRuntime final : public Runtime {
     }
   }
 
-  void discard(std::uint64_t ticket) noexcept override {
-    if (node_ != 0) return;
-    const auto slot = static_cast<std::uint32_t>(ticket);
-    if (slot >= slot_live_.size() || !slot_live_[slot]) return;
-    if (slot_ready_[slot])
-      release_slot(slot);
-    else
-      orphans_.push_back(slot);
-  }
-
   std::uint64_t put(const void* src, node_t node, void* dst, std::size_t bytes) override {
     check_host("put");
     check_node(node);
-    send_transfer(kPutKey, dst, bytes);
+    send_transfer(node, kPutKey, dst, bytes);
     const char* s = static_cast<const char*>(src);
     for (std::size_t off = 0; off < bytes; off += kChunk) {
       const std::size_t n = std::min(kChunk, bytes - off);
-      check_mpi(MPI_Send(s + off, static_cast<int>(n), MPI_BYTE, 1, kTagData, MPI_COMM_WORLD), "MPI_Send of put data");
+      check_mpi(MPI_Send(s + off, static_cast<int>(n), MPI_BYTE, node, kTagData, MPI_COMM_WORLD),
+                "MPI_Send of put data");
     }
     return kDone;
   }
@@ -189,26 +199,26 @@ class MpiRuntime final : public Runtime {
   std::uint64_t get(node_t node, const void* src, void* dst, std::size_t bytes) override {
     check_host("get");
     check_node(node);
-    send_transfer(kGetKey, src, bytes);
+    send_transfer(node, kGetKey, src, bytes);
     char* d = static_cast<char*>(dst);
     std::size_t off = 0;
     do {
       // Results of earlier asynchronous calls may arrive first: keep them.
       MPI_Status st;
-      check_mpi(MPI_Probe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Probe");
+      check_mpi(MPI_Probe(node, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Probe");
       if (st.MPI_TAG == kTagResult) {
-        receive_result();
+        receive_result(node);
         continue;
       }
       int count = 0;
       MPI_Get_count(&st, MPI_BYTE, &count);
       if (st.MPI_TAG == kTagFail) {
         std::string why(static_cast<std::size_t>(count), '\0');
-        check_mpi(MPI_Recv(why.data(), count, MPI_BYTE, 1, kTagFail, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+        check_mpi(MPI_Recv(why.data(), count, MPI_BYTE, node, kTagFail, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
         throw hopsim::Error("get: " + why);
       }
       const std::size_t n = std::min(kChunk, bytes - off);
-      check_mpi(MPI_Recv(d + off, static_cast<int>(n), MPI_BYTE, 1, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+      check_mpi(MPI_Recv(d + off, static_cast<int>(n), MPI_BYTE, node, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                 "MPI_Recv of get data");
       off += n;
     } while (off < bytes);
@@ -216,7 +226,7 @@ class MpiRuntime final : public Runtime {
   }
 
   void* target_alloc(std::size_t bytes) override {
-    if (node_ != 1) throw hopsim::Error("target_alloc runs on the target");
+    if (node_ == 0) throw hopsim::Error("target_alloc runs on a target");
     const std::size_t need = bytes == 0 ? 1 : bytes;
     if (heap_used_ + need > o_.card_memory)
       throw hopsim::Error(fmt::format("target heap exhausted: {} B in use, {} B more exceed {} B (--ham-card-memory)",
@@ -229,7 +239,7 @@ class MpiRuntime final : public Runtime {
   }
 
   void target_free(void* p) override {
-    if (node_ != 1) throw hopsim::Error("target_free runs on the target");
+    if (node_ == 0) throw hopsim::Error("target_free runs on a target");
     const auto it = heap_.find(reinterpret_cast<std::uintptr_t>(p));
     if (it == heap_.end()) throw hopsim::Error("free: pointer was not allocated on this target");
     heap_used_ -= it->second;
@@ -247,24 +257,26 @@ class MpiRuntime final : public Runtime {
   void shutdown() override {
     if (node_ != 0 || finalized_) return;
     const MsgHeader h{kTerminateKey, 0, 0, 0};
-    check_mpi(MPI_Send(&h, sizeof h, MPI_BYTE, 1, kTagMsg, MPI_COMM_WORLD), "MPI_Send of the terminate message");
-    // The target answers with its first put error, or an empty message.
-    MPI_Status st;
-    for (;;) {
-      check_mpi(MPI_Probe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Probe");
-      if (st.MPI_TAG == kTagResult) {
-        receive_result();  // a discarded call's result
-        continue;
+    for (node_t t = 1; t < size_; ++t)
+      check_mpi(MPI_Send(&h, sizeof h, MPI_BYTE, t, kTagMsg, MPI_COMM_WORLD), "MPI_Send of the terminate message");
+    // Each target answers with its first put error, or an empty message.
+    std::string first;
+    for (node_t t = 1; t < size_; ++t) {
+      MPI_Status st;
+      for (;;) {
+        check_mpi(MPI_Probe(t, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Probe");
+        if (st.MPI_TAG != kTagResult) break;
+        receive_result(t);  // a result no one waited for
       }
-      break;
+      int count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      std::string err(static_cast<std::size_t>(count), '\0');
+      check_mpi(MPI_Recv(err.data(), count, MPI_BYTE, t, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+      if (!err.empty() && first.empty()) first = fmt::format("HAM target node {}: {}", t, err);
     }
-    int count = 0;
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    std::string err(static_cast<std::size_t>(count), '\0');
-    check_mpi(MPI_Recv(err.data(), count, MPI_BYTE, 1, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
     finalized_ = true;
     MPI_Finalize();
-    if (!err.empty()) throw hopsim::Error("HAM target node 1: " + err);
+    if (!first.empty()) throw hopsim::Error(first);
   }
 
   int serve_target() override {
@@ -273,7 +285,7 @@ class MpiRuntime final : public Runtime {
     try {
       serve(put_error);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "HAM target node 1: %s\n", e.what());
+      std::fprintf(stderr, "HAM target node %d: %s\n", node_, e.what());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -288,9 +300,9 @@ class MpiRuntime final : public Runtime {
 
   std::string describe() const override {
     return fmt::format(
-        "# HOPSIM_HAM_MODE              mpi (target: rank 1 of 2, MPI {} two-sided messages, host {})\n"
+        "# HOPSIM_HAM_MODE              mpi (targets: ranks 1..{} of {}, MPI {} two-sided messages, host {})\n"
         "# HOPSIM_HAM_BUFFERS           {}",
-        version_, host_name_, o_.buffers);
+        size_ - 1, size_, version_, host_name_, o_.buffers);
   }
 
  private:
@@ -300,30 +312,31 @@ class MpiRuntime final : public Runtime {
   };
 
   void check_node(node_t node) const {
-    if (node != 1)
-      throw hopsim::Error(fmt::format("HAM node {} does not exist: the targets are 1..1 (node 0 is the host)", node));
+    if (node < 1 || node >= size_)
+      throw hopsim::Error(
+          fmt::format("HAM node {} does not exist: the targets are 1..{} (node 0 is the host)", node, size_ - 1));
   }
   void check_host(const char* what) const {
     if (node_ != 0) throw hopsim::Error(fmt::format("HAM: only the host may {} in this transport", what));
   }
 
-  void send_transfer(std::uint32_t key, const void* addr, std::size_t bytes) {
+  void send_transfer(node_t node, std::uint32_t key, const void* addr, std::size_t bytes) {
     const MsgHeader h{key, sizeof(Transfer), 0, 0};
     const Transfer t{reinterpret_cast<std::uint64_t>(addr), bytes};
     std::memcpy(buf_.data(), &h, sizeof h);
     std::memcpy(buf_.data() + sizeof h, &t, sizeof t);
-    check_mpi(MPI_Send(buf_.data(), static_cast<int>(sizeof h + sizeof t), MPI_BYTE, 1, kTagMsg, MPI_COMM_WORLD),
+    check_mpi(MPI_Send(buf_.data(), static_cast<int>(sizeof h + sizeof t), MPI_BYTE, node, kTagMsg, MPI_COMM_WORLD),
               "MPI_Send of a transfer request");
   }
 
-  // Receives one result message into its slot.
-  void receive_result() {
+  // Receives one result message (from `source`, or any target) into its slot.
+  void receive_result(int source = MPI_ANY_SOURCE) {
     MPI_Status st;
-    check_mpi(MPI_Probe(1, kTagResult, MPI_COMM_WORLD, &st), "MPI_Probe");
+    check_mpi(MPI_Probe(source, kTagResult, MPI_COMM_WORLD, &st), "MPI_Probe");
     int count = 0;
     MPI_Get_count(&st, MPI_BYTE, &count);
     std::vector<char> msg(static_cast<std::size_t>(count));
-    check_mpi(MPI_Recv(msg.data(), count, MPI_BYTE, 1, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    check_mpi(MPI_Recv(msg.data(), count, MPI_BYTE, st.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
               "MPI_Recv of a result");
     ResultHeader h{};
     if (msg.size() < sizeof h) throw hopsim::Error("HAM MPI transport: short result message");
@@ -335,19 +348,6 @@ class MpiRuntime final : public Runtime {
   }
 
   std::uint32_t take_slot() {
-    if (free_slots_.empty()) {
-      // Collect the results of discarded calls.
-      std::vector<std::uint32_t> still;
-      for (const std::uint32_t s : orphans_) {
-        if (free_slots_.empty()) {
-          while (!slot_ready_[s]) receive_result();
-          release_slot(s);
-        } else {
-          still.push_back(s);
-        }
-      }
-      orphans_ = std::move(still);
-    }
     if (free_slots_.empty())
       throw hopsim::Error(fmt::format(
           "HAM: all {} result slots belong to futures not yet collected with get(); call get() on earlier futures "
@@ -436,11 +436,14 @@ class MpiRuntime final : public Runtime {
 
   Options o_;
   node_t node_ = 0;
+  int size_ = 2;  // ranks: the host and the targets
   bool finalized_ = false;
   std::vector<char> buf_;
   std::vector<bool> slot_ready_, slot_live_;
   std::vector<Result> results_;
-  std::vector<std::uint32_t> free_slots_, orphans_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<node_t> slot_node_;               // host: the target each result slot waits on
+  std::vector<std::string> names_;              // by rank: processor name
   std::map<std::uintptr_t, std::size_t> heap_;  // target side: address -> size
   std::size_t heap_used_ = 0;
   std::string host_name_, version_;

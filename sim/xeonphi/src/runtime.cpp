@@ -1,14 +1,21 @@
+#include <cxxabi.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "backends.hpp"
-#include "ham/offload.hpp"
+#include "ham/offload/main_explicit.hpp"
+#include "ham/offload/offload.hpp"
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 
@@ -84,7 +91,10 @@ void Registry::finalize() {
 
 std::uint32_t Registry::key(const char* type_name) {
   RegistryState& r = registry();
-  if (!r.finalized) throw hopsim::Error("HAM message sent before the runtime started (ham/offload/main.hpp starts it)");
+  if (!r.finalized)
+    throw hopsim::Error(
+        "HAM message sent before the runtime started (ham/offload.hpp starts it before main; with HAM_EXPLICIT, "
+        "ham_init does)");
   const auto it = std::lower_bound(r.entries.begin(), r.entries.end(), type_name,
                                    [](const Entry& e, const char* n) { return e.name < n; });
   if (it == r.entries.end() || it->name != type_name)
@@ -109,27 +119,31 @@ std::vector<std::string> Registry::names() {
 // ------------------------------------------------------------ runtime
 
 Runtime& runtime() {
-  if (!current()) throw hopsim::Error("no HAM-Offload runtime is running (include ham/offload/main.hpp)");
+  if (!current())
+    throw hopsim::Error("no HAM-Offload runtime is running (include ham/offload.hpp, which starts it before main)");
   return *current();
 }
 
 bool has_runtime() { return current() != nullptr; }
 
-void start(const Options& o) {
+int start(const Options& o, bool serve_and_exit) {
   if (current()) throw hopsim::Error("a HAM-Offload runtime is already running in this process");
   Registry::finalize();
   if (o.mode == Mode::sim) {
     current() = make_sim_runtime(o);
-  } else {
-    if (o.mode == Mode::mpi && !launched_by_mpirun())
-      throw hopsim::ConfigError(
-          "--ham-mode mpi: not launched by mpirun (no OMPI_COMM_WORLD_SIZE in the environment); launch it with "
-          "mpirun -np 2 PROGRAM ... --ham-mode mpi");
-    std::unique_ptr<Runtime> rt = o.mode == Mode::mpi ? make_mpi_runtime(o) : make_native_runtime(o);
-    const bool target = rt->this_node() != 0;
-    current() = std::move(rt);
-    if (target) std::_Exit(current()->serve_target());  // the target never returns from here
+    return -1;
   }
+  if (o.mode == Mode::mpi && !launched_by_mpirun())
+    throw hopsim::ConfigError(
+        "--ham-mode mpi: not launched by mpirun (no OMPI_COMM_WORLD_SIZE in the environment); launch it with "
+        "mpirun -np N+1 PROGRAM ... --ham-mode mpi (N targets)");
+  std::unique_ptr<Runtime> rt = o.mode == Mode::mpi ? make_mpi_runtime(o) : make_native_runtime(o);
+  const bool target = rt->this_node() != 0;
+  current() = std::move(rt);
+  if (!target) return -1;
+  const int rc = current()->serve_target();
+  if (serve_and_exit) std::_Exit(rc);  // the target never returns from here
+  return rc;
 }
 
 void stop() {
@@ -142,6 +156,77 @@ void stop() {
   }
   current().reset();
 }
+
+namespace {
+std::string& deferred() {
+  static std::string e;
+  return e;
+}
+std::vector<node_descriptor>& descriptors() {
+  static std::vector<node_descriptor> d;
+  return d;
+}
+}  // namespace
+
+void defer_error(const std::string& what) noexcept {
+  try {
+    if (deferred().empty()) deferred() = what.empty() ? std::string("a dropped future's call failed") : what;
+  } catch (...) {
+  }
+}
+
+namespace {
+
+// Whether this process's addresses are not randomised: the kernel's
+// randomize_va_space is 0, or the process runs with ADDR_NO_RANDOMIZE. Then
+// every rank of an mpirun job of one program has the same program image
+// at the same addresses.
+bool fixed_layout() {
+  if (personality(0xffffffff) != -1 && (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0) return true;
+  std::ifstream f("/proc/sys/kernel/randomize_va_space");
+  int v = -1;
+  return f >> v && v == 0;
+}
+
+// --ham-mode mpi with the implicit main: before anything else, the program
+// runs itself again with address randomisation off (as `setarch -R`), so
+// that host and targets agree on code, data and vtable addresses as the
+// processes of a fork do. Nothing happens when randomisation is off
+// already, was turned off by this once (HOPSIM_HAM_FIXED_LAYOUT in the
+// environment), or the kernel refuses (a seccomp filter): then messages
+// carrying vtables are refused (check_vtable_travel).
+void fix_layout(const std::vector<std::string>& args) {
+  if (fixed_layout() || std::getenv("HOPSIM_HAM_FIXED_LAYOUT") != nullptr) return;
+  const int current = personality(0xffffffff);
+  if (current == -1 || personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) return;
+  setenv("HOPSIM_HAM_FIXED_LAYOUT", "1", 1);
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  argv.reserve(copy.size() + 1);
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::fflush(nullptr);
+  execv("/proc/self/exe", argv.data());
+  personality(static_cast<unsigned long>(current));  // exec failed: go on as we are
+}
+
+}  // namespace
+
+void check_vtable_travel(const char* message_type) {
+  if (runtime().options().mode != Mode::mpi || fixed_layout()) return;
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> readable(abi::__cxa_demangle(message_type, nullptr, nullptr, &status),
+                                                       &std::free);
+  throw hopsim::Error(fmt::format(
+      "HAM message {} carries an object with virtual functions, whose vtable pointer is the host process's; in "
+      "--ham-mode mpi the target is another process, where that address may not hold the vtable (address "
+      "randomisation is on, and hopsim could not turn it off for this run), so hopsim refuses it (HAM-Offload "
+      "would send it): pass plain data, run --ham-mode native or sim, or start it under `setarch -R`",
+      status == 0 && readable ? readable.get() : message_type));
+}
+
+std::string take_deferred_error() { return std::exchange(deferred(), std::string()); }
 
 std::uintptr_t allocate_bytes(std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(runtime().target_alloc(bytes));
@@ -157,7 +242,9 @@ std::string options_help() {
   return "HAM-Offload runtime options (hopsim):\n"
          "  --ham-mode native|sim|mpi    native: target process over shared memory (default); sim: modelled PCIe "
          "path;\n"
-         "                               mpi: target is rank 1 of mpirun -np 2 (Open MPI two-sided messages)\n"
+         "                               mpi: targets are ranks 1..N of mpirun -np N+1 (Open MPI two-sided "
+         "messages)\n"
+         "  --ham-targets N              target nodes 1..N (default 1; mpi: from mpirun -np)\n"
          "  --ham-preset NAME            machine preset for sim mode (default knc-7120p)\n"
          "  --ham-set NAME=VALUE         override one preset parameter (repeatable)\n"
          "  --ham-cpu-affinity CORE      pin the host process to CORE (sim: the core's socket decides the\n"
@@ -199,6 +286,11 @@ Options parse_options(int& argc, char** argv) {
         o.mode = Mode::mpi;
       else
         throw hopsim::ConfigError(fmt::format("--ham-mode: '{}' is not native, sim or mpi", value));
+    } else if (key == "--ham-targets") {
+      const std::size_t t = parse_size(key, value);
+      if (t < 1 || t > kMaxTargets)
+        throw hopsim::ConfigError(fmt::format("--ham-targets: {} is not in 1..{}", value, kMaxTargets));
+      o.targets = static_cast<int>(t);
     } else if (key == "--ham-preset") {
       o.preset = value;
     } else if (key == "--ham-set") {
@@ -254,22 +346,69 @@ std::vector<std::string>& saved_command_line() {
 
 const std::vector<std::string>& command_line() { return saved_command_line(); }
 
-int run_main(int argc, char** argv, int (*user_main)(int, char**)) {
+namespace {
+
+// The exit status for the exception being handled, after one line on stderr.
+int report_failure(const std::string& prog) {
+  try {
+    throw;
+  } catch (const hopsim::ConfigError& e) {
+    std::cerr << prog << ": configuration error: " << e.what() << "\n";
+    return 2;
+  } catch (const hopsim::DataMismatchError& e) {
+    std::cerr << prog << ": data check failed: " << e.what() << "\n";
+    return 3;
+  } catch (const hopsim::KernelError& e) {
+    std::cerr << prog << ": error on the target: " << e.what() << "\n";
+    return 5;
+  } catch (const hopsim::CrashError& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return hopsim::crash::exit_status(e.signal());
+  } catch (const std::exception& e) {
+    std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+// Whether --ham-help is among the arguments (then the options are printed).
+bool asked_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--ham-help") == 0) return true;
+  return false;
+}
+
+// The host's end of a run: the targets finish; a failure a dropped future
+// deferred is thrown as the call's error.
+void finish_host() {
+  stop();
+  const std::string deferred_error = take_deferred_error();
+  if (!deferred_error.empty())
+    throw hopsim::KernelError("a call whose future was dropped without get() failed: " + deferred_error);
+}
+
+std::string& program_name() {
+  static std::string p = "ham";
+  return p;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv, int (*user_main)(int, char**), int (*user_main_void)()) {
   const std::string prog = argc > 0 ? argv[0] : "ham";
   saved_command_line().assign(argv, argv + argc);
   hopsim::crash::install();
   int rc = 0;
   try {
-    for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--ham-help") == 0) {
-        std::cout << options_help();
-        return 0;
-      }
+    if (asked_for_help(argc, argv)) {
+      std::cout << options_help();
+      return 0;
     }
+    if (!user_main && !user_main_void) throw std::logic_error("HAM: the program defines no main()");
     const Options o = parse_options(argc, argv);
+    if (o.mode == Mode::mpi) fix_layout(saved_command_line());
     start(o);
     try {
-      rc = user_main(argc, argv);
+      rc = user_main ? user_main(argc, argv) : user_main_void();
     } catch (...) {
       try {
         std::string reason = "the program failed";
@@ -287,24 +426,61 @@ int run_main(int argc, char** argv, int (*user_main)(int, char**)) {
       throw;
     }
     if (rc != 0 && has_runtime()) runtime().run_failed(fmt::format("the program returned {}", rc));
-    stop();
-  } catch (const hopsim::ConfigError& e) {
-    std::cerr << prog << ": configuration error: " << e.what() << "\n";
-    return 2;
-  } catch (const hopsim::DataMismatchError& e) {
-    std::cerr << prog << ": data check failed: " << e.what() << "\n";
-    return 3;
-  } catch (const hopsim::KernelError& e) {
-    std::cerr << prog << ": error on the target: " << e.what() << "\n";
-    return 5;
-  } catch (const hopsim::CrashError& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
-    return hopsim::crash::exit_status(e.signal());
-  } catch (const std::exception& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
-    return 1;
+    finish_host();
+  } catch (...) {
+    return report_failure(prog);
   }
   return rc;
 }
 
 }  // namespace ham::offload::detail
+
+namespace ham::offload {
+
+const node_descriptor& get_node_description(node_t node) {
+  detail::Runtime& rt = detail::runtime();
+  if (node < 0 || node >= rt.num_nodes())
+    throw hopsim::Error(
+        fmt::format("HAM node {} does not exist: the nodes are 0..{} (node 0 is the host)", node, rt.num_nodes() - 1));
+  auto& d = detail::descriptors();
+  if (d.size() != static_cast<std::size_t>(rt.num_nodes())) {
+    d.clear();
+    for (node_t n = 0; n < rt.num_nodes(); ++n) d.emplace_back(rt.node_name(n));
+  }
+  return d[static_cast<std::size_t>(node)];
+}
+
+bool ham_init(int* argc_ptr, char*** argv_ptr) {
+  int& argc = *argc_ptr;
+  char** argv = *argv_ptr;
+  detail::program_name() = argc > 0 ? argv[0] : "ham";
+  detail::saved_command_line().assign(argv, argv + argc);
+  hopsim::crash::install();
+  try {
+    if (detail::asked_for_help(argc, argv)) {
+      std::cout << detail::options_help();
+      std::exit(0);
+    }
+    const detail::Options o = detail::parse_options(argc, argv);
+    const int target_status = detail::start(o, false);
+    if (target_status < 0) return true;
+    // A target that served its host: main goes on to ham_finalise.
+    std::cout.flush();
+    if (target_status != 0) std::_Exit(target_status);
+    return false;
+  } catch (...) {
+    std::exit(detail::report_failure(detail::program_name()));
+  }
+}
+
+int ham_finalise() {
+  if (!detail::has_runtime() || detail::runtime().this_node() != 0) return 0;
+  try {
+    detail::finish_host();
+  } catch (...) {
+    return detail::report_failure(detail::program_name());
+  }
+  return 0;
+}
+
+}  // namespace ham::offload

@@ -51,10 +51,15 @@ ps_t ps(double seconds) { return static_cast<ps_t>(std::llround(seconds * 1e12))
 // the serialisation time of the wire bytes (headers, framing, DLLPs) as busy.
 class Tracer {
  public:
-  static constexpr std::int64_t kRootComplex = 100, kCard = 200, kDma = 201;
-  static constexpr std::int64_t kPcieDown = 1, kPcieUp = 2;
+  static constexpr std::int64_t kRootComplex = 100;
+  // Card k (1..N): node card(k) and its DMA engine dma(k); PCIe links
+  // down(k) (root complex to card) and up(k).
+  static std::int64_t card(node_t k) { return 200 + 2 * static_cast<std::int64_t>(k - 1); }
+  static std::int64_t dma(node_t k) { return card(k) + 1; }
+  static std::int64_t down(node_t k) { return 1 + 2 * static_cast<std::int64_t>(k - 1); }
+  static std::int64_t up(node_t k) { return down(k) + 1; }
 
-  Tracer(const Options& o, const OffloadModel& m) : m_(m), clock_(m.machine().card.clock) {
+  Tracer(const Options& o, const OffloadModel& m, node_t cards) : m_(m), clock_(m.machine().card.clock) {
     const auto& h = m.machine().host;
     host_ = m.placement().socket(h);
     card_socket_ = h.card_socket;
@@ -71,6 +76,7 @@ class Tracer {
                  {"preset", o.preset},
                  {"sets", o.sets},
                  {"host_core", o.host_core},
+                 {"targets", cards},
                  {"message_size", o.message_size},
                  {"buffers", o.buffers},
                  {"card_memory", o.card_memory},
@@ -91,13 +97,21 @@ class Tracer {
       w_->add_node({s, fmt::format("host socket {}", s), "host", fmt::format("[\"host\",\"socket{}\"]", s)});
     w_->add_node({kRootComplex, "root complex", "root-complex",
                   fmt::format("[\"host\",\"socket{}\",\"root-complex\"]", card_socket_)});
-    w_->add_node({kCard, "card", "card", "[\"card\"]"});
-    w_->add_node({kDma, "card DMA engine", "dma", "[\"card\",\"dma\"]"});
+    for (node_t k = 1; k <= cards; ++k) {
+      // One card keeps the plain names; several are numbered as their nodes.
+      const std::string c = cards == 1 ? std::string("card") : fmt::format("card {}", k);
+      const std::string path = cards == 1 ? std::string("\"card\"") : fmt::format("\"card{}\"", k);
+      w_->add_node({card(k), c, "card", fmt::format("[{}]", path)});
+      w_->add_node({dma(k), c + " DMA engine", "dma", fmt::format("[{},\"dma\"]", path)});
+    }
     for (int a = 0; a < h.sockets; ++a)
       for (int b = 0; b < h.sockets; ++b)
         if (a != b) w_->add_link({qpi(a, b), "qpi", a, b, fmt::format("socket {} -> socket {}", a, b)});
-    w_->add_link({kPcieDown, "pcie", kRootComplex, kCard, "PCIe downstream"});
-    w_->add_link({kPcieUp, "pcie", kCard, kRootComplex, "PCIe upstream"});
+    for (node_t k = 1; k <= cards; ++k) {
+      const std::string of = cards == 1 ? std::string() : fmt::format(" to card {}", k);
+      w_->add_link({down(k), "pcie", kRootComplex, card(k), "PCIe downstream" + of});
+      w_->add_link({up(k), "pcie", card(k), kRootComplex, "PCIe upstream" + of});
+    }
   }
 
   static std::int64_t qpi(int a, int b) { return 1000 + 64 * a + b; }
@@ -110,14 +124,15 @@ class Tracer {
   // One transfer over PCIe (down: host to card) and, when the host thread
   // sits on the far socket, the inter-socket link. `pcie_at`: when it enters
   // the PCIe link; `pcie_end`: when its last byte reaches the other side.
-  void record(const char* kind, std::int64_t src, std::int64_t dst, bool down, std::uint64_t bytes,
+  // `k`: the card whose link it crosses.
+  void record(const char* kind, node_t k, std::int64_t src, std::int64_t dst, bool down, std::uint64_t bytes,
               const hopsim::xeonphi::model::TlpCount& wire, ps_t inject, ps_t arrive, ps_t pcie_at, ps_t pcie_end) {
     arrive = std::max(arrive, inject);
     pcie_end = std::max(pcie_end, pcie_at);
     const auto& link = m_.link();
     const double fwd_busy = cyc_s(link.serialise(wire.forward_wire_bytes));
     const double rev_busy = cyc_s(link.serialise(wire.reverse_wire_bytes));
-    const std::int64_t fwd = down ? kPcieDown : kPcieUp, rev = down ? kPcieUp : kPcieDown;
+    const std::int64_t fwd = down ? this->down(k) : up(k), rev = down ? up(k) : this->down(k);
     const auto b = static_cast<std::int64_t>(bytes);
     w_->add_link_sample(fwd, cyc(pcie_at), b, fwd_busy, 0, static_cast<std::int64_t>(wire.data_tlps));
     if (wire.request_tlps || wire.reverse_wire_bytes)
@@ -154,23 +169,28 @@ class SimRuntime final : public Runtime {
       : o_(o),
         model_(hopsim::xeonphi::model::load_machine(o.preset, overrides(o.sets)),
                hopsim::xeonphi::model::Placement{o.host_core}),
-        ring_free_(o.buffers, 0) {
-    if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_);
+        cards_(static_cast<std::size_t>(std::max(1, o.targets))) {
+    for (Card& c : cards_) c.ring_free.assign(o.buffers, 0);
+    if (!o.trace.empty()) trace_ = std::make_unique<Tracer>(o_, model_, num_nodes() - 1);
   }
 
   ~SimRuntime() override {
-    for (auto& [p, size] : heap_) std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): target heap blocks
+    for (auto& [p, block] : heap_) std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): target heap blocks
   }
   SimRuntime(const SimRuntime&) = delete;
   SimRuntime& operator=(const SimRuntime&) = delete;
 
-  node_t this_node() const override { return on_target_ ? 1 : 0; }
-  node_t num_nodes() const override { return 2; }
+  node_t this_node() const override { return on_target_; }
+  node_t num_nodes() const override { return static_cast<node_t>(cards_.size()) + 1; }
+  std::string node_name(node_t node) const override {
+    if (node == 0) return fmt::format("host (simulated, {})", model_.machine().name);
+    return fmt::format("card {} (simulated {})", node, model_.machine().name);
+  }
   const Options& options() const override { return o_; }
 
   std::uint64_t send(node_t node, std::uint32_t key, const void* body, std::size_t body_size,
                      std::size_t result_size) override {
-    if (on_target_) throw hopsim::Error("HAM: a function running on the target cannot offload further");
+    if (on_target_ != 0) throw hopsim::Error("HAM: a function running on a target cannot offload further");
     check_node(node);
     check_message_fits(o_, body_size, result_size);
     std::size_t live = 0;
@@ -182,23 +202,24 @@ class SimRuntime final : public Runtime {
           o_.buffers));
 
     // The host may reuse a request buffer once the card has consumed it.
-    ps_t& ring = ring_free_[sent_ % o_.buffers];
-    ++sent_;
+    Card& card = card_of(node);
+    ps_t& ring = card.ring_free[card.sent % o_.buffers];
+    ++card.sent;
     const ps_t send_start = std::max(host_t_, ring);
     host_t_ = send_start + ps(model_.host_send_busy(body_size));
     const ps_t arrival = host_t_ + ps(model_.host_to_card_flight(body_size));
     if (trace_) {
       const auto& m = model_.machine();
       const ps_t pio = send_start + ps(m.host.send_overhead);
-      trace_->record("message", trace_->host(), Tracer::kCard, true,
+      trace_->record("message", node, trace_->host(), Tracer::card(node), true,
                      m.scif.message_header + body_size + m.scif.flag_bytes, pio_wire(m.scif.message_header + body_size),
                      pio, arrival, pio + ps(model_.crossing()), host_t_ + ps(model_.crossing() + m.pcie.link_latency));
     }
-    const ps_t start = std::max(arrival, card_free_);
+    const ps_t start = std::max(arrival, card.free);
 
     Pending p;
     p.result.assign(result_size, 0);
-    on_target_ = true;
+    on_target_ = node;
     charged_ = 0;
     try {
       Registry::handler(key)(body, p.result.data());
@@ -206,18 +227,20 @@ class SimRuntime final : public Runtime {
       p.failed = true;
       p.error = e.what();
     }
-    on_target_ = false;
+    on_target_ = 0;
     const ps_t done = start + ps(model_.card_execute(charged_));
     ring = done;
-    card_free_ = done + ps(model_.card_send_busy(result_size));
-    p.ready = card_free_ + ps(model_.card_to_host_flight(result_size));
+    card.free = done + ps(model_.card_send_busy(result_size));
+    p.ready = card.free + ps(model_.card_to_host_flight(result_size));
+    p.node = node;
     if (trace_) {
       const auto& m = model_.machine();
-      trace_->state(Tracer::kCard, hopsim::traces::PeState::compute, start, done);
+      trace_->state(Tracer::card(node), hopsim::traces::PeState::compute, start, done);
       const ps_t pio = done + ps(m.card.send_cycles / m.card.clock);
-      trace_->record(
-          "result", Tracer::kCard, trace_->host(), false, m.scif.message_header + result_size + m.scif.flag_bytes,
-          pio_wire(m.scif.message_header + result_size), pio, p.ready, pio, card_free_ + ps(m.pcie.link_latency));
+      trace_->record("result", node, Tracer::card(node), trace_->host(), false,
+                     m.scif.message_header + result_size + m.scif.flag_bytes,
+                     pio_wire(m.scif.message_header + result_size), pio, p.ready, pio,
+                     card.free + ps(m.pcie.link_latency));
     }
     p.message = true;
     const std::uint64_t ticket = next_ticket_++;
@@ -240,45 +263,43 @@ class SimRuntime final : public Runtime {
     pending_.erase(it);
     if (trace_) trace_->state(trace_->host(), hopsim::traces::PeState::polling, host_t_, p.ready);
     host_t_ = std::max(host_t_, p.ready) + (p.message ? ps(model_.host_receive()) : 0);
-    if (p.failed) throw hopsim::KernelError("offloaded function failed on node 1: " + p.error);
+    if (p.failed) throw hopsim::KernelError(fmt::format("offloaded function failed on node {}: {}", p.node, p.error));
     if (result_size) std::memcpy(result, p.result.data(), std::min(result_size, p.result.size()));
-  }
-
-  void discard(std::uint64_t ticket) noexcept override {
-    // The call has run (its effects on the target are there); its result is dropped.
-    pending_.erase(ticket);
   }
 
   std::uint64_t put(const void* src, node_t node, void* dst, std::size_t bytes) override {
     check_node(node);
-    check_heap(dst, bytes, "put: the destination");
+    check_heap(node, dst, bytes, "put: the destination");
     std::memcpy(dst, src, bytes);
-    return transfer(model_.copy_in(bytes), true, bytes);
+    return transfer(node, model_.copy_in(bytes), true, bytes);
   }
 
   std::uint64_t get(node_t node, const void* src, void* dst, std::size_t bytes) override {
     check_node(node);
-    check_heap(src, bytes, "get: the source");
+    check_heap(node, src, bytes, "get: the source");
     std::memcpy(dst, src, bytes);
-    return transfer(model_.copy_out(bytes), false, bytes);
+    return transfer(node, model_.copy_out(bytes), false, bytes);
   }
 
   void* target_alloc(std::size_t bytes) override {
+    if (on_target_ == 0) throw hopsim::Error("target_alloc runs on a target");
+    Card& card = card_of(on_target_);
     const std::size_t need = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
-    if (heap_used_ + need > o_.card_memory)
+    if (card.heap_used + need > o_.card_memory)
       throw hopsim::Error(
           fmt::format("target heap exhausted: {} B more would exceed {} B (--ham-card-memory)", need, o_.card_memory));
     void* p = std::aligned_alloc(64, need);
     if (!p) throw hopsim::Error("target heap: host allocation failed");
-    heap_[p] = need;
-    heap_used_ += need;
+    heap_[p] = Block{need, on_target_};
+    card.heap_used += need;
     return p;
   }
 
   void target_free(void* p) override {
     const auto it = heap_.find(p);
-    if (it == heap_.end()) throw hopsim::Error("free: pointer was not allocated on this target");
-    heap_used_ -= it->second;
+    if (it == heap_.end() || it->second.node != on_target_)
+      throw hopsim::Error("free: pointer was not allocated on this target");
+    card_of(on_target_).heap_used -= it->second.bytes;
     std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): the target heap hands out aligned_alloc blocks
     heap_.erase(it);
   }
@@ -286,7 +307,7 @@ class SimRuntime final : public Runtime {
   std::int64_t now_ps() override { return host_t_; }
 
   void charge_cycles(double cycles) override {
-    if (!on_target_) throw hopsim::Error("charge_cycles() is for functions running on the target");
+    if (on_target_ == 0) throw hopsim::Error("charge_cycles() is for functions running on a target");
     charged_ += cycles;
   }
 
@@ -306,12 +327,12 @@ class SimRuntime final : public Runtime {
     const auto& link = model_.link();
     const int core = o_.host_core;
     return fmt::format(
-        "# HOPSIM_HAM_MODE              sim (modelled PCIe offload path)\n"
+        "# HOPSIM_HAM_MODE              sim (modelled PCIe offload path, {} card(s))\n"
         "# HOPSIM_HAM_PRESET            {}\n"
         "# HOPSIM_HAM_PCIE              Gen{} x{}, {:.3f} GB/s raw, {:.3f} GB/s payload per direction\n"
         "# HOPSIM_HAM_HOST_CORE         {} (socket {}, {} the card)\n"
         "# HOPSIM_HAM_BUFFERS           {}",
-        m.name, m.pcie.gen, m.pcie.lanes, link.raw_bytes_per_s() / 1e9, link.payload_bytes_per_s() / 1e9,
+        cards_.size(), m.name, m.pcie.gen, m.pcie.lanes, link.raw_bytes_per_s() / 1e9, link.payload_bytes_per_s() / 1e9,
         core < 0 ? std::string("not pinned") : std::to_string(core), model_.placement().socket(m.host),
         model_.placement().far(m.host) ? "far from" : "near", o_.buffers);
   }
@@ -319,6 +340,7 @@ class SimRuntime final : public Runtime {
  private:
   struct Pending {
     ps_t ready = 0;
+    node_t node = 1;
     bool message = false;
     bool failed = false;
     std::string error;
@@ -331,14 +353,30 @@ class SimRuntime final : public Runtime {
     return it->second;
   }
 
-  // A DMA transfer started now: the host is busy for the driver call; the
-  // engines serve one transfer at a time.
-  std::uint64_t transfer(double duration, bool in, std::size_t bytes) {
-    const ps_t start = std::max(host_t_, dma_free_);
+  // Card k's state: when its core and DMA engines are free, its request
+  // buffers, its heap in use, the messages sent to it.
+  struct Card {
+    ps_t free = 0, dma_free = 0;
+    std::vector<ps_t> ring_free;
+    std::size_t heap_used = 0;
+    std::uint64_t sent = 0;
+  };
+  struct Block {
+    std::size_t bytes = 0;
+    node_t node = 1;
+  };
+  Card& card_of(node_t k) { return cards_[static_cast<std::size_t>(k - 1)]; }
+
+  // A DMA transfer started now: the host is busy for the driver call; a
+  // card's engines serve one transfer at a time.
+  std::uint64_t transfer(node_t node, double duration, bool in, std::size_t bytes) {
+    Card& card = card_of(node);
+    const ps_t start = std::max(host_t_, card.dma_free);
     Pending p;
     p.ready = start + ps(duration);
-    if (trace_) trace_transfer(start, p.ready, in, bytes);
-    dma_free_ = p.ready;
+    p.node = node;
+    if (trace_) trace_transfer(node, start, p.ready, in, bytes);
+    card.dma_free = p.ready;
     host_t_ += ps(model_.machine().host.rma_overhead);
     const std::uint64_t ticket = next_ticket_++;
     pending_.emplace(ticket, std::move(p));
@@ -364,14 +402,14 @@ class SimRuntime final : public Runtime {
   // the data (copy-in: the card's DMA reads host memory, completions travel
   // down; copy-out: it writes host memory), the completion flag to the host.
   // Their times split the model's copy_in/copy_out figure the same way.
-  void trace_transfer(ps_t start, ps_t ready, bool in, std::size_t bytes) {
+  void trace_transfer(node_t k, ps_t start, ps_t ready, bool in, std::size_t bytes) {
     const auto& m = model_.machine();
     const auto& link = model_.link();
     const ps_t x = ps(model_.crossing());
     const ps_t door = start + ps(m.host.rma_overhead);
     const ps_t door_end = door + ps(link.write_time(m.scif.flag_bytes, m.scif.pio_tlp_bytes)) + x;
     const auto door_wire = link.write_tlps(m.scif.flag_bytes, m.scif.pio_tlp_bytes);
-    trace_->record("doorbell", trace_->host(), Tracer::kCard, true, m.scif.flag_bytes, door_wire, door, door_end,
+    trace_->record("doorbell", k, trace_->host(), Tracer::card(k), true, m.scif.flag_bytes, door_wire, door, door_end,
                    door + x, door_end);
     const auto flag_wire = link.write_tlps(m.scif.flag_bytes);
     const double completion = (in ? model_.card_to_host_flight(m.scif.flag_bytes) : 0.5 * m.host.poll_period) +
@@ -381,43 +419,43 @@ class SimRuntime final : public Runtime {
     const std::uint64_t a = m.card.dma_alignment;
     const std::uint64_t moved = (bytes + a - 1) / a * a;
     if (in)
-      trace_->record("put", trace_->host(), Tracer::kDma, true, moved, link.read_tlps(moved), data_start, data_end,
+      trace_->record("put", k, trace_->host(), Tracer::dma(k), true, moved, link.read_tlps(moved), data_start, data_end,
                      data_start + x, data_end);
     else
-      trace_->record("get", Tracer::kDma, trace_->host(), false, moved, link.write_tlps(moved), data_start, data_end,
-                     data_start, data_end - x);
-    trace_->record("dma-done", Tracer::kDma, trace_->host(), false, m.scif.flag_bytes, flag_wire, data_end, ready,
+      trace_->record("get", k, Tracer::dma(k), trace_->host(), false, moved, link.write_tlps(moved), data_start,
+                     data_end, data_start, data_end - x);
+    trace_->record("dma-done", k, Tracer::dma(k), trace_->host(), false, m.scif.flag_bytes, flag_wire, data_end, ready,
                    data_end, ready - x);
-    trace_->state(Tracer::kDma, hopsim::traces::PeState::compute, data_start, data_end);
+    trace_->state(Tracer::dma(k), hopsim::traces::PeState::compute, data_start, data_end);
   }
 
   void check_node(node_t node) const {
-    if (node != 1)
-      throw hopsim::Error(fmt::format("HAM node {} does not exist: the targets are 1..1 (node 0 is the host)", node));
+    if (node < 1 || node >= num_nodes())
+      throw hopsim::Error(
+          fmt::format("HAM node {} does not exist: the targets are 1..{} (node 0 is the host)", node, num_nodes() - 1));
   }
 
-  void check_heap(const void* p, std::size_t bytes, const char* what) const {
+  void check_heap(node_t node, const void* p, std::size_t bytes, const char* what) const {
     const char* c = static_cast<const char*>(p);
     auto it = heap_.upper_bound(p);
     if (it != heap_.begin()) {
       --it;
       const char* b = static_cast<const char*>(it->first);
-      if (c >= b && c + bytes <= b + it->second) return;
+      if (c >= b && c + bytes <= b + it->second.bytes && it->second.node == node) return;
     }
-    throw hopsim::Error(fmt::format("{} ({} B) is not inside memory allocated on the target", what, bytes));
+    throw hopsim::Error(fmt::format("{} ({} B) is not inside memory allocated on target {}", what, bytes, node));
   }
 
   Options o_;
   OffloadModel model_;
-  std::vector<ps_t> ring_free_;
-  ps_t host_t_ = 0, card_free_ = 0, dma_free_ = 0;
+  std::vector<Card> cards_;  // card k at [k - 1]
+  ps_t host_t_ = 0;
   double charged_ = 0;
-  bool on_target_ = false;
-  std::uint64_t sent_ = 0, next_ticket_ = 0;
+  node_t on_target_ = 0;  // the card whose function runs now; 0: the host runs
+  std::uint64_t next_ticket_ = 0;
   std::unordered_map<std::uint64_t, Pending> pending_;
-  std::map<void*, std::size_t, std::less<>> heap_;
-  std::size_t heap_used_ = 0;
-  std::unique_ptr<Tracer> trace_;  // last: refers to model_
+  std::map<void*, Block, std::less<>> heap_;  // every card's heap blocks
+  std::unique_ptr<Tracer> trace_;             // last: refers to model_
 };
 
 }  // namespace

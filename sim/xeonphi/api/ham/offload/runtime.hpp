@@ -39,8 +39,15 @@ struct registered {
 
 enum class Mode { native, sim, mpi };
 
+// The most targets a run may have (--ham-targets).
+inline constexpr int kMaxTargets = 64;
+
 struct Options {
   Mode mode = Mode::native;
+  // --ham-targets: target nodes 1..targets (native: one process each; sim:
+  // cards of the preset on one host; mpi: the job's ranks less one, 0 to
+  // take them from mpirun -np).
+  int targets = 0;
   std::string preset = "knc-7120p";                // simulated mode's machine
   std::vector<std::string> sets;                   // preset overrides name=value
   int host_core = -1;                              // --ham-cpu-affinity
@@ -56,6 +63,11 @@ struct Options {
 // hopsim::ConfigError on an unknown --ham- option or a bad value.
 Options parse_options(int& argc, char** argv);
 std::string options_help();
+// The real main() of a program (ham/offload/main.hpp): starts the runtime,
+// runs the program's main (whichever of the two it defines; the other is
+// null) on the host, ends the runtime; the exit status.
+int run_main(int argc, char** argv, int (*user_main)(int, char**), int (*user_main_void)());
+
 // The command line as given, --ham-* options included (set by run_main).
 const std::vector<std::string>& command_line();
 
@@ -67,6 +79,8 @@ class Runtime {
   virtual ~Runtime() = default;
   virtual node_t this_node() const = 0;
   virtual node_t num_nodes() const = 0;
+  // What get_node_description(node).name() says (node < num_nodes()).
+  virtual std::string node_name(node_t node) const = 0;
   virtual const Options& options() const = 0;
   // Sends an active message (handler key + body) to `node`; returns a ticket
   // for its result of result_size bytes.
@@ -75,9 +89,6 @@ class Runtime {
   virtual bool test(std::uint64_t ticket) = 0;
   // Waits for the result, copies it to `result`, releases the ticket.
   virtual void wait(std::uint64_t ticket, void* result, std::size_t result_size) = 0;
-  // The future was destroyed without get(): the call still completes; its
-  // result is dropped when it arrives.
-  virtual void discard(std::uint64_t ticket) noexcept = 0;
   // One-sided data transfers between host memory and a target buffer.
   virtual std::uint64_t put(const void* src, node_t node, void* dst, std::size_t bytes) = 0;
   virtual std::uint64_t get(node_t node, const void* src, void* dst, std::size_t bytes) = 0;
@@ -105,11 +116,18 @@ class Runtime {
 Runtime& runtime();  // throws hopsim::Error when no session runs
 bool has_runtime();
 
-// Starts the runtime of this process. Native mode forks the target process,
-// which serves messages and leaves with _exit() without returning from here.
-void start(const Options& options);
-// Host: tells the target to finish, waits for it, ends the runtime.
+// Starts the runtime of this process. Native mode forks the target
+// processes. A target process (native, or a target rank under mpirun)
+// serves messages until the host finishes; then, with `serve_and_exit`, it
+// leaves with _exit() without returning from here, else start() returns
+// its exit status (HAM_EXPLICIT: main goes on to ham_finalise). Returns -1
+// in the host.
+int start(const Options& options, bool serve_and_exit = true);
+// Host: tells the targets to finish, waits for them, ends the runtime.
 void stop();
+// The first failure deferred by a dropped future (defer_error), or empty;
+// taking it clears it.
+std::string take_deferred_error();
 
 }  // namespace offload::detail
 }  // namespace ham
