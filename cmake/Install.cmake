@@ -1,9 +1,10 @@
-# cmake --install: the CLI, the kernel compiler wrapper, the headers kernels
-# and host programs compile against, the presets, the shipped kernel
+# cmake --install: the CLI, the kernel compiler wrapper, the HAM program
+# wrapper, the headers kernels and host programs compile against (the HAM
+# runtime library and its headers: sim/xeonphi), the presets, the shipped kernel
 # libraries and the CMake package (find_package(hopsim)).
 include(CMakePackageConfigHelpers)
 install(TARGETS hopsim RUNTIME DESTINATION bin)
-install(PROGRAMS ${CMAKE_BINARY_DIR}/install/hopsim-cc DESTINATION bin)
+install(PROGRAMS ${CMAKE_BINARY_DIR}/install/hopsim-cc ${CMAKE_BINARY_DIR}/install/hopsim-c++ DESTINATION bin)
 install(FILES sim/epiphany/api/e_lib.h sim/epiphany/api/stdcl.h sim/epiphany/api/coreid16.h
   DESTINATION include/hopsim/device-api)
 install(FILES sim/epiphany/api/hopsim/ocl_kernel.h sim/epiphany/api/hopsim/epiphany_host.hpp
