@@ -129,10 +129,7 @@ class NativeRuntime final : public Runtime {
 
   node_t this_node() const override { return node_; }
   node_t num_nodes() const override { return targets_ + 1; }
-  std::string node_name(node_t node) const override {
-    if (node == 0) return host_name();
-    return fmt::format("target {} (native process on {})", node, host_name());
-  }
+  std::string node_name(node_t node) const override { return node == 0 ? host_name() : fmt::format("target {}", node); }
   const Options& options() const override { return o_; }
 
   std::uint64_t send(node_t node, std::uint32_t key, const void* body, std::size_t body_size,

@@ -39,9 +39,9 @@ struct ModeRun {
   std::vector<traces::ResultRow> rows;
 };
 
-// NAME on its own: next to hopsim (installed), then the build tree's
-// kernels/xeonphi, then PATH; a path is used as given.
-std::string locate(const std::string& program) {
+}  // namespace
+
+std::string locate_program(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     if (!fs::exists(program)) throw ConfigError(fmt::format("kernel.args.program: {} does not exist", program));
     return program;
@@ -52,6 +52,8 @@ std::string locate(const std::string& program) {
   }
   return program;  // PATH
 }
+
+namespace {
 
 std::string param_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -212,6 +214,13 @@ void register_programs() {
         {"async", false, "asynchronous calls (async + get)", 0, 0, {}, false},
         {"host_core", -1, "pin the host process to this CPU (-1: not pinned)", -1, 4095, {}, false},
         {"target_core", -1, "native: pin the card process to this CPU (-1: not pinned)", -1, 4095, {}, false}}});
+  register_program(
+      {"ham",
+       "xeonphi",
+       "any HAM-Offload program built with hopsim-c++, run in each mode; its standard output compared",
+       {{"program", "", "the executable (a path; relative: to the scenario file's folder)", 0, 0, {}, false},
+        {"args", nlohmann::json::array(), "its own arguments", 0, 0, {}, true},
+        {"targets", 1, "target nodes (--ham-targets)", 1, 64, {}, false}}});
 }
 
 RunReport run(const Scenario& sc) {
@@ -219,11 +228,12 @@ RunReport run(const Scenario& sc) {
   if (prog.family != "xeonphi")
     throw ConfigError(fmt::format("kernel.name: {} runs on {} machines", sc.kernel, prog.family));
   const auto args = resolve_args(prog, sc.kernel_args);
+  if (sc.kernel == "ham") return run_ham(sc, args);
   nlohmann::json machine;
   machine["preset"] = sc.machine_preset;
   machine["params"] =
       ParamSet::resolve(model::param_decls(), load_preset(sc.machine_preset), sc.machine_params, "machine").to_json();
-  const auto exe = locate(args["program"].get<std::string>());
+  const auto exe = locate_program(args["program"].get<std::string>());
   std::error_code ec;
   fs::create_directories(sc.outputs.dir, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", sc.outputs.dir, ec.message()));

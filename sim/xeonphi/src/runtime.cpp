@@ -18,6 +18,7 @@
 #include "ham/offload/offload.hpp"
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/file_output.hpp"
 
 namespace ham::offload::detail {
 
@@ -126,11 +127,32 @@ Runtime& runtime() {
 
 bool has_runtime() { return current() != nullptr; }
 
+namespace {
+// The host's clock when the runtime started (HOPSIM_REPORT's time base).
+std::int64_t& started_ps() {
+  static std::int64_t t = 0;
+  return t;
+}
+
+// HOPSIM_REPORT=FILE (set by `hopsim run` for a HAM program): the host
+// writes the run's time on its own clock (simulated in sim mode, wall
+// natively) from the runtime's start to its end.
+void write_report(Runtime& rt) {
+  const char* path = std::getenv("HOPSIM_REPORT");
+  if (path == nullptr || *path == '\0' || rt.this_node() != 0) return;
+  const double seconds = static_cast<double>(rt.now_ps() - started_ps()) * 1e-12;
+  const char* mode = rt.options().mode == Mode::sim ? "sim" : rt.options().mode == Mode::mpi ? "mpi" : "native";
+  hopsim::write_file_atomic(path, fmt::format("{{\"seconds\": {:.12g}, \"mode\": \"{}\", \"targets\": {}}}\n", seconds,
+                                              mode, rt.num_nodes() - 1));
+}
+}  // namespace
+
 int start(const Options& o, bool serve_and_exit) {
   if (current()) throw hopsim::Error("a HAM-Offload runtime is already running in this process");
   Registry::finalize();
   if (o.mode == Mode::sim) {
     current() = make_sim_runtime(o);
+    started_ps() = current()->now_ps();
     return -1;
   }
   if (o.mode == Mode::mpi && !launched_by_mpirun())
@@ -140,7 +162,10 @@ int start(const Options& o, bool serve_and_exit) {
   std::unique_ptr<Runtime> rt = o.mode == Mode::mpi ? make_mpi_runtime(o) : make_native_runtime(o);
   const bool target = rt->this_node() != 0;
   current() = std::move(rt);
-  if (!target) return -1;
+  if (!target) {
+    started_ps() = current()->now_ps();
+    return -1;
+  }
   const int rc = current()->serve_target();
   if (serve_and_exit) std::_Exit(rc);  // the target never returns from here
   return rc;
@@ -150,6 +175,7 @@ void stop() {
   if (!current()) return;
   try {
     current()->shutdown();
+    write_report(*current());
   } catch (...) {
     current().reset();
     throw;

@@ -9,7 +9,10 @@
 // data are those of a native run.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -183,8 +186,10 @@ class SimRuntime final : public Runtime {
   node_t this_node() const override { return on_target_; }
   node_t num_nodes() const override { return static_cast<node_t>(cards_.size()) + 1; }
   std::string node_name(node_t node) const override {
-    if (node == 0) return fmt::format("host (simulated, {})", model_.machine().name);
-    return fmt::format("card {} (simulated {})", node, model_.machine().name);
+    // As natively, so that a program printing names prints the same in both modes.
+    if (node != 0) return fmt::format("target {}", node);
+    std::array<char, 256> h{};
+    return gethostname(h.data(), h.size() - 1) == 0 ? std::string(h.data()) : std::string("host");
   }
   const Options& options() const override { return o_; }
 
