@@ -16,6 +16,11 @@ TEST_CASE("quantities parse with units into base units") {
   CHECK(parse_quantity(std::string_view("1.5 cycles"), Dim::cycles, "k") == Approx(1.5));
   CHECK(parse_quantity(std::string_view("32 KiB"), Dim::bytes, "k") == Approx(32768));
   CHECK(parse_quantity(std::string_view("8 B/cycle"), Dim::bytes_per_cycle, "k") == Approx(8));
+  CHECK(parse_quantity(std::string_view("39.4 GB/s"), Dim::bytes_per_second, "k") == Approx(39.4e9));
+  CHECK(parse_quantity(std::string_view("500 MB/s"), Dim::bytes_per_second, "k") == Approx(5e8));
+  CHECK_THROWS_WITH(parse_quantity(std::string_view("4 GB"), Dim::bytes_per_second, "k"),
+                    Catch::Contains("unit 'GB' in '4 GB' does not measure B/s"));
+  CHECK(format_quantity(16e9, Dim::bytes_per_second) == "16 GB/s");
   CHECK(parse_quantity(std::string_view("40 ns"), Dim::seconds, "k") == Approx(40e-9));
   CHECK(parse_quantity(std::string_view("0x8E000000"), Dim::count, "k") == Approx(2382364672.0));
   CHECK(parse_quantity(std::string_view("12"), Dim::cycles, "k") == Approx(12));

@@ -70,7 +70,7 @@ int main(int argc, char* argv[]) {
   std::string filename;
   std::size_t data_size = 1024 * 1024;
   bool allocate = false, copy_in = false, copy_out = false, call = false, call_mul = false, async = false;
-  bool table = false;
+  bool table = false, all_targets = false;
 
   CLI::App app{"HAM-Offload benchmark (hopsim). Runtime options: --ham-help"};
   app.add_option("-f,--filename", filename, "filename prefix for the raw samples (not written when empty)");
@@ -85,6 +85,9 @@ int main(int argc, char* argv[]) {
   app.add_flag("-c,--call", call, "benchmark an empty function call on the target");
   app.add_flag("-m,--call-mul", call_mul, "benchmark a call with two float arguments (multiplication)");
   app.add_flag("-y,--async", async, "make the calls asynchronously (async + get)");
+  app.add_flag("--all-targets", all_targets,
+               "hopsim: each run of -c and -i goes to every target at once (asynchronously) and waits for all; "
+               "the time is the run's");
   app.add_flag("--bandwidth-table", table,
                "hopsim: copy-in and copy-out time and bandwidth for 4 KiB .. 64 MiB (runs per size: -r)");
   try {
@@ -103,6 +106,10 @@ int main(int argc, char* argv[]) {
   }
 
   print_config();
+  // The targets each run addresses: the first, or with --all-targets every one.
+  std::vector<node_t> targets{target_node};
+  for (node_t n = 2; all_targets && n < static_cast<node_t>(offload::num_nodes()); ++n) targets.push_back(n);
+  std::cout << "# HOPSIM_TARGETS_PER_RUN       " << targets.size() << "\n";
   std::cout << "# times in nanoseconds (ns), sizes in bytes\n";
   char* data = local_allocate(std::max<std::size_t>(data_size, table ? std::size_t(64) << 20 : 0));
   std::memset(data, 1, std::max<std::size_t>(data_size, table ? std::size_t(64) << 20 : 0));
@@ -123,14 +130,17 @@ int main(int argc, char* argv[]) {
     report("HAM-Offload free time:", "free", free_time, file("free_time"), data_size, true);
   }
   if (copy_in) {
-    auto remote = offload::allocate<char>(target_node, data_size);
+    std::vector<offload::buffer_ptr<char>> remote;
+    for (node_t n : targets) remote.push_back(offload::allocate<char>(n, data_size));
     statistics s(runs, warmup_runs);
     for (std::size_t i = 0; i < total; ++i) {
       Timer t;
-      offload::put_sync(data, remote, data_size);
+      std::vector<offload::future<void>> done;
+      for (auto& r : remote) done.push_back(offload::put(data, r, data_size));
+      for (auto& d : done) d.get();
       s.add(t.elapsed());
     }
-    offload::free(remote);
+    for (auto& r : remote) offload::free(r);
     report("HAM-Offload copy-in time:", "copy-in", s, file("copy_in_time"), data_size, true);
   }
   if (copy_out) {
@@ -160,7 +170,11 @@ int main(int argc, char* argv[]) {
     auto func = f2f(&fun);
     for (std::size_t i = 0; i < total; ++i) {
       Timer t;
-      if (async) {
+      if (targets.size() > 1) {
+        std::vector<offload::future<void>> done;
+        for (node_t n : targets) done.push_back(offload::async(n, func));
+        for (auto& d : done) d.get();
+      } else if (async) {
         auto f = offload::async(target_node, func);
         f.get();
       } else {

@@ -360,3 +360,36 @@ TEST_CASE("mpi mode outside mpirun is a configuration error naming mpirun -np N+
   CHECK_THROWS_AS(d::start(o), hopsim::ConfigError);
   CHECK_FALSE(d::has_runtime());
 }
+
+// Two simulated cards both copying 64 MiB in: on knc-7120p their Gen2 links
+// load neither the root complex nor the inter-socket link, so each copy takes
+// what it takes alone; with the root complex set below two links' rate they
+// share it.
+TEST_CASE("simulated cards share the root complex only where it is the bottleneck", "[ham][sim]") {
+  const std::size_t n = std::size_t(64) << 20;
+  std::vector<char> data(n, 1);
+  auto both = [&](std::vector<std::string> sets) {
+    d::Options o = mode("sim");
+    o.targets = 2;
+    o.card_memory = n + 4096;
+    o.sets = std::move(sets);
+    Session s(o);
+    auto a = offload::allocate<char>(1, n);
+    auto b = offload::allocate<char>(2, n);
+    const std::int64_t t0 = offload::now_ps();
+    offload::put_sync(data.data(), a, n);
+    const std::int64_t alone = offload::now_ps() - t0;
+    const std::int64_t t1 = offload::now_ps();
+    auto fa = offload::put(data.data(), a, n);
+    auto fb = offload::put(data.data(), b, n);
+    fa.get();
+    fb.get();
+    return std::make_pair(alone, offload::now_ps() - t1);
+  };
+  const auto [alone, together] = both({});
+  CHECK(together - alone == 2000000);  // the second put starts one driver call (2 us) later, nothing else
+  const auto [alone8, together8] = both({"root_complex_bandwidth=8 GB/s"});
+  CHECK(alone8 == alone);  // one Gen2 x16 card (7.4 GB/s) does not fill 8 GB/s
+  // Together they get 4 GB/s each: the 64 MiB take n / 4 GB/s instead of about n / 7.36 GB/s.
+  CHECK(static_cast<double>(together8) * 1e-12 == Approx(static_cast<double>(n) / 4e9).epsilon(0.01));
+}

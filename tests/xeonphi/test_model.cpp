@@ -129,3 +129,75 @@ TEST_CASE("impossible machines are refused with the parameter named", "[xeonphi]
   CHECK_THROWS_WITH(load_machine("e16g301"), Catch::Contains("not a xeonphi"));
   CHECK_THROWS_AS(load_machine("no-such-preset"), hopsim::ConfigError);
 }
+
+namespace {
+DmaFlow flow(int card, double issue, double before, double data, double after, std::uint64_t moved, bool down = true,
+             bool far = false) {
+  DmaFlow f;
+  f.card = card;
+  f.issue = issue;
+  f.phases = {before, data, after, moved};
+  f.down = down;
+  f.crosses_sockets = far;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("several cards: a transfer alone takes its phases; one card's transfers run in order", "[xeonphi][share]") {
+  HostParams h;
+  h.root_complex_bandwidth = 40e9;
+  h.inter_socket_bandwidth = 30e9;
+  // 1 GB in 0.1 s alone (10 GB/s): below every capacity.
+  const auto one = share_dma({flow(1, 1.0, 0.01, 0.1, 0.002, 1'000'000'000)}, h);
+  CHECK(one[0].start == 1.0);
+  CHECK(one[0].data_start == Approx(1.01));
+  CHECK(one[0].data_end == Approx(1.11));
+  CHECK(one[0].ready == Approx(1.112));
+  // The same card twice, issued together: the second starts when the first completed.
+  const auto two =
+      share_dma({flow(1, 0, 0.01, 0.1, 0.002, 1'000'000'000), flow(1, 0, 0.01, 0.1, 0.002, 1'000'000'000)}, h);
+  CHECK(two[1].start == Approx(two[0].ready));
+  CHECK(two[1].ready == Approx(2 * 0.112));
+  // Two cards at 10 GB/s each under a 40 GB/s root complex: no slowdown.
+  const auto side = share_dma({flow(1, 0, 0, 0.1, 0, 1'000'000'000), flow(2, 0, 0, 0.1, 0, 1'000'000'000)}, h);
+  CHECK(side[0].ready == Approx(0.1));
+  CHECK(side[1].ready == Approx(0.1));
+}
+
+TEST_CASE("several cards: transfers share the root complex per direction and the inter-socket link",
+          "[xeonphi][share]") {
+  HostParams h;
+  h.root_complex_bandwidth = 15e9;
+  h.inter_socket_bandwidth = 12e9;
+  const std::uint64_t gb = 1'000'000'000;
+  // Two 10 GB/s copy-ins at once: 20 GB/s asked of 15, each at 7.5 GB/s.
+  auto t = share_dma({flow(1, 0, 0, 0.1, 0, gb), flow(2, 0, 0, 0.1, 0, gb)}, h);
+  CHECK(t[0].data_end == Approx(1.0 / 7.5));
+  CHECK(t[1].data_end == Approx(1.0 / 7.5));
+  // A copy-in and a copy-out use opposite directions: no sharing.
+  t = share_dma({flow(1, 0, 0, 0.1, 0, gb, true), flow(2, 0, 0, 0.1, 0, gb, false)}, h);
+  CHECK(t[0].data_end == Approx(0.1));
+  CHECK(t[1].data_end == Approx(0.1));
+  // From the far socket the inter-socket link (12) is the tighter: 6 GB/s each.
+  t = share_dma({flow(1, 0, 0, 0.1, 0, gb, true, true), flow(2, 0, 0, 0.1, 0, gb, true, true)}, h);
+  CHECK(t[0].data_end == Approx(1.0 / 6.0));
+  // Staggered: card 2 starts when card 1 has moved half; they share 15 GB/s
+  // until card 1 ends (0.5 GB at 7.5 GB/s: 1/15 s), then card 2 runs alone
+  // (0.5 GB left at 10 GB/s: 0.05 s).
+  t = share_dma({flow(1, 0, 0, 0.1, 0, gb), flow(2, 0.05, 0, 0.1, 0, gb)}, h);
+  CHECK(t[0].data_end == Approx(0.05 + 1.0 / 15));
+  CHECK(t[1].data_end == Approx(0.05 + 1.0 / 15 + 0.05));
+  // A single transfer faster than the root complex is held to it.
+  t = share_dma({flow(1, 0, 0, 0.05, 0, gb)}, h);
+  CHECK(t[0].data_end == Approx(1.0 / 15));
+}
+
+TEST_CASE("DMA phases add up to the copy times", "[xeonphi][dma]") {
+  const OffloadModel m(load_machine("knc-7120p"), Placement{0});
+  for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
+    const DmaPhases in = m.dma_phases(bytes, true), out = m.dma_phases(bytes, false);
+    CHECK(in.before + in.data + in.after == Approx(m.copy_in(bytes)).epsilon(1e-12));
+    CHECK(out.before + out.data + out.after == Approx(m.copy_out(bytes)).epsilon(1e-12));
+    CHECK(in.moved == bytes);
+  }
+}

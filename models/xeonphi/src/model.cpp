@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -117,6 +119,10 @@ const std::vector<ParamDecl>& param_decls() {
       {"host_cores_per_socket", Dim::count, 1, 1024, true, "cores per socket (numbering: socket-major)"},
       {"card_socket", Dim::count, 0, 7, true, "socket whose root complex the card hangs off"},
       {"inter_socket_latency", Dim::seconds, 0, 1e-5, false, "one crossing of the inter-socket link"},
+      {"inter_socket_bandwidth", Dim::bytes_per_second, 1e6, 1e13, false,
+       "inter-socket link capacity per direction, shared by the cards' DMA to and from the far socket"},
+      {"root_complex_bandwidth", Dim::bytes_per_second, 1e6, 1e13, false,
+       "root complex capacity per direction, shared by the DMA of the cards on it"},
       {"host_send_overhead", Dim::seconds, 0, 1e-4, false, "host software per message sent"},
       {"host_recv_overhead", Dim::seconds, 0, 1e-4, false, "host software per result received"},
       {"host_poll_period", Dim::seconds, 0, 1e-5, false, "one iteration of the host's flag polling loop"},
@@ -158,6 +164,8 @@ Machine machine_from(const ParamSet& ps, const std::string& name) {
   m.host.cores_per_socket = ps.get_int("host_cores_per_socket");
   m.host.card_socket = ps.get_int("card_socket");
   m.host.inter_socket_latency = ps.get("inter_socket_latency");
+  m.host.inter_socket_bandwidth = ps.get("inter_socket_bandwidth");
+  m.host.root_complex_bandwidth = ps.get("root_complex_bandwidth");
   m.host.send_overhead = ps.get("host_send_overhead");
   m.host.recv_overhead = ps.get("host_recv_overhead");
   m.host.poll_period = ps.get("host_poll_period");
@@ -256,19 +264,151 @@ double OffloadModel::dma_body(std::uint64_t bytes, bool read) const {
   return m_.card.dma_setup + std::max(link, engines);
 }
 
+DmaPhases OffloadModel::dma_phases(std::uint64_t bytes, bool in) const {
+  // Host: driver call, doorbell (MMIO write) to the card; the card's engines
+  // start, move the data (copy-in: DMA reads of host memory; copy-out:
+  // posted writes), then the completion flag is written to host memory and
+  // seen by polling. Copy-out's flag follows the data in order (posted
+  // writes are not reordered).
+  const std::uint64_t a = m_.card.dma_alignment;
+  DmaPhases p;
+  p.moved = div_up(bytes, a) * a;
+  p.before = m_.host.rma_overhead + link_.write_time(m_.scif.flag_bytes, m_.scif.pio_tlp_bytes) + crossing() +
+             m_.card.dma_setup;
+  p.data = dma_body(bytes, in) - m_.card.dma_setup;
+  p.after = (in ? card_to_host_flight(m_.scif.flag_bytes) : 0.5 * m_.host.poll_period) +
+            link_.serialise(link_.write_tlps(m_.scif.flag_bytes).forward_wire_bytes);
+  return p;
+}
+
 double OffloadModel::copy_in(std::uint64_t bytes) const {
-  // Host: driver call, doorbell (MMIO write) to the card; card DMA reads host
-  // memory; completion flag written to host memory, seen by polling.
-  const double doorbell = link_.write_time(m_.scif.flag_bytes, m_.scif.pio_tlp_bytes) + crossing();
-  return m_.host.rma_overhead + doorbell + dma_body(bytes, true) + card_to_host_flight(m_.scif.flag_bytes) +
-         link_.serialise(link_.write_tlps(m_.scif.flag_bytes).forward_wire_bytes);
+  const DmaPhases p = dma_phases(bytes, true);
+  return p.before + p.data + p.after;
 }
 
 double OffloadModel::copy_out(std::uint64_t bytes) const {
-  const double doorbell = link_.write_time(m_.scif.flag_bytes, m_.scif.pio_tlp_bytes) + crossing();
-  // The completion flag follows the data in order (posted writes are not reordered).
-  return m_.host.rma_overhead + doorbell + dma_body(bytes, false) + 0.5 * m_.host.poll_period +
-         link_.serialise(link_.write_tlps(m_.scif.flag_bytes).forward_wire_bytes);
+  const DmaPhases p = dma_phases(bytes, false);
+  return p.before + p.data + p.after;
+}
+
+}  // namespace hopsim::xeonphi::model
+
+namespace hopsim::xeonphi::model {
+namespace {
+
+enum class Phase { waiting, before, data, after, done };
+
+// One card's engines: the transfer they serve now.
+struct Engine {
+  std::vector<std::size_t> queue;  // its transfers, in order
+  std::size_t next = 0;            // index into queue of the current one
+  Phase phase = Phase::done;
+  double until = 0;  // waiting/before/after: when that phase ends
+  double left = 0;   // data: bytes still to move
+};
+
+// The rate (B/s) of each transfer moving data now, from the shared capacities.
+std::vector<double> data_rates(const std::vector<DmaFlow>& flows, const std::vector<Engine>& engines,
+                               const HostParams& host) {
+  std::vector<double> alone(flows.size(), 0.0), rate(flows.size(), 0.0);
+  std::array<double, 2> rc{}, qpi{};  // demand per direction: [0] down, [1] up
+  for (const Engine& e : engines) {
+    if (e.phase != Phase::data) continue;
+    const std::size_t i = e.queue[e.next];
+    const DmaFlow& f = flows[i];
+    alone[i] = static_cast<double>(f.phases.moved) / f.phases.data;
+    rc[f.down ? 0 : 1] += alone[i];
+    if (f.crosses_sockets) qpi[f.down ? 0 : 1] += alone[i];
+  }
+  auto scale = [](double capacity, double demand) { return demand > capacity ? capacity / demand : 1.0; };
+  for (const Engine& e : engines) {
+    if (e.phase != Phase::data) continue;
+    const std::size_t i = e.queue[e.next];
+    const int d = flows[i].down ? 0 : 1;
+    double s = scale(host.root_complex_bandwidth, rc[d]);
+    if (flows[i].crosses_sockets) s = std::min(s, scale(host.inter_socket_bandwidth, qpi[d]));
+    rate[i] = alone[i] * s;
+  }
+  return rate;
+}
+
+// Moves engine e's current transfer into its next phase at time t (several
+// steps at once where a phase takes no time).
+void step(const std::vector<DmaFlow>& flows, std::vector<DmaTimes>& times, Engine& e, double t) {
+  for (;;) {
+    const std::size_t i = e.queue[e.next];
+    const DmaPhases& p = flows[i].phases;
+    switch (e.phase) {
+      case Phase::waiting:
+        if (t < e.until) return;
+        times[i].start = t;
+        e.phase = Phase::before;
+        e.until = t + p.before;
+        break;
+      case Phase::before:
+        if (t < e.until) return;
+        times[i].data_start = t;
+        e.phase = Phase::data;
+        e.left = static_cast<double>(p.moved);
+        if (p.data > 0 && e.left > 0) return;
+        e.left = 0;
+        [[fallthrough]];
+      case Phase::data:
+        if (e.left > 0) return;
+        times[i].data_end = t;
+        e.phase = Phase::after;
+        e.until = t + p.after;
+        break;
+      case Phase::after:
+        if (t < e.until) return;
+        times[i].ready = t;
+        if (++e.next == e.queue.size()) {
+          e.phase = Phase::done;
+          return;
+        }
+        e.phase = Phase::waiting;
+        e.until = std::max(flows[e.queue[e.next]].issue, t);
+        break;
+      case Phase::done:
+        return;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<DmaTimes> share_dma(const std::vector<DmaFlow>& flows, const HostParams& host) {
+  std::vector<DmaTimes> times(flows.size());
+  std::map<int, Engine> by_card;
+  for (std::size_t i = 0; i < flows.size(); ++i) by_card[flows[i].card].queue.push_back(i);
+  std::vector<Engine> engines;
+  for (auto& [card, e] : by_card) {
+    e.phase = Phase::waiting;
+    e.until = flows[e.queue.front()].issue;
+    engines.push_back(std::move(e));
+  }
+  double t = 0;
+  for (Engine& e : engines) t = std::min(t, e.until);
+  for (Engine& e : engines) step(flows, times, e, t);
+  for (;;) {
+    const std::vector<double> rate = data_rates(flows, engines, host);
+    double next = std::numeric_limits<double>::infinity();
+    for (const Engine& e : engines) {
+      if (e.phase == Phase::done) continue;
+      const std::size_t i = e.queue[e.next];
+      next = std::min(next, e.phase == Phase::data ? t + e.left / rate[i] : e.until);
+    }
+    if (!std::isfinite(next)) break;
+    for (Engine& e : engines) {
+      if (e.phase != Phase::data) continue;
+      const std::size_t i = e.queue[e.next];
+      // The transfer that ends now ends exactly (no rounding remainder).
+      e.left = t + e.left / rate[i] <= next ? 0.0 : e.left - rate[i] * (next - t);
+    }
+    t = next;
+    for (Engine& e : engines) step(flows, times, e, t);
+  }
+  return times;
 }
 
 }  // namespace hopsim::xeonphi::model

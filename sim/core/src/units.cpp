@@ -31,6 +31,10 @@ constexpr std::array kUnits{
     Unit{"MiB", Dim::bytes, 1024.0 * 1024.0},
     Unit{"GiB", Dim::bytes, 1024.0 * 1024.0 * 1024.0},
     Unit{"B/cycle", Dim::bytes_per_cycle, 1.0},
+    Unit{"B/s", Dim::bytes_per_second, 1.0},
+    Unit{"kB/s", Dim::bytes_per_second, 1e3},
+    Unit{"MB/s", Dim::bytes_per_second, 1e6},
+    Unit{"GB/s", Dim::bytes_per_second, 1e9},
     Unit{"s", Dim::seconds, 1.0},
     Unit{"ms", Dim::seconds, 1e-3},
     Unit{"us", Dim::seconds, 1e-6},
@@ -60,6 +64,8 @@ std::string_view dim_name(Dim d) {
       return "B/cycle";
     case Dim::seconds:
       return "s";
+    case Dim::bytes_per_second:
+      return "B/s";
   }
   return "?";
 }
@@ -113,6 +119,10 @@ std::string format_quantity(double value, Dim dim) {
       return fmt::format("{} s", value);
     case Dim::count:
       return fmt::format("{}", value);
+    case Dim::bytes_per_second:
+      if (value >= 1e9) return fmt::format("{} GB/s", value / 1e9);
+      if (value >= 1e6) return fmt::format("{} MB/s", value / 1e6);
+      return fmt::format("{} B/s", value);
     default:
       return fmt::format("{} {}", value, dim_name(dim));
   }

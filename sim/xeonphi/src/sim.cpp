@@ -266,6 +266,8 @@ class SimRuntime final : public Runtime {
     if (it == pending_.end()) throw std::logic_error("HAM sim: unknown ticket");
     Pending p = std::move(it->second);
     pending_.erase(it);
+    // A transfer's times are final now: later transfers start after it completed.
+    if (trace_ && p.transfer) trace_transfer(p.node, p.start, p.ready, p.in, p.bytes);
     if (trace_) trace_->state(trace_->host(), hopsim::traces::PeState::polling, host_t_, p.ready);
     host_t_ = std::max(host_t_, p.ready) + (p.message ? ps(model_.host_receive()) : 0);
     if (p.failed) throw hopsim::KernelError(fmt::format("offloaded function failed on node {}: {}", p.node, p.error));
@@ -276,14 +278,14 @@ class SimRuntime final : public Runtime {
     check_node(node);
     check_heap(node, dst, bytes, "put: the destination");
     std::memcpy(dst, src, bytes);
-    return transfer(node, model_.copy_in(bytes), true, bytes);
+    return transfer(node, true, bytes);
   }
 
   std::uint64_t get(node_t node, const void* src, void* dst, std::size_t bytes) override {
     check_node(node);
     check_heap(node, src, bytes, "get: the source");
     std::memcpy(dst, src, bytes);
-    return transfer(node, model_.copy_out(bytes), false, bytes);
+    return transfer(node, false, bytes);
   }
 
   void* target_alloc(std::size_t bytes) override {
@@ -318,6 +320,8 @@ class SimRuntime final : public Runtime {
 
   void shutdown() override {
     if (trace_) {
+      for (const auto& [ticket, p] : pending_)
+        if (p.transfer) trace_transfer(p.node, p.start, p.ready, p.in, p.bytes);
       std::unique_ptr<Tracer> t = std::move(trace_);
       t->finish();
     }
@@ -346,6 +350,10 @@ class SimRuntime final : public Runtime {
   struct Pending {
     ps_t ready = 0;
     node_t node = 1;
+    // A DMA transfer: when the card's engines took it, its direction and size.
+    bool transfer = false, in = false;
+    ps_t start = 0;
+    std::size_t bytes = 0;
     bool message = false;
     bool failed = false;
     std::string error;
@@ -358,10 +366,10 @@ class SimRuntime final : public Runtime {
     return it->second;
   }
 
-  // Card k's state: when its core and DMA engines are free, its request
+  // Card k's state: when its core is free, its request
   // buffers, its heap in use, the messages sent to it.
   struct Card {
-    ps_t free = 0, dma_free = 0;
+    ps_t free = 0;
     std::vector<ps_t> ring_free;
     std::size_t heap_used = 0;
     std::uint64_t sent = 0;
@@ -372,21 +380,46 @@ class SimRuntime final : public Runtime {
   };
   Card& card_of(node_t k) { return cards_[static_cast<std::size_t>(k - 1)]; }
 
-  // A DMA transfer started now: the host is busy for the driver call; a
-  // card's engines serve one transfer at a time.
-  std::uint64_t transfer(node_t node, double duration, bool in, std::size_t bytes) {
-    Card& card = card_of(node);
-    const ps_t start = std::max(host_t_, card.dma_free);
-    Pending p;
-    p.ready = start + ps(duration);
-    p.node = node;
-    if (trace_) trace_transfer(node, start, p.ready, in, bytes);
-    card.dma_free = p.ready;
-    host_t_ += ps(model_.machine().host.rma_overhead);
+  // A DMA transfer started now: the host is busy for the driver call. Each
+  // card's engines serve one transfer at a time; transfers of several cards
+  // share the root complex and, from the far socket, the inter-socket link
+  // (model::share_dma). A new transfer may slow those still moving data, so
+  // every transfer since the path was last idle is scheduled again and the
+  // pending ones get their new completion times.
+  std::uint64_t transfer(node_t node, bool in, std::size_t bytes) {
+    bool idle = true;
+    for (std::size_t i = 0; i < flows_.size(); ++i) idle = idle && flow_ps(times_[i].ready) <= host_t_;
+    if (idle) {
+      flows_.clear();
+      flow_tickets_.clear();
+      flow_base_ = host_t_;
+    }
+    hopsim::xeonphi::model::DmaFlow f;
+    f.card = node;
+    f.issue = static_cast<double>(host_t_ - flow_base_) * 1e-12;
+    f.phases = model_.dma_phases(bytes, in);
+    f.down = in;
+    f.crosses_sockets = model_.placement().far(model_.machine().host);
+    flows_.push_back(f);
     const std::uint64_t ticket = next_ticket_++;
+    flow_tickets_.push_back(ticket);
+    Pending p;
+    p.node = node;
+    p.transfer = true;
+    p.in = in;
+    p.bytes = bytes;
     pending_.emplace(ticket, std::move(p));
+    times_ = hopsim::xeonphi::model::share_dma(flows_, model_.machine().host);
+    for (std::size_t i = 0; i < flows_.size(); ++i) {
+      const auto it = pending_.find(flow_tickets_[i]);
+      if (it == pending_.end()) continue;
+      it->second.start = flow_ps(times_[i].start);
+      it->second.ready = flow_ps(times_[i].ready);
+    }
+    host_t_ += ps(model_.machine().host.rma_overhead);
     return ticket;
   }
+  ps_t flow_ps(double seconds) const { return flow_base_ + ps(seconds); }
 
   // Wire traffic of a message of `bytes` (header included) and its flag, as programmed-I/O writes.
   hopsim::xeonphi::model::TlpCount pio_wire(std::uint64_t bytes) const {
@@ -458,6 +491,11 @@ class SimRuntime final : public Runtime {
   double charged_ = 0;
   node_t on_target_ = 0;  // the card whose function runs now; 0: the host runs
   std::uint64_t next_ticket_ = 0;
+  // DMA transfers since the shared path was last idle (times relative to flow_base_).
+  std::vector<hopsim::xeonphi::model::DmaFlow> flows_;
+  std::vector<hopsim::xeonphi::model::DmaTimes> times_;
+  std::vector<std::uint64_t> flow_tickets_;
+  ps_t flow_base_ = 0;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::map<void*, Block, std::less<>> heap_;  // every card's heap blocks
   std::unique_ptr<Tracer> trace_;             // last: refers to model_

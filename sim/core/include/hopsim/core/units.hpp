@@ -9,7 +9,7 @@
 
 namespace hopsim {
 
-enum class Dim { count, cycles, frequency, bytes, bytes_per_cycle, seconds };
+enum class Dim { count, cycles, frequency, bytes, bytes_per_cycle, seconds, bytes_per_second };
 
 std::string_view dim_name(Dim d);  // "cycles", "Hz", ...
 

@@ -75,10 +75,15 @@ struct HostParams {
   int cores_per_socket = 8;
   int card_socket = 0;                  // the socket whose root complex the card hangs off
   double inter_socket_latency = 60e-9;  // one crossing of the inter-socket link (QPI)
-  double send_overhead = 0;             // host software: build the message, pick a buffer
-  double recv_overhead = 0;             // host software: read the result, release the buffer
-  double poll_period = 0;               // one iteration of the host's flag-polling loop
-  double rma_overhead = 0;              // host software to start one RMA/DMA transfer (driver call, descriptors)
+  // Capacities per direction (B/s) of the paths the cards' DMA shares: the
+  // inter-socket link (data to or from the far socket's memory) and the root
+  // complex the cards hang off.
+  double inter_socket_bandwidth = 32e9;
+  double root_complex_bandwidth = 39.4e9;
+  double send_overhead = 0;  // host software: build the message, pick a buffer
+  double recv_overhead = 0;  // host software: read the result, release the buffer
+  double poll_period = 0;    // one iteration of the host's flag-polling loop
+  double rma_overhead = 0;   // host software to start one RMA/DMA transfer (driver call, descriptors)
 };
 
 struct CardParams {
@@ -96,6 +101,15 @@ struct ScifParams {
   std::uint64_t pio_tlp_bytes = 64;   // write-combining buffer size: programmed-I/O stores leave in TLPs of this size
   std::uint64_t flag_bytes = 8;       // the flag the receiver polls
   std::uint64_t message_header = 16;  // HAM message header (handler key, size, result slot)
+};
+
+// One DMA transfer's phases, seconds with the path to itself: `before` the
+// engines move data (host driver call, doorbell, engine start), `data` (the
+// bytes moving over the link), `after` (the completion flag seen by the
+// host). moved: bytes on the link (whole DMA granules).
+struct DmaPhases {
+  double before = 0, data = 0, after = 0;
+  std::uint64_t moved = 0;
 };
 
 // Where a host thread sits relative to the card.
@@ -154,6 +168,8 @@ class OffloadModel {
   // Time from the host's call until the host has seen completion.
   double copy_in(std::uint64_t bytes) const;
   double copy_out(std::uint64_t bytes) const;
+  // The same transfer in its phases (before + data + after = copy_in or copy_out).
+  DmaPhases dma_phases(std::uint64_t bytes, bool in) const;
   double dma_bandwidth_cap() const;  // channels x channel rate
 
  private:
@@ -162,5 +178,33 @@ class OffloadModel {
   Placement where_;
   PcieLink link_;
 };
+
+// ---------------------------------------------------------------- several cards
+// One DMA transfer as the paths the cards share see it.
+struct DmaFlow {
+  int card = 0;                  // a card's transfers run one after another, in the order given
+  double issue = 0;              // s: when the host started it
+  DmaPhases phases;              // with the path to itself
+  bool down = true;              // data towards the card (copy-in) or towards the host (copy-out)
+  bool crosses_sockets = false;  // the host memory it reads or writes is on the far socket
+};
+struct DmaTimes {
+  double start = 0;       // the card's engines take it (issue, or when the card's previous transfer completed)
+  double data_start = 0;  // start + phases.before
+  double data_end = 0;    // its last byte moved
+  double ready = 0;       // data_end + phases.after: the host sees the completion
+};
+// Runs the transfers of several cards on one host. Each card's engines take
+// its transfers one at a time; the data of transfers moving at the same
+// time share, per direction, the root complex the cards hang off
+// (host.root_complex_bandwidth) and, for those whose host memory is on the
+// far socket, the inter-socket link (host.inter_socket_bandwidth): a
+// transfer alone moves phases.moved bytes in phases.data seconds; where the
+// rates of the transfers on a resource add up to more than its capacity,
+// each of them is slowed by the same factor (the smallest over the
+// resources it crosses). Event-driven and exact: times change only where a
+// transfer starts or ends. A transfer whose path is never loaded beyond
+// capacity takes exactly before + data + after. Times in the order given.
+std::vector<DmaTimes> share_dma(const std::vector<DmaFlow>& flows, const HostParams& host);
 
 }  // namespace hopsim::xeonphi::model
