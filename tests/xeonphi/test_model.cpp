@@ -92,7 +92,13 @@ TEST_CASE("the knc-7120p preset: calibration against the SCIF round trip and the
   CHECK(call == Approx(1786.359e-9).epsilon(0.20));
 }
 
-TEST_CASE("a host thread on the far socket pays the inter-socket link each way", "[xeonphi][host]") {
+// A host on the far socket, event by event (X: one inter-socket crossing,
+// D: a line fetched from the other socket's LLC instead of the own LLC):
+// a message's posted writes cross once; a card's write to host memory costs
+// the ownership round trip (2X), then the poll of its flag and each line
+// read after it cost D; a DMA read of host memory crosses there and back.
+TEST_CASE("a host thread on the far socket pays the crossings and remote cache lines of each event",
+          "[xeonphi][host]") {
   const Machine m = load_machine("knc-7120p");
   const OffloadModel near(m, Placement{m.host.cores_per_socket - 1});
   const OffloadModel far(m, Placement{m.host.cores_per_socket});
@@ -100,9 +106,20 @@ TEST_CASE("a host thread on the far socket pays the inter-socket link each way",
   CHECK_FALSE(near.placement().far(m.host));
   CHECK(far.placement().far(m.host));
   CHECK(unpinned.call(1, 0) == near.call(1, 0));
-  CHECK(far.call(1, 0) - near.call(1, 0) == Approx(2 * m.host.inter_socket_latency));
-  CHECK(far.copy_out(4096) - near.copy_out(4096) == Approx(2 * m.host.inter_socket_latency));
-  CHECK(far.copy_in(4096) - near.copy_in(4096) == Approx(4 * m.host.inter_socket_latency));
+  const double X = m.host.inter_socket_latency, D = m.host.remote_cache_latency - m.host.llc_latency;
+  CHECK(X == Approx(27e-9));
+  CHECK(D == Approx(55e-9));
+  CHECK(near.card_write_seen(3) == 0.0);
+  CHECK(far.card_write_seen(0) == Approx(2 * X + D));
+  // An empty call: message there (X), result back (2X), its flag and the one line of its header (2D).
+  CHECK(far.call(1, 0) - near.call(1, 0) == Approx(3 * X + 2 * D));
+  // A 100-byte result: header + result take two lines.
+  CHECK(far.call(1, 100) - near.call(1, 100) == Approx(3 * X + 3 * D));
+  // Copy-out: the doorbell (X), the completion flag (2X + D); the data stay in the card socket's LLC.
+  CHECK(far.copy_out(4096) - near.copy_out(4096) == Approx(3 * X + D));
+  // Copy-in: the doorbell (X), the reads' round trip (2X), the completion flag (2X + D).
+  CHECK(far.copy_in(4096) - near.copy_in(4096) == Approx(5 * X + D));
+  CHECK(far.scif_pingpong() - near.scif_pingpong() == Approx(3 * X + D));
   CHECK_THROWS_WITH(OffloadModel(m, Placement{2 * m.host.cores_per_socket}), Catch::Contains("core 16 does not exist"));
 }
 

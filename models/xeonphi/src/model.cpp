@@ -14,6 +14,8 @@ namespace hopsim::xeonphi::model {
 namespace {
 
 std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+// A host cache line (Intel SDM: 64-byte lines).
+constexpr std::uint64_t kCacheLine = 64;
 bool power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 // A completion's header is always 3 DW (PCIe base spec, completion TLP format).
 constexpr std::uint64_t kCompletionHeader = 12;
@@ -119,6 +121,10 @@ const std::vector<ParamDecl>& param_decls() {
       {"host_cores_per_socket", Dim::count, 1, 1024, true, "cores per socket (numbering: socket-major)"},
       {"card_socket", Dim::count, 0, 7, true, "socket whose root complex the card hangs off"},
       {"inter_socket_latency", Dim::seconds, 0, 1e-5, false, "one crossing of the inter-socket link"},
+      {"llc_latency", Dim::seconds, 0, 1e-6, false,
+       "a host core's read of a line in its own socket's last-level cache (where DDIO leaves what a card wrote)"},
+      {"remote_cache_latency", Dim::seconds, 0, 1e-5, false,
+       "a host core's read of a line modified in the other socket's last-level cache"},
       {"inter_socket_bandwidth", Dim::bytes_per_second, 1e6, 1e13, false,
        "inter-socket link capacity per direction, shared by the cards' DMA to and from the far socket"},
       {"root_complex_bandwidth", Dim::bytes_per_second, 1e6, 1e13, false,
@@ -164,6 +170,8 @@ Machine machine_from(const ParamSet& ps, const std::string& name) {
   m.host.cores_per_socket = ps.get_int("host_cores_per_socket");
   m.host.card_socket = ps.get_int("card_socket");
   m.host.inter_socket_latency = ps.get("inter_socket_latency");
+  m.host.llc_latency = ps.get("llc_latency");
+  m.host.remote_cache_latency = ps.get("remote_cache_latency");
   m.host.inter_socket_bandwidth = ps.get("inter_socket_bandwidth");
   m.host.root_complex_bandwidth = ps.get("root_complex_bandwidth");
   m.host.send_overhead = ps.get("host_send_overhead");
@@ -213,6 +221,13 @@ OffloadModel::OffloadModel(Machine m, Placement where) : m_(std::move(m)), where
 
 double OffloadModel::crossing() const { return where_.far(m_.host) ? m_.host.inter_socket_latency : 0.0; }
 
+double OffloadModel::card_write_seen(std::uint64_t lines_after_flag) const {
+  if (!where_.far(m_.host)) return 0.0;
+  const HostParams& h = m_.host;
+  return 2 * h.inter_socket_latency +
+         static_cast<double>(1 + lines_after_flag) * std::max(0.0, h.remote_cache_latency - h.llc_latency);
+}
+
 namespace {
 // Message body and then its flag, both as programmed-I/O posted writes.
 std::uint64_t pio_wire(const PcieLink& link, const ScifParams& s, std::uint64_t bytes) {
@@ -238,8 +253,10 @@ double OffloadModel::card_send_busy(std::uint64_t bytes) const {
          link_.serialise(pio_wire(link_, m_.scif, m_.scif.message_header + bytes));
 }
 
-double OffloadModel::card_to_host_flight(std::uint64_t) const {
-  return m_.pcie.link_latency + crossing() + 0.5 * m_.host.poll_period;
+double OffloadModel::card_to_host_flight(std::uint64_t bytes) const {
+  // The host reads the message (header + result) after its flag.
+  return m_.pcie.link_latency + card_write_seen(div_up(m_.scif.message_header + bytes, kCacheLine)) +
+         0.5 * m_.host.poll_period;
 }
 
 double OffloadModel::call(std::uint64_t msg_bytes, std::uint64_t result_bytes, double extra_cycles) const {
@@ -248,9 +265,12 @@ double OffloadModel::call(std::uint64_t msg_bytes, std::uint64_t result_bytes, d
 }
 
 double OffloadModel::scif_pingpong(std::uint64_t bytes) const {
-  const double one_way = link_.serialise(link_.write_tlps(bytes, m_.scif.pio_tlp_bytes).forward_wire_bytes) +
-                         m_.pcie.link_latency + crossing();
-  return 2 * one_way + 0.5 * m_.card.poll_cycles / m_.card.clock + 0.5 * m_.host.poll_period;
+  const double one_way =
+      link_.serialise(link_.write_tlps(bytes, m_.scif.pio_tlp_bytes).forward_wire_bytes) + m_.pcie.link_latency;
+  // There: the host's posted write crosses to the card's socket; back: the
+  // card's write reaches the host as card_write_seen says (the data are the flag's line).
+  return 2 * one_way + crossing() + card_write_seen(0) + 0.5 * m_.card.poll_cycles / m_.card.clock +
+         0.5 * m_.host.poll_period;
 }
 
 double OffloadModel::dma_bandwidth_cap() const { return m_.card.dma_channels * m_.card.dma_channel_bandwidth; }
@@ -258,8 +278,10 @@ double OffloadModel::dma_bandwidth_cap() const { return m_.card.dma_channels * m
 double OffloadModel::dma_body(std::uint64_t bytes, bool read) const {
   const std::uint64_t a = m_.card.dma_alignment;
   const std::uint64_t moved = div_up(bytes, a) * a;
-  // A read's round trip crosses the inter-socket link twice, a write once.
-  const double link = read ? link_.read_time(moved) + 2 * crossing() : link_.write_time(moved) + crossing();
+  // A read of far-socket memory: its round trip crosses the inter-socket link
+  // twice. Writes land in the card's socket's LLC (DDIO): no crossing on
+  // their way; the completion flag after them pays card_write_seen.
+  const double link = read ? link_.read_time(moved) + 2 * crossing() : link_.write_time(moved);
   const double engines = static_cast<double>(moved) / dma_bandwidth_cap() + m_.pcie.link_latency;
   return m_.card.dma_setup + std::max(link, engines);
 }
@@ -276,7 +298,7 @@ DmaPhases OffloadModel::dma_phases(std::uint64_t bytes, bool in) const {
   p.before = m_.host.rma_overhead + link_.write_time(m_.scif.flag_bytes, m_.scif.pio_tlp_bytes) + crossing() +
              m_.card.dma_setup;
   p.data = dma_body(bytes, in) - m_.card.dma_setup;
-  p.after = (in ? card_to_host_flight(m_.scif.flag_bytes) : 0.5 * m_.host.poll_period) +
+  p.after = (in ? m_.pcie.link_latency + 0.5 * m_.host.poll_period : 0.5 * m_.host.poll_period) + card_write_seen(0) +
             link_.serialise(link_.write_tlps(m_.scif.flag_bytes).forward_wire_bytes);
   return p;
 }

@@ -450,8 +450,7 @@ class SimRuntime final : public Runtime {
     trace_->record("doorbell", k, trace_->host(), Tracer::card(k), true, m.scif.flag_bytes, door_wire, door, door_end,
                    door + x, door_end);
     const auto flag_wire = link.write_tlps(m.scif.flag_bytes);
-    const double completion = (in ? model_.card_to_host_flight(m.scif.flag_bytes) : 0.5 * m.host.poll_period) +
-                              link.serialise(flag_wire.forward_wire_bytes);
+    const double completion = model_.dma_phases(bytes, in).after;
     const ps_t data_start = door_end + ps(m.card.dma_setup);
     const ps_t data_end = std::max(data_start, ready - ps(completion));
     const std::uint64_t a = m.card.dma_alignment;

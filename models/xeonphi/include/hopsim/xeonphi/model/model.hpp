@@ -75,6 +75,11 @@ struct HostParams {
   int cores_per_socket = 8;
   int card_socket = 0;                  // the socket whose root complex the card hangs off
   double inter_socket_latency = 60e-9;  // one crossing of the inter-socket link (QPI)
+  // Host reads of a line a card wrote (DDIO leaves inbound writes in the
+  // last-level cache of the socket the card hangs off): from the own
+  // socket's LLC, or modified in the other socket's.
+  double llc_latency = 15e-9;
+  double remote_cache_latency = 70e-9;
   // Capacities per direction (B/s) of the paths the cards' DMA shares: the
   // inter-socket link (data to or from the far socket's memory) and the root
   // complex the cards hang off.
@@ -143,7 +148,15 @@ class OffloadModel {
   const PcieLink& link() const { return link_; }
   const Placement& placement() const { return where_; }
 
-  double crossing() const;  // inter-socket latency paid per host<->card one-way trip (0 near the card)
+  double crossing() const;  // one inter-socket crossing when the host thread is on the far socket (0 near)
+  // What a host on the far socket pays beyond a near one to see a card's
+  // write to host memory (0 near): the card's socket takes ownership of the
+  // host-homed flag line from the home on the far socket (a round trip,
+  // which also invalidates the polling core's copy), DDIO leaves the line
+  // modified in the card socket's LLC, and the host's poll, then each of
+  // `lines_after_flag` lines it reads after the flag, fetches a line
+  // modified in the other socket's LLC instead of hitting its own LLC.
+  double card_write_seen(std::uint64_t lines_after_flag) const;
 
   // Host software and PIO to put a message of `bytes` into the card's buffer
   // plus fence and flag: the time the host CPU is busy.
