@@ -17,6 +17,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/process.hpp"
+#include "hopsim/core/program_run.hpp"
 #include "hopsim/epiphany/run.hpp"
 
 namespace hopsim::epiphany {
@@ -70,22 +71,8 @@ EsdkArgs parse_args(const Scenario& sc) {
   return r;
 }
 
-// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's default constructor is not noexcept
-struct ModeRun {
-  Mode mode = Mode::sim;
-  int exit_code = 0;
-  double host_wall = 0;   // seconds the child took on this machine
-  nlohmann::json report;  // the program's HOPSIM_REPORT (null when it did not finish)
-  std::string out, err;   // its stdout and stderr files
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-ModeRun run_mode(const Scenario& sc, const EsdkArgs& a, Mode mode, const fs::path& out) {
-  ModeRun m;
+ProgramModeRun run_mode(const Scenario& sc, const EsdkArgs& a, Mode mode, const fs::path& out) {
+  ProgramModeRun m;
   m.mode = mode;
   const std::string tag = to_string(mode);
   // The child's scenario: this one, its trace only where this mode fills it.
@@ -111,12 +98,8 @@ ModeRun run_mode(const Scenario& sc, const EsdkArgs& a, Mode mode, const fs::pat
   m.exit_code = run_child(argv, opt).exit_code;
   m.host_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
-  if (fs::exists(report, ec)) m.report = nlohmann::json::parse(slurp(report.string()), nullptr, false);
+  if (fs::exists(report, ec)) m.report = nlohmann::json::parse(read_text(report.string()), nullptr, false);
   return m;
-}
-
-double report_of(const ModeRun& m, const char* key) {
-  return m.report.is_object() && m.report.contains(key) ? m.report[key].get<double>() : NAN;
 }
 
 }  // namespace
@@ -128,7 +111,7 @@ hopsim::RunReport run_esdk(const Scenario& sc) {
   // writes its output there.
   const fs::path out = fs::absolute(sc.outputs.dir.empty() ? fs::path("out/esdk") : fs::path(sc.outputs.dir));
   fs::create_directories(out);
-  std::vector<ModeRun> runs;
+  std::vector<ProgramModeRun> runs;
   if (sc.mode == Mode::native || sc.mode == Mode::both) runs.push_back(run_mode(sc, a, Mode::native, out));
   if (sc.mode == Mode::sim || sc.mode == Mode::both) runs.push_back(run_mode(sc, a, Mode::sim, out));
 
@@ -143,22 +126,8 @@ hopsim::RunReport run_esdk(const Scenario& sc) {
   t.name = fs::path(a.host).filename().string();
   t.group = t.name;
   t.labels = {{"program", a.host}};
-  bool failed = false;
-  for (const auto& m : runs) {
-    const bool sim = m.mode == Mode::sim;
-    (sim ? c.sim : c.native) = true;
-    (sim ? c.sim_wall_seconds : c.native_wall_seconds) = m.host_wall;
-    (sim ? t.sim_seconds : t.native_seconds) = report_of(m, "seconds");
-    (sim ? t.sim_cycles : t.native_cycles) = report_of(m, "cycles");
-    (sim ? t.sim_check : t.native_check) = m.exit_code == 0 ? "ok" : fmt::format("FAIL:exit {}", m.exit_code);
-    failed = failed || m.exit_code != 0;
-  }
-  if (runs.size() == 2) {
-    c.data_equal = slurp(runs[0].out) == slurp(runs[1].out);
-    t.data = *c.data_equal ? "equal" : "DIFFER";
-  }
+  summarise_program_runs(runs, c, t);
   c.timings.push_back(t);
-  c.exit_code = failed ? 3 : (c.data_equal && !*c.data_equal ? 4 : 0);
 
   std::cout << fmt::format("{} | machine {} ({}) | kernel esdk ({}) | mode {}\n", sc.origin, sc.machine_preset,
                            c.machine_summary, t.name, to_string(sc.mode));
@@ -169,22 +138,15 @@ hopsim::RunReport run_esdk(const Scenario& sc) {
   for (const auto& m : runs) {
     const std::string tag = to_string(m.mode);
     std::cout << fmt::format("{:<7} {:>5} {:>14.9f} {:>14.0f} {:>12.3f}  {}\n", tag, m.exit_code,
-                             report_of(m, "seconds"), report_of(m, "cycles"), m.host_wall, m.out);
+                             report_value(m, "seconds"), report_value(m, "cycles"), m.host_wall, m.out);
     doc[tag] = {{"exit_code", m.exit_code},
                 {"host_wall_seconds", m.host_wall},
                 {"stdout", m.out},
                 {"stderr", m.err},
                 {"report", m.report}};
-    csv +=
-        fmt::format("{},{},{},{},{}\n", tag, m.exit_code, report_of(m, "seconds"), report_of(m, "cycles"), m.host_wall);
-    if (m.exit_code != 0) {
-      std::cout << fmt::format("{}: the program exited {}; its last words ({}):\n", tag, m.exit_code, m.err);
-      std::istringstream lines(slurp(m.err));
-      std::vector<std::string> tail;
-      for (std::string l; std::getline(lines, l);) tail.push_back(l);
-      for (std::size_t i = tail.size() > 5 ? tail.size() - 5 : 0; i < tail.size(); ++i)
-        std::cout << "  " << tail[i] << "\n";
-    }
+    csv += fmt::format("{},{},{},{},{}\n", tag, m.exit_code, report_value(m, "seconds"), report_value(m, "cycles"),
+                       m.host_wall);
+    if (m.exit_code != 0) print_last_words(m, std::cout);
   }
   if (c.data_equal) {
     std::cout << (*c.data_equal ? "native and simulated: identical data (the program's standard output)\n"

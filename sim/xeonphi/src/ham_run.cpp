@@ -21,6 +21,7 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/process.hpp"
 #include "hopsim/core/program.hpp"
+#include "hopsim/core/program_run.hpp"
 #include "hopsim/xeonphi/model/model.hpp"
 #include "hopsim/xeonphi/run.hpp"
 
@@ -54,28 +55,10 @@ HamArgs parse_args(const Scenario& sc, const nlohmann::json& args) {
   return a;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's default constructor is not noexcept
-struct ModeRun {
-  Mode mode = Mode::sim;
-  int exit_code = 0;
-  double host_wall = 0;   // seconds the child took on this machine
-  nlohmann::json report;  // its HOPSIM_REPORT (null when it did not finish)
-  std::string out, err;   // its stdout and stderr files
-};
-
-double seconds_of(const ModeRun& m) {
-  return m.report.is_object() && m.report.contains("seconds") ? m.report["seconds"].get<double>() : NAN;
-}
-
 std::string param_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-ModeRun run_mode(const Scenario& sc, const HamArgs& a, Mode mode, const fs::path& out) {
-  ModeRun m;
+ProgramModeRun run_mode(const Scenario& sc, const HamArgs& a, Mode mode, const fs::path& out) {
+  ProgramModeRun m;
   m.mode = mode;
   const std::string tag = to_string(mode);
   const fs::path report = out / fmt::format("ham-{}.report.json", tag);
@@ -102,25 +85,13 @@ ModeRun run_mode(const Scenario& sc, const HamArgs& a, Mode mode, const fs::path
   m.exit_code = run_child(argv, opt).exit_code;
   m.host_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (m.exit_code == 2)
-    throw ConfigError(fmt::format("{} ({}) refused its arguments: {}", a.program, tag, slurp(m.err)));
+    throw ConfigError(fmt::format("{} ({}) refused its arguments: {}", a.program, tag, read_text(m.err)));
   std::error_code ec;
-  if (fs::exists(report, ec)) m.report = nlohmann::json::parse(slurp(report.string()), nullptr, false);
+  if (fs::exists(report, ec)) m.report = nlohmann::json::parse(read_text(report.string()), nullptr, false);
   return m;
 }
 
-// The last lines the program wrote on stderr (on stdout when stderr is empty).
-void print_failure(const ModeRun& m) {
-  const std::string err = slurp(m.err);
-  const std::string& from = err.empty() ? m.out : m.err;
-  std::cout << fmt::format("{}: the program exited {}; its last words ({}):\n", to_string(m.mode), m.exit_code, from);
-  std::istringstream lines(err.empty() ? slurp(m.out) : err);
-  std::vector<std::string> tail;
-  for (std::string l; std::getline(lines, l);) tail.push_back(l);
-  for (std::size_t i = tail.size() > 5 ? tail.size() - 5 : 0; i < tail.size(); ++i)
-    std::cout << "  " << tail[i] << "\n";
-}
-
-RunReport report(const Scenario& sc, const HamArgs& a, const std::vector<ModeRun>& runs, const fs::path& out) {
+RunReport report(const Scenario& sc, const HamArgs& a, const std::vector<ProgramModeRun>& runs, const fs::path& out) {
   RunReport c;
   c.family = "xeonphi";
   c.kernel = "ham";
@@ -131,21 +102,8 @@ RunReport report(const Scenario& sc, const HamArgs& a, const std::vector<ModeRun
   Timing t;
   t.name = t.group = fs::path(a.program).filename().string();
   t.labels = {{"program", a.program}};
-  bool failed = false;
-  for (const auto& m : runs) {
-    const bool sim = m.mode == Mode::sim;
-    (sim ? c.sim : c.native) = true;
-    (sim ? c.sim_wall_seconds : c.native_wall_seconds) = m.host_wall;
-    (sim ? t.sim_seconds : t.native_seconds) = seconds_of(m);
-    (sim ? t.sim_check : t.native_check) = m.exit_code == 0 ? "ok" : fmt::format("FAIL:exit {}", m.exit_code);
-    failed = failed || m.exit_code != 0;
-  }
-  if (runs.size() == 2) {
-    c.data_equal = slurp(runs[0].out) == slurp(runs[1].out);
-    t.data = *c.data_equal ? "equal" : "DIFFER";
-  }
+  summarise_program_runs(runs, c, t);
   c.timings.push_back(t);
-  c.exit_code = failed ? 3 : (c.data_equal && !*c.data_equal ? 4 : 0);
   return c;
 }
 
@@ -158,7 +116,7 @@ RunReport run_ham(const Scenario& sc, const nlohmann::json& args) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw ConfigError(fmt::format("outputs.dir: cannot create {}: {}", out.string(), ec.message()));
-  std::vector<ModeRun> runs;
+  std::vector<ProgramModeRun> runs;
   if (sc.mode != Mode::sim) runs.push_back(run_mode(sc, a, Mode::native, out));
   if (sc.mode != Mode::native) runs.push_back(run_mode(sc, a, Mode::sim, out));
   RunReport c = report(sc, a, runs, out);
@@ -171,16 +129,16 @@ RunReport run_ham(const Scenario& sc, const nlohmann::json& args) {
   std::string csv = "mode,exit,run_seconds,host_seconds\n";
   for (const auto& m : runs) {
     const std::string tag = to_string(m.mode);
-    std::cout << fmt::format("{:<7} {:>5} {:>14.9f} {:>12.3f}  {}\n", tag, m.exit_code, seconds_of(m), m.host_wall,
-                             m.out);
+    std::cout << fmt::format("{:<7} {:>5} {:>14.9f} {:>12.3f}  {}\n", tag, m.exit_code, report_value(m, "seconds"),
+                             m.host_wall, m.out);
     doc[tag] = {{"exit_code", m.exit_code},
                 {"host_wall_seconds", m.host_wall},
                 {"stdout", m.out},
                 {"stderr", m.err},
                 {"report", m.report}};
     if (m.mode == Mode::sim && !sc.outputs.trace.empty()) doc[tag]["trace"] = sc.outputs.trace;
-    csv += fmt::format("{},{},{},{}\n", tag, m.exit_code, seconds_of(m), m.host_wall);
-    if (m.exit_code != 0) print_failure(m);
+    csv += fmt::format("{},{},{},{}\n", tag, m.exit_code, report_value(m, "seconds"), m.host_wall);
+    if (m.exit_code != 0) print_last_words(m, std::cout);
   }
   if (c.data_equal)
     std::cout << (*c.data_equal ? "native and simulated: identical data (the program's standard output)\n"
