@@ -1,6 +1,6 @@
 #pragma once
 // A user's program run by `hopsim run` as a child process once per mode
-// (epiphany's "esdk" kernel, xeonphi's "ham"): what each run left and how
+// (a family's program scenario kernel): what each run left and how
 // the runs become the common report. A mode passes when the program exits
 // 0; native and simulated data are equal when it printed the same standard
 // output.
