@@ -6,6 +6,8 @@
 #   (MPIRUN empty: no Open MPI, those runs are skipped and said so);
 # - ham_explicit with three targets (native, sim);
 # - ham_messages: the ham::msg active-message layer used directly;
+# - a failing call whose future was dropped is reported when main returns
+#   (exit 5);
 # - an argument type that owns memory is refused at compile time with the
 #   reason; bad --ham-targets values and an mpirun job of the wrong size
 #   exit 2 naming what is wrong; a call to a node that does not exist fails.
@@ -34,6 +36,10 @@ grep -qx "node 2: target 2" features-native.out || fail "native node 2 has no na
 cmp -s features-native.out features-sim.out || { diff features-native.out features-sim.out; fail "native and sim printed differently"; }
 run "features-one-target" 1 "at least two targets" "$bin/ham_features" --ham-mode native
 run messages 0 "PASS: sum 14 after 3 messages" "$bin/ham_messages"
+for mode in native sim; do
+  run "drop-failing-$mode" 5 "a call whose future was dropped without get() failed: offloaded function failed on node 1: refused on purpose" \
+    "$bin/ham_features" --drop-failing --ham-mode "$mode"
+done
 
 if [ -n "$mpirun" ]; then
   run features-mpi 0 "PASS: 0 failure(s)" "$mpirun" --oversubscribe -np 3 "$bin/ham_features" --ham-mode mpi

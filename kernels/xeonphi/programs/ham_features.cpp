@@ -5,11 +5,13 @@
 // to and between targets, and offloaded functions working on target buffers.
 // It needs at least two targets (--ham-targets 2, or mpirun -np 3) and
 // exits 0 when every check passes, else 1 naming each failure.
+// --drop-failing drops the future of a failing call instead (exit 5).
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -168,11 +170,18 @@ void data(offload::node_t a, offload::node_t b) {
   offload::free(xa);
 }
 
+void refuse() { throw std::runtime_error("refused on purpose"); }
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  HAM_UNUSED_VAR(argc);
-  HAM_UNUSED_VAR(argv);
+  // --drop-failing: a call that fails, its future dropped without get(); the
+  // runtime reports the failure when main returns (exit status 5).
+  if (argc > 1 && std::string(argv[1]) == "--drop-failing") {
+    { offload::async(1, f2f(&refuse)); }
+    std::printf("main returns 0\n");
+    return 0;
+  }
   nodes();
   if (offload::num_nodes() < 3) return 1;
   for (std::size_t t = 1; t < offload::num_nodes(); ++t) {
