@@ -208,7 +208,8 @@ namespace {
 // every rank of an mpirun job of one program has the same program image
 // at the same addresses.
 bool fixed_layout() {
-  if (personality(0xffffffff) != -1 && (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0) return true;
+  const int p = personality(0xffffffff);
+  if (p != -1 && (p & ADDR_NO_RANDOMIZE) != 0) return true;
   std::ifstream f("/proc/sys/kernel/randomize_va_space");
   int v = -1;
   return f >> v && v == 0;
@@ -240,7 +241,9 @@ void fix_layout(const std::vector<std::string>& args) {
 }  // namespace
 
 void check_vtable_travel(const char* message_type) {
-  if (runtime().options().mode != Mode::mpi || fixed_layout()) return;
+  if (runtime().options().mode != Mode::mpi) return;
+  static const bool fixed = fixed_layout();  // the layout does not change while the process runs
+  if (fixed) return;
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> readable(abi::__cxa_demangle(message_type, nullptr, nullptr, &status),
                                                        &std::free);
