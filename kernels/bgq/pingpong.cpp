@@ -22,14 +22,18 @@ namespace {
 struct RecvState {
   char* buf;
   uint64_t received;
+  uint64_t size;
 };
 
+// `bytes` is the packet with its header; the last packet's payload is padded to 32-byte chunks.
 int on_packet(void* param, MUHWI_PacketHeader_t* hdr, uint32_t bytes) {
   auto* st = static_cast<RecvState*>(param);
   const auto& mh = hdr->messageUnitHeader.Packet_Types.Memory_FIFO;
   const uint64_t off = (static_cast<uint64_t>(mh.Put_Offset_MSB) << 32) | mh.Put_Offset_LSB;
-  std::memcpy(st->buf + off, hdr + 1, bytes);
-  st->received += bytes;
+  uint64_t payload = bytes - sizeof(MUHWI_PacketHeader_t);
+  if (off + payload > st->size) payload = st->size - off;
+  std::memcpy(st->buf + off, hdr + 1, payload);
+  st->received += payload;
   return 0;
 }
 
@@ -60,7 +64,7 @@ extern "C" void hopsim_bgq_pingpong_main() {
                  MPI_STATUS_IGNORE);
 
   std::vector<char> sendbuf(static_cast<size_t>(msg)), recvbuf(static_cast<size_t>(msg));
-  RecvState st{recvbuf.data(), 0};
+  RecvState st{recvbuf.data(), 0, static_cast<uint64_t>(msg)};
 
   // Reception FIFO 0 of subgroup 0 with receive function 0.
   MUSPI_RecFifoSubGroup_t recSubGroup;

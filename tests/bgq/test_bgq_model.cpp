@@ -3,11 +3,13 @@
 // bad descriptors give clear errors.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <vector>
 
+#include "hopsim/bgq/model/collective.hpp"
 #include "hopsim/bgq/model/mu.hpp"
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/core/error.hpp"
@@ -244,4 +246,125 @@ TEST_CASE("link calendars take the first gap at or after a request, out of order
   CHECK(c.earliest(0, 5, 0) == 120);   // [96,100) is 4 ticks: too short -> after [100,120)
   CHECK(c.earliest(0, 4, 0) == 96);
   CHECK(c.reserve(0, 5, 200) == 200);  // nothing before the horizon
+}
+
+// ---- collectives (collective.hpp) ----
+
+TEST_CASE("the comm-world class route is a tree rooted at node 0 with depth the sum of half extents",
+          "[bgq][collective]") {
+  for (const std::array<int, kDims> dims : {std::array<int, kDims>{2, 2, 2, 2, 2}, {4, 4, 4, 4, 2}, {5, 3, 1, 2, 2}}) {
+    Torus t(dims);
+    const auto routes = comm_world_routes(t);
+    for (const auto& cr : routes) CHECK(check_class_route(cr) == 0);
+    const std::vector<std::uint8_t> set(t.nodes(), 1);
+    const auto tree = build_tree(t, 0, routes, set);
+    CHECK(tree.root == 0);
+    CHECK(tree.members.size() == t.nodes());
+    int want = 0;
+    for (int d : dims) want += d / 2;
+    CHECK(tree.max_depth == want);
+    // Every node's depth is its hop distance to node 0 (each hop goes one step closer).
+    for (std::uint32_t n = 0; n < t.nodes(); ++n) CHECK(tree.depth[n] == t.hops(n, 0));
+  }
+}
+
+TEST_CASE("class routes are checked as Kernel_SetCollectiveClassRoute checks them", "[bgq][collective]") {
+  CHECK(check_class_route({BGQ_CLASS_INPUT_LINK_LOCAL, BGQ_CLASS_LINK_AM}) == 0);
+  CHECK(check_class_route({BGQ_CLASS_INPUT_LINK_LOCAL, BGQ_CLASS_LINK_AM | BGQ_CLASS_LINK_BM}) == 1);
+  CHECK(check_class_route({BGQ_CLASS_INPUT_LINK_LOCAL, BGQ_CLASS_INPUT_LINK_LOCAL}) == 2);
+  CHECK(check_class_route({BGQ_CLASS_LINK_AP, BGQ_CLASS_LINK_AM}) == 3);
+  CHECK(check_class_route({BGQ_CLASS_INPUT_LINK_LOCAL | BGQ_CLASS_LINK_AM, BGQ_CLASS_LINK_AM}) == 4);
+}
+
+TEST_CASE("broken class-route trees stop the run naming the route and the node", "[bgq][collective]") {
+  Torus t({2, 2, 1, 1, 1});  // nodes 0 (0,0) 1 (0,1) 2 (1,0) 3 (1,1)
+  auto routes = comm_world_routes(t);
+  std::vector<std::uint8_t> set(4, 1);
+  SECTION("a parent that has not set the route") {
+    set[0] = 0;
+    CHECK_THROWS_WITH(build_tree(t, 3, routes, set),
+                      Catch::Contains("class route 3: node 1 sends up to node 0, which has not set class route 3"));
+  }
+  SECTION("a parent that does not take the link") {
+    routes[0].input = BGQ_CLASS_INPUT_LINK_LOCAL;
+    CHECK_THROWS_WITH(build_tree(t, 2, routes, set), Catch::Contains("whose input does not take that link"));
+  }
+  SECTION("two roots") {
+    routes[3].output = 0;
+    CHECK_THROWS_WITH(build_tree(t, 1, routes, set), Catch::Contains("2 roots (nodes 0 and 3"));
+  }
+  SECTION("a cycle") {
+    routes[0].output = class_link_bit(0, +1);  // node 0 up to node 2, node 2 up to node 0
+    routes[2].input |= class_link_bit(0, -1);
+    routes[3].output = 0;  // the only root is now node 3
+    routes[3].input = BGQ_CLASS_INPUT_LINK_LOCAL;
+    routes[1].output = class_link_bit(0, +1);
+    routes[3].input |= class_link_bit(0, -1);
+    CHECK_THROWS_WITH(build_tree(t, 4, routes, set), Catch::Contains("on a cycle"));
+  }
+  SECTION("a link the torus does not have") {
+    routes[1].output = class_link_bit(2, +1);
+    CHECK_THROWS_WITH(build_tree(t, 5, routes, set), Catch::Contains("the torus has no links in C"));
+  }
+}
+
+namespace {
+template <typename T>
+std::vector<T> fold_all(std::uint32_t op, std::uint32_t word, const std::vector<std::vector<T>>& in) {
+  CollectiveFields f;
+  f.op = op;
+  f.word_length = word;
+  std::vector<T> acc = in[0];
+  for (std::size_t i = 1; i < in.size(); ++i)
+    combine(f, reinterpret_cast<std::uint8_t*>(acc.data()), reinterpret_cast<const std::uint8_t*>(in[i].data()),
+            acc.size() * sizeof(T), "test");
+  return acc;
+}
+}  // namespace
+
+TEST_CASE("the collective ops combine words as their op codes say", "[bgq][collective]") {
+  CHECK(fold_all<std::uint64_t>(MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_ADD, 8, {{1, ~0ull}, {2, 2}, {3, 0}}) ==
+        std::vector<std::uint64_t>{6, 1});  // wraps
+  CHECK(fold_all<std::int32_t>(MUHWI_COLLECTIVE_OP_CODE_SIGNED_MIN, 4, {{5, -7}, {-3, 2}}) ==
+        std::vector<std::int32_t>{-3, -7});
+  CHECK(fold_all<std::uint32_t>(MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_MAX, 4, {{5, 0xFFFFFFFFu}, {7, 2}}) ==
+        std::vector<std::uint32_t>{7, 0xFFFFFFFFu});
+  CHECK(fold_all<std::int64_t>(MUHWI_COLLECTIVE_OP_CODE_SIGNED_ADD, 8, {{-5, 9}, {2, -10}}) ==
+        std::vector<std::int64_t>{-3, -1});
+  CHECK(fold_all<double>(MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_ADD, 8, {{0.5, -1}, {0.25, 4}}) ==
+        std::vector<double>{0.75, 3});
+  CHECK(fold_all<double>(MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_MAX, 8, {{0.5, -1}, {0.25, 4}}) ==
+        std::vector<double>{0.5, 4});
+  CHECK(fold_all<std::uint32_t>(MUHWI_COLLECTIVE_OP_CODE_XOR, 16, {{1, 2, 3, 4}, {3, 3, 3, 3}}) ==
+        std::vector<std::uint32_t>{2, 1, 0, 7});
+  CHECK(fold_all<std::uint32_t>(MUHWI_COLLECTIVE_OP_CODE_AND, 4, {{6}, {3}}) == std::vector<std::uint32_t>{2});
+  CHECK(fold_all<std::uint32_t>(MUHWI_COLLECTIVE_OP_CODE_OR, 4, {{6}, {3}}) == std::vector<std::uint32_t>{7});
+  CHECK_THROWS_WITH((fold_all<float>(MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_ADD, 4, {{1.0F}, {2.0F}})),
+                    Catch::Contains("collective floating-point add on 4-byte words is not modelled"));
+  CHECK_THROWS_WITH((fold_all<std::uint64_t>(MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_ADD, 16, {{1, 2}, {3, 4}})),
+                    Catch::Contains("unsigned add on 16-byte words is not modelled"));
+  CHECK_THROWS_WITH((fold_all<std::uint32_t>(MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_ADD, 8, {{1, 2, 3}, {3, 4, 5}})),
+                    Catch::Contains("a collective of 12 bytes in 8-byte words"));
+}
+
+TEST_CASE("a collective's schedule: the last contribution climbs, the stream runs down pipelined",
+          "[bgq][collective]") {
+  Params p;
+  p.hop_latency = 64;
+  p.mu_descriptor_latency = 400;
+  p.link_bandwidth = 1.25;
+  p.link_packet_overhead = 24;
+  p.mu_rx_bandwidth = 4;
+  p.mu_engine_bandwidth = 8;
+  // Three contributions: taken at 0, 1000 and 200 cycles, at depths 0, 1 and 5.
+  const std::vector<Tick> taken = {to_ticks(0), to_ticks(1000), to_ticks(200)};
+  const std::vector<int> depth = {0, 1, 5};
+  const auto s = schedule_collective(p, taken, depth, 1024);  // two full packets
+  // The root sees the last contribution at max(0, 1000 + 64, 200 + 320) + 400.
+  CHECK(s.at_root == to_ticks(1464));
+  CHECK(s.stream == 2 * static_cast<Tick>(std::ceil((544 + 24) * 16 / 1.25)));
+  CHECK(s.arrival(3) == s.at_root + 3 * to_ticks(64) + s.stream + to_ticks(512 / 4.0));
+  // A contributor's send is done when its last packet has left, not before its engine read the payload.
+  CHECK(s.sent(to_ticks(1000), 1, 1024) == s.at_root - to_ticks(64) + s.stream);
+  CHECK(s.sent(to_ticks(1000), 1, 1024) > to_ticks(1000 + 1024 / 8.0));
 }

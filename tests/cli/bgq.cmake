@@ -68,6 +68,25 @@ cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 1, 1 proce
   "dims_create(12, 2) with 5 fixed: rc 12"
   "rank 31 on bgq-node-31 (1,1,1,1,1) (23 chars): delay ok, wtime ok, sum 15984000" LACKS "SHORT" "BACKWARDS"
   CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_setup)
+# Collectives on the MU (tests/bgq/programs/collective.c): allreduce by
+# direct put and into a reception FIFO on the comm-world class route, an
+# allreduce on a route the program sets, a broadcast; both modes.
+cli_test(bgq_exec_collective HAS "printed the same 32 lines"
+  "rank 0 of 32: allreduce add 0 wrong, fifo max 0 wrong, route 1 min right, broadcast 0 wrong"
+  "rank 31 of 32: allreduce add 0 wrong, fifo max 0 wrong, route 1 not a member, broadcast 0 wrong"
+  LACKS "DIFFERENT" "failed" "WRONG"
+  TIMEOUT 120 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective)
+cli_test(bgq_exec_collective_unset_route RC 3 HAS "collective on class route 5, which this node has not set"
+  "sim run failed" "native run failed"
+  TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective 1)
+cli_test(bgq_exec_collective_mismatch RC 3 HAS "class route 0, collective 0: node 0 injected an allreduce of 16 bytes"
+  "an allreduce of 8 bytes" "sim run failed" "native run failed"
+  TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective 2)
+cli_test(bgq_exec_collective_bad_route RC 3 HAS "Kernel_SetCollectiveClassRoute returned 1"
+  TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective 3)
+cli_test(bgq_exec_collective_processes RC 3 HAS "collective descriptors run in simulation and natively on machine.transport=threads"
+  TIMEOUT 60 CMD ${HOPSIM} bgq exec --mode native --transport double --out exec ${CLI_BGQ_PROGS}/collective)
+
 # A rank that crashes (tests/bgq/programs/crash.c: rank 5 stores through a
 # null pointer, aborts or overflows its stack while the others wait in a
 # barrier): one line naming the rank and the signal, exit 128 + the signal,

@@ -63,7 +63,7 @@ std::uint32_t check_descriptor(const MUHWI_Descriptor_t& d, const Torus& torus, 
   if (d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type != MUHWI_PT2PT_DATA_PACKET_TYPE)
     throw KernelError(
         fmt::format("node {}: MU descriptor is not point-to-point (Data_Packet_Type 0x{:02x}); build it with "
-                    "MUSPI_CreatePt2Pt*Descriptor",
+                    "MUSPI_CreatePt2Pt*Descriptor or MUSPI_CreateCollective*Descriptor",
                     src, d.PacketHeader.NetworkHeader.pt2pt.Data_Packet_Type));
   if ((d.Torus_FIFO_Map & 0xFFF8u) == 0)
     throw KernelError(fmt::format("node {}: MU descriptor with an empty Torus_FIFO_Map", src));
@@ -96,7 +96,10 @@ PutTarget direct_put_target(const BaseAddressTable& n, std::uint32_t dst_node, s
   const auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
   const std::uint64_t base = bat_entry(n, dst_node, src, h.Rec_Payload_Base_Address_Id, "payload");
   const std::uint64_t cbase = bat_entry(n, dst_node, src, h.Rec_Counter_Base_Address_Id, "counter");
-  const std::uint64_t caddr = (cbase & MUHWI_ATOMIC_ADDRESS_MASK) + h.Counter_Offset;
+  // The opcode may come with the base address (MUSPI_GetAtomicAddress) or
+  // with the offset (MUSPI_GetAtomicOffsetFromBaseAddress): the MU adds them.
+  const std::uint64_t full = cbase + h.Counter_Offset;
+  const std::uint64_t caddr = full & MUHWI_ATOMIC_ADDRESS_MASK;
   if (caddr % 8 != 0)
     throw KernelError(
         fmt::format("direct put from node {} to node {}: reception counter address 0x{:x} is not 8-byte "
@@ -106,7 +109,7 @@ PutTarget direct_put_target(const BaseAddressTable& n, std::uint32_t dst_node, s
     throw KernelError(fmt::format("direct put from node {} to node {}: reception counter address is 0", src, dst_node));
   if (base == 0)
     throw KernelError(fmt::format("direct put from node {} to node {}: payload base address is 0", src, dst_node));
-  const std::uint64_t op = (cbase >> MUHWI_ATOMIC_OPCODE_SHIFT) & 0xF;
+  const std::uint64_t op = (full >> MUHWI_ATOMIC_OPCODE_SHIFT) & 0xF;
   if (op != MUHWI_ATOMIC_OPCODE_STORE_ADD && op != 0)
     throw KernelError(
         fmt::format("direct put from node {} to node {}: counter base address uses atomic opcode {}, the MU "
@@ -136,23 +139,37 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
                                   dst_node, id, id >= kRecFifos ? "a valid id (0..271)" : "initialised and enabled"));
   auto& f = n.rec[id];
   const std::uint64_t need = packet_wire_bytes(bytes);
-  if (f.used + need > f.capacity)
+  if (need > f.capacity)
     throw KernelError(
-        fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is full ({} of {} bytes); "
-                    "poll it more often or make it larger",
-                    src, dst_node, id, f.used, f.capacity));
+        fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} holds {} bytes, less than one "
+                    "packet of {} bytes",
+                    src, dst_node, id, f.capacity, need));
   RecPacket p;
   p.header = d.PacketHeader;
   auto& mh = p.header.messageUnitHeader.Packet_Types.Memory_FIFO;
-  mh.Put_Offset_MSB = static_cast<std::uint8_t>((msg_offset >> 32) & 0xFF);
+  mh.Put_Offset_MSB = static_cast<std::uint16_t>((msg_offset >> 32) & 0x1F);
   mh.Put_Offset_LSB = static_cast<std::uint32_t>(msg_offset);
   p.header.NetworkHeader.pt2pt.Byte8 =
       static_cast<std::uint8_t>((p.header.NetworkHeader.pt2pt.Byte8 & 0xC0u) |
                                 ((packet_wire_bytes(bytes) / MUHWI_PAYLOAD_CHUNK_SIZE - 1) & 0x1F));
   const auto* b = static_cast<const std::uint8_t*>(data);
   p.payload.assign(b, b + bytes);
+  if (!f.held.empty() || f.used + need > f.capacity) {
+    f.held.push_back(std::move(p));
+    return;
+  }
   f.used += need;
   f.packets.push_back(std::move(p));
+}
+
+void admit_held(RecFifo& f) {
+  while (!f.held.empty()) {
+    const std::uint64_t need = packet_wire_bytes(static_cast<std::uint32_t>(f.held.front().payload.size()));
+    if (f.used + need > f.capacity) return;
+    f.used += need;
+    f.packets.push_back(std::move(f.held.front()));
+    f.held.pop_front();
+  }
 }
 
 std::uint32_t remote_get_fifo(const NodeMu& n, std::uint32_t dst_node, std::uint32_t src_node,

@@ -5,6 +5,7 @@
 // threads, the MU's work done at once with real copies and atomics;
 // ProcessMachine: a forked process per rank, data moved by a host copy
 // transport of sim/host).
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -13,11 +14,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/bgq/model/collective.hpp"
 #include "hopsim/bgq/model/mu.hpp"
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/bgq/model/params.hpp"
@@ -38,7 +41,7 @@ struct MpiMessage {
 // run stops naming what each rank waits for.
 inline constexpr double kDeadlockSeconds = 3.0;
 inline constexpr std::int64_t kWaitingFreshNs = 500'000'000;
-enum class WaitKind : std::uint32_t { none, spin, gi, mpi_barrier, mpi_recv, ring_full, finished };
+enum class WaitKind : std::uint32_t { none, spin, gi, mpi_barrier, mpi_recv, ring_full, finished, never_injected };
 // "in MPI_Sendrecv, receiving from rank 1 with tag 7", ...
 std::string wait_text(WaitKind k, int a, int b);
 // Rank list "0-3, 7" for a message.
@@ -68,6 +71,27 @@ struct RankState;
 // larger than `bytes`. The caller holds the mailbox's lock if it needs one.
 bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes);
 
+// One node's contribution to a collective: its descriptor, and the payload
+// as its MU read it.
+struct CollectivePart {
+  std::uint32_t node = 0, fifo = 0;
+  std::uint64_t seq = 0;  // the descriptor's number in its injection FIFO
+  MUHWI_Descriptor_t desc{};
+  std::vector<std::uint8_t> data;
+  model::Tick taken = 0;  // simulated: when its MU took the descriptor
+};
+// A collective whose contributions are all in: its tree, the combined
+// result, and who receives it (each with the contribution whose
+// descriptor's put fields or reception FIFO apply there).
+struct CollectiveDone {
+  model::CollectiveFields fields;
+  model::RouteTree tree;
+  std::vector<CollectivePart> parts;  // node order
+  std::vector<std::uint8_t> result;
+  std::vector<std::pair<std::uint32_t, std::size_t>> receivers;  // (node, index into parts)
+  std::uint32_t source = 0;                                      // the root, or a broadcast's sender (traces)
+};
+
 struct CartComm {
   std::vector<int> dims, periods;
 };
@@ -91,6 +115,8 @@ struct RankState {
   std::uint64_t mpi_target = 0;
   std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
   std::vector<std::uint64_t> inj_count;                   // descriptors injected per FIFO (global id)
+  std::vector<std::uint64_t> inj_slots;                   // descriptors each FIFO holds (Kernel_InjFifoInit)
+  std::uint64_t never_done_polls = 0;                     // MUSPI_CheckDescComplete of counts never injected, in a row
   // Memory the MU may write (memory regions, base addresses), and the last
   // values read there by instrumented loads: a repeated read of an unchanged
   // value is one iteration of a polling loop.
@@ -115,6 +141,11 @@ class Machine {
   // Whether the MU has sent descriptor `seq` of the calling rank's `fifo`
   // (one poll). Where the MU works at once (native runs) it always has.
   virtual bool desc_complete(std::uint32_t /*fifo*/, std::uint64_t /*seq*/) { return true; }
+  // One iteration of a polling loop that waits for nothing the MU will do
+  // (simulated: the rank's clock moves and it yields; native: it yields).
+  virtual void idle_poll(std::uint32_t fifo, std::uint64_t n) = 0;
+  // Descriptors of the calling rank's `fifo` its MU has not yet taken.
+  virtual std::uint64_t inj_waiting(std::uint32_t /*fifo*/) { return 0; }
   virtual void spin() = 0;
   virtual void compute(std::uint64_t elements, int threads) = 0;
   // The calling rank waits `cycles` core cycles (DelayTimeBase).
@@ -141,6 +172,20 @@ class Machine {
   // Cycles the compute model charges for a loop (no MU interference).
   double compute_cycles(std::uint64_t elements, int threads) const;
 
+  // Collectives (thread-safe). Adds `part` to its node's next collective on
+  // the descriptor's class route; returns the collective once every member
+  // of the route's tree has contributed (a broadcast: at once). KernelError
+  // naming the rank for a route the node has not set, or contributions that
+  // disagree (type, op, word, length).
+  std::optional<CollectiveDone> collective_contribute(CollectivePart part);
+  // Carries out a finished collective's result at receiver k (direct put or
+  // memory-FIFO packets).
+  void collective_deliver(const CollectiveDone& c, std::size_t k, bool atomic);
+  // Class routes of the calling rank (Kernel_*CollectiveClassRoute).
+  int32_t set_class_route(std::uint32_t id, const ClassRoute_t& cr);
+  int32_t allocate_class_route(std::uint32_t id, bool allocate);
+  std::vector<std::uint32_t> free_class_routes();
+
   static Machine* current();
   static int current_rank();
 
@@ -150,7 +195,23 @@ class Machine {
   nlohmann::json args_;
   std::unique_ptr<model::Torus> torus_;
   std::vector<std::unique_ptr<RankState>> ranks_;
+
+ private:
+  struct OpenCollective {
+    std::map<std::uint32_t, CollectivePart> parts;  // by node
+  };
+  std::mutex coll_mutex_;
+  std::array<std::vector<ClassRoute_t>, model::kClassRoutes> routes_;  // per route, per node
+  std::array<std::vector<std::uint8_t>, model::kClassRoutes> route_set_;
+  std::vector<std::array<std::uint8_t, model::kClassRoutes>> route_alloc_;  // per node
+  std::array<std::optional<model::RouteTree>, model::kClassRoutes> trees_;
+  std::vector<std::array<std::uint64_t, model::kClassRoutes>> coll_seq_;    // per node: reductions begun per route
+  std::map<std::pair<std::uint32_t, std::uint64_t>, OpenCollective> open_;  // (route, number)
+  void init_collectives();
 };
+
+// MUSPI_CheckDescComplete polls in a row, for a count never injected, before the run stops.
+inline constexpr std::uint64_t kNeverDone = 1'000'000;
 
 // Stack of each simulated rank's fiber (default 256 KiB; programs with their own main() get more).
 void set_rank_stack_bytes(std::size_t bytes);

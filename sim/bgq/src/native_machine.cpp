@@ -76,8 +76,24 @@ class NativeMachine final : public Machine {
     return static_cast<std::uint64_t>(s * params().clock_hz);
   }
 
-  void inject(std::uint32_t, const MUHWI_Descriptor_t& d) override {
-    execute(static_cast<std::uint32_t>(current_rank()), d);
+  void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    if (!model::is_collective(d)) {
+      execute(r, d);
+      return;
+    }
+    // A collective: the thread whose contribution completes it delivers the result everywhere.
+    progress_.fetch_add(1, std::memory_order_relaxed);
+    model::check_collective_descriptor(d, torus(), r);
+    auto& st = rank(static_cast<int>(r));
+    st.packets += model::packetise(d.Message_Length).packets;
+    st.bytes += d.Message_Length;
+    CollectivePart part{r, fifo, 0, d, {}, 0};
+    const auto* b = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+    part.data.assign(b, b + d.Message_Length);
+    const auto done = collective_contribute(std::move(part));
+    if (!done) return;
+    for (std::size_t k = 0; k < done->receivers.size(); ++k) collective_deliver(*done, k, true);
   }
 
   // Carries out descriptor `d` of node r's MU at once.
@@ -115,6 +131,9 @@ class NativeMachine final : public Machine {
   }
 
   void spin() override { wait_step(WaitKind::spin); }
+  void idle_poll(std::uint32_t fifo, std::uint64_t n) override {
+    wait_step(WaitKind::never_injected, static_cast<int>(fifo), static_cast<int>(n));
+  }
   void rec_sync() override {}
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 
@@ -187,9 +206,9 @@ class NativeMachine final : public Machine {
     w.at_ns.store(now_ns(), std::memory_order_relaxed);
   }
   // One iteration of a wait loop: stop if the run stopped, tell the watchdog, yield.
-  void wait_step(WaitKind k) {
+  void wait_step(WaitKind k, int a = 0, int b = 0) {
     if (abort_.load(std::memory_order_relaxed)) throw Aborted{};
-    note_wait(k);
+    note_wait(k, a, b);
     std::this_thread::yield();
   }
   void stop_all() {

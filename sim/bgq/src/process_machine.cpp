@@ -146,9 +146,19 @@ class ProcessMachine final : public Machine {
     return static_cast<std::uint64_t>(s * params().clock_hz);
   }
 
-  void inject(std::uint32_t, const MUHWI_Descriptor_t& d) override { execute(d); }
+  void inject(std::uint32_t, const MUHWI_Descriptor_t& d) override {
+    if (model::is_collective(d))
+      throw ConfigError(
+          fmt::format("rank {}: collective descriptors run in simulation and natively on "
+                      "machine.transport=threads, not with a process per rank ({})",
+                      current_rank(), use_.used));
+    execute(d);
+  }
 
   void spin() override { wait_step(WaitKind::spin); }
+  void idle_poll(std::uint32_t fifo, std::uint64_t n) override {
+    wait_step(WaitKind::never_injected, static_cast<int>(fifo), static_cast<int>(n));
+  }
   void rec_sync() override { service(); }
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 

@@ -28,11 +28,11 @@ enum class Wait : std::uint8_t { none, time, delivery, gi, mpi_barrier, mail, do
 struct Event {
   model::Tick t;
   std::uint64_t seq;
-  std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake
+  std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake, 2 a collective's result
   std::uint32_t idx;
   bool operator>(const Event& o) const {
     if (t != o.t) return t > o.t;
-    if (kind != o.kind) return kind > o.kind;
+    if ((kind == 1) != (o.kind == 1)) return kind == 1;  // MU deliveries before wakes at the same tick
     return seq > o.seq;
   }
 };
@@ -143,6 +143,10 @@ class SimMachine final : public Machine {
         deliver(e.idx);
         continue;
       }
+      if (e.kind == 2) {
+        deliver_collective(e.idx);
+        continue;
+      }
       const std::uint32_t r = e.idx;
       if (wait_[r] == Wait::done) continue;
       wait_[r] = Wait::none;
@@ -174,6 +178,10 @@ class SimMachine final : public Machine {
   void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
     clock_[r] += inject_;
+    if (model::is_collective(d)) {
+      contribute(r, fifo, d);
+      return;
+    }
     const model::Tick done = start(r, fifo, d, clock_[r]);
     auto& open = sending_[r];
     std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
@@ -185,10 +193,75 @@ class SimMachine final : public Machine {
     clock_[r] += poll_;
     auto& open = sending_[r];
     std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
-    if (std::none_of(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo && s.seq == seq; }))
-      return true;
-    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);  // let everything before this clock happen
+    const auto it =
+        std::find_if(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo && s.seq == seq; });
+    if (it == open.end()) return true;
+    if (clock_[r] > now_)
+      suspend(r, Wait::time, clock_[r]);  // let everything before this clock happen
+    else if (it->done == kNever)
+      suspend(r, Wait::delivery, 0);  // a collective still waiting for others: until something happens here
     return false;
+  }
+
+  void idle_poll(std::uint32_t /*fifo*/, std::uint64_t /*n*/) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    clock_[r] += poll_;
+    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);
+  }
+
+  std::uint64_t inj_waiting(std::uint32_t fifo) override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    auto& open = sending_[r];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    return static_cast<std::uint64_t>(
+        std::count_if(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo; }));
+  }
+
+  // Node r's collective descriptor: its MU reads the payload now; once every
+  // member has contributed, the result lands at each receiver as the tree
+  // schedule says (model::schedule_collective).
+  void contribute(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d) {
+    model::check_collective_descriptor(d, torus(), r);
+    auto& st = rank(static_cast<int>(r));
+    st.packets += model::packetise(d.Message_Length).packets;
+    st.bytes += d.Message_Length;
+    CollectivePart part{r, fifo, st.inj_count[fifo], d, {}, clock_[r]};
+    const auto* b = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+    part.data.assign(b, b + d.Message_Length);
+    auto& open = sending_[r];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    open.push_back({fifo, part.seq, kNever});
+    auto done = collective_contribute(std::move(part));
+    if (done) schedule(std::move(*done));
+  }
+
+  void schedule(CollectiveDone c) {
+    std::vector<model::Tick> taken;
+    std::vector<int> depth;
+    for (const auto& p : c.parts) {
+      taken.push_back(p.taken);
+      depth.push_back(c.tree.depth[p.node]);
+    }
+    const std::uint64_t length = c.result.size();
+    const auto s = model::schedule_collective(params(), taken, depth, length);
+    for (const auto& p : c.parts) {
+      const model::Tick sent = s.sent(p.taken, c.tree.depth[p.node], length);
+      mu_busy_[p.node] = std::max(mu_busy_[p.node], sent);
+      for (auto& e : sending_[p.node])
+        if (e.fifo == p.fifo && e.seq == p.seq) e.done = sent;
+      if (wait_[p.node] == Wait::delivery) {  // a bare MUSPI_CheckDescComplete loop
+        wait_[p.node] = Wait::time;
+        push(std::max(now_, std::max(clock_[p.node], sent)), 1, p.node);
+      }
+    }
+    auto shared = std::make_shared<const CollectiveDone>(std::move(c));
+    for (std::size_t k = 0; k < shared->receivers.size(); ++k) {
+      const std::uint32_t node = shared->receivers[k].first;
+      const model::Tick at = std::max(now_, s.arrival(shared->tree.depth[node]));
+      if (tracer_) tracer_->descriptor(shared->source, node, length, s.at_root, at, "collective");
+      collectives_.emplace_back(shared, k);
+      push(at, 2, static_cast<std::uint32_t>(collectives_.size() - 1));
+    }
   }
 
   // Node r's MU takes descriptor d from injection FIFO `fifo` at tick t;
@@ -392,8 +465,23 @@ class SimMachine final : public Machine {
     }
   }
 
+  // A collective's result lands at receiver `k` (an event of kind 2).
+  void deliver_collective(std::uint32_t idx) {
+    auto [c, k] = std::move(collectives_[idx]);
+    collectives_[idx] = {};
+    collective_deliver(*c, k, false);
+    const std::uint32_t node = c->receivers[k].first;
+    ++delivered_[node];
+    if (wait_[node] == Wait::delivery) {
+      wait_[node] = Wait::time;
+      push(std::max(now_, clock_[node]), 1, node);
+    }
+  }
+
+  static constexpr model::Tick kNever = ~model::Tick{0};
   model::MuTiming& mu_;
   std::unique_ptr<Tracer> tracer_;
+  std::vector<std::pair<std::shared_ptr<const CollectiveDone>, std::size_t>> collectives_;  // event kind 2
   std::uint32_t n_;
   std::vector<ctx::fiber> fibers_, sinks_;
   std::vector<std::exception_ptr> errors_;

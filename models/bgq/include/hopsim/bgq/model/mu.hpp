@@ -78,7 +78,12 @@ struct RecFifo {
   std::uint64_t capacity = 0;  // bytes of the FIFO's memory region
   std::uint64_t used = 0;      // bytes of packets waiting (chunks * 32)
   std::deque<RecPacket> packets;
+  // Packets that arrived while the FIFO was full: the network holds them
+  // (the hardware stops taking packets from the links) until a poll makes room.
+  std::deque<RecPacket> held;
 };
+// Moves held packets into `f` while they fit (after a poll took some out).
+void admit_held(RecFifo& f);
 
 // A node's base address table: plain data, so a copy of it can live in
 // memory shared between processes (native runs with a rank per process).
@@ -113,8 +118,9 @@ PutTarget direct_put_target(const BaseAddressTable& bat, std::uint32_t dst_node,
 // unaligned counter.
 void receive_direct_put(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d,
                         std::uint64_t msg_offset, const void* data, std::uint32_t bytes, bool atomic);
-// Appends one memory-FIFO packet. KernelError if the FIFO is not enabled
-// or full (the hardware would stall the network; hopsim stops the run).
+// Appends one memory-FIFO packet; when the FIFO is full the packet is held
+// (RecFifo::held) until a poll makes room, as the network stalls on the
+// hardware. KernelError if the FIFO is not enabled or smaller than the packet.
 void receive_memory_fifo(NodeMu& dst, std::uint32_t dst_node, std::uint32_t src_node, const MUHWI_Descriptor_t& d,
                          std::uint64_t msg_offset, const void* data, std::uint32_t bytes);
 
