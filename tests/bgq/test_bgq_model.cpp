@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hopsim/bgq/model/collective.hpp"
+#include "hopsim/bgq/model/compute.hpp"
 #include "hopsim/bgq/model/mu.hpp"
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/core/error.hpp"
@@ -367,4 +368,28 @@ TEST_CASE("a collective's schedule: the last contribution climbs, the stream run
   // A contributor's send is done when its last packet has left, not before its engine read the payload.
   CHECK(s.sent(to_ticks(1000), 1, 1024) == s.at_root - to_ticks(64) + s.stream);
   CHECK(s.sent(to_ticks(1000), 1, 1024) > to_ticks(1000 + 1024 / 8.0));
+}
+
+TEST_CASE("A2 compute: linear over the 16 cores, then bounded by the shared pipelines and memory", "[bgq][compute]") {
+  Params p;  // the bgq preset's values
+  p.element_cycles = 4.69;
+  p.core_element_rate = 1;
+  p.memory_bandwidth = 26.6;
+  p.omp_overhead = 2000;
+  const std::uint64_t n = 32768;  // the halo's reduction
+  const double one = compute_cycles(p, n, 1);
+  CHECK(one == Approx(32768 * 4.69));
+  // One thread per core up to 16: each core does its share at 1/element_cycles.
+  CHECK(compute_cycles(p, n, 8) == Approx(4096 * 4.69 + 2000));
+  // From 16 threads on, the node's memory (8 bytes per element at 26.6 B/cycle) bounds it.
+  const double mem = n * 8 / 26.6;
+  CHECK(compute_cycles(p, n, 16) == Approx(mem + 2000));
+  CHECK(compute_cycles(p, n, 64) == Approx(mem + 2000));
+  // With memory out of the way, 4 threads on a core share its pipeline: 4/4.69 elements per cycle, not 4x one
+  // thread's rate beyond the XU's one load per cycle.
+  p.memory_bandwidth = 1e9;
+  CHECK(compute_cycles(p, n, 64) == Approx(512.0 * 4 / (4 / 4.69) + 2000));
+  p.element_cycles = 2;  // four threads could do 2 per cycle; the core issues one load per cycle
+  CHECK(compute_cycles(p, n, 64) == Approx(512.0 * 4 / 1.0 + 2000));
+  CHECK_THROWS_WITH(compute_cycles(p, n, 65), Catch::Contains("a BG/Q node has 1..64 hardware threads"));
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "hopsim/bgq/model/compute.hpp"
 #include "hopsim/bgq_kernel.h"
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
@@ -113,17 +114,7 @@ bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
 }
 
 double Machine::compute_cycles(std::uint64_t elements, int threads) const {
-  const int max_threads = p_.cores * p_.threads_per_core;
-  if (threads < 1 || threads > max_threads)
-    throw KernelError(
-        fmt::format("compute on {} threads: a BG/Q node has 1..{} hardware threads", threads, max_threads));
-  // Threads spread round-robin over the cores; the busiest core has k of them.
-  const int k = (threads + p_.cores - 1) / p_.cores;
-  const double core_rate = std::min(k / p_.element_cycles, p_.core_element_rate);  // elements per cycle per core
-  const double per_thread = std::ceil(static_cast<double>(elements) / threads);
-  const double core_time = per_thread * k / core_rate;
-  const double mem_time = static_cast<double>(elements) * 8.0 / p_.memory_bandwidth;
-  return std::max(core_time, mem_time) + (threads > 1 ? p_.omp_overhead : 0.0);
+  return model::compute_cycles(p_, elements, threads);
 }
 
 }  // namespace hopsim::bgq
