@@ -134,10 +134,11 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
                          std::uint64_t msg_offset, const void* data, std::uint32_t bytes) {
   const unsigned id = d.PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO.Rec_FIFO_Id;
   std::lock_guard<std::mutex> lock(n.rec_mutex);
-  if (id >= kRecFifos || !n.rec[id].enabled)
+  RecFifo* fifo = id < kRecFifos ? n.rec.find(id) : nullptr;
+  if (fifo == nullptr || !fifo->enabled)
     throw KernelError(fmt::format("memory-FIFO packet from node {} to node {}: reception FIFO {} is not {}", src,
                                   dst_node, id, id >= kRecFifos ? "a valid id (0..271)" : "initialised and enabled"));
-  auto& f = n.rec[id];
+  auto& f = *fifo;
   const std::uint64_t need = packet_wire_bytes(bytes);
   if (need > f.capacity)
     throw KernelError(
@@ -160,6 +161,18 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
   }
   f.used += need;
   f.packets.push_back(std::move(p));
+}
+
+RecFifo& RecFifos::operator[](std::uint32_t g) {
+  if (RecFifo* f = find(g)) return *f;
+  fifos_.emplace_back(g, std::make_unique<RecFifo>());
+  return *fifos_.back().second;
+}
+
+RecFifo* RecFifos::find(std::uint32_t g) {
+  for (auto& [id, f] : fifos_)
+    if (id == g) return f.get();
+  return nullptr;
 }
 
 void admit_held(RecFifo& f) {

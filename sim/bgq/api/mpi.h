@@ -1,7 +1,7 @@
 /* hopsim's MPI subset for Blue Gene/Q kernels: just what the BG/Q SPI
  * programs use to set themselves up (MPI_Init, MPI_Comm_rank/size,
  * MPI_Cart_create, MPI_Cart_shift, MPI_Cart_coords, MPI_Sendrecv,
- * MPI_Barrier, MPI_Finalize), over hopsim's BG/Q machine. This is not Open
+ * MPI_Isend/Irecv/Wait/Waitall, MPI_Barrier, MPI_Finalize), over hopsim's BG/Q machine. This is not Open
  * MPI's mpi.h: kernels/bgq put this folder first on their include path. */
 #ifndef HOPSIM_BGQ_MPI_H
 #define HOPSIM_BGQ_MPI_H
@@ -30,9 +30,14 @@ extern "C" {
 #define MPI_Dims_create hopsim_bgq_MPI_Dims_create
 #define MPI_Get_processor_name hopsim_bgq_MPI_Get_processor_name
 #define MPI_Wtime hopsim_bgq_MPI_Wtime
+#define MPI_Isend hopsim_bgq_MPI_Isend
+#define MPI_Irecv hopsim_bgq_MPI_Irecv
+#define MPI_Wait hopsim_bgq_MPI_Wait
+#define MPI_Waitall hopsim_bgq_MPI_Waitall
 
 typedef int MPI_Comm;
 typedef int MPI_Datatype;
+typedef int MPI_Request; /* an index into the rank's pending receives; sends are done at once */
 typedef struct {
   int MPI_SOURCE;
   int MPI_TAG;
@@ -45,6 +50,8 @@ typedef struct {
 #define MPI_COMM_NULL (-1)
 #define MPI_PROC_NULL (-2)
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status*)0)
+#define MPI_REQUEST_NULL (-1)
 #define MPI_BYTE 1
 #define MPI_CHAR 1
 #define MPI_INT 4
@@ -75,6 +82,12 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
 int MPI_Dims_create(int nnodes, int ndims, int* dims);
 /* "bgq-node-R (A,B,C,D,E)": the same in every mode. */
 int MPI_Get_processor_name(char* name, int* resultlen);
+/* Non-blocking point to point, over the same messages as MPI_Sendrecv: a send is buffered at once (its
+ * request is complete), a receive is matched by source and tag when it is waited for. */
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
+int MPI_Wait(MPI_Request* request, MPI_Status* status);
+int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses);
 /* Seconds of the rank's clock (simulated: model time; native: host time). */
 double MPI_Wtime(void);
 

@@ -411,18 +411,19 @@ MUSPI_RecFifo_t* MUSPI_IdToRecFifo(uint32_t id, MUSPI_RecFifoSubGroup_t* sg) {
 int32_t MUSPI_RegisterRecvFunction(MUSPI_RecvFunction_t fn, void* param, uint32_t id) {
   if (id >= MUSPI_MAX_FUNCTION_IDS)
     fail(fmt::format("MUSPI_RegisterRecvFunction: id {} (0..{})", id, MUSPI_MAX_FUNCTION_IDS - 1));
-  R().recv_fn[id] = fn;
-  R().recv_param[id] = param;
+  auto& recv = R().recv;
+  recv.resize(MUSPI_MAX_FUNCTION_IDS);
+  recv[id] = {fn, param};
   return 0;
 }
 
 int32_t MUSPI_RegisterReceiveFunction(MUSPI_RecvFunction_t fn, void* param) {
   if (!fn) fail("MUSPI_RegisterReceiveFunction: null function");
-  auto& st = R();
+  auto& recv = R().recv;
+  recv.resize(MUSPI_MAX_FUNCTION_IDS);
   for (uint32_t i = 0; i < MUSPI_MAX_FUNCTION_IDS; ++i)
-    if (!st.recv_fn[i]) {
-      st.recv_fn[i] = fn;
-      st.recv_param[i] = param;
+    if (!recv[i].first) {
+      recv[i] = {fn, param};
       return static_cast<int32_t>(i);
     }
   return -1;
@@ -430,8 +431,8 @@ int32_t MUSPI_RegisterReceiveFunction(MUSPI_RecvFunction_t fn, void* param) {
 
 int32_t MUSPI_DeRegisterReceiveFunction(uint32_t id) {
   if (id >= MUSPI_MAX_FUNCTION_IDS) return -1;
-  R().recv_fn[id] = nullptr;
-  R().recv_param[id] = nullptr;
+  auto& recv = R().recv;
+  if (id < recv.size()) recv[id] = {nullptr, nullptr};
   return 0;
 }
 
@@ -453,7 +454,7 @@ uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes) {
       hopsim::bgq::model::admit_held(f);
     }
     const unsigned id = p.header.messageUnitHeader.Packet_Types.Memory_FIFO.Unused2[0];
-    if (!st.recv_fn[id])
+    if (id >= st.recv.size() || !st.recv[id].first)
       fail(fmt::format("MUSPI_RecFifoPoll: a packet names receive function {}, which was not registered", id));
     // As the hardware lays it out: the header, then the payload padded with
     // zeros to whole 32-byte chunks; the function gets the packet's size.
@@ -461,7 +462,7 @@ uint32_t MUSPI_RecFifoPoll(MUSPI_RecFifo_t* fifo, uint32_t bytes) {
     buf.assign(wire, 0);
     std::memcpy(buf.data(), &p.header, sizeof(MUHWI_PacketHeader_t));
     if (!p.payload.empty()) std::memcpy(buf.data() + sizeof(MUHWI_PacketHeader_t), p.payload.data(), p.payload.size());
-    st.recv_fn[id](st.recv_param[id], reinterpret_cast<MUHWI_PacketHeader_t*>(buf.data()), wire);
+    st.recv[id].first(st.recv[id].second, reinterpret_cast<MUHWI_PacketHeader_t*>(buf.data()), wire);
     done += wire;
   }
   if (done == 0) m.spin();  // nothing there: this was one iteration of a polling loop
@@ -714,6 +715,55 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
   if (source != MPI_PROC_NULL)
     m.mpi_recv(source, rtag, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(rtype));
   if (status) *status = {source, rtag, MPI_SUCCESS};
+  return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm c, MPI_Request* request) {
+  check_comm(c, "MPI_Isend");
+  auto& m = M();
+  if (dest != MPI_PROC_NULL && (dest < 0 || dest >= m.size()))
+    fail(fmt::format("MPI_Isend: destination rank {} of {}", dest, m.size()));
+  if (dest != MPI_PROC_NULL)
+    m.mpi_send(dest, tag, buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(type));
+  if (request) *request = MPI_REQUEST_NULL;  // buffered: complete at once
+  return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c, MPI_Request* request) {
+  check_comm(c, "MPI_Irecv");
+  auto& m = M();
+  if (source != MPI_PROC_NULL && (source < 0 || source >= m.size()))
+    fail(fmt::format("MPI_Irecv: source rank {} of {}", source, m.size()));
+  if (!request) fail("MPI_Irecv: null request");
+  if (source == MPI_PROC_NULL) {
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  auto& reqs = R().irecvs;
+  auto it = std::find_if(reqs.begin(), reqs.end(), [](const auto& q) { return !q.active; });
+  if (it == reqs.end()) it = reqs.emplace(reqs.end());
+  *it = {buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(type), source, tag, true};
+  *request = static_cast<MPI_Request>(it - reqs.begin());
+  return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!request) fail("MPI_Wait: null request");
+  if (*request == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  auto& reqs = R().irecvs;
+  if (*request < 0 || static_cast<std::size_t>(*request) >= reqs.size() ||
+      !reqs[static_cast<std::size_t>(*request)].active)
+    fail(fmt::format("MPI_Wait: request {} is not a pending MPI_Irecv", *request));
+  const auto q = reqs[static_cast<std::size_t>(*request)];
+  M().mpi_recv(q.src, q.tag, q.buf, q.bytes);
+  R().irecvs[static_cast<std::size_t>(*request)].active = false;
+  if (status) *status = {q.src, q.tag, MPI_SUCCESS};
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
+  for (int i = 0; i < count; ++i) MPI_Wait(&requests[i], statuses ? &statuses[i] : nullptr);
   return MPI_SUCCESS;
 }
 

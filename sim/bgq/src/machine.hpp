@@ -100,9 +100,16 @@ struct RankState {
   int rank = 0;
   std::string label;  // "rank N", in a crash report (hopsim/core/crash.hpp)
   model::NodeMu mu;
-  std::array<MUSPI_RecvFunction_t, 256> recv_fn{};
-  std::array<void*, 256> recv_param{};
+  // Receive functions by id (MUSPI_MAX_FUNCTION_IDS), sized when the first is registered.
+  std::vector<std::pair<MUSPI_RecvFunction_t, void*>> recv;
   std::vector<CartComm> carts;  // communicator id - 1
+  struct PendingRecv {
+    void* buf = nullptr;
+    std::size_t bytes = 0;
+    int src = 0, tag = 0;
+    bool active = false;
+  };
+  std::vector<PendingRecv> irecvs;  // MPI_Irecv requests, by MPI_Request
   // Reporting.
   std::vector<Timing> timings;
   std::vector<Check> checks;

@@ -1,7 +1,8 @@
 /* The MPI start-up and SPI helpers BG/Q SPI programs use: MPI_Init_thread,
  * MPI_Dims_create, MPI_Get_processor_name, MPI_Wtime, DelayTimeBase,
- * Kernel_ProcessCount, _bgq_msync, and an OpenMP reduction between two
- * barriers. Prints the same lines in every mode. */
+ * Kernel_ProcessCount, _bgq_msync, an OpenMP reduction between two
+ * barriers, and MPI_Isend/MPI_Irecv/MPI_Waitall around the ring. Prints the
+ * same lines in every mode. */
 #include <hwi/include/bqc/A2_inlines.h>
 #include <mpi.h>
 #include <omp.h>
@@ -44,8 +45,20 @@ int main(int argc, char** argv) {
   double s = 0;
 #pragma omp parallel for reduction(+ : s)
   for (int i = 0; i < 1000; ++i) s += i * (rank + 1);
+  /* Non-blocking exchange with both ring neighbours: receives posted first, waited for together. */
+  const int up = (rank + 1) % size, down = (rank + size - 1) % size;
+  int out[2] = {rank * 10 + 1, rank * 10 + 2}, in[2] = {-1, -1};
+  MPI_Request req[4];
+  MPI_Irecv(&in[0], 1, MPI_INT, down, 7, MPI_COMM_WORLD, &req[0]);
+  MPI_Irecv(&in[1], 1, MPI_INT, up, 8, MPI_COMM_WORLD, &req[1]);
+  MPI_Isend(&out[0], 1, MPI_INT, up, 7, MPI_COMM_WORLD, &req[2]);
+  MPI_Isend(&out[1], 1, MPI_INT, down, 8, MPI_COMM_WORLD, &req[3]);
+  MPI_Status st[4];
+  MPI_Waitall(4, req, st);
+  const int ring_ok = in[0] == down * 10 + 1 && in[1] == up * 10 + 2 && st[0].MPI_SOURCE == down &&
+                      st[1].MPI_SOURCE == up && req[0] == MPI_REQUEST_NULL;
   MPI_Barrier(MPI_COMM_WORLD);
-  printf("rank %d on %s (%d chars): delay %s, wtime %s, sum %.0f\n", rank, name, len, t1 - t0 >= 5000 ? "ok" : "SHORT",
-         MPI_Wtime() >= w0 ? "ok" : "BACKWARDS", s);
+  printf("rank %d on %s (%d chars): delay %s, wtime %s, sum %.0f, ring %s\n", rank, name, len,
+         t1 - t0 >= 5000 ? "ok" : "SHORT", MPI_Wtime() >= w0 ? "ok" : "BACKWARDS", s, ring_ok ? "ok" : "WRONG");
   return 0;
 }

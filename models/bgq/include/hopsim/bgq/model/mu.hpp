@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -93,8 +94,21 @@ struct BaseAddressTable {
   std::array<std::uint8_t, kBatEntries> bat_set{};
 };
 
+// A node's reception FIFOs, made when first named: a program uses a few of
+// the 272, and a full machine has 98304 nodes.
+class RecFifos {
+ public:
+  // FIFO g (0..271), made empty if new.
+  RecFifo& operator[](std::uint32_t g);
+  // FIFO g if it was ever named, else null.
+  RecFifo* find(std::uint32_t g);
+
+ private:
+  std::vector<std::pair<std::uint32_t, std::unique_ptr<RecFifo>>> fifos_;
+};
+
 struct NodeMu : BaseAddressTable {
-  std::array<RecFifo, kRecFifos> rec{};
+  RecFifos rec;
   std::array<std::uint8_t, kInjFifos> inj_allocated{};
   std::mutex rec_mutex;  // native runs: senders append, the owner polls
 };
