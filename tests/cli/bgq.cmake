@@ -56,6 +56,9 @@ cli_test(bgq_exec_exit_status RC 3 HAS "sim run failed (exit 7)" "native run fai
   CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/exit_status)
 cli_test(bgq_exec_missing RC 2 HAS "no-such-program: no such program"
   CMD ${HOPSIM} bgq exec ./no-such-program)
+cli_test(bgq_exec_not_bgq RC 2 HAS "not a BG/Q program (build it with hopsim-mpicc" LACKS "[native]"
+  CMD ${HOPSIM} bgq exec /bin/true)
+cli_test(bgq_exec_not_executable RC 2 HAS "not a BG/Q program" CMD ${HOPSIM} bgq exec ${CMAKE_CURRENT_SOURCE_DIR}/bgq.cmake)
 cli_test(bgq_exec_bad_torus RC 2 HAS "--torus: expected AxBxCxDxE"
   CMD ${HOPSIM} bgq exec --torus 2x2x2 ${CLI_BGQ_PROGS}/own_main)
 cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"
@@ -77,6 +80,10 @@ cli_test(bgq_exec_collective HAS "printed the same 32 lines"
   "rank 31 of 32: allreduce add 0 wrong, fifo max 0 wrong, route 1 not a member, broadcast 0 wrong"
   LACKS "DIFFERENT" "failed" "WRONG"
   TIMEOUT 120 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective)
+cli_test(bgq_exec_collective_full_fifo HAS "printed the same 32 lines"
+  "rank 0 of 32: allreduce add 0 wrong, fifo max 0 wrong, route 1 min right, broadcast 0 wrong"
+  LACKS "DIFFERENT" "failed" "WRONG"
+  TIMEOUT 120 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective 4)
 cli_test(bgq_exec_collective_unset_route RC 3 HAS "collective on class route 5, which this node has not set"
   "sim run failed" "native run failed"
   TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/collective 1)

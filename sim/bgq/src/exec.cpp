@@ -161,6 +161,16 @@ int compare_output(const std::vector<ModeRun>& runs, std::ostream& out) {
   return worst;
 }
 
+// Whether `program` is an executable built by hopsim-mpicc: its launcher
+// calls hopsim_bgq_program_main of libhopsim-bgq, whose name is in the file.
+bool is_bgq_program(const fs::path& program) {
+  std::ifstream in(program, std::ios::binary);
+  std::array<char, 4> magic{};
+  if (!in.read(magic.data(), magic.size()) || magic != std::array<char, 4>{'\x7f', 'E', 'L', 'F'}) return false;
+  const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return body.find("hopsim_bgq_program_main") != std::string::npos;
+}
+
 }  // namespace
 
 int exec_program(const ExecOptions& o, std::ostream& out) {
@@ -168,6 +178,11 @@ int exec_program(const ExecOptions& o, std::ostream& out) {
   std::error_code ec;
   const fs::path program = fs::absolute(o.argv.front());
   if (!fs::is_regular_file(program, ec)) throw ConfigError(fmt::format("{}: no such program", o.argv.front()));
+  if (!is_bgq_program(program))
+    throw ConfigError(
+        fmt::format("{}: not a BG/Q program (build it with hopsim-mpicc, which links it with "
+                    "libhopsim-bgq)",
+                    o.argv.front()));
   if (o.mode != "sim" && o.mode != "native" && o.mode != "both")
     throw ConfigError(fmt::format("--mode: expected sim, native or both, got '{}'", o.mode));
   const fs::path dir = fs::absolute(o.out);

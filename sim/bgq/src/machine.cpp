@@ -30,6 +30,8 @@ std::string wait_text(WaitKind k, int a, int b) {
       return fmt::format("injecting to rank {}, whose reception ring is full or in use", a);
     case WaitKind::finished:
       return "finished its kernel (serving the others)";
+    case WaitKind::inj_full:
+      return fmt::format("injecting into injection FIFO {}, which is full", a);
     case WaitKind::never_injected:
       return fmt::format(
           "in MUSPI_CheckDescComplete, waiting for {} descriptors of injection FIFO {}, more than it "
@@ -208,7 +210,10 @@ uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc) {
   if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_InjFifoInject: the FIFO was not allocated (Kernel_AllocateInjFifos)");
   if (st.inj_count.size() <= fifo->fifo) st.inj_count.resize(fifo->fifo + 1, 0);
-  if (MUSPI_getHwFreeSpace(fifo) == 0) return static_cast<uint64_t>(-1);  // full: the driver's answer
+  if (MUSPI_getHwFreeSpace(fifo) == 0) {  // full: the driver's answer, and one iteration of a retry loop
+    M().idle_poll(hopsim::bgq::WaitKind::inj_full, static_cast<int>(fifo->fifo), 0);
+    return static_cast<uint64_t>(-1);
+  }
   M().inject(fifo->fifo, *static_cast<const MUHWI_Descriptor_t*>(desc));
   ++st.descriptors;
   return ++st.inj_count[fifo->fifo];
@@ -240,7 +245,7 @@ uint32_t MUSPI_CheckDescComplete(MUSPI_InjFifo_t* fifo, uint64_t n) {
           fmt::format("MUSPI_CheckDescComplete polled {} times in a row for {} descriptors of injection FIFO {}, "
                       "but {} were injected: it would wait forever",
                       st.never_done_polls, n, fifo->fifo, given));
-    M().idle_poll(fifo->fifo, n);
+    M().idle_poll(hopsim::bgq::WaitKind::never_injected, static_cast<int>(fifo->fifo), static_cast<int>(n));
     return 0;
   }
   st.never_done_polls = 0;
@@ -548,8 +553,11 @@ T polled_load(const void* p, int order) {
     std::memcpy(&u, &x, sizeof x);
     return u;
   };
-  auto slot = std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.first == a; });
-  if (slot != st.polled.end() && slot->second == bits(v)) {
+  // Unchanged since this address was last read, and nothing delivered since
+  // then: the loop waits. (A loop over several counters re-reads one that is
+  // already final after another one changed; that pass must not wait.)
+  auto slot = std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.address == a; });
+  if (slot != st.polled.end() && slot->value == bits(v) && slot->deliveries == m->deliveries()) {
     m->spin();
     v = load();
   }
@@ -557,7 +565,7 @@ T polled_load(const void* p, int order) {
     slot = st.polled.begin() + static_cast<std::ptrdiff_t>(st.polled_next);
     st.polled_next = (st.polled_next + 1) % st.polled.size();
   }
-  *slot = {a, bits(v)};
+  *slot = {a, bits(v), m->deliveries()};
   return v;
 }
 

@@ -41,7 +41,17 @@ struct MpiMessage {
 // run stops naming what each rank waits for.
 inline constexpr double kDeadlockSeconds = 3.0;
 inline constexpr std::int64_t kWaitingFreshNs = 500'000'000;
-enum class WaitKind : std::uint32_t { none, spin, gi, mpi_barrier, mpi_recv, ring_full, finished, never_injected };
+enum class WaitKind : std::uint32_t {
+  none,
+  spin,
+  gi,
+  mpi_barrier,
+  mpi_recv,
+  ring_full,
+  finished,
+  never_injected,
+  inj_full
+};
 // "in MPI_Sendrecv, receiving from rank 1 with tag 7", ...
 std::string wait_text(WaitKind k, int a, int b);
 // Rank list "0-3, 7" for a message.
@@ -129,7 +139,11 @@ struct RankState {
   // value is one iteration of a polling loop.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> regions;  // [lo, hi)
   std::vector<std::uint64_t> mu_bases;
-  std::array<std::pair<std::uint64_t, std::uint64_t>, 4> polled{};  // (address, value)
+  struct Polled {
+    std::uint64_t address = 0, value = 0;
+    std::uint64_t deliveries = 0;  // the machine's deliveries() count when it was read
+  };
+  std::array<Polled, 4> polled{};
   std::size_t polled_next = 0;
 };
 
@@ -150,10 +164,13 @@ class Machine {
   virtual bool desc_complete(std::uint32_t /*fifo*/, std::uint64_t /*seq*/) { return true; }
   // One iteration of a polling loop that waits for nothing the MU will do
   // (simulated: the rank's clock moves and it yields; native: it yields).
-  virtual void idle_poll(std::uint32_t fifo, std::uint64_t n) = 0;
+  virtual void idle_poll(WaitKind why, int a, int b) = 0;
   // Descriptors of the calling rank's `fifo` its MU has not yet taken.
   virtual std::uint64_t inj_waiting(std::uint32_t /*fifo*/) { return 0; }
   virtual void spin() = 0;
+  // How many times the MU has changed the calling rank's memory (simulated:
+  // deliveries to its node); 0 where changes are not counted (native).
+  virtual std::uint64_t deliveries() { return 0; }
   virtual void compute(std::uint64_t elements, int threads) = 0;
   // The calling rank waits `cycles` core cycles (DelayTimeBase).
   virtual void delay(double cycles) = 0;

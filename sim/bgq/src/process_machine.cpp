@@ -156,9 +156,7 @@ class ProcessMachine final : public Machine {
   }
 
   void spin() override { wait_step(WaitKind::spin); }
-  void idle_poll(std::uint32_t fifo, std::uint64_t n) override {
-    wait_step(WaitKind::never_injected, static_cast<int>(fifo), static_cast<int>(n));
-  }
+  void idle_poll(WaitKind why, int a, int b) override { wait_step(why, a, b); }
   void rec_sync() override { service(); }
   void compute(std::uint64_t elements, int threads) override { (void)compute_cycles(elements, threads); }
 

@@ -203,7 +203,7 @@ class SimMachine final : public Machine {
     return false;
   }
 
-  void idle_poll(std::uint32_t /*fifo*/, std::uint64_t /*n*/) override {
+  void idle_poll(WaitKind /*why*/, int /*a*/, int /*b*/) override {
     const auto r = static_cast<std::uint32_t>(current_rank());
     clock_[r] += poll_;
     if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);
@@ -315,6 +315,8 @@ class SimMachine final : public Machine {
     suspend(r, Wait::delivery, 0);  // until the next delivery to this node
     seen_[r] = delivered_[r];
   }
+
+  std::uint64_t deliveries() override { return delivered_[static_cast<std::uint32_t>(current_rank())]; }
 
   void rec_sync() override {
     const auto r = static_cast<std::uint32_t>(current_rank());

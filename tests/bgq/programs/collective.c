@@ -12,7 +12,9 @@
  * mistake instead: 1 a collective on class route 5, which nobody set;
  * 2 rank 0 contributes 16 bytes where the others contribute 8;
  * 3 a class route with two output links (Kernel_SetCollectiveClassRoute's
- * return code is printed). */
+ * return code is printed). 4 is no mistake: the injection FIFO holds two
+ * descriptors (one free slot), so MUSPI_InjFifoInject returns -1 while it
+ * is full and the program injects again. */
 #include <hwi/include/bqc/A2_inlines.h>
 #include <hwi/include/bqc/classroute.h>
 #include <mpi.h>
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
   Kernel_AllocateInjFifos(0, &isg, 1, &id, NULL);
   Kernel_MemoryRegion_t region;
   Kernel_CreateMemoryRegion(&region, injmem, sizeof injmem);
-  Kernel_InjFifoInit(&isg, 0, &region, 0, sizeof injmem - 1);
+  Kernel_InjFifoInit(&isg, 0, &region, 0, (mistake == 4 ? 128 : sizeof injmem) - 1);
   Kernel_InjFifoActivate(&isg, 1, &id, KERNEL_INJ_FIFO_ACTIVATE);
   Kernel_AllocateRecFifos(0, &rsg, 1, &id, NULL);
   Kernel_CreateMemoryRegion(&region, recmem, sizeof recmem);
