@@ -196,22 +196,14 @@ int fill_collective(MUHWI_Descriptor_t* d, const MUSPI_BaseDescriptorInfoFields_
 
 int MUSPI_CreateCollectiveDirectPutDescriptor(MUHWI_Descriptor_t* d, MUSPI_CollectiveDirectPutDescriptorInfo_t* info) {
   if (fill_collective(d, info->Base, info->Collective, MUHWI_PACKET_TYPE_PUT) != 0) return -1;
-  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
-  mh.Rec_Payload_Base_Address_Id = info->DirectPut.Rec_Payload_Base_Address_Id;
-  mh.Rec_Counter_Base_Address_Id = info->DirectPut.Rec_Counter_Base_Address_Id;
-  mh.Counter_Offset = info->DirectPut.Rec_Counter_Offset;
-  mh.Pacing = info->DirectPut.Pacing;
-  hopsim::bgq::model::set_put_offset(*d, info->DirectPut.Rec_Payload_Offset);
+  hopsim::bgq::set_direct_put_fields(*d, info->DirectPut);
   return 0;
 }
 
 int MUSPI_CreateCollectiveMemoryFIFODescriptor(MUHWI_Descriptor_t* d,
                                                MUSPI_CollectiveMemoryFIFODescriptorInfo_t* info) {
   if (fill_collective(d, info->Base, info->Collective, MUHWI_PACKET_TYPE_FIFO) != 0) return -1;
-  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
-  mh.Rec_FIFO_Id = info->MemFIFO.Rec_FIFO_Id & 0x1FFu;
-  std::memcpy(mh.Unused2, info->MemFIFO.SoftwareBytes, sizeof mh.Unused2);
-  if (info->MemFIFO.Interrupt) d->PacketHeader.NetworkHeader.collective.Byte2 |= 1;
+  hopsim::bgq::set_memory_fifo_fields(*d, info->MemFIFO);
   return 0;
 }
 

@@ -115,6 +115,23 @@ bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
   return false;
 }
 
+void set_direct_put_fields(MUHWI_Descriptor_t& d, const MUSPI_DirectPutDescriptorInfoFields_t& f) {
+  auto& mh = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
+  mh.Rec_Payload_Base_Address_Id = f.Rec_Payload_Base_Address_Id;
+  mh.Rec_Counter_Base_Address_Id = f.Rec_Counter_Base_Address_Id;
+  mh.Counter_Offset = f.Rec_Counter_Offset;
+  mh.Pacing = f.Pacing;
+  model::set_put_offset(d, f.Rec_Payload_Offset);
+}
+
+// The interrupt bit is bit 0 of Byte2 in both network headers.
+void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescriptorInfoFields_t& f) {
+  auto& mh = d.PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
+  mh.Rec_FIFO_Id = f.Rec_FIFO_Id & 0x1FFu;
+  if (f.Interrupt) d.PacketHeader.NetworkHeader.pt2pt.Byte2 |= MUHWI_PACKET_INTERRUPT_ON_PACKET_ARRIVAL;
+  std::memcpy(mh.Unused2, f.SoftwareBytes, sizeof mh.Unused2);
+}
+
 double Machine::compute_cycles(std::uint64_t elements, int threads) const {
   return model::compute_cycles(p_, elements, threads);
 }
@@ -321,21 +338,13 @@ void fill_base(MUHWI_Descriptor_t* d, const MUSPI_BaseDescriptorInfoFields_t& b,
 
 int MUSPI_CreatePt2PtDirectPutDescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtDirectPutDescriptorInfo_t* info) {
   fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_PUT);
-  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
-  mh.Rec_Payload_Base_Address_Id = info->DirectPut.Rec_Payload_Base_Address_Id;
-  mh.Rec_Counter_Base_Address_Id = info->DirectPut.Rec_Counter_Base_Address_Id;
-  mh.Counter_Offset = info->DirectPut.Rec_Counter_Offset;
-  mh.Pacing = info->DirectPut.Pacing;
-  hopsim::bgq::model::set_put_offset(*d, info->DirectPut.Rec_Payload_Offset);
+  hopsim::bgq::set_direct_put_fields(*d, info->DirectPut);
   return 0;
 }
 
 int MUSPI_CreatePt2PtMemoryFIFODescriptor(MUHWI_Descriptor_t* d, MUSPI_Pt2PtMemoryFIFODescriptorInfo_t* info) {
   fill_base(d, info->Base, info->Pt2Pt, MUHWI_PACKET_TYPE_FIFO);
-  auto& mh = d->PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
-  mh.Rec_FIFO_Id = info->MemFIFO.Rec_FIFO_Id & 0x1FFu;
-  if (info->MemFIFO.Interrupt) d->PacketHeader.NetworkHeader.pt2pt.Byte2 |= MUHWI_PACKET_INTERRUPT_ON_PACKET_ARRIVAL;
-  std::memcpy(mh.Unused2, info->MemFIFO.SoftwareBytes, sizeof mh.Unused2);
+  hopsim::bgq::set_memory_fifo_fields(*d, info->MemFIFO);
   return 0;
 }
 

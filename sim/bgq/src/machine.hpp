@@ -237,6 +237,11 @@ class Machine {
 // MUSPI_CheckDescComplete polls in a row, for a count never injected, before the run stops.
 inline constexpr std::uint64_t kNeverDone = 1'000'000;
 
+// The MU-header fields of a direct-put or memory-FIFO descriptor, point to
+// point or collective alike (MUSPI_Create*Descriptor).
+void set_direct_put_fields(MUHWI_Descriptor_t& d, const MUSPI_DirectPutDescriptorInfoFields_t& f);
+void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescriptorInfoFields_t& f);
+
 // Stack of each simulated rank's fiber (default 256 KiB; programs with their own main() get more).
 void set_rank_stack_bytes(std::size_t bytes);
 std::size_t rank_stack_bytes();
