@@ -9,8 +9,12 @@
  * Differences a kernel author must know (docs/bgq.md):
  *  - a "physical address" is the host virtual address (Kernel_CreateMemoryRegion
  *    returns BasePa == BaseVa);
- *  - a loop that spins on memory the MU writes must call HOPSIM_SPIN_WAIT()
- *    in its body (see hopsim/bgq_kernel.h), so the simulated rank can yield;
+ *  - a bare loop that spins on memory the MU writes progresses when the source
+ *    goes through the hopsim-bgq-poll pass (hopsim-mpicc does this); code
+ *    compiled without it calls HOPSIM_SPIN_WAIT() in the loop's body (see
+ *    hopsim/bgq_kernel.h), so the simulated rank can yield;
+ *  - each rank's copy of a program sits at its own addresses: a direct put
+ *    names its target relative to a base-address-table entry each node sets;
  *  - MUSPI_GIBarrierPollWithTimeout's timeout is not modelled: it waits. */
 #ifndef HOPSIM_BGQ_SPI_H
 #define HOPSIM_BGQ_SPI_H
