@@ -20,6 +20,15 @@ cli_test(bgq_scale HAS "packet-hops/s" "4x4x2x2x2"
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x4x2x2x2 --iterations 2)
 cli_test(bgq_scale_bad_torus RC 2 HAS "is not AxBxCxDxE"
   CMD ${HOPSIM} bgq scale --tori 2x2x2)
+cli_test(bgq_gibarrier HAS "gi barrier" "identical data on every rank" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.name=\"gibarrier\" --set "kernel.args={\"iterations\":5}"
+      --out run)
+cli_test(bgq_arg_out_of_range RC 2 HAS "kernel.args.threads: 65 is out of range [1, 64]"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.args.threads=65 --out run)
+cli_test(bgq_arg_wrong_type RC 2 HAS "kernel.args.threads: expected an integer, got"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.args.threads=\"four\" --out run)
+cli_test(bgq_param_wrong_type RC 2 HAS "machine.torus_a: 'x' is not a quantity"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set machine.torus_a=\"x\" --out run)
 cli_test(bgq_list_params HAS "mu_rx_bandwidth" "calibrated"
   CMD ${HOPSIM} list params bgq)
 add_test(NAME cli.bgq_validate COMMAND bash ${CLI_DIR}/bgq_validate.sh ${HOPSIM} ${CLI_BGQ_HALO} ${CLI_WORK}/bgq_validate
