@@ -75,9 +75,10 @@ std::optional<CollectiveDone> Machine::collective_contribute(CollectivePart part
                     "is the job's comm world)",
                     node, f.route));
   if (!trees_[f.route])
-    trees_[f.route] = model::build_tree(*torus_, static_cast<int>(f.route), routes_[f.route], route_set_[f.route]);
-  const auto& tree = *trees_[f.route];
-  if (tree.depth[node] < 0 || (routes_[f.route][node].input & BGQ_CLASS_INPUT_LINK_LOCAL) == 0)
+    trees_[f.route] = std::make_shared<const model::RouteTree>(
+        model::build_tree(*torus_, static_cast<int>(f.route), routes_[f.route], route_set_[f.route]));
+  const auto& tree = trees_[f.route];
+  if (tree->depth[node] < 0 || (routes_[f.route][node].input & BGQ_CLASS_INPUT_LINK_LOCAL) == 0)
     throw KernelError(
         fmt::format("rank {}: collective on class route {}, to which this node contributes nothing "
                     "(no local bit in its input)",
@@ -89,18 +90,18 @@ std::optional<CollectiveDone> Machine::collective_contribute(CollectivePart part
     done.source = node;
     done.result = part.data;
     done.parts.push_back(std::move(part));
-    for (std::uint32_t m : tree.members) done.receivers.emplace_back(m, 0);
+    for (std::uint32_t m : tree->members) done.receivers.emplace_back(m, 0);
     return done;
   }
   if (coll_seq_.empty()) coll_seq_.assign(static_cast<std::size_t>(size()), {});
   const std::uint64_t number = coll_seq_[node][f.route]++;
-  auto& open = open_[{f.route, number}];
-  open.parts.emplace(node, std::move(part));
-  if (open.parts.size() < tree.members.size()) return std::nullopt;
+  const auto key = std::make_pair(f.route, number);
+  auto& parts = open_[key].parts;
+  parts.emplace(node, std::move(part));
+  if (parts.size() < tree->members.size()) return std::nullopt;
   // Every member is in: check that they agree, then combine in node order.
-  auto node_it = open.parts.begin();
-  const auto& first = node_it->second;
-  for (const auto& [n, p] : open.parts) {
+  const auto& first = parts.begin()->second;
+  for (const auto& [n, p] : parts) {
     const auto g = model::collective_fields(p.desc);
     if (g.type != f.type || g.op != f.op || g.word_length != f.word_length ||
         p.desc.Message_Length != first.desc.Message_Length)
@@ -110,11 +111,11 @@ std::optional<CollectiveDone> Machine::collective_contribute(CollectivePart part
                                     describe(g, p.desc.Message_Length)));
   }
   done.result = first.data;
-  for (auto it = std::next(open.parts.begin()); it != open.parts.end(); ++it)
-    model::combine(f, done.result.data(), it->second.data.data(), done.result.size(),
-                   fmt::format("class route {}", f.route));
-  for (auto& [n, p] : open.parts) done.parts.push_back(std::move(p));
-  open_.erase({f.route, number});
+  const std::string who = fmt::format("class route {}", f.route);
+  for (auto it = std::next(parts.begin()); it != parts.end(); ++it)
+    model::combine(f, done.result.data(), it->second.data.data(), done.result.size(), who);
+  for (auto& [n, p] : parts) done.parts.push_back(std::move(p));
+  open_.erase(key);
   if (f.type == MUHWI_COLLECTIVE_TYPE_REDUCE) {
     const auto c = model::destination_coords(done.parts.front().desc.PacketHeader.NetworkHeader.collective.Destination);
     const std::uint32_t root = torus_->node_at(c);
@@ -125,10 +126,22 @@ std::optional<CollectiveDone> Machine::collective_contribute(CollectivePart part
     done.source = root;
     done.receivers.emplace_back(root, static_cast<std::size_t>(k - done.parts.begin()));
   } else {
-    done.source = tree.root;
+    done.source = tree->root;
     for (std::size_t k = 0; k < done.parts.size(); ++k) done.receivers.emplace_back(done.parts[k].node, k);
   }
   return done;
+}
+
+CollectivePart Machine::take_collective(std::uint32_t r, std::uint32_t fifo, std::uint64_t seq,
+                                        const MUHWI_Descriptor_t& d, model::Tick taken) {
+  model::check_collective_descriptor(d, torus(), r);
+  auto& st = rank(static_cast<int>(r));
+  st.packets += model::packetise(d.Message_Length).packets;
+  st.bytes += d.Message_Length;
+  CollectivePart part{r, fifo, seq, d, {}, taken};
+  const auto* b = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
+  part.data.assign(b, b + d.Message_Length);
+  return part;
 }
 
 void Machine::collective_deliver(const CollectiveDone& c, std::size_t k, bool atomic) {
@@ -178,11 +191,7 @@ int fill_collective(MUHWI_Descriptor_t* d, const MUSPI_BaseDescriptorInfoFields_
                     const MUSPI_CollectiveDescriptorInfoFields_t& c, uint8_t type) {
   const unsigned w = c.Word_Length;
   if (w < 4 || w > 512 || (w & (w - 1)) != 0 || c.Class_Route >= hopsim::bgq::model::kClassRoutes) return -1;
-  *d = MUHWI_Descriptor_t{};
-  d->Half_Word0 = static_cast<uint16_t>(b.Pre_Fetch_Only ? 1 : 0);
-  d->Pa_Payload = b.Payload_Address;
-  d->Message_Length = b.Message_Length;
-  d->Torus_FIFO_Map = b.Torus_FIFO_Map;
+  hopsim::bgq::set_base_fields(*d, b);
   auto& h = d->PacketHeader.NetworkHeader.collective;
   h.Data_Packet_Type = MUHWI_COLLECTIVE_DATA_PACKET_TYPE;
   h.Byte1 = static_cast<uint8_t>((c.Op_Code & 0xF0u) | static_cast<unsigned>(std::countr_zero(w)));

@@ -115,6 +115,14 @@ bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
   return false;
 }
 
+void set_base_fields(MUHWI_Descriptor_t& d, const MUSPI_BaseDescriptorInfoFields_t& b) {
+  d = MUHWI_Descriptor_t{};
+  d.Half_Word0 = static_cast<uint16_t>(b.Pre_Fetch_Only ? 1 : 0);
+  d.Pa_Payload = b.Payload_Address;
+  d.Message_Length = b.Message_Length;
+  d.Torus_FIFO_Map = b.Torus_FIFO_Map;
+}
+
 void set_direct_put_fields(MUHWI_Descriptor_t& d, const MUSPI_DirectPutDescriptorInfoFields_t& f) {
   auto& mh = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
   mh.Rec_Payload_Base_Address_Id = f.Rec_Payload_Base_Address_Id;
@@ -321,11 +329,7 @@ int MUSPI_SetUpDestination(MUHWI_Destination_t* dest, uint32_t a, uint32_t b, ui
 namespace {
 void fill_base(MUHWI_Descriptor_t* d, const MUSPI_BaseDescriptorInfoFields_t& b,
                const MUSPI_Pt2PtDescriptorInfoFields_t& p, uint8_t type) {
-  *d = MUHWI_Descriptor_t{};
-  d->Half_Word0 = static_cast<uint16_t>(b.Pre_Fetch_Only ? 1 : 0);
-  d->Pa_Payload = b.Payload_Address;
-  d->Message_Length = b.Message_Length;
-  d->Torus_FIFO_Map = b.Torus_FIFO_Map;
+  hopsim::bgq::set_base_fields(*d, b);
   auto& h = d->PacketHeader.NetworkHeader.pt2pt;
   h.Data_Packet_Type = MUHWI_PT2PT_DATA_PACKET_TYPE;
   h.Hints = p.Hints_ABCD;

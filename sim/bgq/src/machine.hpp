@@ -95,7 +95,7 @@ struct CollectivePart {
 // descriptor's put fields or reception FIFO apply there).
 struct CollectiveDone {
   model::CollectiveFields fields;
-  model::RouteTree tree;
+  std::shared_ptr<const model::RouteTree> tree;
   std::vector<CollectivePart> parts;  // node order
   std::vector<std::uint8_t> result;
   std::vector<std::pair<std::uint32_t, std::size_t>> receivers;  // (node, index into parts)
@@ -202,6 +202,10 @@ class Machine {
   // naming the rank for a route the node has not set, or contributions that
   // disagree (type, op, word, length).
   std::optional<CollectiveDone> collective_contribute(CollectivePart part);
+  // Node r's MU takes collective descriptor d (descriptor `seq` of `fifo`):
+  // checks it, counts its packets and copies its payload.
+  CollectivePart take_collective(std::uint32_t r, std::uint32_t fifo, std::uint64_t seq, const MUHWI_Descriptor_t& d,
+                                 model::Tick taken);
   // Carries out a finished collective's result at receiver k (direct put or
   // memory-FIFO packets).
   void collective_deliver(const CollectiveDone& c, std::size_t k, bool atomic);
@@ -227,8 +231,8 @@ class Machine {
   std::mutex coll_mutex_;
   std::array<std::vector<ClassRoute_t>, model::kClassRoutes> routes_;  // per route, per node
   std::array<std::vector<std::uint8_t>, model::kClassRoutes> route_set_;
-  std::vector<std::array<std::uint8_t, model::kClassRoutes>> route_alloc_;  // per node
-  std::array<std::optional<model::RouteTree>, model::kClassRoutes> trees_;
+  std::vector<std::array<std::uint8_t, model::kClassRoutes>> route_alloc_;          // per node
+  std::array<std::shared_ptr<const model::RouteTree>, model::kClassRoutes> trees_;  // built when first used
   std::vector<std::array<std::uint64_t, model::kClassRoutes>> coll_seq_;    // per node: reductions begun per route
   std::map<std::pair<std::uint32_t, std::uint64_t>, OpenCollective> open_;  // (route, number)
   void init_collectives();
@@ -237,8 +241,10 @@ class Machine {
 // MUSPI_CheckDescComplete polls in a row, for a count never injected, before the run stops.
 inline constexpr std::uint64_t kNeverDone = 1'000'000;
 
-// The MU-header fields of a direct-put or memory-FIFO descriptor, point to
-// point or collective alike (MUSPI_Create*Descriptor).
+// The fields every descriptor has (cleared first), and the MU-header fields
+// of a direct-put or memory-FIFO descriptor, point to point or collective
+// alike (MUSPI_Create*Descriptor).
+void set_base_fields(MUHWI_Descriptor_t& d, const MUSPI_BaseDescriptorInfoFields_t& b);
 void set_direct_put_fields(MUHWI_Descriptor_t& d, const MUSPI_DirectPutDescriptorInfoFields_t& f);
 void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescriptorInfoFields_t& f);
 

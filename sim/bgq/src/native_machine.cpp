@@ -84,14 +84,7 @@ class NativeMachine final : public Machine {
     }
     // A collective: the thread whose contribution completes it delivers the result everywhere.
     progress_.fetch_add(1, std::memory_order_relaxed);
-    model::check_collective_descriptor(d, torus(), r);
-    auto& st = rank(static_cast<int>(r));
-    st.packets += model::packetise(d.Message_Length).packets;
-    st.bytes += d.Message_Length;
-    CollectivePart part{r, fifo, 0, d, {}, 0};
-    const auto* b = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
-    part.data.assign(b, b + d.Message_Length);
-    const auto done = collective_contribute(std::move(part));
+    const auto done = collective_contribute(take_collective(r, fifo, 0, d, 0));
     if (!done) return;
     for (std::size_t k = 0; k < done->receivers.size(); ++k) collective_deliver(*done, k, true);
   }

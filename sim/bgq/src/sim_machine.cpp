@@ -221,16 +221,11 @@ class SimMachine final : public Machine {
   // member has contributed, the result lands at each receiver as the tree
   // schedule says (model::schedule_collective).
   void contribute(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d) {
-    model::check_collective_descriptor(d, torus(), r);
-    auto& st = rank(static_cast<int>(r));
-    st.packets += model::packetise(d.Message_Length).packets;
-    st.bytes += d.Message_Length;
-    CollectivePart part{r, fifo, st.inj_count[fifo], d, {}, clock_[r]};
-    const auto* b = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
-    part.data.assign(b, b + d.Message_Length);
+    const std::uint64_t seq = self().inj_count[fifo];
+    auto part = take_collective(r, fifo, seq, d, clock_[r]);
     auto& open = sending_[r];
     std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
-    open.push_back({fifo, part.seq, kNever});
+    open.push_back({fifo, seq, kNever});
     auto done = collective_contribute(std::move(part));
     if (done) schedule(std::move(*done));
   }
@@ -240,12 +235,12 @@ class SimMachine final : public Machine {
     std::vector<int> depth;
     for (const auto& p : c.parts) {
       taken.push_back(p.taken);
-      depth.push_back(c.tree.depth[p.node]);
+      depth.push_back(c.tree->depth[p.node]);
     }
     const std::uint64_t length = c.result.size();
     const auto s = model::schedule_collective(params(), taken, depth, length);
     for (const auto& p : c.parts) {
-      const model::Tick sent = s.sent(p.taken, c.tree.depth[p.node], length);
+      const model::Tick sent = s.sent(p.taken, c.tree->depth[p.node], length);
       mu_busy_[p.node] = std::max(mu_busy_[p.node], sent);
       for (auto& e : sending_[p.node])
         if (e.fifo == p.fifo && e.seq == p.seq) e.done = sent;
@@ -257,7 +252,7 @@ class SimMachine final : public Machine {
     auto shared = std::make_shared<const CollectiveDone>(std::move(c));
     for (std::size_t k = 0; k < shared->receivers.size(); ++k) {
       const std::uint32_t node = shared->receivers[k].first;
-      const model::Tick at = std::max(now_, s.arrival(shared->tree.depth[node]));
+      const model::Tick at = std::max(now_, s.arrival(shared->tree->depth[node]));
       if (tracer_) tracer_->descriptor(shared->source, node, length, s.at_root, at, "collective");
       collectives_.emplace_back(shared, k);
       push(at, 2, static_cast<std::uint32_t>(collectives_.size() - 1));
