@@ -91,6 +91,7 @@ int run_cli(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   hopsim::crash::install();
+  hopsim::crash::remove_partials_on_termination();
   try {
     return run_cli(argc, argv);
   } catch (const std::exception& e) {

@@ -7,6 +7,12 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 
@@ -47,6 +53,35 @@ TEST_CASE("an atomic file replaces the old one only when committed", "[file_outp
   }
   CHECK(slurp(path) == "new\n");
   CHECK_FALSE(fs::exists(hopsim::partial_path(path)));
+}
+
+// In a child (this test's process must not take the handlers): one file
+// committed, one open, then `sig`.
+static void die_writing(const fs::path& d, int sig) {
+  hopsim::crash::install();
+  hopsim::crash::remove_partials_on_termination();
+  hopsim::write_file_atomic(d / "done.csv", "whole\n");
+  hopsim::AtomicFile f(d / "open.csv");
+  f.stream() << "half";
+  f.stream().flush();
+  ::raise(sig);
+  ::_exit(0);  // not reached
+}
+
+TEST_CASE("SIGINT, SIGTERM and SIGHUP remove open atomic files and end the process by the signal", "[file_output]") {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    const auto d = scratch("signal-" + std::to_string(sig));
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) die_writing(d, sig);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(slurp(d / "done.csv") == "whole\n");  // committed: untouched
+    CHECK_FALSE(fs::exists(hopsim::partial_path(d / "open.csv")));
+    CHECK_FALSE(fs::exists(d / "open.csv"));
+  }
 }
 
 TEST_CASE("a unique atomic file names its partial by process", "[file_output]") {

@@ -129,6 +129,20 @@ void on_crash(int sig, siginfo_t* info, void*) {
   ::_exit(exit_status(sig));
 }
 
+// SIGINT/SIGTERM/SIGHUP: the uncommitted outputs go, then the signal ends
+// the process with its default action.
+void on_termination(int sig) {
+  if (::getpid() == g_pid.load(std::memory_order_relaxed))
+    for (auto& p : g_partials)
+      if (char* s = p.load(std::memory_order_acquire)) ::unlink(s);
+  ::signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::raise(sig);
+}
+
 void record_stack_bounds() {
   pthread_attr_t attr;
   if (::pthread_getattr_np(::pthread_self(), &attr) != 0) return;
@@ -175,6 +189,15 @@ void install() {
 }
 
 bool installed() { return g_pid.load() != 0; }
+
+void remove_partials_on_termination() {
+  install();
+  struct sigaction sa {};
+  sa.sa_handler = on_termination;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
+}
 
 const char* name_thread(const char* label) {
   const char* prev = t_label;

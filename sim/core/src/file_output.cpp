@@ -16,11 +16,16 @@ fs::path partial_path(const fs::path& path) { return {path.string() + ".partial"
 AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),
       partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid()))
-                      : partial_path(path_)),
-      out_(partial_, std::ios::trunc | std::ios::binary) {
-  if (!out_) throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
+                      : partial_path(path_)) {
+  // Registered before the file exists, so that no signal finds it unregistered.
   std::error_code ec;
-  crash::remove_on_crash(fs::absolute(partial_, ec).string());
+  const std::string registered = fs::absolute(partial_, ec).string();
+  crash::remove_on_crash(registered);
+  out_.open(partial_, std::ios::trunc | std::ios::binary);
+  if (!out_) {
+    crash::forget(registered);
+    throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
+  }
 }
 
 AtomicFile::~AtomicFile() {

@@ -58,6 +58,13 @@ class ThreadGuard {
 void remove_on_crash(const std::string& path);
 void forget(const std::string& path);
 
+// SIGINT, SIGTERM and SIGHUP also remove those files before the signal ends
+// the process as it would have (same status, as a shell reports it). For
+// the CLI's commands that do not stop gracefully (catch_interrupts replaces
+// the SIGINT and SIGTERM handlers of those that do). Forked children only
+// end. Idempotent.
+void remove_partials_on_termination();
+
 // "signal 11 (SIGSEGV, an invalid memory access)".
 std::string describe_signal(int sig);
 
