@@ -129,8 +129,8 @@ TEST_CASE("traffic: uniform saturation near the channel-load bound") {
   for (const auto& r : curve) best = std::max(best, r.accepted);
   INFO("points " << curve.size() << ", last unsaturated load " << curve[curve.size() - 2].offered << ", best accepted "
                  << best);
-  CHECK(best >= 0.6 * 0.5);
-  CHECK(best <= 1.0 * 0.5);
+  // docs/traffic.md: about 0.44 accepted, 88% of the bound (the writers' backpressure).
+  CHECK(best == Approx(0.44).margin(0.02));
   for (std::size_t i = 1; i < curve.size(); ++i) {
     INFO("load " << curve[i].offered << " latency " << curve[i].avg_latency << " after " << curve[i - 1].avg_latency);
     CHECK(curve[i].avg_latency >= curve[i - 1].avg_latency);

@@ -1,5 +1,7 @@
 // The Xeon Phi offload path model: TLP accounting, posted vs non-posted
 // timing, the far-socket penalty, the presets and their calibration checks.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "hopsim/core/error.hpp"
@@ -85,11 +87,18 @@ TEST_CASE("the knc-7120p preset: calibration against the SCIF round trip and the
   const OffloadModel near(m, Placement{0});
   // link_latency is calibrated on this: 0.44 us (Documentation/mic/scif_overview.txt).
   CHECK(near.scif_pingpong(8) == Approx(440e-9).epsilon(0.01));
-  // card_dispatch_cycles is calibrated on the published median 1678.5 ns;
-  // the acceptance check is the published average 1786 ns within 20 %.
+  // card_dispatch_cycles is calibrated on the published median 1678.5 ns. The
+  // published average (1786 ns) is the same measurement: a calibration check at
+  // the -6.0% docs/validation.md states, not a validation.
   const double call = near.call(1, 0);
   CHECK(call == Approx(1678.5e-9).epsilon(0.01));
-  CHECK(call == Approx(1786.359e-9).epsilon(0.20));
+  CHECK(call == Approx(1786.359e-9).epsilon(0.065));
+  // Control: without the card's software the call misses both by far.
+  Machine wrong = m;
+  wrong.card.dispatch_cycles = 0;
+  const double bare = OffloadModel(wrong, Placement{0}).call(1, 0);
+  CHECK(std::abs(bare - 1786.359e-9) / 1786.359e-9 > 0.065);
+  CHECK(std::abs(bare - 1678.5e-9) / 1678.5e-9 > 0.01);
 }
 
 // A host on the far socket, event by event (X: one inter-socket crossing,
