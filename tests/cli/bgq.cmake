@@ -120,10 +120,11 @@ foreach(c "null;11;SIGSEGV" "abort;6;SIGABRT" "stack;11;SIGSEGV")
   cli_test(bgq_crash_${how}.process RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
     "hopsim: rank 5: killed by signal ${sig}" LACKS "passed the barrier"
     CMD env HOPSIM_MODE=native HOPSIM_SCENARIO=${CMAKE_CURRENT_BINARY_DIR}/bgq-double.json ${CLI_BGQ_PROGS}/crash ${how})
-  if(NOT how STREQUAL "stack")  # a fiber's stack has no guard page (docs/reliability.md)
-    cli_test(bgq_crash_${how}.sim RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
-      LACKS "passed the barrier" CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/crash ${how})
-  endif()
+  cli_test(bgq_crash_${how}.sim RC ${rc} NO_CORE HAS "hopsim: rank 5: the device program crashed: signal ${sig} (${name}"
+    LACKS "passed the barrier" CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/crash ${how})
 endforeach()
 cli_test(bgq_crash_stack_names_overflow NO_CORE RC 139 HAS ": a stack overflow"
   CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/crash stack)
+# In simulation a rank's fiber stack has a guard page below it.
+cli_test(bgq_crash_stack_names_overflow.sim NO_CORE RC 139 HAS "hopsim: rank 5: the device program crashed" ": a stack overflow"
+  CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/crash stack)

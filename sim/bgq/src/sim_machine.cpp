@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <queue>
 
 #include <fmt/format.h>
 #include <boost/context/fiber.hpp>
+#include <boost/context/fixedsize_stack.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "machine.hpp"
@@ -22,6 +26,44 @@ namespace ctx = boost::context;
 namespace hopsim::bgq {
 
 namespace {
+
+// A rank's fiber stack, with a guard page below it (an overflow faults there
+// and the crash report names it) when `guard`; records where it lies.
+class RankStack {
+ public:
+  RankStack(std::size_t bytes, bool guard, crash::StackBounds* where) : bytes_(bytes), guard_(guard), where_(where) {}
+  ctx::stack_context allocate() {
+    ctx::stack_context sc =
+        guard_ ? ctx::protected_fixedsize_stack(bytes_).allocate() : ctx::fixedsize_stack(bytes_).allocate();
+    const auto hi = reinterpret_cast<std::uintptr_t>(sc.sp);
+    *where_ = {hi - sc.size, hi};
+    return sc;
+  }
+  void deallocate(ctx::stack_context& sc) noexcept {
+    if (guard_)
+      ctx::protected_fixedsize_stack(bytes_).deallocate(sc);
+    else
+      ctx::fixedsize_stack(bytes_).deallocate(sc);
+  }
+
+ private:
+  std::size_t bytes_;
+  bool guard_;
+  crash::StackBounds* where_;
+};
+
+// A guarded stack is two mappings (the guard page cannot merge with its
+// neighbours); unguarded ones merge. Guard pages while the ranks' stacks
+// take at most half of the kernel's limit on a process's mappings
+// (vm.max_map_count: 65530 by default, so up to 16382 ranks).
+bool guarded_stacks(std::uint32_t ranks) {
+  long limit = 65530;
+  if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &limit) != 1) limit = 65530;
+    std::fclose(f);
+  }
+  return 2L * ranks <= limit / 2;
+}
 
 enum class Wait : std::uint8_t { none, time, delivery, gi, mpi_barrier, mail, done };
 
@@ -116,10 +158,12 @@ class SimMachine final : public Machine {
   void run(void (*entry)()) override {
     fibers_.resize(n_);
     sinks_.resize(n_);
+    stacks_.assign(n_, {});
     errors_.assign(n_, nullptr);
+    const bool guard = guarded_stacks(n_);
     for (std::uint32_t r = 0; r < n_; ++r) {
       fibers_[r] =
-          ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(rank_stack_bytes()), [this, r, entry](ctx::fiber&& sink) {
+          ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard, &stacks_[r]), [this, r, entry](ctx::fiber&& sink) {
             sinks_[r] = std::move(sink);
             try {
               entry();
@@ -152,7 +196,10 @@ class SimMachine final : public Machine {
       wait_[r] = Wait::none;
       clock_[r] = std::max(clock_[r], now_);
       set_current(this, static_cast<int>(r));
+      const auto thread_stack = crash::stack_bounds();
+      crash::set_stack_bounds(stacks_[r]);
       fibers_[r] = std::move(fibers_[r]).resume();
+      crash::set_stack_bounds(thread_stack);
       set_current(nullptr, -1);
       if (errors_[r]) std::rethrow_exception(errors_[r]);
       if (wait_[r] == Wait::done) ++finished;
@@ -481,6 +528,7 @@ class SimMachine final : public Machine {
   std::vector<std::pair<std::shared_ptr<const CollectiveDone>, std::size_t>> collectives_;  // event kind 2
   std::uint32_t n_;
   std::vector<ctx::fiber> fibers_, sinks_;
+  std::vector<crash::StackBounds> stacks_;  // each rank's fiber stack, for the crash report
   std::vector<std::exception_ptr> errors_;
   std::vector<model::Tick> clock_;
   std::vector<Wait> wait_;

@@ -221,6 +221,12 @@ ThreadGuard::~ThreadGuard() {
   }
 }
 
+StackBounds stack_bounds() { return {t_stack_lo, t_stack_hi}; }
+void set_stack_bounds(StackBounds b) {
+  t_stack_lo = b.lo;
+  t_stack_hi = b.hi;
+}
+
 void remove_on_crash(const std::string& path) {
   // Plain C strings: the signal handler reads them and may not allocate.
   char* copy = ::strdup(path.c_str());

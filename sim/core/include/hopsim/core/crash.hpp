@@ -14,6 +14,7 @@
 // naming it. In such a child (any process forked after install()) the
 // handler prints its line, turns core dumps off and lets the signal end the
 // process, so that its parent can name it.
+#include <cstdint>
 #include <string>
 
 #include "hopsim/core/error.hpp"
@@ -52,6 +53,16 @@ class ThreadGuard {
   const char* previous_;
   void* stack_ = nullptr;  // the alternate stack this guard installed, if any
 };
+
+// The stack the calling thread runs on, for the report's "a stack overflow"
+// (a fault in the page below it). Threads record their own (install,
+// ThreadGuard); a simulator that switches to a fiber with a guard page sets
+// the fiber's at the switch and restores the previous bounds after it.
+struct StackBounds {
+  std::uintptr_t lo = 0, hi = 0;  // lo: the lowest usable byte or the guard page's start
+};
+StackBounds stack_bounds();
+void set_stack_bounds(StackBounds b);
 
 // Files removed if the process crashes (uncommitted outputs). At most 64 at a
 // time; more are not removed on a crash.
