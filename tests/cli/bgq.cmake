@@ -23,6 +23,11 @@ cli_test(bgq_scale_bad_torus RC 2 HAS "is not AxBxCxDxE"
 cli_test(bgq_gibarrier HAS "gi barrier" "identical data on every rank" LACKS "WRONG"
   CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set kernel.name=\"gibarrier\" --set "kernel.args={\"iterations\":5}"
       --out run)
+# A torus too big for the memory a run may use is refused before it is built.
+cli_test(bgq_too_big_for_limit RC 2
+  HAS "machine.torus_a..torus_e: a 16x8x8x8x2 torus needs about 0.25 GiB (16384 ranks of at least 16 KiB each, before the program's own memory), more than the 0.0977 GiB HOPSIM_MEMORY_LIMIT allows"
+  CMD env HOPSIM_MEMORY_LIMIT=100MiB ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set machine.torus_a=16 --set machine.torus_b=8
+      --set machine.torus_c=8 --set machine.torus_d=8 --out run)
 cli_test(bgq_arg_out_of_range RC 2 HAS "kernel.args.threads: 65 is out of range [1, 64]"
   CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.args.threads=65 --out run)
 cli_test(bgq_arg_wrong_type RC 2 HAS "kernel.args.threads: expected an integer, got"
