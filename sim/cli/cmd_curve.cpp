@@ -36,6 +36,9 @@ void add_curve_commands(Commands& c) {
                   "with --reference: exit 3 when a load below --below x the reference's saturation is further off "
                   "(percent)");
   cmd->add_option("--below", o->below, "with --reference: compare below this fraction of its saturation (default 0.8)");
+  cmd->add_option("--seeds", o->seeds,
+                  "runs per load with seeds traffic.seed, +1, ...: mean and 95% confidence interval per load and for "
+                  "the saturation point (default 1)");
   c.on(cmd, [o] { return studies::run_curve(*o); });
 }
 

@@ -1,5 +1,9 @@
 // hopsim curve: latency versus offered load of synthetic traffic, from a
 // traffic scenario file and/or options (docs/traffic.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -142,12 +146,14 @@ std::optional<Reference> checked_reference(const CurveOptions& o) {
 // The curve's points: at the reference's own loads up to hopsim's
 // saturation, else by the scenario's step.
 std::vector<network::model::TrafficResult> run_points(const network::model::TrafficScenario& sc,
-                                                      const std::optional<Reference>& ref) {
+                                                      const std::optional<Reference>& ref, std::uint64_t seed) {
   std::vector<network::model::TrafficResult> results;
+  auto base = sc.config;
+  base.seed = seed;
   try {
-    if (!ref) return network::model::latency_curve(sc.config, sc.curve_step, sc.curve_max);
+    if (!ref) return network::model::latency_curve(base, sc.curve_step, sc.curve_max);
     for (const auto& p : ref->points) {
-      auto c = sc.config;
+      auto c = base;
       c.offered_load = p.offered;
       results.push_back(network::model::run_traffic(c));
       if (results.back().saturated) break;
@@ -218,7 +224,7 @@ struct Against {
 
 // One reference load: its table row and CSV row; counts it in `a`.
 void compare_point(const CurveOptions& o, const ReferencePoint& p, const network::model::TrafficResult* r, double limit,
-                   Against& a) {
+                   Against& a, std::optional<double> ci) {
   if (p.latency) {
     a.reference.x.push_back(p.offered);
     a.reference.y.push_back(*p.latency);
@@ -247,26 +253,32 @@ void compare_point(const CurveOptions& o, const ReferencePoint& p, const network
   } else {
     note = "not compared";
   }
-  std::cout << fmt::format("{:>8.3f} {:>10} {:>10} {:>8} {}\n", p.offered,
-                           ok_h ? fmt::format("{:.2f}", r->avg_latency) : std::string(r ? "saturated" : "-"),
+  std::cout << fmt::format("{:>8.3f} {:>16} {:>10} {:>8} {}\n", p.offered,
+                           ok_h ? fmt::format("{:.2f}{}", r->avg_latency, ci ? fmt::format(" +-{:.2f}", *ci) : "")
+                                : std::string(r ? "saturated" : "-"),
                            p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
-  a.csv += fmt::format("{},{},{},{},{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
+  a.csv += fmt::format("{},{},{},{},{}{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
                        p.latency ? fmt::format("{}", *p.latency) : std::string(),
-                       ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0);
+                       ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0,
+                       ci ? (ok_h ? fmt::format(",{}", *ci) : std::string(",")) : std::string());
 }
 
+// `ci`: with seeds, each load's 95% interval half-width (results are the means).
 Against compare_with(const CurveOptions& o, const Reference& ref,
-                     const std::vector<network::model::TrafficResult>& results) {
+                     const std::vector<network::model::TrafficResult>& results, const std::vector<double>& ci = {}) {
   const double limit = ref.saturation ? o.below * *ref.saturation : 2.0;
   std::cout << fmt::format("\nagainst {}: {}\n", o.reference,
                            ref.saturation ? fmt::format("saturated at offered {:g}; compared below {:g} x that = {:g}",
                                                         *ref.saturation, o.below, limit)
                                           : std::string("never saturated; every load compared"));
-  std::cout << fmt::format("{:>8} {:>10} {:>10} {:>8} {}\n", "offered", "hopsim", "reference", "error", "");
+  std::cout << fmt::format("{:>8} {:>16} {:>10} {:>8} {}\n", "offered", ci.empty() ? "hopsim" : "hopsim (95%)",
+                           "reference", "error", "");
   Against a;
-  a.csv = "offered,avg_latency,reference_latency,error_percent,compared\n";
+  a.csv = std::string("offered,avg_latency,reference_latency,error_percent,compared") +
+          (ci.empty() ? "\n" : ",avg_latency_ci95\n");
   for (std::size_t i = 0; i < ref.points.size(); ++i)
-    compare_point(o, ref.points[i], i < results.size() ? &results[i] : nullptr, limit, a);
+    compare_point(o, ref.points[i], i < results.size() ? &results[i] : nullptr, limit, a,
+                  i < ci.size() ? std::optional<double>(ci[i]) : std::nullopt);
   if (results.back().saturated)
     std::cout << fmt::format("hopsim saturated at offered {:g}{}\n", results.back().offered,
                              ref.saturation
@@ -312,20 +324,168 @@ void plot_curve(const CurveOptions& o, const network::model::TrafficScenario& sc
   std::cout << "wrote " << o.png << "\n";
 }
 
+// Student's t for a two-sided 95% interval, by degrees of freedom 1..30
+// (the standard table, e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2); 1.96
+// beyond.
+double t95(std::size_t dof) {
+  static constexpr std::array<double, 30> t = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                               2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                               2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return dof >= 1 && dof <= t.size() ? t[dof - 1] : 1.96;
+}
+
+// Mean and the half-width of its 95% confidence interval (0 for one value).
+struct Interval {
+  double mean = 0, half = 0;
+  std::size_t n = 0;
+};
+Interval interval(const std::vector<double>& v) {
+  Interval iv;
+  iv.n = v.size();
+  if (v.empty()) return iv;
+  for (const double x : v) iv.mean += x;
+  iv.mean /= static_cast<double>(v.size());
+  if (v.size() < 2) return iv;
+  double ss = 0;
+  for (const double x : v) ss += (x - iv.mean) * (x - iv.mean);
+  const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  iv.half = t95(v.size() - 1) * sd / std::sqrt(static_cast<double>(v.size()));
+  return iv;
+}
+
+// One load over the seeds: statistics over the seeds that did not saturate there.
+struct SeededPoint {
+  double offered = 0;
+  std::size_t ran = 0, saturated = 0;  // seeds that reached this load; of them, saturated at it
+  Interval accepted, avg, p99, net;
+};
+
+// Seed k's curve is runs[k]; each stops at its own first saturated load.
+std::vector<SeededPoint> aggregate(const std::vector<std::vector<network::model::TrafficResult>>& runs) {
+  std::vector<SeededPoint> out;
+  for (std::size_t i = 0;; ++i) {
+    SeededPoint p;
+    std::vector<double> acc, avg, p99, net;
+    for (const auto& r : runs) {
+      if (i >= r.size()) continue;
+      p.offered = r[i].offered;
+      ++p.ran;
+      if (r[i].saturated) {
+        ++p.saturated;
+        continue;
+      }
+      acc.push_back(r[i].accepted);
+      avg.push_back(r[i].avg_latency);
+      p99.push_back(r[i].p99_latency);
+      net.push_back(r[i].avg_network_latency);
+    }
+    if (p.ran == 0) return out;
+    p.accepted = interval(acc);
+    p.avg = interval(avg);
+    p.p99 = interval(p99);
+    p.net = interval(net);
+    out.push_back(p);
+  }
+}
+
+// The table over the seeds; returns its CSV.
+std::string print_seeded(const network::model::TrafficScenario& sc, const std::vector<SeededPoint>& points,
+                         const std::vector<std::vector<network::model::TrafficResult>>& runs, bool at_reference) {
+  const auto& cfg = sc.config;
+  std::cout << fmt::format(
+      "latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}, {} seeds from {} (mean and 95% "
+      "interval over the seeds that did not saturate at a load)\n",
+      network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", network::model::describe(cfg),
+      sc.preset, sizes_text(cfg), at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step),
+      runs.size(), cfg.seed);
+  std::cout << fmt::format("{:>8} {:>6} {:>9} {:>10} {:>8} {:>10} {:>10} {:>8} {}\n", "offered", "seeds", "accepted",
+                           "avg lat", "+-95%", "p99", "net lat", "+-95%", "");
+  std::string csv =
+      "offered,seeds,saturated_seeds,accepted,avg_latency,avg_latency_ci95,p99_latency,avg_network_latency,"
+      "avg_network_latency_ci95\n";
+  for (const auto& p : points) {
+    const std::string note = p.saturated ? fmt::format("SATURATED in {} of {}", p.saturated, p.ran) : "";
+    if (p.avg.n == 0) {
+      std::cout << fmt::format("{:>8.3f} {:>6} {:>9} {:>10} {:>8} {:>10} {:>10} {:>8} {}\n", p.offered, p.ran, "-", "-",
+                               "-", "-", "-", "-", note);
+      csv += fmt::format("{},{},{},,,,,,\n", p.offered, p.ran, p.saturated);
+      continue;
+    }
+    std::cout << fmt::format("{:>8.3f} {:>6} {:>9.4f} {:>10.2f} {:>8.2f} {:>10.2f} {:>10.2f} {:>8.2f} {}\n", p.offered,
+                             p.ran, p.accepted.mean, p.avg.mean, p.avg.half, p.p99.mean, p.net.mean, p.net.half, note);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", p.offered, p.ran, p.saturated, p.accepted.mean, p.avg.mean,
+                       p.avg.half, p.p99.mean, p.net.mean, p.net.half);
+  }
+  // The saturation point: each seed's first saturated load.
+  std::vector<double> sat;
+  for (const auto& r : runs)
+    if (!r.empty() && r.back().saturated) sat.push_back(r.back().offered);
+  if (!sat.empty()) {
+    const auto iv = interval(sat);
+    std::cout << fmt::format("saturation: offered {:.3f} +-{:.3f} (95%, {} seeds; from {:g} to {:g}){}\n", iv.mean,
+                             iv.half, sat.size(), *std::min_element(sat.begin(), sat.end()),
+                             *std::max_element(sat.begin(), sat.end()),
+                             sat.size() < runs.size()
+                                 ? fmt::format("; {} seeds did not saturate", runs.size() - sat.size())
+                                 : std::string());
+  } else if (!at_reference && !points.empty()) {
+    std::cout << fmt::format("not saturated up to load {} in any seed (raise --max)\n", points.back().offered);
+  }
+  return csv;
+}
+
+// The means as curve points for the comparison and the chart: a load where
+// any seed saturated counts as saturated.
+std::vector<network::model::TrafficResult> means(const std::vector<SeededPoint>& points) {
+  std::vector<network::model::TrafficResult> out;
+  for (const auto& p : points) {
+    network::model::TrafficResult r;
+    r.offered = p.offered;
+    r.accepted = p.accepted.mean;
+    r.avg_latency = p.avg.mean;
+    r.p99_latency = p.p99.mean;
+    r.avg_network_latency = p.net.mean;
+    r.saturated = p.saturated > 0;
+    out.push_back(r);
+    if (r.saturated) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_curve(const CurveOptions& o) {
+  if (o.seeds < 1 || o.seeds > 1000) throw ConfigError(fmt::format("--seeds {}: must be in 1..1000", o.seeds));
   const auto sc =
       network::model::load_traffic_scenario(scenario_document(o), o.scenario.empty() ? "options" : o.scenario);
   const auto ref = checked_reference(o);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto results = run_points(sc, ref);
+  std::vector<std::vector<network::model::TrafficResult>> runs;
+  for (int k = 0; k < o.seeds; ++k) {
+    runs.push_back(run_points(sc, ref, sc.config.seed + static_cast<std::uint64_t>(k)));
+    if (o.seeds > 1 && ::isatty(2))
+      std::cerr << fmt::format("\rcurve: seed {}/{} done", k + 1, o.seeds) << (k + 1 == o.seeds ? "\n" : "")
+                << std::flush;
+  }
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string csv = print_curve(sc, results, ref.has_value());
-  print_host_time(results, host_s);
+  std::vector<network::model::TrafficResult> results;
+  std::vector<double> ci;
+  std::string csv;
+  if (o.seeds == 1) {
+    results = runs.front();
+    csv = print_curve(sc, results, ref.has_value());
+  } else {
+    const auto points = aggregate(runs);
+    csv = print_seeded(sc, points, runs, ref.has_value());
+    results = means(points);
+    for (const auto& p : points) ci.push_back(p.avg.half);
+  }
+  std::vector<network::model::TrafficResult> all;
+  for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+  print_host_time(all, host_s);
   std::optional<Against> against;
   if (ref) {
-    against = compare_with(o, *ref, results);
+    against = compare_with(o, *ref, results, ci);
     csv = against->csv;
   }
   if (!o.csv.empty()) {

@@ -19,6 +19,11 @@ struct CurveOptions {
   std::string reference;            // a reference curve (CSV) to run at and compare with
   std::optional<double> max_error;  // percent; exit 3 when a compared point is further off
   double below = 0.8;               // compare below this fraction of the reference's saturation
+  // Runs per load, seeds traffic.seed, +1, ...: with more than one, each
+  // load reports the mean over the seeds that did not saturate there and
+  // its 95% confidence interval (Student's t), and the saturation point is
+  // reported over the seeds as well. A reference is compared with the mean.
+  int seeds = 1;
 };
 
 // Runs the curve, prints it, writes the files asked for; 3 when a compared
