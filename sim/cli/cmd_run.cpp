@@ -67,6 +67,24 @@ int list(const std::string& what, const std::string& preset_name) {
   if (what == "machines") list_machines();
   if (what == "families") list_families();
   if (what == "kernels") list_kernels();
+  if (what == "keys") {
+    // Every scenario key with its type, default and meaning; with a preset, its parameters too.
+    std::size_t wk = 0, wt = 0, wd = 0;
+    for (const auto& k : scenario_keys()) {
+      wk = std::max(wk, k.key.size());
+      wt = std::max(wt, k.type.size());
+      wd = std::max(wd, k.default_value.size());
+    }
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "key", wk, "type", wt, "default", wd, "meaning");
+    for (const auto& k : scenario_keys())
+      std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", k.key, wk, k.type, wt, k.default_value, wd, k.meaning);
+    std::cout << "\nAny key can be set on the command line: --set KEY=VALUE (VALUE as JSON when it parses).\n";
+    if (preset_name.empty()) return 0;
+    const auto preset = load_preset(preset_name, "preset");
+    std::cout << fmt::format("\nmachine.* for {}: each parameter below, its value the default\n", preset_name);
+    find_family(preset.family, "preset " + preset_name).print_params(preset_name, std::cout);
+    return 0;
+  }
   if (what != "params") return 0;
   if (preset_name.empty()) throw ConfigError("list params: name a preset (hopsim list machines shows them)");
   const auto preset = load_preset(preset_name, "preset");
@@ -91,11 +109,11 @@ void add_run_commands(Commands& c) {
   c.on(run, [o] { return run_scenario(*o); });
 
   auto what = std::make_shared<std::pair<std::string, std::string>>();
-  auto* lst = c.app.add_subcommand("list", "list machines, kernels or a machine's parameters");
-  lst->add_option("what", what->first, "machines, families, kernels or params")
+  auto* lst = c.app.add_subcommand("list", "list machines, kernels, scenario keys or a machine's parameters");
+  lst->add_option("what", what->first, "machines, families, kernels, keys (every scenario key) or params")
       ->required()
-      ->check(CLI::IsMember({"machines", "families", "kernels", "params"}));
-  lst->add_option("preset", what->second, "machine preset (for params)");
+      ->check(CLI::IsMember({"machines", "families", "kernels", "keys", "params"}));
+  lst->add_option("preset", what->second, "machine preset (for params; for keys, adds its parameters)");
   c.on(lst, [what] { return list(what->first, what->second); });
 }
 

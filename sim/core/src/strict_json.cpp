@@ -38,6 +38,10 @@ nlohmann::json read_json_file(const std::string& path) {
 
 void require_known_keys(const nlohmann::json& obj, std::string_view path,
                         std::initializer_list<std::string_view> known) {
+  require_known_keys(obj, path, std::span<const std::string_view>(known.begin(), known.size()));
+}
+
+void require_known_keys(const nlohmann::json& obj, std::string_view path, std::span<const std::string_view> known) {
   if (!obj.is_object()) {
     throw ConfigError(fmt::format("{}: expected an object, got {}", path.empty() ? "scenario" : path, obj.type_name()));
   }

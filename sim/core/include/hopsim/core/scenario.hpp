@@ -5,7 +5,9 @@
 // naming the key. The resolved document is echoed into every output.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,5 +51,15 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                        const std::optional<std::string>& mode);
 // Same from an already parsed document (tests, sweeps).
 Scenario scenario_from_json(nlohmann::json doc, const std::string& origin);
+
+// Every key of a run scenario: the one declaration the loader checks keys
+// against and `hopsim list keys` prints. A key ending in ".*" stands for
+// keys declared elsewhere (a preset's parameters, a kernel's arguments).
+struct ScenarioKey {
+  std::string_view key, type, default_value, meaning;
+};
+std::span<const ScenarioKey> scenario_keys();
+// The names directly under `section` ("" for the top level, "outputs").
+std::vector<std::string_view> scenario_key_names(std::string_view section);
 
 }  // namespace hopsim

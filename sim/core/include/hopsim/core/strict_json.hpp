@@ -2,6 +2,7 @@
 // Strict reading of JSON objects: every key must be known, every value of
 // the expected type; errors name the full key path ("machine.rows").
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,7 @@ nlohmann::json read_json_file(const std::string& path);
 // Also throws if `obj` is not an object.
 void require_known_keys(const nlohmann::json& obj, std::string_view path,
                         std::initializer_list<std::string_view> known);
+void require_known_keys(const nlohmann::json& obj, std::string_view path, std::span<const std::string_view> known);
 
 // Typed getters; `path` is the key path used in messages.
 int get_int(const nlohmann::json& obj, std::string_view key, std::string_view path, int fallback);
