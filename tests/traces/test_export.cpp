@@ -33,11 +33,11 @@ TEST_CASE("perfetto export parses and has X and M events", "[export]") {
     write_small_trace(path, Detail::hops);
     const json doc = perfetto_of(path);
     const auto x = events(doc, "X");
-    CHECK(x.size() == 4 + 3);  // PE states + hops
+    CHECK(x.size() == 4 + 3 + 2 * 2);  // PE states + hops + both ends of the 2 transactions
     std::size_t pe_slices = 0;
     std::size_t hop_slices = 0;
     for (const auto& e : x) {
-        if (e.at("pid") == kPePid) ++pe_slices;
+        if (e.at("pid") == kPePid && e.at("cat") == "pe") ++pe_slices;
         if (e.at("pid") == kLinkPid) {
             ++hop_slices;
             CHECK(e.at("tid").get<std::int64_t>() >= kLinkTidBase);
@@ -55,6 +55,43 @@ TEST_CASE("perfetto export parses and has X and M events", "[export]") {
     CHECK(thread_names.at(kLinkTidBase + 10) == "0->1, east (cmesh)");
     CHECK(thread_names.at(kLinkTidBase + 11) == "1->3 (cmesh)");
     CHECK(doc.at("otherData").at("machine") == "e16g301");
+    // Transaction 1 (0 -> 3, cycles 10 to 25.5): a flow from core 0's track to core 3's.
+    const auto s = events(doc, "s");
+    const auto f = events(doc, "f");
+    REQUIRE(s.size() == 2);
+    REQUIRE(f.size() == 2);
+    CHECK(s[0].at("tid") == 0);
+    CHECK(f[0].at("tid") == 3);
+    CHECK(s[0].at("id") == f[0].at("id"));
+    CHECK(f[0].at("bp") == "e");
+    CHECK(s[0].at("ts").get<double>() == Approx(10.0 * 1e6 / sample_meta().clock_hz));
+    CHECK(f[0].at("ts").get<double>() == Approx(25.5 * 1e6 / sample_meta().clock_hz));
+}
+
+TEST_CASE("perfetto export shows launches with a start as slices, a track per mode", "[export]") {
+    TempDir dir;
+    const auto path = dir / "launch.trace";
+    {
+        TraceWriter w(path, sample_meta(), Detail::counters, quiet());
+        w.add_launch({"native", "unicast", 3, 2.5e-3, 1.5e6, 4096, true, 0.0});
+        w.add_launch({"sim", "unicast", 3, 1.0e-5, 6000, 4096, true, 100.0});
+        w.add_launch({"sim", "broadcast", 3, 1.0e-5, 6000, 4096, true, 6100.0});
+        w.add_launch({"sim", "old", 1, 1.0e-5, 6000, 4096, true});  // no start: not placed
+        w.finish();
+    }
+    const json doc = perfetto_of(path);
+    std::vector<json> launches;
+    for (const auto& e : events(doc, "X"))
+        if (e.at("cat") == "launch") launches.push_back(e);
+    REQUIRE(launches.size() == 3);
+    CHECK(launches[0].at("pid") == kLaunchPid);
+    CHECK(launches[0].at("tid") == kLaunchTidBase);
+    CHECK(launches[1].at("tid") == kLaunchTidBase + 1);
+    CHECK(launches[2].at("tid") == kLaunchTidBase + 1);
+    CHECK(launches[2].at("name") == "broadcast n=3");
+    const double us = 1e6 / sample_meta().clock_hz;
+    CHECK(launches[2].at("ts").get<double>() == Approx(6100.0 * us));
+    CHECK(launches[2].at("dur").get<double>() == Approx(6000.0 * us));
 }
 
 TEST_CASE("perfetto export converts cycles with clock_hz", "[export]") {
@@ -65,7 +102,7 @@ TEST_CASE("perfetto export converts cycles with clock_hz", "[export]") {
     write_small_trace(path, Detail::hops, meta);
     bool seen = false;
     for (const auto& e : events(perfetto_of(path), "X")) {
-        if (e.at("name") == "dma") {  // hop of txn 2: cycles 31.5 to 39.5
+        if (e.at("name") == "dma" && e.at("cat") == "hop") {  // hop of txn 2: cycles 31.5 to 39.5
             CHECK(e.at("ts").get<double>() == Approx(0.063));
             CHECK(e.at("dur").get<double>() == Approx(0.016));
             seen = true;

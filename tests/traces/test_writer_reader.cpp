@@ -295,7 +295,7 @@ TEST_CASE("launches of both modes round trip at every detail level", "[writer][r
         {
             TraceWriter w(path, sample_meta(), d, quiet());
             w.add_launch({"native", "unicast", 3, 2.5e-3, 1.5e6, 4096, true});
-            w.add_launch({"sim", "unicast", 3, 1.0e-5, 6000, 4096, false});
+            w.add_launch({"sim", "unicast", 3, 1.0e-5, 6000, 4096, false, 120.5});
             CHECK_THROWS_AS(w.add_launch({"sim", "bad", 1, -1, 0, 0, true}), TraceError);
             w.finish();
         }
@@ -303,8 +303,29 @@ TEST_CASE("launches of both modes round trip at every detail level", "[writer][r
         const auto l = r.launches();
         REQUIRE(l.size() == 2);
         CHECK(l[0] == Launch{"native", "unicast", 3, 2.5e-3, 1.5e6, 4096, true});
-        CHECK(l[1] == Launch{"sim", "unicast", 3, 1.0e-5, 6000, 4096, false});
+        CHECK(l[1] == Launch{"sim", "unicast", 3, 1.0e-5, 6000, 4096, false, 120.5});
+        CHECK_FALSE(l[0].start.has_value());
     }
+}
+
+TEST_CASE("a trace of schema version 1 (launches without a start) reads its launches", "[reader]") {
+    TempDir dir;
+    const auto path = dir / "v1.trace";
+    {
+        TraceWriter w(path, sample_meta(), Detail::counters, quiet());
+        w.add_launch({"sim", "unicast", 3, 1.0e-5, 6000, 4096, true, 10.0});
+        w.finish();
+    }
+    {
+        hopsim::traces::sql::Db db(path, hopsim::traces::sql::OpenMode::create);
+        db.exec("ALTER TABLE launches DROP COLUMN start");
+        db.exec("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    }
+    const TraceReader r(path);
+    CHECK(r.schema_version() == 1);
+    const auto l = r.launches();
+    REQUIRE(l.size() == 1);
+    CHECK(l[0] == Launch{"sim", "unicast", 3, 1.0e-5, 6000, 4096, true});
 }
 
 TEST_CASE("a trace written before the launches table reads as having none", "[reader]") {

@@ -369,7 +369,8 @@ std::vector<Launch> TraceReader::launches() const {
     std::vector<Launch> out;
     sql::Stmt has(db_, schema::kHasLaunchesTable);
     if (!has.step()) return out;
-    sql::Stmt st(db_, schema::kSelectLaunches);
+    sql::Stmt with_start(db_, schema::kLaunchesHaveStart);
+    sql::Stmt st(db_, with_start.step() ? schema::kSelectLaunches : schema::kSelectLaunchesV1);
     while (st.step()) {
         Launch l;
         l.mode = st.text(0);
@@ -379,6 +380,7 @@ std::vector<Launch> TraceReader::launches() const {
         l.cycles = st.real(4);
         l.bytes = st.int64(5);
         l.check_ok = st.int64(6) != 0;
+        if (st.column_type(7) != SQLITE_NULL) l.start = st.real(7);
         out.push_back(std::move(l));
     }
     return out;

@@ -32,7 +32,7 @@ std::span<const Table> tables() noexcept {
         {"hops", "txn, link, enter, leave", "rowid"},
         {"link_counters", "link, bucket, bytes, packets, busy, stall", "link, bucket"},
         {"pe_states", "pe, state, start, \"end\"", "pe, start"},
-        {"launches", "mode, method, n, seconds, cycles, bytes, check_ok", "rowid"},
+        {"launches", "mode, method, n, seconds, cycles, bytes, check_ok, start", "rowid"},
     }};
     return all;
 }

@@ -345,7 +345,12 @@ void TraceWriter::write_batch(Batch& b, Statements& st) {
     }
     for (const Launch& l : b.launches) {
         st.launch.bind(1, l.mode).bind(2, l.method).bind(3, l.n).bind(4, l.seconds).bind(5, l.cycles);
-        st.launch.bind(6, l.bytes).bind(7, static_cast<std::int64_t>(l.check_ok ? 1 : 0)).run();
+        st.launch.bind(6, l.bytes).bind(7, static_cast<std::int64_t>(l.check_ok ? 1 : 0));
+        if (l.start)
+            st.launch.bind(8, *l.start);
+        else
+            st.launch.bind_null(8);
+        st.launch.run();
     }
     tx.commit();
 }

@@ -78,6 +78,7 @@ void HostContext::record(LaunchRecord r) {
   std::uint64_t total = 0;
   for (const auto& c : device_.counters()) total += c.write_bytes;
   if (r.bytes == 0) r.bytes = total - bytes_recorded_;
+  if (r.start < 0) r.start = device_.last_launch().start;
   bytes_recorded_ = total;
   records_.push_back(std::move(r));
 }

@@ -250,6 +250,7 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
   }
   for (auto& t : threads) t.join();
   last_launch_.seconds = host_seconds() - t0;
+  last_launch_.start = t0 * p_.clock_hz;
   last_launch_.cycles = last_launch_.seconds * p_.clock_hz;
   // Report the root cause: a kernel error beats the "another core failed"
   // stops it caused; otherwise the watchdog's diagnosis.

@@ -145,7 +145,8 @@ RunReport run_scenario(const Scenario& sc) {
     if (!trace) return;
     for (const auto& rec : m.records)
       trace->add_launch({to_string(m.mode), rec.method, rec.n, rec.seconds, rec.cycles,
-                         static_cast<std::int64_t>(rec.bytes), rec.mismatch_count == 0 || rec.known_faulty});
+                         static_cast<std::int64_t>(rec.bytes), rec.mismatch_count == 0 || rec.known_faulty,
+                         rec.start >= 0 ? std::optional<double>(rec.start) : std::nullopt});
   };
   if (sc.mode == Mode::native || sc.mode == Mode::both) {
     r.native = run_mode(Mode::native, sc, r.params, pkg, r.kernel_args, windows, sc.outputs.dir, trace.get());

@@ -258,6 +258,7 @@ void SimDevice::launch(const std::function<void()>& kernel) {
   chip_->launch_event().notify(sc_core::SC_ZERO_TIME);
   while (running_ > 0) sc_core::wait(chip_->done_event());
   last_launch_.cycles = chip_->now() - start;
+  last_launch_.start = start;
   last_launch_.seconds = last_launch_.cycles / p_.clock_hz;
   SPDLOG_LOGGER_DEBUG(log::get("sim"), "launch done at cycle {:.0f}: {:.0f} cycles", chip_->now(), last_launch_.cycles);
 }

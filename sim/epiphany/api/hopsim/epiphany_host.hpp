@@ -19,6 +19,9 @@ struct LaunchRecord {
   double ticks = 0;                     // what the host program measured (clock() ticks)
   double seconds = 0;                   // launch duration (simulated or wall)
   double cycles = 0;                    // device cycles (simulated) or wall time x clock (native)
+  // Cycle the launch began on the device's clock; record() fills it from the
+  // device's last launch when the host program leaves it negative.
+  double start = -1;
   std::uint64_t digest = 0;             // hash of the data the host read back
   std::size_t checked = 0;              // values checked against expectations
   std::vector<std::string> mismatches;  // "core 3 slot 7: expected 107, got 0"

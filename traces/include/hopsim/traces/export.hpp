@@ -14,6 +14,10 @@ namespace hopsim::traces {
 inline constexpr int kPePid = 1;
 inline constexpr int kLinkPid = 2;
 inline constexpr std::int64_t kLinkTidBase = 1 << 20;
+/// Launches: one track per mode in process kLaunchPid, tid kLaunchTidBase + the mode's
+/// index in the order the trace first names it.
+inline constexpr int kLaunchPid = 3;
+inline constexpr std::int64_t kLaunchTidBase = 1 << 19;
 
 /// Writes Chrome trace-event JSON ({"traceEvents":[...]}) that Perfetto and chrome://tracing
 /// open: one "X" event per PE state and per hop, "M" process_name/thread_name events naming

@@ -109,6 +109,9 @@ struct Launch {
     double cycles = 0;       ///< device cycles (simulated; wall time x clock natively)
     std::int64_t bytes = 0;  ///< bytes the PEs wrote to other PEs during the launch
     bool check_ok = true;    ///< the launch's data check passed (known faults excused)
+    /// Cycle the launch began on the run's clock (simulated; natively wall time since the
+    /// device opened x clock); absent in traces of schema version 1 and where not recorded.
+    std::optional<double> start;
     bool operator==(const Launch&) const = default;
 };
 

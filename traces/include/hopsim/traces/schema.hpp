@@ -8,7 +8,8 @@
 namespace hopsim::traces {
 
 /// Layout version written to meta.schema_version; readers refuse newer files.
-inline constexpr int kSchemaVersion = 1;
+/// 2: launches.start.
+inline constexpr int kSchemaVersion = 2;
 
 namespace meta_key {
 // Keys of the meta table that the trace layer itself writes.
@@ -56,7 +57,7 @@ CREATE TABLE link_counters(link INTEGER, bucket INTEGER, bytes INTEGER, packets 
                            busy REAL, stall REAL, PRIMARY KEY(link, bucket));
 CREATE TABLE pe_states(pe INTEGER, state TEXT, start REAL, "end" REAL);
 CREATE TABLE launches(mode TEXT, method TEXT, n INTEGER, seconds REAL, cycles REAL, bytes INTEGER,
-                      check_ok INTEGER);
+                      check_ok INTEGER, start REAL);
 )sql";
 
 // Built when the writer closes: appending to bare tables runs about 3x faster than
@@ -76,6 +77,9 @@ inline constexpr int kTableCount = 7;
 // launches came later than the other tables: files without it read as having no launches.
 inline constexpr std::string_view kHasLaunchesTable =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'launches'";
+// launches.start came with schema version 2.
+inline constexpr std::string_view kLaunchesHaveStart =
+    "SELECT 1 FROM pragma_table_info('launches') WHERE name = 'start'";
 inline constexpr std::string_view kHasMetaTable = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'";
 
 // Writer.
@@ -90,9 +94,12 @@ inline constexpr std::string_view kAddCounter =
     "ON CONFLICT(link, bucket) DO UPDATE SET bytes = bytes + excluded.bytes, "
     "packets = packets + excluded.packets, busy = busy + excluded.busy, stall = stall + excluded.stall";
 inline constexpr std::string_view kInsertLaunch =
-    "INSERT INTO launches(mode, method, n, seconds, cycles, bytes, check_ok) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    "INSERT INTO launches(mode, method, n, seconds, cycles, bytes, check_ok, start) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 inline constexpr std::string_view kSelectLaunches =
-    "SELECT mode, method, n, seconds, cycles, bytes, check_ok FROM launches ORDER BY rowid";
+    "SELECT mode, method, n, seconds, cycles, bytes, check_ok, start FROM launches ORDER BY rowid";
+inline constexpr std::string_view kSelectLaunchesV1 =
+    "SELECT mode, method, n, seconds, cycles, bytes, check_ok, NULL FROM launches ORDER BY rowid";
 inline constexpr std::string_view kInsertPeState =
     "INSERT INTO pe_states(pe, state, start, \"end\") VALUES(?1, ?2, ?3, ?4)";
 

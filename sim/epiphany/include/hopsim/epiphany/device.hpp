@@ -41,6 +41,7 @@ struct CoreCounters {
 struct LaunchTiming {
   double seconds = 0;  // host-visible duration (simulated or wall)
   double cycles = 0;   // device cycles (simulated; wall time x clock natively)
+  double start = 0;    // cycle it began (simulated; natively wall time since the device opened x clock)
 };
 
 // A core error reported by a device program's thread: the message is
