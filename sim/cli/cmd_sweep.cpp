@@ -20,6 +20,9 @@ void add_sweep_commands(Commands& c) {
       "key=v1,v2,... (JSON values, or low:high:step); repeat for more keys, e.g. --sweep traffic.load=0.1,0.2");
   cmd->add_option("--out", o->out, "output folder (default sweep-out): points/ and results.csv");
   cmd->add_flag("--fresh", o->fresh, "rerun points already done");
+  cmd->add_option("--seeds", o->seeds,
+                  "traffic sweeps: run each point with seeds traffic.seed, +1, ...; each column is the mean, with its "
+                  "95% interval in COLUMN_ci95 (default 1)");
   cmd->add_option("--progress", o->progress, "auto (bar on a terminal, lines otherwise), bar, lines or off")
       ->check(CLI::IsMember({"auto", "bar", "lines", "off"}));
   c.on(cmd, [o] { return studies::run_sweep(*o); });

@@ -32,6 +32,8 @@
 
 #include "hopsim/studies/sweep.hpp"
 
+#include "stats.hpp"
+
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/process.hpp"
@@ -289,6 +291,10 @@ class Sweep {
     if (kind_ == "traffic" && !scenario_path_.empty()) base_ = read_json_file(scenario_path_);
     if (kind_ == "traffic" && !base_.is_object()) throw ConfigError("scenario: expected a traffic scenario object");
     identity_base_ = kind_ + "|" + (kind_ == "run" ? scenario_path_ + "|" + read_text(scenario_path_) : base_.dump());
+    if (o.seeds < 1 || o.seeds > 1000) throw ConfigError(fmt::format("--seeds {}: must be in 1..1000", o.seeds));
+    if (o.seeds > 1 && kind_ != "traffic")
+      throw ConfigError("--seeds: only for traffic sweeps (a run's results do not depend on its seed)");
+    if (o.seeds > 1) identity_base_ += fmt::format("|seeds={}", o.seeds);
     // Axes: the file's, then the options' (an option replaces a file axis of the same key).
     if (file.contains("sweep")) {
       if (!file["sweep"].is_object()) throw ConfigError("sweep: expected an object of key: [values]");
@@ -464,7 +470,40 @@ class Sweep {
       nlohmann::json doc = base_;
       for (const auto& o : p.overrides()) apply_override(doc, o);
       const auto sc = network::model::load_traffic_scenario(doc, "sweep point");
-      const auto r = network::model::run_traffic(sc.config);
+      if (o_.seeds == 1) return traffic_table(network::model::run_traffic(sc.config));
+      // Over the seeds: each column's mean and its 95% interval; saturated: how many seeds.
+      std::vector<Table> runs;
+      for (int k = 0; k < o_.seeds; ++k) {
+        auto c = sc.config;
+        c.seed += static_cast<std::uint64_t>(k);
+        runs.push_back(traffic_table(network::model::run_traffic(c)));
+      }
+      Table t;
+      std::vector<std::string> row;
+      for (std::size_t c = 0; c < runs.front().columns.size(); ++c) {
+        const std::string& name = runs.front().columns[c];
+        std::vector<double> v;
+        for (const auto& r : runs) v.push_back(std::stod(r.rows.front()[c]));
+        const auto iv = interval(v);
+        if (name == "saturated") {
+          t.columns.push_back(name);
+          row.push_back(num(iv.mean * static_cast<double>(v.size())));
+          continue;
+        }
+        t.columns.push_back(name);
+        row.push_back(num(iv.mean));
+        t.columns.push_back(name + "_ci95");
+        row.push_back(num(iv.half));
+      }
+      t.rows.push_back(std::move(row));
+      return t;
+    }
+    return run_child(p);
+  }
+
+  // One traffic run's row.
+  static Table traffic_table(const network::model::TrafficResult& r) {
+    {
       const auto j = network::model::result_json(r);
       Table t;
       t.columns = {"offered",
@@ -489,7 +528,6 @@ class Sweep {
       t.rows.push_back(std::move(row));
       return t;
     }
-    return run_child(p);
   }
 
   // A `hopsim run` point: this binary as a child process, results.csv read back.

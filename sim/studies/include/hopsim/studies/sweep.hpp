@@ -13,6 +13,11 @@ struct SweepOptions {
   std::vector<std::string> sweeps;
   bool fresh = false;
   std::string progress = "auto";
+  // Traffic sweeps: each point runs with seeds traffic.seed, +1, ...; its
+  // row holds each column's mean over the seeds and, beside it,
+  // COLUMN_ci95 (the half-width of the mean's 95% interval); `saturated`
+  // becomes the number of seeds that saturated.
+  int seeds = 1;
 };
 
 // Runs (or resumes) the sweep; returns the exit code. Throws ConfigError on
