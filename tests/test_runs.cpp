@@ -94,10 +94,11 @@ std::map<std::string, double> device_ticks(const nlohmann::json& machine, const 
   const int repeat = 50;
   auto sc = passing("sim", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}, tmpdir(dir));
   if (!machine.empty()) {
-    nlohmann::json doc = {{"machine", machine},
-                          {"kernel", {{"name", "passing"}, {"args", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}}}},
-                          {"mode", "sim"},
-                          {"outputs", {{"dir", tmpdir(dir)}}}};
+    nlohmann::json doc = {
+        {"machine", machine},
+        {"kernel", {{"name", "passing"}, {"args", {{"repeat", repeat}, {"methods", {"broadcast", "unicast"}}}}}},
+        {"mode", "sim"},
+        {"outputs", {{"dir", tmpdir(dir)}}}};
     sc = scenario_from_json(doc, "t");
   }
   const auto r = run_scenario(sc);

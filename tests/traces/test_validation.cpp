@@ -90,8 +90,9 @@ TEST_CASE("newer schema version names both versions", "[reader][validation]") {
         FAIL("a newer schema was accepted");
     } catch (const TraceError& e) {
         CHECK(e.reason() == TraceError::Reason::newer_schema);
-        CHECK_THAT(e.what(),
-                   Catch::Contains("version 7") && Catch::Contains("version " + std::to_string(kSchemaVersion)) && Catch::Contains("future.trace"));
+        CHECK_THAT(e.what(), Catch::Contains("version 7") &&
+                                 Catch::Contains("version " + std::to_string(kSchemaVersion)) &&
+                                 Catch::Contains("future.trace"));
     }
     CHECK(probe_trace(path) == TraceFileState::complete);  // a newer trace is never clobbered
 }

@@ -103,7 +103,8 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
         const auto [it, added] =
             launch_tids.emplace(l.mode, kLaunchTidBase + static_cast<std::int64_t>(launch_tids.size()));
         if (added) {
-            if (launch_tids.size() == 1) ev.emit(metadata(kLaunchPid, it->second, "process_name", R"("name":"launches")"));
+            if (launch_tids.size() == 1)
+                ev.emit(metadata(kLaunchPid, it->second, "process_name", R"("name":"launches")"));
             ev.emit(metadata(kLaunchPid, it->second, "thread_name", "\"name\":" + json_string(l.mode)));
         }
         ev.emit(fmt::format(

@@ -162,19 +162,19 @@ class SimMachine final : public Machine {
     errors_.assign(n_, nullptr);
     const bool guard = guarded_stacks(n_);
     for (std::uint32_t r = 0; r < n_; ++r) {
-      fibers_[r] =
-          ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard, &stacks_[r]), [this, r, entry](ctx::fiber&& sink) {
-            sinks_[r] = std::move(sink);
-            try {
-              entry();
-            } catch (const ctx::detail::forced_unwind&) {
-              throw;
-            } catch (...) {
-              errors_[r] = std::current_exception();
-            }
-            wait_[r] = Wait::done;
-            return std::move(sinks_[r]);
-          });
+      fibers_[r] = ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard, &stacks_[r]),
+                              [this, r, entry](ctx::fiber&& sink) {
+                                sinks_[r] = std::move(sink);
+                                try {
+                                  entry();
+                                } catch (const ctx::detail::forced_unwind&) {
+                                  throw;
+                                } catch (...) {
+                                  errors_[r] = std::current_exception();
+                                }
+                                wait_[r] = Wait::done;
+                                return std::move(sinks_[r]);
+                              });
       push(0, 1, r);
     }
     std::uint32_t finished = 0;

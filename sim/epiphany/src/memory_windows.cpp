@@ -37,8 +37,7 @@ MemoryWindows::MemoryWindows(const epiphany::model::AddressMap& map)
     : map_(map), core_bytes_(round_to_page(map.local_size())) {
   // Every byte of the chip's memory may be touched by a run: refused before
   // anything is mapped when it cannot fit.
-  require_memory("machine.rows, cols, local_mem, emem_size",
-                 fmt::format("a chip of {} cores", map_.num_cores()),
+  require_memory("machine.rows, cols, local_mem, emem_size", fmt::format("a chip of {} cores", map_.num_cores()),
                  static_cast<double>(map_.num_cores()) * static_cast<double>(core_bytes_) +
                      static_cast<double>(round_to_page(map_.emem_size())),
                  fmt::format("{} KiB of local memory per core and {} MiB of external memory", core_bytes_ / 1024,

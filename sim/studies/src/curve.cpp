@@ -394,11 +394,10 @@ std::string print_seeded(const network::model::TrafficScenario& sc, const std::v
     if (!r.empty() && r.back().saturated) sat.push_back(r.back().offered);
   if (!sat.empty()) {
     const auto iv = interval(sat);
-    std::cout << fmt::format("saturation: offered {:.3f} +-{:.3f} (95%, {} seeds; from {:g} to {:g}){}\n", iv.mean,
-                             iv.half, sat.size(), *std::min_element(sat.begin(), sat.end()),
-                             *std::max_element(sat.begin(), sat.end()),
-                             sat.size() < runs.size()
-                                 ? fmt::format("; {} seeds did not saturate", runs.size() - sat.size())
+    std::cout << fmt::format(
+        "saturation: offered {:.3f} +-{:.3f} (95%, {} seeds; from {:g} to {:g}){}\n", iv.mean, iv.half, sat.size(),
+        *std::min_element(sat.begin(), sat.end()), *std::max_element(sat.begin(), sat.end()),
+        sat.size() < runs.size() ? fmt::format("; {} seeds did not saturate", runs.size() - sat.size())
                                  : std::string());
   } else if (!at_reference && !points.empty()) {
     std::cout << fmt::format("not saturated up to load {} in any seed (raise --max)\n", points.back().offered);

@@ -14,11 +14,11 @@
 namespace hopsim::epiphany {
 
 struct LaunchRecord {
-  std::string method;                   // e.g. "unicast"
-  int n = 0;                            // problem size of this launch
-  double ticks = 0;                     // what the host program measured (clock() ticks)
-  double seconds = 0;                   // launch duration (simulated or wall)
-  double cycles = 0;                    // device cycles (simulated) or wall time x clock (native)
+  std::string method;  // e.g. "unicast"
+  int n = 0;           // problem size of this launch
+  double ticks = 0;    // what the host program measured (clock() ticks)
+  double seconds = 0;  // launch duration (simulated or wall)
+  double cycles = 0;   // device cycles (simulated) or wall time x clock (native)
   // Cycle the launch began on the device's clock; record() fills it from the
   // device's last launch when the host program leaves it negative.
   double start = -1;
