@@ -45,6 +45,54 @@ std::string metadata(int pid, std::int64_t tid, std::string_view what, std::stri
     return fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{{}}}}})", pid, tid, what, args);
 }
 
+// Transactions as flows between node tracks: a zero-length slice where the
+// packet leaves its source and one where it reaches its destination (a flow
+// binds to slices), joined by a flow whose id is the transaction's. Adds the
+// nodes it names to `pes`.
+void emit_transactions(const TraceReader& trace, double us_per_cycle, EventStream& ev, std::set<std::int64_t>& pes) {
+    for (std::int64_t next = 0;;) {
+        const auto page = trace.transactions(next, 4096);
+        if (page.empty()) break;
+        for (const Transaction& x : page) {
+            pes.insert(x.src);
+            pes.insert(x.dst);
+            const std::string name = json_string(x.kind.empty() ? "transaction" : x.kind);
+            const double t0 = x.inject * us_per_cycle, t1 = x.arrive * us_per_cycle;
+            ev.emit(fmt::format(
+                R"({{"ph":"X","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"dur":0,"args":{{"txn":{},"bytes":{},"to":{}}}}})",
+                kPePid, x.src, name, t0, x.id, x.bytes, x.dst));
+            ev.emit(fmt::format(R"({{"ph":"s","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"id":{}}})", kPePid,
+                                x.src, name, t0, x.id));
+            ev.emit(fmt::format(
+                R"({{"ph":"X","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"dur":0,"args":{{"txn":{},"bytes":{},"from":{}}}}})",
+                kPePid, x.dst, name, t1, x.id, x.bytes, x.src));
+            ev.emit(fmt::format(R"({{"ph":"f","bp":"e","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"id":{}}})",
+                                kPePid, x.dst, name, t1, x.id));
+        }
+        if (page.back().id == std::numeric_limits<std::int64_t>::max()) break;
+        next = page.back().id + 1;
+    }
+}
+
+// Launches with a recorded start, a track per mode.
+void emit_launches(const TraceReader& trace, double us_per_cycle, EventStream& ev) {
+    std::map<std::string, std::int64_t> launch_tids;
+    for (const Launch& l : trace.launches()) {
+        if (!l.start) continue;
+        const auto [it, added] =
+            launch_tids.emplace(l.mode, kLaunchTidBase + static_cast<std::int64_t>(launch_tids.size()));
+        if (added) {
+            if (launch_tids.size() == 1)
+                ev.emit(metadata(kLaunchPid, it->second, "process_name", R"("name":"launches")"));
+            ev.emit(metadata(kLaunchPid, it->second, "thread_name", "\"name\":" + json_string(l.mode)));
+        }
+        ev.emit(fmt::format(
+            R"({{"ph":"X","pid":{},"tid":{},"cat":"launch","name":{},"ts":{},"dur":{},"args":{{"n":{},"cycles":{},"bytes":{},"check_ok":{}}}}})",
+            kLaunchPid, it->second, json_string(fmt::format("{} n={}", l.method, l.n)), *l.start * us_per_cycle,
+            l.cycles * us_per_cycle, l.n, l.cycles, l.bytes, l.check_ok ? "true" : "false"));
+    }
+}
+
 }  // namespace
 
 void export_perfetto(const TraceReader& trace, std::ostream& out) {
@@ -70,48 +118,8 @@ void export_perfetto(const TraceReader& trace, std::ostream& out) {
                             to_string(s.state), s.start * us_per_cycle, (s.end - s.start) * us_per_cycle));
     });
 
-    // Transactions as flows between node tracks: a zero-length slice where the
-    // packet leaves its source and one where it reaches its destination (a
-    // flow binds to slices), joined by a flow whose id is the transaction's.
-    for (std::int64_t next = 0;;) {
-        const auto page = trace.transactions(next, 4096);
-        if (page.empty()) break;
-        for (const Transaction& x : page) {
-            pes.insert(x.src);
-            pes.insert(x.dst);
-            const std::string name = json_string(x.kind.empty() ? "transaction" : x.kind);
-            const double t0 = x.inject * us_per_cycle, t1 = x.arrive * us_per_cycle;
-            ev.emit(fmt::format(
-                R"({{"ph":"X","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"dur":0,"args":{{"txn":{},"bytes":{},"to":{}}}}})",
-                kPePid, x.src, name, t0, x.id, x.bytes, x.dst));
-            ev.emit(fmt::format(R"({{"ph":"s","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"id":{}}})", kPePid,
-                                x.src, name, t0, x.id));
-            ev.emit(fmt::format(
-                R"({{"ph":"X","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"dur":0,"args":{{"txn":{},"bytes":{},"from":{}}}}})",
-                kPePid, x.dst, name, t1, x.id, x.bytes, x.src));
-            ev.emit(fmt::format(R"({{"ph":"f","bp":"e","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"id":{}}})",
-                                kPePid, x.dst, name, t1, x.id));
-        }
-        if (page.back().id == std::numeric_limits<std::int64_t>::max()) break;
-        next = page.back().id + 1;
-    }
-
-    // Launches with a recorded start, a track per mode.
-    std::map<std::string, std::int64_t> launch_tids;
-    for (const Launch& l : trace.launches()) {
-        if (!l.start) continue;
-        const auto [it, added] =
-            launch_tids.emplace(l.mode, kLaunchTidBase + static_cast<std::int64_t>(launch_tids.size()));
-        if (added) {
-            if (launch_tids.size() == 1)
-                ev.emit(metadata(kLaunchPid, it->second, "process_name", R"("name":"launches")"));
-            ev.emit(metadata(kLaunchPid, it->second, "thread_name", "\"name\":" + json_string(l.mode)));
-        }
-        ev.emit(fmt::format(
-            R"({{"ph":"X","pid":{},"tid":{},"cat":"launch","name":{},"ts":{},"dur":{},"args":{{"n":{},"cycles":{},"bytes":{},"check_ok":{}}}}})",
-            kLaunchPid, it->second, json_string(fmt::format("{} n={}", l.method, l.n)), *l.start * us_per_cycle,
-            l.cycles * us_per_cycle, l.n, l.cycles, l.bytes, l.check_ok ? "true" : "false"));
-    }
+    emit_transactions(trace, us_per_cycle, ev, pes);
+    emit_launches(trace, us_per_cycle, ev);
     for (const std::int64_t pe : pes) {
         const auto it = node_names.find(pe);
         const std::string name = it != node_names.end() && !it->second.empty() ? it->second : fmt::format("pe {}", pe);

@@ -483,6 +483,7 @@ class Sweep {
       for (std::size_t c = 0; c < runs.front().columns.size(); ++c) {
         const std::string& name = runs.front().columns[c];
         std::vector<double> v;
+        v.reserve(runs.size());
         for (const auto& r : runs) v.push_back(std::stod(r.rows.front()[c]));
         const auto iv = interval(v);
         if (name == "saturated") {
