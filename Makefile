@@ -8,7 +8,7 @@ DEB_PACKAGES = cmake g++ make pkg-config git libsystemc-dev libboost-graph-dev \
   libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libopenmpi-dev openmpi-bin \
   clang-16 llvm-16-dev libomp-16-dev
 
-.PHONY: all deps configure build demo test clean lint lint-deps lint-tidy format fuzz fuzz-build
+.PHONY: all deps configure build demo test test-sanitize clean lint lint-deps lint-tidy format fuzz fuzz-build
 
 all: build
 
@@ -41,8 +41,21 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
+# The whole suite with hopsim's own code under AddressSanitizer and
+# UndefinedBehaviorSanitizer (clang 16), in $(SAN_BUILD); a nightly-style
+# target, not part of CI (about an hour on 2 cores). Leak checking is off:
+# runs end by exit() with their simulators alive, by design.
+SAN_BUILD ?= build-sanitize
+test-sanitize:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) libclang-rt-16-dev"
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+	  -DCMAKE_CXX_COMPILER=clang++-16 -DHOPSIM_SANITIZE=address,undefined $(CMAKE_FLAGS)
+	cmake --build $(SAN_BUILD) -j$(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j$(JOBS)
+
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) $(SAN_BUILD)
 
 # Fuzzing (tests/fuzz): every reader of user input under libFuzzer with
 # AddressSanitizer and UndefinedBehaviorSanitizer, FUZZ_SECONDS each; a
