@@ -74,6 +74,16 @@ struct Line {
   }
 };
 
+// Ends the process by `sig` with its default action (from inside its handler).
+void die_of(int sig) {
+  ::signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::raise(sig);
+}
+
 void on_crash(int sig, siginfo_t* info, void*) {
   const int saved = errno;
   const bool child = ::getpid() != g_pid.load(std::memory_order_relaxed);
@@ -118,12 +128,7 @@ void on_crash(int sig, siginfo_t* info, void*) {
       0, 0
     };
     ::setrlimit(RLIMIT_CORE, &none);
-    ::signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-    ::raise(sig);
+    die_of(sig);
   }
   errno = saved;
   ::_exit(exit_status(sig));
@@ -135,12 +140,7 @@ void on_termination(int sig) {
   if (::getpid() == g_pid.load(std::memory_order_relaxed))
     for (auto& p : g_partials)
       if (char* s = p.load(std::memory_order_acquire)) ::unlink(s);
-  ::signal(sig, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  ::raise(sig);
+  die_of(sig);
 }
 
 void record_stack_bounds() {

@@ -173,14 +173,19 @@ std::string sizes_text(const network::model::TrafficConfig& cfg) {
   return sizes;
 }
 
+// "latency vs offered load: uniform traffic (bernoulli) on a 8x8 mesh (...), packets of 8 B, step 0.05"
+std::string heading(const network::model::TrafficScenario& sc, bool at_reference) {
+  const auto& cfg = sc.config;
+  return fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}",
+                     network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli",
+                     network::model::describe(cfg), sc.preset, sizes_text(cfg),
+                     at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+}
+
 // Prints the curve's table and returns it as CSV.
 std::string print_curve(const network::model::TrafficScenario& sc,
                         const std::vector<network::model::TrafficResult>& results, bool at_reference) {
-  const auto& cfg = sc.config;
-  std::cout << fmt::format("latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}\n",
-                           network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli",
-                           network::model::describe(cfg), sc.preset, sizes_text(cfg),
-                           at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
+  std::cout << heading(sc, at_reference) << "\n";
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -364,12 +369,10 @@ std::vector<SeededPoint> aggregate(const std::vector<std::vector<network::model:
 std::string print_seeded(const network::model::TrafficScenario& sc, const std::vector<SeededPoint>& points,
                          const std::vector<std::vector<network::model::TrafficResult>>& runs, bool at_reference) {
   const auto& cfg = sc.config;
-  std::cout << fmt::format(
-      "latency vs offered load: {} traffic ({}) on a {} ({}), packets of {}, {}, {} seeds from {} (mean and 95% "
-      "interval over the seeds that did not saturate at a load)\n",
-      network::model::to_string(cfg.pattern), cfg.bursty ? "bursty" : "bernoulli", network::model::describe(cfg),
-      sc.preset, sizes_text(cfg), at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step),
-      runs.size(), cfg.seed);
+  std::cout << heading(sc, at_reference)
+            << fmt::format(
+                   ", {} seeds from {} (mean and 95% interval over the seeds that did not saturate at a load)\n",
+                   runs.size(), cfg.seed);
   std::cout << fmt::format("{:>8} {:>6} {:>9} {:>10} {:>8} {:>10} {:>10} {:>8} {}\n", "offered", "seeds", "accepted",
                            "avg lat", "+-95%", "p99", "net lat", "+-95%", "");
   std::string csv =
