@@ -7,8 +7,13 @@
 namespace hopsim::epiphany {
 namespace {
 void handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
+  if (!(actions & (sc_core::SC_DISPLAY | sc_core::SC_LOG))) {
+    sc_core::sc_report_handler::default_handler(rep, actions);  // silenced: only what else is asked
+    return;
+  }
   auto log = hopsim::log::get("systemc");
-  const auto msg = std::string(rep.get_msg_type()) + ": " + rep.get_msg();
+  std::string msg = rep.get_msg_type();
+  if (*rep.get_msg() != '\0') msg += std::string(": ") + rep.get_msg();
   switch (rep.get_severity()) {
     case sc_core::SC_INFO:
       log->debug("{}", msg);
@@ -32,6 +37,8 @@ void route_sc_reports_to_spdlog() {
   sc_core::sc_report_handler::set_handler(handler);
   // The 2.3.x deprecation chatter about sc_start() without arguments is not for users.
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  // A run that stops (an error, Ctrl-C) may ask twice; the second ask is harmless.
+  sc_core::sc_report_handler::set_actions("sc_stop has already been called", sc_core::SC_DO_NOTHING);
 }
 }  // namespace hopsim::epiphany
 
