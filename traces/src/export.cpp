@@ -1,5 +1,6 @@
 #include "hopsim/traces/export.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -53,7 +54,9 @@ void emit_transactions(const TraceReader& trace, double us_per_cycle, EventStrea
     for (std::int64_t next = 0;;) {
         const auto page = trace.transactions(next, 4096);
         if (page.empty()) break;
+        std::int64_t last = next - 1;  // the page's highest id: a damaged file may list them out of order
         for (const Transaction& x : page) {
+            last = std::max(last, x.id);
             pes.insert(x.src);
             pes.insert(x.dst);
             const std::string name = json_string(x.kind.empty() ? "transaction" : x.kind);
@@ -69,8 +72,10 @@ void emit_transactions(const TraceReader& trace, double us_per_cycle, EventStrea
             ev.emit(fmt::format(R"({{"ph":"f","bp":"e","pid":{},"tid":{},"cat":"txn","name":{},"ts":{},"id":{}}})",
                                 kPePid, x.dst, name, t1, x.id));
         }
-        if (page.back().id == std::numeric_limits<std::int64_t>::max()) break;
-        next = page.back().id + 1;
+        if (last < next)
+            throw TraceError(fmt::format("{}: transaction ids out of order (a damaged file)", trace.path().string()));
+        if (last == std::numeric_limits<std::int64_t>::max()) break;
+        next = last + 1;
     }
 }
 
