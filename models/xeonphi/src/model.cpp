@@ -358,6 +358,7 @@ std::vector<double> data_rates(const std::vector<DmaFlow>& flows, const std::vec
 // steps at once where a phase takes no time).
 void step(const std::vector<DmaFlow>& flows, std::vector<DmaTimes>& times, Engine& e, double t) {
   for (;;) {
+    if (e.phase == Phase::done) return;  // e.next is past the queue
     const std::size_t i = e.queue[e.next];
     const DmaPhases& p = flows[i].phases;
     switch (e.phase) {
