@@ -205,14 +205,16 @@ std::string print_curve(const network::model::TrafficScenario& sc,
   return csv;
 }
 
-void print_host_time(const std::vector<network::model::TrafficResult>& results, double host_s) {
+// Over every seed's run.
+void print_host_time(const std::vector<std::vector<network::model::TrafficResult>>& runs, double host_s) {
   std::uint64_t simulated = 0;
   double setup_s = 0, run_s = 0;
-  for (const auto& r : results) {
-    simulated += r.packets_simulated;
-    setup_s += r.host_setup_seconds;
-    run_s += r.host_run_seconds;
-  }
+  for (const auto& results : runs)
+    for (const auto& r : results) {
+      simulated += r.packets_simulated;
+      setup_s += r.host_setup_seconds;
+      run_s += r.host_run_seconds;
+    }
   std::cout << fmt::format(
       "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
       "all\n",
@@ -454,9 +456,7 @@ int run_curve(const CurveOptions& o) {
     results = means(points);
     for (const auto& p : points) ci.push_back(p.avg.half);
   }
-  std::vector<network::model::TrafficResult> all;
-  for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
-  print_host_time(all, host_s);
+  print_host_time(runs, host_s);
   std::optional<Against> against;
   if (ref) {
     against = compare_with(o, *ref, results, ci);

@@ -504,31 +504,29 @@ class Sweep {
 
   // One traffic run's row.
   static Table traffic_table(const network::model::TrafficResult& r) {
-    {
-      const auto j = network::model::result_json(r);
-      Table t;
-      t.columns = {"offered",
-                   "accepted",
-                   "avg_latency",
-                   "p50_latency",
-                   "p99_latency",
-                   "avg_network_latency",
-                   "avg_hops",
-                   "avg_zero_load",
-                   "max_link_utilisation",
-                   "mean_link_utilisation",
-                   "packets",
-                   "saturated"};
-      std::vector<std::string> row;
-      for (const auto& c : t.columns) {
-        const auto& v = j[c];
-        row.push_back(v.is_boolean()           ? (v.get<bool>() ? "1" : "0")
-                      : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>())
-                                               : num(v.get<double>()));
-      }
-      t.rows.push_back(std::move(row));
-      return t;
+    const auto j = network::model::result_json(r);
+    Table t;
+    t.columns = {"offered",
+                 "accepted",
+                 "avg_latency",
+                 "p50_latency",
+                 "p99_latency",
+                 "avg_network_latency",
+                 "avg_hops",
+                 "avg_zero_load",
+                 "max_link_utilisation",
+                 "mean_link_utilisation",
+                 "packets",
+                 "saturated"};
+    std::vector<std::string> row;
+    for (const auto& c : t.columns) {
+      const auto& v = j[c];
+      row.push_back(v.is_boolean()           ? (v.get<bool>() ? "1" : "0")
+                    : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>())
+                                             : num(v.get<double>()));
     }
+    t.rows.push_back(std::move(row));
+    return t;
   }
 
   // A `hopsim run` point: this binary as a child process, results.csv read back.
