@@ -20,6 +20,11 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/kernels/epiphany/ DESTINATION lib/hopsim/k
 install(DIRECTORY kernels/epiphany/ DESTINATION share/hopsim/kernels/epiphany
   FILES_MATCHING PATTERN "*.json" PATTERN "*.cl" PATTERN "*.cpp" PATTERN "*.h")
 install(DIRECTORY kernels/bgq/ DESTINATION share/hopsim/kernels/bgq FILES_MATCHING PATTERN "*.json" PATTERN "*.cpp")
+# Shipped scenarios: `hopsim run kernels/host/ring.json` works from any folder
+# (find_data_file looks in share/hopsim).
+install(DIRECTORY kernels/host/ DESTINATION share/hopsim/kernels/host FILES_MATCHING PATTERN "*.json")
+install(DIRECTORY kernels/xeonphi/ DESTINATION share/hopsim/kernels/xeonphi FILES_MATCHING PATTERN "*.json")
+install(DIRECTORY models/network/examples/ DESTINATION share/hopsim/models/network/examples FILES_MATCHING PATTERN "*.json")
 configure_file(cmake/hopsimConfig.cmake.in ${CMAKE_BINARY_DIR}/install/hopsimConfig.cmake @ONLY)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/hopsimConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)

@@ -1,5 +1,6 @@
 // Units, strict JSON, presets and scenarios: parsing and the errors that name keys.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/preset.hpp"
@@ -105,4 +106,25 @@ TEST_CASE("machine overrides are range-checked and unknown ones rejected") {
 
 TEST_CASE("an unknown preset lists the known ones") {
   CHECK_THROWS_WITH(load_preset("e99"), Contains("e99") && Contains("e16g301"));
+}
+
+TEST_CASE("a trace window takes cycles or times, either end open") {
+  using hopsim::parse_trace_window;
+  const auto inf = std::numeric_limits<double>::infinity();
+  CHECK(parse_trace_window("", 1e9, "k").begin == 0);
+  CHECK(parse_trace_window("", 1e9, "k").end == inf);
+  const auto a = parse_trace_window("1000:2000", 1e9, "k");
+  CHECK(a.begin == 1000);
+  CHECK(a.end == 2000);
+  const auto b = parse_trace_window("2 us:5 us", 600e6, "k");
+  CHECK(b.begin == Approx(1200));
+  CHECK(b.end == Approx(3000));
+  CHECK(parse_trace_window(":5000 cycles", 1e9, "k").begin == 0);
+  CHECK(parse_trace_window("1 ms:", 1e9, "k").end == inf);
+  CHECK_THROWS_WITH(parse_trace_window("2000:1000", 1e9, "outputs.trace_window"),
+                    Catch::Contains("outputs.trace_window") && Catch::Contains("ends before it begins"));
+  CHECK_THROWS_WITH(parse_trace_window("5000", 1e9, "k"), Catch::Contains("is not BEGIN:END"));
+  CHECK_THROWS_WITH(parse_trace_window("abc:5", 1e9, "k"), Catch::Contains("'abc' is neither cycles"));
+  CHECK_THROWS_WITH(parse_trace_window("1 us:2 us", 0, "k"), Catch::Contains("clock is unknown"));
+  CHECK_THROWS_WITH(parse_trace_window("-5:10", 1e9, "k"), Catch::Contains("k:"));
 }

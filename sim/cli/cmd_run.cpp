@@ -23,15 +23,20 @@ namespace {
 
 struct RunOptions {
   std::string scenario;
-  std::optional<std::string> mode, out_dir, level, trace, detail;
+  std::optional<std::string> mode, out_dir, level, trace, detail, window, max_size;
   std::vector<std::string> sets;
 };
 
 int run_scenario(const RunOptions& o) {
   auto overrides = o.sets;
-  if (o.out_dir) overrides.push_back("outputs.dir=\"" + *o.out_dir + "\"");
-  if (o.trace) overrides.push_back("outputs.trace=\"" + *o.trace + "\"");
-  if (o.detail) overrides.push_back("outputs.trace_detail=\"" + *o.detail + "\"");
+  auto set = [&](const char* key, const std::optional<std::string>& v) {
+    if (v) overrides.push_back(std::string(key) + "=" + nlohmann::json(*v).dump());
+  };
+  set("outputs.dir", o.out_dir);
+  set("outputs.trace", o.trace);
+  set("outputs.trace_detail", o.detail);
+  set("outputs.trace_window", o.window);
+  set("outputs.trace_max_size", o.max_size);
   catch_interrupts();
   const auto sc = load_scenario(o.scenario, overrides, o.mode);
   log::set_level(o.level ? *o.level : sc.log_level);
@@ -106,6 +111,12 @@ void add_run_commands(Commands& c) {
   run->add_option("--trace", o->trace, "write an SQLite trace of the simulated run (outputs.trace)");
   run->add_option("--trace-detail", o->detail, "counters, transactions (default) or hops")
       ->check(CLI::IsMember({"counters", "transactions", "hops"}));
+  run->add_option("--trace-window", o->window,
+                  "record transactions, hops and PE states only in BEGIN:END, cycles or times: 10000:20000, "
+                  "\"2 us:5 us\", :5000 (outputs.trace_window)");
+  run->add_option("--trace-max-size", o->max_size,
+                  "stop recording detail once the trace holds this much, e.g. \"200 MB\"; 0: no limit (default "
+                  "1 GiB; outputs.trace_max_size)");
   c.on(run, [o] { return run_scenario(*o); });
 
   auto what = std::make_shared<std::pair<std::string, std::string>>();

@@ -18,7 +18,8 @@ void add_sweep_commands(Commands& c) {
   cmd->add_option(
       "--sweep", o->sweeps,
       "key=v1,v2,... (JSON values, or low:high:step); repeat for more keys, e.g. --sweep traffic.load=0.1,0.2");
-  cmd->add_option("--out", o->out, "output folder (default sweep-out): points/ and results.csv");
+  cmd->add_option("--out", o->out,
+                  "output folder (default out/NAME, NAME the sweep file's name): points/ and results.csv");
   cmd->add_flag("--fresh", o->fresh, "rerun points already done");
   cmd->add_option("--seeds", o->seeds,
                   "traffic sweeps: run each point with seeds traffic.seed, +1, ...; each column is the mean, with its "

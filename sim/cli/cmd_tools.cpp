@@ -57,9 +57,11 @@ void add_trace(Commands& c) {
   stats->add_option("file", o->file, "trace database")->required();
   stats->add_option("--top", o->top, "links to list")->check(CLI::PositiveNumber);
   c.on(stats, [o] { return studies::trace_stats(o->file, o->top); });
-  auto* exp = trace->add_subcommand("export", "export to Chrome/Perfetto trace-event JSON or CSV");
+  auto* exp = trace->add_subcommand("export", "export for Perfetto (trace-event JSON or protobuf) or as CSV");
   exp->add_option("file", o->file, "trace database")->required();
-  exp->add_option("--perfetto", o->perfetto, "write trace-event JSON here (open in ui.perfetto.dev)");
+  exp->add_option("--perfetto", o->perfetto,
+                  "write the trace for ui.perfetto.dev here, in the format its extension names: .json (trace-event "
+                  "JSON) or .perfetto-trace / .pftrace (Perfetto's protobuf, about 2.5 times smaller)");
   exp->add_option("--csv", o->csv_table,
                   "table to write as CSV (nodes, links, transactions, hops, link_counters, pe_states, meta)");
   exp->add_option("--output", o->csv_out, "CSV file (default: standard output)");

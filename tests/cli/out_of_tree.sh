@@ -25,4 +25,12 @@ done
 # The installed hopsim also finds its own shipped kernel library by name.
 bash "$expect" --rc 0 --has "identical data" -- "$prefix/bin/hopsim" run "$prefix/share/hopsim/kernels/epiphany/raw/passing-raw.json" \
   --set kernel.args.repeat=2 --set kernel.args.n_max=1 --out out-raw || exit 1
+# A shipped scenario named as in the source tree is found in the install's share/hopsim.
+bash "$expect" --rc 0 --has "identical data" --has "$prefix/share/hopsim/kernels/epiphany/raw/passing-raw.json" -- \
+  "$prefix/bin/hopsim" run kernels/epiphany/raw/passing-raw.json --set kernel.args.repeat=2 --set kernel.args.n_max=1 \
+  --out out-share || exit 1
+for f in share/hopsim/kernels/bgq/halo.json share/hopsim/kernels/host/ring.json share/hopsim/kernels/xeonphi/offload-call.json \
+         share/hopsim/models/network/examples/sweep-torus.json; do
+  [[ -e "$prefix/$f" ]] || { echo "out_of_tree.sh: FAILED: $f not installed"; exit 1; }
+done
 echo "out_of_tree.sh: ok"

@@ -402,3 +402,94 @@ TEST_CASE("time range spans every recorded activity", "[reader]") {
     TraceWriter(none, sample_meta(), Detail::hops, quiet()).finish();
     CHECK(TraceReader(none).time_range() == std::pair<double, double>{0, 0});
 }
+
+TEST_CASE("a window records only the detail that overlaps it, clipping PE states", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "w.trace";
+    auto o = quiet();
+    o.window_begin = 100;
+    o.window_end = 200;
+    {
+        TraceWriter w(path, sample_meta(), Detail::hops, o);
+        w.add_node({0, "a", "core", "[0,0]"});
+        w.add_node({1, "b", "core", "[0,1]"});
+        w.add_link({5, "cmesh", 0, 1, "a->b"});
+        CHECK(w.add_transaction({0, 0, 1, 8, 10, 50, "write"}) == 0);       // before
+        const auto in = w.add_transaction({0, 0, 1, 8, 90, 110, "write"});  // straddles the start
+        CHECK(in == 1);
+        CHECK(w.add_transaction({0, 0, 1, 8, 150, 160, "write"}) == 2);  // inside
+        CHECK(w.add_transaction({0, 0, 1, 8, 200, 210, "write"}) == 0);  // from the end on
+        w.add_hop({0, 5, 10, 20});
+        w.add_hop({in, 5, 95, 105});
+        w.add_hop({0, 5, 250, 260});
+        w.add_pe_state(0, PeState::compute, 0, 150);    // clipped to [100, 150)
+        w.add_pe_state(0, PeState::waiting, 150, 300);  // clipped to [150, 200)
+        w.add_pe_state(1, PeState::compute, 0, 99);     // outside
+        w.add_link_sample(5, 10, 8, 1, 0);              // counters cover the whole run
+        w.add_link_sample(5, 250, 8, 1, 0);
+        w.finish();
+    }
+    const TraceReader r(path);
+    CHECK(r.meta().at("window") == "100:200");
+    CHECK(r.transaction_count() == 2);
+    const auto txns = r.transactions(1, 10);
+    REQUIRE(txns.size() == 2);
+    CHECK(txns[0].inject == 90);
+    CHECK(txns[1].inject == 150);
+    const auto hops = r.hops(-kInf, kInf);
+    REQUIRE(hops.size() == 1);
+    CHECK(hops[0] == Hop{1, 5, 95, 105});
+    const auto states = r.pe_states(-kInf, kInf);
+    REQUIRE(states.size() == 2);
+    CHECK(states[0] == PeStateSpan{0, PeState::compute, 100, 150});
+    CHECK(states[1] == PeStateSpan{0, PeState::waiting, 150, 200});
+    std::int64_t packets = 0;
+    for (const auto& t : r.link_totals(-kInf, kInf)) packets += t.packets;
+    CHECK(packets == 2);
+}
+
+TEST_CASE("a trace that reaches its size limit stops recording detail and says from when", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "s.trace";
+    std::vector<std::string> notices;
+    auto o = quiet(&notices, 1000);
+    o.max_bytes = 200000;
+    const int n = 20000;
+    {
+        TraceWriter w(path, sample_meta(), Detail::transactions, o);
+        w.add_node({0, "a", "core", "[0,0]"});
+        w.add_node({1, "b", "core", "[0,1]"});
+        w.add_link({5, "cmesh", 0, 1, "a->b"});
+        for (int i = 0; i < n; ++i) {
+            (void)w.add_transaction({0, 0, 1, 8, double(i), double(i) + 1, "write"});
+            w.add_link_sample(5, i, 8, 1, 0);
+        }
+        w.add_launch({"sim", "m", 1, 1e-3, double(n), 8, true, 0.0});
+        w.finish();
+    }
+    const TraceReader r(path);
+    REQUIRE(r.meta().count("detail_stopped_at") == 1);
+    const double stopped = std::stod(r.meta().at("detail_stopped_at"));
+    CHECK(r.meta().at("max_bytes") == "200000");
+    // The transactions recorded are exactly those before the limit, and the limit was passed.
+    CHECK(r.transaction_count() > 0);
+    CHECK(r.transaction_count() < n);
+    CHECK(double(r.transaction_count()) == Approx(stopped).margin(1));
+    // Counters and launches go on to the end.
+    std::int64_t packets = 0;
+    for (const auto& t : r.link_totals(-kInf, kInf)) packets += t.packets;
+    CHECK(packets == n);
+    CHECK(r.launches().size() == 1);
+    REQUIRE(notices.size() == 1);
+    CHECK(notices[0].find("reached its size limit") != std::string::npos);
+}
+
+TEST_CASE("no window and no limit record everything and say nothing of either", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "n.trace";
+    write_small_trace(path, Detail::hops);
+    const TraceReader r(path);
+    CHECK(r.meta().count("window") == 0);
+    CHECK(r.meta().count("max_bytes") == 0);
+    CHECK(r.meta().count("detail_stopped_at") == 0);
+}

@@ -183,5 +183,11 @@ TEST_CASE("a trace in native mode and bad trace options are rejected", "[xeonphi
   CHECK(detail.err.find("--ham-trace-detail: 'everything' is not counters, transactions or hops") != std::string::npos);
   const Result alone = bench("-c -r 1 --ham-mode sim --ham-trace-detail hops");
   CHECK(alone.rc == 2);
-  CHECK(alone.err.find("--ham-trace-detail: needs --ham-trace") != std::string::npos);
+  CHECK(alone.err.find("--ham-trace-detail, -window, -max-size: need --ham-trace") != std::string::npos);
+  const Result window = bench("-c -r 1 --ham-mode sim --ham-trace x.db --ham-trace-window 5:1");
+  CHECK(window.rc == 2);
+  CHECK(window.err.find("--ham-trace-window: '5:1': the window ends before it begins") != std::string::npos);
+  const Result size = bench("-c -r 1 --ham-mode sim --ham-trace x.db --ham-trace-max-size lots");
+  CHECK(size.rc == 2);
+  CHECK(size.err.find("--ham-trace-max-size") != std::string::npos);
 }

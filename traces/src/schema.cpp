@@ -14,8 +14,9 @@ namespace meta_key {
 
 std::span<const std::string_view> reserved() noexcept {
     static constexpr std::array keys{
-        schema_version, hopsim_version, git_revision,  scenario, machine,           mode,          seed, detail,
-        complete,       created,        bucket_cycles, clock_hz, incomplete_reason, max_hop_cycles};
+        schema_version,   hopsim_version, git_revision,  scenario, machine,           mode,           seed,   detail,
+        complete,         created,        bucket_cycles, clock_hz, incomplete_reason, max_hop_cycles, window, max_bytes,
+        detail_stopped_at};
     return keys;
 }
 

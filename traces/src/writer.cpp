@@ -121,6 +121,11 @@ TraceWriter::TraceWriter(fs::path path, const Meta& meta, Detail detail, WriterO
         set(meta_key::bucket_cycles, num(meta.bucket_cycles));
         if (meta.clock_hz > 0) set(meta_key::clock_hz, num(meta.clock_hz));
         for (const auto& [key, value] : meta.extra) set(key, value);
+        if (options_.window_begin > 0 || std::isfinite(options_.window_end)) {
+            set(meta_key::window, num(options_.window_begin) + ":" +
+                                      (std::isfinite(options_.window_end) ? num(options_.window_end) : std::string()));
+        }
+        if (options_.max_bytes > 0) set(meta_key::max_bytes, std::to_string(options_.max_bytes));
         tx.commit();
         thread_ = std::thread(&TraceWriter::run_writer, this);
     } catch (...) {
@@ -200,14 +205,31 @@ void TraceWriter::add_link(const Link& link) {
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
+bool TraceWriter::in_window(double begin, double end) const noexcept {
+    return end >= options_.window_begin && begin < options_.window_end;
+}
+
+// Whether detail rows are no longer recorded because the file reached max_bytes; remembers
+// the cycle it happened at. Called with mutex_ held, after check_open_locked().
+bool TraceWriter::detail_closed_locked(double start) {
+    if (detail_full_.load(std::memory_order_relaxed)) {
+        if (detail_stopped_at_ < 0) detail_stopped_at_ = latest_detail_;
+        return true;
+    }
+    latest_detail_ = std::max(latest_detail_, start);
+    return false;
+}
+
 std::int64_t TraceWriter::add_transaction(Transaction txn) {
     if (!want_transactions_) return 0;
     if (!(txn.arrive >= txn.inject)) {  // also rejects NaN
         throw TraceError(fmt::format("trace {}: transaction arrives ({}) before it is injected ({})", path_.string(),
                                      txn.arrive, txn.inject));
     }
+    if (!in_window(txn.inject, txn.arrive)) return 0;
     std::unique_lock lock(mutex_);
     check_open_locked();
+    if (detail_closed_locked(txn.inject)) return 0;
     txn.id = next_txn_id_++;
     const std::int64_t id = txn.id;
     current_.transactions.push_back(std::move(txn));
@@ -221,8 +243,10 @@ void TraceWriter::add_hop(const Hop& hop) {
         throw TraceError(fmt::format("trace {}: hop on link {} leaves ({}) before it enters ({})", path_.string(),
                                      hop.link, hop.leave, hop.enter));
     }
+    if (!in_window(hop.enter, hop.leave)) return;
     std::unique_lock lock(mutex_);
     check_open_locked();
+    if (detail_closed_locked(hop.enter)) return;
     current_.hops.push_back(hop);
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
@@ -244,8 +268,12 @@ void TraceWriter::add_pe_state(std::int64_t pe, PeState state, double start, dou
         throw TraceError(
             fmt::format("trace {}: PE {} state ends ({}) before it starts ({})", path_.string(), pe, end, start));
     }
+    if (!in_window(start, end)) return;
+    start = std::max(start, options_.window_begin);
+    end = std::min(end, options_.window_end);
     std::unique_lock lock(mutex_);
     check_open_locked();
+    if (detail_closed_locked(start)) return;
     current_.pe_states.push_back({pe, state, start, end});
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
@@ -290,6 +318,7 @@ void TraceWriter::run_writer() noexcept {
             space_cv_.notify_all();
             lock.unlock();
             write_batch(batch, st);
+            check_size();
             batch.clear();
             lock.lock();
             // Enough spares that a steady run reuses capacity instead of allocating.
@@ -308,6 +337,20 @@ void TraceWriter::run_writer() noexcept {
         queue_.clear();
         space_cv_.notify_all();  // wake blocked producers so they see the error
     }
+}
+
+// Writer thread: after each batch, whether the file passed max_bytes.
+void TraceWriter::check_size() {
+    if (options_.max_bytes == 0 || detail_full_.load(std::memory_order_relaxed)) return;
+    std::error_code ec;
+    const auto size = fs::file_size(partial_, ec);
+    if (ec || size <= options_.max_bytes) return;
+    detail_full_.store(true, std::memory_order_relaxed);
+    say(
+        fmt::format("trace {}: reached its size limit of {} MB; from here on it records link counters and launches "
+                    "only (raise outputs.trace_max_size / --trace-max-size, or record a part of the run with "
+                    "--trace-window)",
+                    path_.string(), options_.max_bytes / 1000000));
 }
 
 void TraceWriter::write_batch(Batch& b, Statements& st) {
@@ -380,6 +423,11 @@ fs::path TraceWriter::close(bool complete_requested) {
             put.bind(1, meta_key::complete).bind(2, complete ? "1" : "0").run();
             if (!complete) put.bind(1, meta_key::incomplete_reason).bind(2, reason).run();
             put.bind(1, meta_key::max_hop_cycles).bind(2, num(max_hop_cycles_)).run();
+            if (detail_full_.load()) {
+                std::lock_guard lock(mutex_);
+                const double at = detail_stopped_at_ >= 0 ? detail_stopped_at_ : latest_detail_;
+                put.bind(1, meta_key::detail_stopped_at).bind(2, num(at)).run();
+            }
             db_.exec(schema::kCreateIndexes);
             tx.commit();
         }  // statements finalized before close

@@ -13,6 +13,7 @@
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/resources.hpp"
+#include "hopsim/traces/run_options.hpp"
 #include "machine.hpp"
 
 namespace fs = std::filesystem;
@@ -123,7 +124,9 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
       if (!detail)
         throw ConfigError(
             fmt::format("outputs.trace_detail: '{}' is not counters, transactions or hops", sc.outputs.trace_detail));
-      trace = std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *detail);
+      trace = std::make_unique<traces::TraceWriter>(
+          sc.outputs.trace, meta, *detail,
+          traces::run_writer_options(sc.outputs.trace_window, sc.outputs.trace_max_size, p.clock_hz));
     }
     m = make_sim_machine(p, args, *mu, trace.get());
   } else if (native.transport == NativeTransport::threads) {

@@ -42,6 +42,23 @@ std::vector<std::string> preset_dirs() {
                      {HOPSIM_INSTALLED_PRESET_DIR, HOPSIM_SOURCE_PRESET_DIR});
 }
 
+std::string find_data_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (path.empty()) throw ConfigError(what + ": an empty file name");
+  if (fs::exists(path, ec) || fs::path(path).is_absolute()) {
+    if (!fs::exists(path, ec)) throw ConfigError(fmt::format("{}: {}: no such file", what, path));
+    return path;
+  }
+  const auto dirs = search_dirs("HOPSIM_DATA_PATH", "share/hopsim", {HOPSIM_INSTALLED_DATA_DIR, HOPSIM_SOURCE_DIR});
+  for (const auto& d : dirs) {
+    const fs::path f = fs::path(d) / path;
+    if (fs::is_regular_file(f, ec)) return f.lexically_normal().string();
+  }
+  std::string searched;
+  for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
+  throw ConfigError(fmt::format("{}: {}: no such file here, nor in {}", what, path, searched));
+}
+
 namespace {
 Preset parse_preset(const fs::path& file) {
   const auto doc = read_json_file(file.string());

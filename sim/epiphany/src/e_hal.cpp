@@ -23,6 +23,7 @@
 #include "hopsim/epiphany/esdk.hpp"
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/epiphany/run.hpp"
+#include "hopsim/traces/run_options.hpp"
 
 namespace hopsim::epiphany::ehal {
 
@@ -72,8 +73,9 @@ Hal::Hal(Mode mode, const Scenario& sc, const epiphany::model::Params& p)
     auto meta =
         traces::run_meta("epiphany", sc.resolved.dump(), sc.machine_preset, to_string(mode), sc.seed, p.clock_hz);
     meta.extra["kernel"] = "esdk";
-    trace_ =
-        std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));
+    trace_ = std::make_unique<traces::TraceWriter>(
+        sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail),
+        traces::run_writer_options(sc.outputs.trace_window, sc.outputs.trace_max_size, p.clock_hz));
     if (mode == Mode::native) epiphany::model::MeshTiming(p).declare_topology(*trace_);
   }
   if (mode == Mode::native) {

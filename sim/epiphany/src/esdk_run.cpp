@@ -32,7 +32,8 @@ struct EsdkArgs {
 };
 
 // kernel.args: {"host": PATH, "args": [...], "dir": PATH}; relative paths
-// are relative to the scenario file's folder.
+// are relative to the scenario file's folder when the file holds them, to
+// the current folder when given with --set.
 EsdkArgs parse_args(const Scenario& sc) {
   const auto& a = sc.kernel_args;
   if (!a.is_object())
@@ -44,9 +45,8 @@ EsdkArgs parse_args(const Scenario& sc) {
   if (!a.contains("host") || !a["host"].is_string())
     throw ConfigError("kernel.args.host: the eSDK program's host executable (a path) is required");
   std::error_code ec;
-  const fs::path base = fs::path(sc.origin).has_parent_path() && fs::exists(sc.origin, ec)
-                            ? fs::absolute(fs::path(sc.origin).parent_path())
-                            : fs::current_path();
+  // A path the scenario file held is already relative to the current folder (load_scenario).
+  const fs::path base = fs::current_path();
   auto resolve = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : base / p; };
   EsdkArgs r;
   const fs::path host = resolve(a["host"].get<std::string>());

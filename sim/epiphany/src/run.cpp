@@ -15,6 +15,7 @@
 #include "hopsim/epiphany/native_device.hpp"
 #include "hopsim/epiphany/sim_device.hpp"
 #include "hopsim/epiphany_package.hpp"
+#include "hopsim/traces/run_options.hpp"
 #include "hopsim/traces/writer.hpp"
 
 namespace fs = std::filesystem;
@@ -44,7 +45,9 @@ std::unique_ptr<traces::TraceWriter> open_trace(const Scenario& sc, const epipha
                                sc.mode == Mode::native ? "native" : "sim", sc.seed, p.clock_hz);
   meta.extra["kernel"] = kernel;
   meta.extra["launch_modes"] = sc.mode == Mode::both ? "native,sim" : to_string(sc.mode);
-  return std::make_unique<traces::TraceWriter>(sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail));
+  return std::make_unique<traces::TraceWriter>(
+      sc.outputs.trace, meta, *traces::parse_detail(sc.outputs.trace_detail),
+      traces::run_writer_options(sc.outputs.trace_window, sc.outputs.trace_max_size, p.clock_hz));
 }
 
 ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::model::Params& p, const KernelPackage& pkg,

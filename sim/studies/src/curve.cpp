@@ -21,6 +21,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/network/model/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
@@ -110,7 +111,8 @@ Reference read_reference(const std::string& path) {
 }
 
 nlohmann::json scenario_document(const CurveOptions& o) {
-  nlohmann::json doc = o.scenario.empty() ? nlohmann::json::object() : read_json_file(o.scenario);
+  nlohmann::json doc =
+      o.scenario.empty() ? nlohmann::json::object() : read_json_file(find_data_file(o.scenario, "traffic scenario"));
   if (!doc.is_object()) throw ConfigError((o.scenario.empty() ? "scenario" : o.scenario) + ": expected a JSON object");
   if (o.machine) doc["network"]["preset"] = *o.machine;
   if (o.topology) doc["network"]["topology"] = *o.topology;

@@ -36,6 +36,7 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/core/process.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/scenario.hpp"
@@ -260,14 +261,15 @@ class Sweep {
     nlohmann::ordered_json file = nlohmann::ordered_json::object();
     fs::path base_dir = fs::current_path();
     if (!o.file.empty()) {
-      const std::string text = read_text(o.file);
-      (void)parse_json_text(text, o.file);  // syntax errors with a line number
+      const std::string path = find_data_file(o.file, "sweep file");
+      const std::string text = read_text(path);
+      (void)parse_json_text(text, path);  // syntax errors with a line number
       file = nlohmann::ordered_json::parse(text);
-      if (!file.is_object()) throw ConfigError(o.file + ": expected a JSON object");
+      if (!file.is_object()) throw ConfigError(path + ": expected a JSON object");
       for (const auto& [k, v] : file.items())
         if (k != "kind" && k != "scenario" && k != "sweep" && k != "out")
-          throw ConfigError(o.file + ": " + k + ": unknown key (known keys: kind, scenario, sweep, out)");
-      base_dir = fs::absolute(o.file).parent_path();
+          throw ConfigError(fmt::format("{}: {}: unknown key (known keys: kind, scenario, sweep, out)", path, k));
+      base_dir = fs::absolute(path).parent_path();
     }
     if (file.contains("kind") && !file["kind"].is_string()) throw ConfigError("kind: expected \"traffic\" or \"run\"");
     if (file.contains("out") && !file["out"].is_string()) throw ConfigError("out: expected a folder name");
@@ -276,7 +278,7 @@ class Sweep {
       throw ConfigError(fmt::format("kind: expected \"traffic\" or \"run\", got \"{}\"", kind_));
     // The base scenario.
     if (!o.scenario.empty()) {
-      scenario_path_ = fs::absolute(o.scenario).string();
+      scenario_path_ = fs::absolute(find_data_file(o.scenario, "--scenario")).string();
     } else if (file.contains("scenario")) {
       if (file["scenario"].is_string()) {
         scenario_path_ = (base_dir / file["scenario"].get<std::string>()).lexically_normal().string();
@@ -319,7 +321,12 @@ class Sweep {
       }
     }
     if (axes_.empty()) throw ConfigError("nothing to sweep: give a sweep file with \"sweep\" or --sweep key=v1,v2");
-    out_ = !o.out.empty() ? o.out : file.contains("out") ? file["out"].get<std::string>() : "sweep-out";
+    // The results folder: --out (current folder), the file's "out" (the file's folder), else out/NAME in
+    // the current folder (NAME: the sweep file's name without .json, or "sweep").
+    out_ = !o.out.empty()         ? o.out
+           : file.contains("out") ? file["out"].get<std::string>()
+           : o.file.empty()       ? std::string("out/sweep")
+                                  : "out/" + fs::path(o.file).stem().string();
     if (o.out.empty() && file.contains("out")) out_ = (base_dir / out_).lexically_normal().string();
     expand();
     check();

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
@@ -66,13 +67,34 @@ int trace_stats(const std::string& file, int top) {
   return r.complete() ? 0 : 3;
 }
 
+namespace {
+
+// --perfetto's format from the file's extension: trace-event JSON or Perfetto's protobuf.
+enum class PerfettoFormat { json, proto };
+
+PerfettoFormat perfetto_format(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".json") return PerfettoFormat::json;
+  if (ext == ".perfetto-trace" || ext == ".pftrace") return PerfettoFormat::proto;
+  throw ConfigError(
+      fmt::format("trace export: --perfetto {}: {} (use .json for trace-event JSON, or .perfetto-trace or .pftrace for "
+                  "Perfetto's protobuf format)",
+                  path, ext.empty() ? std::string("no extension") : fmt::format("unknown extension '{}'", ext)));
+}
+
+}  // namespace
+
 int trace_export(const std::string& file, const std::optional<std::string>& perfetto,
                  const std::optional<std::string>& csv, const std::optional<std::string>& out) {
-  traces::TraceReader r(file);
   if (!perfetto && !csv) throw ConfigError("trace export: give --perfetto OUT.json or --csv TABLE");
+  const auto format = perfetto ? std::optional(perfetto_format(*perfetto)) : std::nullopt;
+  traces::TraceReader r(file);
   if (perfetto) {
     AtomicFile f(*perfetto);
-    traces::export_perfetto(r, f.stream());
+    if (format == PerfettoFormat::proto)
+      traces::export_perfetto_proto(r, f.stream());
+    else
+      traces::export_perfetto(r, f.stream());
     f.commit();
     std::cout << "wrote " << *perfetto << "\n";
   }

@@ -35,17 +35,17 @@ struct HamArgs {
   int targets = 1;
 };
 
-// kernel.args.program: a path, relative to the scenario file's folder, or a
-// name alone (found as locate_program finds it).
+// kernel.args.program: a path (relative to the scenario file's folder when
+// the file holds it, to the current folder when given with --set), or a name
+// alone (found as locate_program finds it).
 HamArgs parse_args(const Scenario& sc, const nlohmann::json& args) {
   HamArgs a;
   std::string given = args["program"].get<std::string>();
   if (given.empty()) throw ConfigError("kernel.args.program: the HAM-Offload program to run (a path) is required");
   if (given.find('/') == std::string::npos) given = locate_program(given);
   std::error_code ec;
-  const fs::path base = fs::path(sc.origin).has_parent_path() && fs::exists(sc.origin, ec)
-                            ? fs::absolute(fs::path(sc.origin).parent_path())
-                            : fs::current_path();
+  // A path the scenario file held is already relative to the current folder (load_scenario).
+  const fs::path base = fs::current_path();
   const fs::path p = fs::path(given).is_absolute() ? fs::path(given) : base / given;
   if (!fs::is_regular_file(p, ec))
     throw ConfigError(fmt::format("kernel.args.program: {}: no such program", p.string()));
@@ -74,7 +74,8 @@ ProgramModeRun run_mode(const Scenario& sc, const HamArgs& a, Mode mode, const f
       argv.insert(argv.end(), {"--ham-set", k + "=" + param_text(v)});
     if (!sc.outputs.trace.empty())
       argv.insert(argv.end(), {"--ham-trace", fs::absolute(sc.outputs.trace).string(), "--ham-trace-detail",
-                               sc.outputs.trace_detail});
+                               sc.outputs.trace_detail, "--ham-trace-window", sc.outputs.trace_window,
+                               "--ham-trace-max-size", fmt::format("{:.0f}", sc.outputs.trace_max_size)});
   }
   ChildOptions opt;
   opt.stdout_path = m.out;

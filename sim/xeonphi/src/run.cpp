@@ -74,7 +74,9 @@ std::vector<std::string> command(const Scenario& sc, const nlohmann::json& args,
   if (mode == Mode::native && args["target_core"].get<long long>() >= 0)
     c.insert(c.end(), {"--ham-target-cpu-affinity", std::to_string(args["target_core"].get<long long>())});
   if (mode == Mode::sim && !sc.outputs.trace.empty())
-    c.insert(c.end(), {"--ham-trace", sc.outputs.trace, "--ham-trace-detail", sc.outputs.trace_detail});
+    c.insert(c.end(),
+             {"--ham-trace", sc.outputs.trace, "--ham-trace-detail", sc.outputs.trace_detail, "--ham-trace-window",
+              sc.outputs.trace_window, "--ham-trace-max-size", fmt::format("{:.0f}", sc.outputs.trace_max_size)});
   return c;
 }
 

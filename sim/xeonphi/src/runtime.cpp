@@ -19,6 +19,8 @@
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/scenario.hpp"
+#include "hopsim/core/units.hpp"
 
 namespace ham::offload::detail {
 
@@ -283,8 +285,32 @@ std::string options_help() {
          "  --ham-buffers N              message buffers per direction (default 256)\n"
          "  --ham-card-memory BYTES      target heap size (default 1 GiB)\n"
          "  --ham-trace FILE.db          sim: write a hopsim trace database of the run (hopsim trace stats FILE.db)\n"
-         "  --ham-trace-detail LEVEL     counters, transactions (default) or hops\n";
+         "  --ham-trace-detail LEVEL     counters, transactions (default) or hops\n"
+         "  --ham-trace-window B:E       record detail only in cycles B..E (or times: \"2 us:5 us\")\n"
+         "  --ham-trace-max-size SIZE    stop recording detail past SIZE (default 1 GiB; 0: no limit)\n";
 }
+
+namespace {
+// The --ham-trace* options; false for any other key.
+bool parse_trace_option(Options& o, const std::string& key, const std::string& value) {
+  if (key == "--ham-trace") {
+    if (value.empty()) throw hopsim::ConfigError("--ham-trace: needs a file name");
+    o.trace = value;
+  } else if (key == "--ham-trace-detail") {
+    if (value != "counters" && value != "transactions" && value != "hops")
+      throw hopsim::ConfigError(fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", value));
+    o.trace_detail = value;
+  } else if (key == "--ham-trace-window") {
+    (void)hopsim::parse_trace_window(value, 1e9, key);  // the syntax; the card's clock later
+    o.trace_window = value;
+  } else if (key == "--ham-trace-max-size") {
+    o.trace_max_size = hopsim::parse_quantity(std::string_view(value), hopsim::Dim::bytes, key);
+  } else {
+    return false;
+  }
+  return true;
+}
+}  // namespace
 
 Options parse_options(int& argc, char** argv) {
   Options o;
@@ -342,20 +368,14 @@ Options parse_options(int& argc, char** argv) {
     } else if (key == "--ham-card-memory") {
       o.card_memory = parse_size(key, value);
       if (o.card_memory < 4096) throw hopsim::ConfigError("--ham-card-memory: at least 4096 bytes");
-    } else if (key == "--ham-trace") {
-      if (value.empty()) throw hopsim::ConfigError("--ham-trace: needs a file name");
-      o.trace = value;
-      trace_given = true;
-    } else if (key == "--ham-trace-detail") {
-      if (value != "counters" && value != "transactions" && value != "hops")
-        throw hopsim::ConfigError(fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", value));
-      o.trace_detail = value;
-      detail_given = true;
+    } else if (parse_trace_option(o, key, value)) {
+      (key == "--ham-trace" ? trace_given : detail_given) = true;
     } else {
       throw hopsim::ConfigError(fmt::format("{}: unknown HAM runtime option\n{}", key, options_help()));
     }
   }
-  if (detail_given && !trace_given) throw hopsim::ConfigError("--ham-trace-detail: needs --ham-trace FILE.db");
+  if (detail_given && !trace_given)
+    throw hopsim::ConfigError("--ham-trace-detail, -window, -max-size: need --ham-trace FILE.db");
   if (trace_given && o.mode != Mode::sim)
     throw hopsim::ConfigError(
         "--ham-trace: traces are written in --ham-mode sim only (a native run has no modelled PCIe path to "

@@ -23,6 +23,7 @@
 #include "backends.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/strict_json.hpp"
+#include "hopsim/traces/run_options.hpp"
 #include "hopsim/traces/writer.hpp"
 #include "hopsim/xeonphi/model/model.hpp"
 
@@ -92,7 +93,9 @@ class Tracer {
       throw hopsim::ConfigError(
           fmt::format("--ham-trace-detail: '{}' is not counters, transactions or hops", o.trace_detail));
     try {
-      w_ = std::make_unique<hopsim::traces::TraceWriter>(o.trace, meta, *detail);
+      w_ = std::make_unique<hopsim::traces::TraceWriter>(
+          o.trace, meta, *detail,
+          hopsim::traces::run_writer_options(o.trace_window, o.trace_max_size, clock_, "--ham-trace-window"));
     } catch (const std::exception& e) {
       throw hopsim::ConfigError(fmt::format("--ham-trace: cannot write the trace {}: {}", o.trace, e.what()));
     }

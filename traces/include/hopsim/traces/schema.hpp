@@ -27,6 +27,10 @@ inline constexpr std::string_view bucket_cycles = "bucket_cycles";
 inline constexpr std::string_view clock_hz = "clock_hz";  // absent when unknown
 inline constexpr std::string_view incomplete_reason = "incomplete_reason";
 inline constexpr std::string_view max_hop_cycles = "max_hop_cycles";  // longest hop: bounds window scans
+inline constexpr std::string_view window = "window";        // "BEGIN:END" cycles recorded in detail; absent: all
+inline constexpr std::string_view max_bytes = "max_bytes";  // size limit of the detail rows; absent: none
+/// Cycle from which detail was no longer recorded because the trace reached max_bytes; absent: never.
+inline constexpr std::string_view detail_stopped_at = "detail_stopped_at";
 /// All of the above: Meta::extra may not use them.
 std::span<const std::string_view> reserved() noexcept;
 }  // namespace meta_key

@@ -4,6 +4,7 @@
 // built once when the writer closes (cheaper than maintaining them per row).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string>
@@ -27,6 +29,15 @@ namespace hopsim::traces {
 struct WriterOptions {
     std::size_t batch_rows = 20000;      ///< rows per background transaction
     std::size_t max_queued_batches = 8;  ///< producers block beyond this (bounds memory)
+    /// Transactions, hops and PE states are recorded only where they overlap the cycles
+    /// [window_begin, window_end) (PE states clipped to it); nodes, links, link counters and
+    /// launches cover the whole run. Written to meta.window unless it is the whole run.
+    double window_begin = 0;
+    double window_end = std::numeric_limits<double>::infinity();
+    /// Once the file holds more than this many bytes, transactions, hops and PE states are no
+    /// longer recorded (meta.detail_stopped_at says from which cycle; a notice says so once);
+    /// link counters and launches go on. 0: no limit.
+    std::uint64_t max_bytes = 0;
     /// Where notices go (incomplete trace kept aside, errors in the destructor); default stderr.
     std::function<void(std::string_view)> notice;
 };
@@ -112,6 +123,9 @@ private:
     std::filesystem::path close(bool complete_requested);
     std::filesystem::path place_output(bool complete);
     void say(std::string_view message) const;
+    bool in_window(double begin, double end) const noexcept;
+    bool detail_closed_locked(double start);
+    void check_size();
 
     const std::filesystem::path path_;
     const std::filesystem::path partial_;
@@ -139,7 +153,10 @@ private:
     std::string error_message_;
     std::string incomplete_reason_;
 
-    double max_hop_cycles_ = 0;  // writer thread only
+    double max_hop_cycles_ = 0;             // writer thread only
+    std::atomic<bool> detail_full_{false};  // set by the writer thread once the file passed max_bytes
+    double latest_detail_ = 0;              // guarded by mutex_: the latest start of a detail row
+    double detail_stopped_at_ = -1;         // guarded by mutex_: latest_detail_ when detail_full_ was seen
     std::filesystem::path final_path_;
     std::thread thread_;  // last: starts after everything above exists
 };

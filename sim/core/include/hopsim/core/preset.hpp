@@ -42,6 +42,13 @@ std::vector<std::string> search_dirs(const char* env, const std::string& install
 // Directories searched for presets, in order: $HOPSIM_PRESET_PATH (colon
 // separated), the installed share folder, the source tree's presets/.
 std::vector<std::string> preset_dirs();
+// A data file named on the command line (a scenario, a traffic scenario, a
+// sweep file): `path` itself if it exists, else, for a relative path, the
+// same path under $HOPSIM_DATA_PATH (colon separated), the installed
+// share/hopsim folder and the source tree, so that `hopsim run
+// kernels/NAME.json` works from any folder. Throws ConfigError naming
+// `what`, the path and the folders searched if none has it.
+std::string find_data_file(const std::string& path, const std::string& what);
 // Every preset found (first wins on duplicate names), sorted by name.
 std::vector<Preset> list_presets();
 // Loads preset `name` (or a file NAME.json in preset format, e.g. a host

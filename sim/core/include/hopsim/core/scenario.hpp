@@ -4,6 +4,7 @@
 // the seed and the outputs. Unknown keys and bad values are ConfigErrors
 // naming the key. The resolved document is echoed into every output.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,7 +24,20 @@ struct Outputs {
   bool csv = true;                            // results.csv (+ the host program's own n,method,ticks files)
   std::string trace;                          // SQLite trace of the simulated run ("" = none)
   std::string trace_detail = "transactions";  // counters, transactions or hops
+  std::string trace_window;                   // "BEGIN:END" (cycles or times); "" = the whole run
+  double trace_max_size = 1073741824.0;       // bytes of detail rows a trace may hold; 0 = no limit
 };
+
+// The cycles [begin, end) a trace records in detail (outputs.trace_window).
+struct CycleWindow {
+  double begin = 0;
+  double end = std::numeric_limits<double>::infinity();
+};
+// Parses "BEGIN:END": each a cycle count ("5000", "5000 cycles") or a time
+// ("2 us", converted with `clock_hz`); either may be left out (":5000",
+// "1 ms:"); "" is the whole run. Throws ConfigError naming `key` on a bad
+// value, END <= BEGIN, or a time without a clock (clock_hz <= 0).
+CycleWindow parse_trace_window(std::string_view text, double clock_hz, std::string_view key);
 
 struct Scenario {
   std::string origin;             // file path, for messages

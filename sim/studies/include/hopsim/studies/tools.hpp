@@ -8,7 +8,8 @@ namespace hopsim::studies {
 
 // Hottest links, per-PE breakdown and totals of a trace; 3 if it is incomplete.
 int trace_stats(const std::string& file, int top);
-// The trace as Perfetto trace-event JSON and/or one table as CSV (to `out`, or stdout).
+// The trace for Perfetto and/or one table as CSV (to `out`, or stdout). `perfetto`'s extension picks
+// the format: .json trace-event JSON, .perfetto-trace or .pftrace protobuf; ConfigError for others.
 int trace_export(const std::string& file, const std::optional<std::string>& perfetto,
                  const std::optional<std::string>& csv, const std::optional<std::string>& out);
 // A run's sim.metrics against reference rows; 3 when a matched row is beyond `tolerance` percent.

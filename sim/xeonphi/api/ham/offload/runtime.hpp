@@ -57,6 +57,8 @@ struct Options {
   std::size_t card_memory = std::size_t(1) << 30;  // target heap (native: shared window)
   std::string trace;                               // --ham-trace: hopsim trace database to write (sim mode)
   std::string trace_detail = "transactions";       // --ham-trace-detail: counters, transactions or hops
+  std::string trace_window;                        // --ham-trace-window: BEGIN:END (outputs.trace_window)
+  double trace_max_size = 1073741824.0;            // --ham-trace-max-size: bytes of detail; 0 = no limit
 };
 
 // Parses and removes the --ham-* options from argv (argc updated). Throws
