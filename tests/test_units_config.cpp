@@ -24,6 +24,9 @@ TEST_CASE("quantities parse with units into base units") {
   CHECK(format_quantity(16e9, Dim::bytes_per_second) == "16 GB/s");
   CHECK(parse_quantity(std::string_view("40 ns"), Dim::seconds, "k") == Approx(40e-9));
   CHECK(parse_quantity(std::string_view("0x8E000000"), Dim::count, "k") == Approx(2382364672.0));
+  CHECK(parse_quantity(std::string_view("0x8E000000"), Dim::address, "k") == Approx(2382364672.0));
+  CHECK(parse_quantity(std::string_view("2382364672"), Dim::address, "k") == Approx(2382364672.0));
+  CHECK(hopsim::format_quantity(2382364672.0, Dim::address) == "0x8e000000");
   CHECK(parse_quantity(std::string_view("12"), Dim::cycles, "k") == Approx(12));
 }
 

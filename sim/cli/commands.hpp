@@ -14,5 +14,7 @@ void add_compare_commands(Commands& c);
 // hopsim curve (cmd_curve.cpp) and hopsim sweep (cmd_sweep.cpp).
 void add_curve_commands(Commands& c);
 void add_sweep_commands(Commands& c);
+// hopsim completion (cmd_completion.cpp): declared last, it sees every subcommand.
+void add_completion_command(Commands& c);
 
 }  // namespace hopsim::cli

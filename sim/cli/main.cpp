@@ -57,6 +57,7 @@ int run_cli(int argc, char** argv) {
   hopsim::cli::add_sweep_commands(commands);
   for (const auto* f : hopsim::families())
     if (f->commands) f->commands(commands);
+  hopsim::cli::add_completion_command(commands);
 
   // An unknown subcommand is named (CLI11 would only say one is required).
   if (argc > 1 && argv[1][0] != '-') {

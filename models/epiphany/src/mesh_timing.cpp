@@ -351,9 +351,9 @@ void MeshTiming::declare_topology(traces::TraceWriter& tw) const {
   auto* w = &tw;
   for (std::uint32_t i = 0; i < n_; ++i) {
     const int row = static_cast<int>(i / p_.cols), col = static_cast<int>(i % p_.cols);
-    // The original kernels' names: coreXY with X the column and Y the row.
+    // Row first, as the eSDK's (row, col): core(1,2) is row 1, column 2.
     w->add_node(traces::Node{
-        i, fmt::format("core{}{} (coreid 0x{:03x})", col, row, ((p_.first_row + row) << 6) | (p_.first_col + col)),
+        i, fmt::format("core({},{}) (coreid 0x{:03x})", row, col, ((p_.first_row + row) << 6) | (p_.first_col + col)),
         "core", fmt::format("[{},{}]", row, col)});
   }
   w->add_node(traces::Node{n_, "external memory", "emem", "[\"elink\"]"});

@@ -24,7 +24,7 @@ const std::vector<ParamDecl>& param_decls() {
        "fixed part of a remote read's round trip (both legs, besides the routers)"},
       {"store_issue", Dim::cycles, 0, 100, false, "writer's cycles per store transaction"},
       {"mesh_buffer", Dim::cycles, 0, 1e6, false, "contention delay absorbed by router buffers before a writer stalls"},
-      {"emem_base", Dim::count, 0, 4294967295.0, true, "global address of external memory"},
+      {"emem_base", Dim::address, 0, 4294967295.0, true, "global address of external memory"},
       {"emem_size", Dim::bytes, 0, 1u << 30, true, "size of external memory"},
       {"elink_width", Dim::bytes_per_cycle, 0.01, 1024, false, "off-chip link bandwidth"},
       {"elink_latency", Dim::cycles, 0, 100000, false, "off-chip link latency"},

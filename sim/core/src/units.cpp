@@ -69,13 +69,15 @@ std::string_view dim_name(Dim d) {
       return "s";
     case Dim::bytes_per_second:
       return "B/s";
+    case Dim::address:
+      return "address";
   }
   return "?";
 }
 
 double parse_quantity(std::string_view text, Dim dim, std::string_view key) {
   const std::string_view t = trim(text);
-  if (dim == Dim::count && t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+  if ((dim == Dim::count || dim == Dim::address) && t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
     unsigned long long hex = 0;
     const auto r = std::from_chars(t.data() + 2, t.data() + t.size(), hex, 16);
     if (r.ec == std::errc{} && r.ptr == t.data() + t.size()) return static_cast<double>(hex);
@@ -121,6 +123,10 @@ std::string format_quantity(double value, Dim dim) {
       if (value < 1e-3) return fmt::format("{} us", value * 1e6);
       return fmt::format("{} s", value);
     case Dim::count:
+      return fmt::format("{}", value);
+    case Dim::address:
+      if (value >= 0 && value < 18446744073709551616.0 && std::floor(value) == value)
+        return fmt::format("0x{:x}", static_cast<unsigned long long>(value));
       return fmt::format("{}", value);
     case Dim::bytes_per_second:
       if (value >= 1e9) return fmt::format("{} GB/s", value / 1e9);

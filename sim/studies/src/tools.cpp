@@ -57,9 +57,17 @@ int trace_stats(const std::string& file, int top) {
     per_pe[s.pe][std::string(traces::to_string(s.state))] += s.end - s.start;
   });
   if (!per_pe.empty()) {
-    std::cout << "\nper PE (cycles waiting):\n";
+    std::map<std::int64_t, std::string> names;
+    std::size_t width = 0;
+    for (const auto& n : r.nodes()) {
+      if (!per_pe.count(n.id)) continue;
+      names[n.id] = n.name.empty() ? fmt::format("PE {}", n.id) : n.name;
+      width = std::max(width, names[n.id].size());
+    }
+    std::cout << "\nper PE (cycles in each state):\n";
     for (const auto& [pe, states] : per_pe) {
-      std::string line = fmt::format("  PE {:>3}:", pe);
+      const auto name = names.count(pe) ? names[pe] : fmt::format("PE {}", pe);
+      std::string line = fmt::format("  {:<{}}:", name, width);
       for (const auto& [state, cycles] : states) line += fmt::format(" {} {:.0f}", state, cycles);
       std::cout << line << "\n";
     }

@@ -9,7 +9,8 @@
 
 namespace hopsim {
 
-enum class Dim { count, cycles, frequency, bytes, bytes_per_cycle, seconds, bytes_per_second };
+// `address`: a device address, a count written and shown in hexadecimal.
+enum class Dim { count, cycles, frequency, bytes, bytes_per_cycle, seconds, bytes_per_second, address };
 
 std::string_view dim_name(Dim d);  // "cycles", "Hz", ...
 
