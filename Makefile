@@ -8,7 +8,7 @@ DEB_PACKAGES = cmake g++ make pkg-config git libsystemc-dev libboost-graph-dev \
   libsqlite3-dev qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libopenmpi-dev openmpi-bin \
   clang-16 llvm-16-dev libomp-16-dev
 
-.PHONY: all deps configure build demo test test-sanitize clean lint lint-deps lint-tidy format fuzz fuzz-build
+.PHONY: all deps configure build demo test docs-check test-sanitize clean lint lint-deps lint-tidy format fuzz fuzz-build
 
 all: build
 
@@ -40,6 +40,14 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# Every command block (sh) of README.md, docs/*.md and docs/*/README.md, at the
+# small sizes their docs-check directives set, in scratch copies of the tree
+# (tests/docs/docs_check.sh; `tests/docs/docs_check.sh --list $(BUILD)` shows them).
+# The docs also use GNU time (/usr/bin/time) and python3 (tests/bench).
+docs-check: build
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="time python3"
+	tests/docs/docs_check.sh $(BUILD)
 
 # The whole suite with hopsim's own code under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang 16), in $(SAN_BUILD); a nightly-style

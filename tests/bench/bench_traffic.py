@@ -71,7 +71,7 @@ def main():
 
     if a.no_mpi or not shutil.which("mpirun"):
         return
-    sweep = os.path.join(root, "models", "traffic", "examples", "sweep-torus.json")
+    sweep = os.path.join(root, "models", "network", "examples", "sweep-torus.json")
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     times = {}
     for ranks in (1, 2):
