@@ -1,13 +1,37 @@
 #include "timeline_view.hpp"
 
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 namespace hopsim::gui {
 
 namespace {
 constexpr double kLabelWidth = 70;
+
+// Row labels left of the chart `a`: each node's name without its parenthesised detail
+// ("core(1,2)"), in a font that fits rows `rh` high; rows too thin for one label each get
+// one every few rows. Restores the painter's font `f`.
+template <class Rows>
+void drawRowLabels(QPainter& p, const QFont& f, const QRectF& a, double rh, const Rows& rows) {
+  QFont lf = f;
+  lf.setPixelSize(static_cast<int>(std::clamp(rh - 1, 7.0, 11.0)));
+  p.setFont(lf);
+  const QFontMetricsF fm(lf);
+  const double line = fm.height();
+  const auto step = static_cast<std::size_t>(std::max(1.0, std::ceil(line / rh)));
+  p.setPen(Qt::black);
+  for (std::size_t r = 0; r < rows.size(); r += step) {
+    const double y = a.top() + rh * static_cast<double>(r);
+    QString name = QString::fromStdString(rows[r].name);
+    if (const auto open = name.indexOf(" ("); open > 0 && name.endsWith(')')) name = name.left(open);
+    name = fm.elidedText(name, Qt::ElideRight, kLabelWidth - 6);
+    p.drawText(QRectF(2, y + rh / 2 - line / 2, kLabelWidth - 6, line), Qt::AlignRight | Qt::AlignVCenter, name);
+  }
+  p.setFont(f);
+}
 constexpr double kLegendHeight = 22;
 constexpr double kAxisHeight = 18;
 }  // namespace
@@ -96,14 +120,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                            : tr("(blank: computing or no state recorded; pale: the state filled part of the slice)"));
   if (!rows_.empty()) {
     const double rh = a.height() / static_cast<double>(rows_.size());
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const double y = a.top() + rh * static_cast<double>(r);
-      if (rh >= 8) {
-        p.setPen(Qt::black);
-        p.drawText(QRectF(2, y, kLabelWidth - 6, rh), Qt::AlignRight | Qt::AlignVCenter,
-                   QString::fromStdString(rows_[r].name));
-      }
-    }
+    drawRowLabels(p, f, a, rh, rows_);
     // One pixel per slice and PE, scaled onto the chart: the dominant recorded state,
     // paler when it filled less of the slice.
     p.drawImage(a, image_);

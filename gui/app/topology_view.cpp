@@ -193,11 +193,15 @@ void TopologyView::paintNodes(QPainter& p) const {
       const QString label = QString::fromStdString(vx.label);
       QFont fitted = label_font;
       const double room = box.width() - 6;
-      const int wide = QFontMetrics(fitted).horizontalAdvance(label);
+      // A label of several words may wrap: the font fits its longest word ("external memory").
+      const bool wrap = label.contains(' ') && QFontMetrics(fitted).horizontalAdvance(label) > room;
+      int wide = 0;
+      for (const auto& word : wrap ? label.split(' ') : QStringList{label})
+        wide = std::max(wide, QFontMetrics(fitted).horizontalAdvance(word));
       if (wide > room) fitted.setPixelSize(std::max(6, static_cast<int>(fitted.pixelSize() * room / wide)));
       p.setFont(fitted);
       const QRectF top = box.adjusted(2, 2, -2, -box.height() / 2);
-      p.drawText(top, Qt::AlignHCenter | Qt::AlignBottom, label);
+      p.drawText(top, Qt::AlignHCenter | Qt::AlignBottom | (wrap ? Qt::TextWordWrap : 0), label);
       p.setFont(sub_font);
       p.setPen(QColor(70, 70, 70));
       const QRectF bottom = box.adjusted(2, box.height() / 2 + 1, -2, -2);

@@ -44,7 +44,8 @@ void add_import(Commands& c) {
                   "(benchmark_ham_offload output) or pcie (pcie_probe output, a real PCIe device)")
       ->required()
       ->check(CLI::IsMember({"reference", "passing", "hpcc", "ham", "pcie"}));
-  imp->add_option("--system", o->system, "system name for the rows (default: the format's own system)");
+  imp->add_option("--system", o->system,
+                  "system name for the rows (required for hpcc and ham; passing and pcie have defaults)");
   imp->add_option("--output", o->output, "CSV file (default: standard output)");
   c.on(imp, [o] { return studies::import_results(o->file, o->format, o->system, o->output); });
 }

@@ -13,6 +13,11 @@ bash "$expect" --rc 0 --has "10 rows from run/pass-sim.csv" -- "$hopsim" import 
 grep -q "^epiphany-e16g301,passing,unicast n=1,host_ticks," pass.csv || { echo "import.sh: FAILED: no unicast n=1 row"; cat pass.csv; exit 1; }
 bash "$expect" --rc 0 --has "ham-offload-call" --has ",average," -- "$hopsim" import "$data/ham-offload.txt" --format ham --system xeonphi-knc || exit 1
 bash "$expect" --rc 0 --has "MB/s" -- "$hopsim" import "$data/hpcc-ring.txt" --format hpcc --system power6-32way || exit 1
+# Outputs that do not name their machine need --system (validate matches rows by system).
+for f in ham hpcc; do
+  bash "$expect" --rc 2 --has "import --format $f: give --system NAME" -- "$hopsim" import "$data/ham-offload.txt" --format $f \
+    || exit 1
+done
 bash "$expect" --rc 0 -- "$hopsim" import "$src/traces/reference/device-measurements.csv" --format reference --output ref1.csv || exit 1
 bash "$expect" --rc 0 -- "$hopsim" import ref1.csv --format reference --output ref2.csv || exit 1
 tail -n +2 ref1.csv | cut -d, -f1-6 >a.txt

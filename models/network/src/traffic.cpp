@@ -104,6 +104,14 @@ class GenericNet {
   std::uint32_t nodes() const { return n_; }
   std::size_t links() const { return topo_.num_links(); }
   std::uint64_t busy_ticks(std::size_t l) const { return busy_[l]; }
+  // Busy ticks inside [start, end) cycles, whenever the packet was sent: a link reserved at
+  // issue for a time past the window's end counts only the part inside it.
+  void set_window(double start, double end) {
+    win_start_ = to_ticks(start);
+    win_end_ = to_ticks(end);
+    busy_window_.assign(busy_.size(), 0);
+  }
+  std::uint64_t busy_window_ticks(std::size_t l) const { return busy_window_.empty() ? 0 : busy_window_[l]; }
   int hops(std::uint32_t a, std::uint32_t b) const {
     int h = 0;
     for (int d = 0; d < nd_; ++d) h += std::abs(steps(d, a, b));
@@ -133,6 +141,10 @@ class GenericNet {
         const topo::LinkId l = out_[(cur * nd_ + d) * 2 + dir];
         const std::uint64_t s = reserve(l, tt, dur);
         busy_[l] += dur;
+        if (!busy_window_.empty()) {
+          const std::uint64_t a = std::max(s, win_start_), b = std::min(s + dur, win_end_);
+          if (b > a) busy_window_[l] += b - a;
+        }
         tt = s + hop_;
         cur = target_[l];
         ++hops;
@@ -175,6 +187,8 @@ class GenericNet {
   std::vector<std::uint64_t> busy_;
   std::vector<std::uint64_t> inject_free_;
   std::uint64_t hop_, endpoint_, buffer_, horizon_ = 0;
+  std::uint64_t win_start_ = 0, win_end_ = 0;
+  std::vector<std::uint64_t> busy_window_;  // empty until set_window
 };
 
 // One node's injection process: the cycles at which it generates packets.
@@ -352,6 +366,7 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
     if (static_cast<double>(src[i].next()) < win.end) ++pending;
   }
 
+  if constexpr (requires { net.set_window(0.0, 0.0); }) net.set_window(win.start, win.end);
   Tally tally;
   while (pending > 0) {
     const auto [t, node] = heap.top();
@@ -375,6 +390,13 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   }
   if (tally.busy_start.empty()) snapshot(net, tally.busy_start);
   if (tally.busy_end.empty()) snapshot(net, tally.busy_end);
+  if constexpr (requires { net.busy_window_ticks(0); }) {
+    // Busy time clipped to the window (reservations are made at issue, for later cycles).
+    for (std::size_t l = 0; l < tally.busy_end.size(); ++l) {
+      tally.busy_start[l] = 0;
+      tally.busy_end[l] = net.busy_window_ticks(l);
+    }
+  }
   return summarise(tally, cfg, n, win);
 }
 

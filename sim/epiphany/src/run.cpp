@@ -277,8 +277,8 @@ void print_report(const RunReport& r, std::ostream& out) {
     if (rec->mismatch_count == 0) return "ok";
     return fmt::format("{}{} bad", rec->known_faulty ? "faulty:" : "FAIL:", rec->mismatch_count);
   };
-  out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>10} {:>8}\n", "method", "n", "sim cycles", "sim us",
-                     "native us", "sim check", "native", "data");
+  out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>14} {:>8}\n", "method", "n", "sim cycles", "sim us",
+                     "native us", "sim check", "native check", "data");
   std::map<std::string, std::vector<const LaunchRecord*>> by_method_sim, by_method_nat;
   for (const auto& k : keys) {
     const auto* s = sim.count(k) ? sim[k] : nullptr;
@@ -287,7 +287,7 @@ void print_report(const RunReport& r, std::ostream& out) {
     if (n) by_method_nat[k.first].push_back(n);
     std::string data = "-";
     if (s && n) data = s->digest == n->digest ? "equal" : "DIFFER";
-    out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>10} {:>8}\n", k.first, k.second,
+    out << fmt::format("{:<21} {:>3} {:>14} {:>12} {:>12} {:>14} {:>14} {:>8}\n", k.first, k.second,
                        s ? fmt::format("{:.0f}", s->cycles) : "-", s ? fmt::format("{:.1f}", s->seconds * 1e6) : "-",
                        n ? fmt::format("{:.1f}", n->seconds * 1e6) : "-", check(s), check(n), data);
   }

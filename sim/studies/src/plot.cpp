@@ -19,6 +19,7 @@
 #include <QColor>
 #include <QFile>
 #include <QFont>
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
@@ -192,6 +193,13 @@ void render(std::unique_ptr<QChart> owned, const std::string& title, const std::
   QChart* chart = owned.release();
   scene.addItem(chart);  // the scene owns it now
   scene.setSceneRect(area);
+  // The legend as wide as its longest entry: offscreen, Qt sizes it from a default that cuts long names.
+  if (QLegend* legend = chart->legend(); legend != nullptr && legend->isVisible()) {
+    const QFontMetrics fm(legend->font());
+    int widest = 0;
+    for (const auto* s : chart->series()) widest = std::max(widest, fm.horizontalAdvance(s->name()));
+    legend->setMinimumWidth(widest + 56);  // the marker, its spacing and the legend's margins
+  }
   chart->setGeometry(area);
   if (QGraphicsLayout* l = chart->layout()) l->activate();
 

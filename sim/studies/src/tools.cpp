@@ -151,6 +151,12 @@ int validate_results(const std::string& result, const std::string& reference, do
 int import_results(const std::string& file, const std::string& format, const std::string& system,
                    const std::string& output) {
   std::vector<traces::ResultRow> rows;
+  // hpcc and HAM-Offload outputs do not say which machine they ran on, and validate matches rows by system.
+  if ((format == "hpcc" || format == "ham") && system.empty())
+    throw ConfigError(
+        fmt::format("import --format {}: give --system NAME, the machine the output was measured on "
+                    "(validate matches rows by system; e.g. {})",
+                    format, format == "ham" ? "xeonphi-knc" : "power6-32way"));
   try {
     if (format == "reference") rows = traces::import_reference_csv(file);
     if (format == "passing") rows = traces::import_passing_csv(file, system);
