@@ -39,6 +39,9 @@ bash "$expect" --rc 0 --has "reached its size limit" -- "$hopsim" run "$scenario
   --trace-detail hops --trace-max-size "100 kB" || exit 1
 bash "$expect" --rc 0 -- "$hopsim" trace export lim.db --csv meta --output lim-meta.csv || exit 1
 grep -q '^detail_stopped_at,' lim-meta.csv || { echo "trace_window.sh: FAILED: no detail_stopped_at"; exit 1; }
+bash "$expect" --rc 0 -- "$hopsim" trace export lim.db --csv transactions --output lim-transactions.csv || exit 1
+lim=$(wc -l <lim-transactions.csv) all=$(wc -l <all-transactions.csv)
+[[ $lim -gt 1 && $lim -lt $((all / 2)) ]] || { echo "trace_window.sh: FAILED: $lim of $all transactions under a 100 kB limit"; exit 1; }
 # Bad values: exit 2 naming the key, before anything is written.
 bash "$expect" --rc 2 --has "outputs.trace_window: '60000:20000': the window ends before it begins" -- \
   "$hopsim" run "$scenario" "${small[@]}" --trace bad.db --trace-window 60000:20000 || exit 1

@@ -26,6 +26,9 @@ namespace {
 
 std::string num(double v) { return fmt::format("{}", v); }
 
+// Bytes per detail row assumed until a batch is written (a transaction row with its index).
+constexpr double kFirstBytesPerRow = 48;
+
 std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
 fs::path with_suffix(const fs::path& p, std::string_view suffix) { return {p.string() + std::string(suffix)}; }
@@ -209,14 +212,30 @@ bool TraceWriter::in_window(double begin, double end) const noexcept {
     return end >= options_.window_begin && begin < options_.window_end;
 }
 
-// Whether detail rows are no longer recorded because the file reached max_bytes; remembers
-// the cycle it happened at. Called with mutex_ held, after check_open_locked().
+// Whether detail rows are no longer recorded because the trace reached max_bytes; remembers
+// the cycle it happened at. The size is the file's at its last batch plus the detail rows
+// queued since at the file's bytes per detail row so far (queued batches count before they
+// are written). Called with mutex_ held, after check_open_locked().
 bool TraceWriter::detail_closed_locked(double start) {
+    if (!detail_full_.load(std::memory_order_relaxed) && options_.max_bytes > 0) {
+        const double per_row =
+            detail_rows_written_ > 0 ? file_bytes_ / static_cast<double>(detail_rows_written_) : kFirstBytesPerRow;
+        const double estimate = file_bytes_ + static_cast<double>(detail_rows_added_ - detail_rows_written_) * per_row;
+        if (estimate > static_cast<double>(options_.max_bytes)) {
+            detail_full_.store(true, std::memory_order_relaxed);
+            say(
+                fmt::format("trace {}: reached its size limit of {} MB at cycle {:.0f}; from here on it records link "
+                            "counters and launches only (raise outputs.trace_max_size / --trace-max-size, or "
+                            "record a part of the run with --trace-window)",
+                            path_.string(), static_cast<double>(options_.max_bytes) / 1e6, latest_detail_));
+        }
+    }
     if (detail_full_.load(std::memory_order_relaxed)) {
         if (detail_stopped_at_ < 0) detail_stopped_at_ = latest_detail_;
         return true;
     }
     latest_detail_ = std::max(latest_detail_, start);
+    ++detail_rows_added_;
     return false;
 }
 
@@ -318,7 +337,7 @@ void TraceWriter::run_writer() noexcept {
             space_cv_.notify_all();
             lock.unlock();
             write_batch(batch, st);
-            check_size();
+            check_size(batch.transactions.size() + batch.hops.size() + batch.pe_states.size());
             batch.clear();
             lock.lock();
             // Enough spares that a steady run reuses capacity instead of allocating.
@@ -339,18 +358,15 @@ void TraceWriter::run_writer() noexcept {
     }
 }
 
-// Writer thread: after each batch, whether the file passed max_bytes.
-void TraceWriter::check_size() {
-    if (options_.max_bytes == 0 || detail_full_.load(std::memory_order_relaxed)) return;
+// Writer thread, after each batch: the file's size and the detail rows in it, for the
+// producers' estimate (detail_closed_locked).
+void TraceWriter::check_size(std::uint64_t detail_rows) {
+    if (options_.max_bytes == 0) return;
     std::error_code ec;
     const auto size = fs::file_size(partial_, ec);
-    if (ec || size <= options_.max_bytes) return;
-    detail_full_.store(true, std::memory_order_relaxed);
-    say(
-        fmt::format("trace {}: reached its size limit of {} MB; from here on it records link counters and launches "
-                    "only (raise outputs.trace_max_size / --trace-max-size, or record a part of the run with "
-                    "--trace-window)",
-                    path_.string(), options_.max_bytes / 1000000));
+    std::lock_guard lock(mutex_);
+    detail_rows_written_ += detail_rows;
+    if (!ec) file_bytes_ = static_cast<double>(size);
 }
 
 void TraceWriter::write_batch(Batch& b, Statements& st) {

@@ -125,7 +125,7 @@ private:
     void say(std::string_view message) const;
     bool in_window(double begin, double end) const noexcept;
     bool detail_closed_locked(double start);
-    void check_size();
+    void check_size(std::uint64_t detail_rows);
 
     const std::filesystem::path path_;
     const std::filesystem::path partial_;
@@ -154,9 +154,13 @@ private:
     std::string incomplete_reason_;
 
     double max_hop_cycles_ = 0;             // writer thread only
-    std::atomic<bool> detail_full_{false};  // set by the writer thread once the file passed max_bytes
-    double latest_detail_ = 0;              // guarded by mutex_: the latest start of a detail row
-    double detail_stopped_at_ = -1;         // guarded by mutex_: latest_detail_ when detail_full_ was seen
+    std::atomic<bool> detail_full_{false};  // set once the trace's estimated size passed max_bytes
+    // Guarded by mutex_: the size limit's estimate and where detail stopped.
+    double latest_detail_ = 0;               // the latest start of a detail row
+    double detail_stopped_at_ = -1;          // latest_detail_ when detail_full_ was seen
+    std::uint64_t detail_rows_added_ = 0;    // detail rows accepted
+    std::uint64_t detail_rows_written_ = 0;  // of those, in written batches
+    double file_bytes_ = 0;                  // the file's size after the last written batch
     std::filesystem::path final_path_;
     std::thread thread_;  // last: starts after everything above exists
 };
