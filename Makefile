@@ -54,7 +54,11 @@ docs-check: build
 # target, not part of CI (about an hour on 2 cores). Leak checking is off:
 # runs end by exit() with their simulators alive, by design. Under ASan the
 # Epiphany tests cannot map the chip's memory at its device addresses
-# (ASan's shadow memory is there): SANITIZE=undefined covers them.
+# (0x80800000 lies in ASan's low shadow, 0x7fff8000-0x8fff6fff on x86-64):
+# SANITIZE=undefined covers them. ASan's fake stacks for use-after-return
+# (on by default since LLVM 15) break under SystemC's stack switching (its
+# processes read corrupted locals; Boost.Context fibers switch the same way),
+# so they are off.
 SAN_BUILD ?= build-sanitize
 SANITIZE ?= address,undefined
 test-sanitize:
@@ -62,7 +66,8 @@ test-sanitize:
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
 	  -DCMAKE_CXX_COMPILER=clang++-16 -DHOPSIM_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
 	cmake --build $(SAN_BUILD) -j$(JOBS)
-	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:detect_stack_use_after_return=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j$(JOBS)
 
 clean:
