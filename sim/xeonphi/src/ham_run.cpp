@@ -38,7 +38,7 @@ struct HamArgs {
 // kernel.args.program: a path (relative to the scenario file's folder when
 // the file holds it, to the current folder when given with --set), or a name
 // alone (found as locate_program finds it).
-HamArgs parse_args(const Scenario& sc, const nlohmann::json& args) {
+HamArgs parse_args(const nlohmann::json& args) {
   HamArgs a;
   std::string given = args["program"].get<std::string>();
   if (given.empty()) throw ConfigError("kernel.args.program: the HAM-Offload program to run (a path) is required");
@@ -111,7 +111,7 @@ RunReport report(const Scenario& sc, const HamArgs& a, const std::vector<Program
 }  // namespace
 
 RunReport run_ham(const Scenario& sc, const nlohmann::json& args) {
-  const HamArgs a = parse_args(sc, args);
+  const HamArgs a = parse_args(args);
   (void)model::load_machine(sc.machine_preset, sc.machine_params);  // a bad preset or override: exit 2 before running
   const fs::path out = fs::absolute(sc.outputs.dir.empty() ? fs::path("out/ham") : fs::path(sc.outputs.dir));
   std::error_code ec;
