@@ -26,9 +26,6 @@ namespace {
 
 std::string num(double v) { return fmt::format("{}", v); }
 
-// Bytes per detail row assumed until a batch is written (a transaction row with its index).
-constexpr double kFirstBytesPerRow = 48;
-
 std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
 fs::path with_suffix(const fs::path& p, std::string_view suffix) { return {p.string() + std::string(suffix)}; }
@@ -218,9 +215,8 @@ bool TraceWriter::in_window(double begin, double end) const noexcept {
 // are written). Called with mutex_ held, after check_open_locked().
 bool TraceWriter::detail_closed_locked(double start) {
     if (!detail_full_.load(std::memory_order_relaxed) && options_.max_bytes > 0) {
-        const double per_row =
-            detail_rows_written_ > 0 ? file_bytes_ / static_cast<double>(detail_rows_written_) : kFirstBytesPerRow;
-        const double estimate = file_bytes_ + static_cast<double>(detail_rows_added_ - detail_rows_written_) * per_row;
+        const double estimate =
+            file_bytes_ + static_cast<double>(detail_rows_added_ - detail_rows_written_) * bytes_per_row_;
         if (estimate > static_cast<double>(options_.max_bytes)) {
             detail_full_.store(true, std::memory_order_relaxed);
             say(
@@ -367,6 +363,7 @@ void TraceWriter::check_size(std::uint64_t detail_rows) {
     std::lock_guard lock(mutex_);
     detail_rows_written_ += detail_rows;
     if (!ec) file_bytes_ = static_cast<double>(size);
+    if (detail_rows_written_ > 0) bytes_per_row_ = file_bytes_ / static_cast<double>(detail_rows_written_);
 }
 
 void TraceWriter::write_batch(Batch& b, Statements& st) {

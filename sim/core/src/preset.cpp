@@ -45,10 +45,8 @@ std::vector<std::string> preset_dirs() {
 std::string find_data_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (path.empty()) throw ConfigError(what + ": an empty file name");
-  if (fs::exists(path, ec) || fs::path(path).is_absolute()) {
-    if (!fs::exists(path, ec)) throw ConfigError(fmt::format("{}: {}: no such file", what, path));
-    return path;
-  }
+  if (fs::exists(path, ec)) return path;
+  if (fs::path(path).is_absolute()) throw ConfigError(fmt::format("{}: {}: no such file", what, path));
   const auto dirs = search_dirs("HOPSIM_DATA_PATH", "share/hopsim", {HOPSIM_INSTALLED_DATA_DIR, HOPSIM_SOURCE_DIR});
   for (const auto& d : dirs) {
     const fs::path f = fs::path(d) / path;

@@ -214,9 +214,9 @@ namespace {
 // The keys that name files or folders. Written in a scenario file they are
 // relative to the file's folder; given on the command line (--set, --out,
 // --trace) relative to the current folder. `kernel` limits a key to the
-// kernel that reads it; a `preset_file` is a path only when it ends in
-// .json (else a preset's name), a `program` only when it holds a '/' (else
-// a program found on PATH or among hopsim's own).
+// kernel that reads it; machine.preset is a path only when it ends in .json
+// (else a preset's name), kernel.args.program only when it holds a '/'
+// (else a program found on PATH or among hopsim's own).
 struct PathKey {
   std::string_view kernel, section, key;
 };

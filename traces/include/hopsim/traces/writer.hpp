@@ -161,6 +161,7 @@ private:
     std::uint64_t detail_rows_added_ = 0;    // detail rows accepted
     std::uint64_t detail_rows_written_ = 0;  // of those, in written batches
     double file_bytes_ = 0;                  // the file's size after the last written batch
+    double bytes_per_row_ = 48;              // file_bytes_ per written detail row (48 until a batch is written)
     std::filesystem::path final_path_;
     std::thread thread_;  // last: starts after everything above exists
 };
