@@ -1,5 +1,6 @@
 #include "hopsim/core/family.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -36,6 +37,12 @@ const Family& runner_of(const Scenario& sc) {
   if (!f.run)
     throw ConfigError(fmt::format("machine.preset: {} is a {} machine, which `hopsim run` does not run yet ({})",
                                   sc.machine_preset, f.name, f.summary));
+  if (std::find(f.compute_models.begin(), f.compute_models.end(), sc.compute) == f.compute_models.end()) {
+    std::string known;
+    for (const ComputeModel m : f.compute_models) known += (known.empty() ? "" : ", ") + to_string(m);
+    throw ConfigError(fmt::format("compute.model: {} machines do not follow the {} compute model (they follow: {})",
+                                  f.name, to_string(sc.compute), known));
+  }
   return f;
 }
 

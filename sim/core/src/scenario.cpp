@@ -49,7 +49,8 @@ constexpr std::array<ScenarioKey, 24> kKeys = {{
     {"mode", "string", "\"sim\"", "sim, native or both (native first, then simulated, then the data compared)"},
     {"compute", "object", "{}", "how simulated compute time is charged"},
     {"compute.model", "string", "\"annotated\"",
-     "annotated (each device-API call costs api_call cycles) or measured (host time)"},
+     "annotated (each device-API call costs api_call cycles), measured (host time) or counted (the program's "
+     "instructions priced by the eCore's cost table; programs built by e-gcc or hopsim-cc)"},
     {"compute.speed_factor", "number > 0", "1", "measured: host time x clock ratio x this"},
     {"seed", "integer >= 0", "1", "recorded with the results; simulated runs are deterministic"},
     {"outputs", "object", "{}", "where results go"},
@@ -86,7 +87,17 @@ std::vector<std::string_view> scenario_key_names(std::string_view section) {
   return out;
 }
 
-std::string to_string(ComputeModel m) { return m == ComputeModel::annotated ? "annotated" : "measured"; }
+std::string to_string(ComputeModel m) {
+  switch (m) {
+    case ComputeModel::annotated:
+      return "annotated";
+    case ComputeModel::measured:
+      return "measured";
+    case ComputeModel::counted:
+      return "counted";
+  }
+  return "annotated";
+}
 
 Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
   Scenario sc;
@@ -121,9 +132,11 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
       sc.compute = ComputeModel::annotated;
     } else if (model == "measured") {
       sc.compute = ComputeModel::measured;
+    } else if (model == "counted") {
+      sc.compute = ComputeModel::counted;
     } else {
       throw ConfigError(
-          fmt::format("compute.model: unknown compute model '{}' (expected annotated or measured)", model));
+          fmt::format("compute.model: unknown compute model '{}' (expected annotated, measured or counted)", model));
     }
     if (c.contains("speed_factor")) {
       if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)

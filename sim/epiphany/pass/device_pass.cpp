@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "counting.hpp"
 #include "hopsim/device_abi.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/AssumptionCache.h"
@@ -263,10 +264,19 @@ class FunctionRewriter {
     tick_ = m.getOrInsertFunction("__hopsim_dev_tick", FunctionType::get(void_ty, {}, false));
     poll_enter_ = m.getOrInsertFunction("__hopsim_dev_poll_enter", FunctionType::get(void_ty, {}, false));
     poll_next_ = m.getOrInsertFunction("__hopsim_dev_poll_next", FunctionType::get(void_ty, {}, false));
+    if (const char* r = std::getenv("HOPSIM_COUNT_REPORT"); r && *r) report_ = std::fopen(r, "a");
   }
+  ~FunctionRewriter() {
+    if (report_) std::fclose(report_);
+  }
+  FunctionRewriter(const FunctionRewriter&) = delete;
+  FunctionRewriter& operator=(const FunctionRewriter&) = delete;
 
   void run(Function& f) {
     if (f.isDeclaration()) return;
+    cur_fn_ = &f;
+    counter_.price(f);
+    if (report_) counter_.report(f, report_);
     inline_asm(f);
     base_ = nullptr;
     vlimit_ = nullptr;
@@ -293,6 +303,7 @@ class FunctionRewriter {
         external_call(cb);
       }
     }
+    counter_.instrument(f, [this] { return base(); });
   }
 
  private:
@@ -822,6 +833,8 @@ class FunctionRewriter {
   AllocaInst* count_ = nullptr;           // loop iterations left before paying into the tick word
   std::map<std::string, FunctionCallee> asm_;
   Function* cur_fn_ = nullptr;
+  hopsim_pass::InstructionCounter counter_{dl_};
+  std::FILE* report_ = nullptr;  // HOPSIM_COUNT_REPORT: each block's count and cycles
   Value* base_ = nullptr;
   GlobalVariable* vlimit_var_ = nullptr;
   Value* vlimit_ = nullptr;

@@ -53,6 +53,19 @@ void Hal::init() {
   } else {
     sc.machine_preset = preset && *preset ? preset : "e16g301";
   }
+  // HOPSIM_COMPUTE: the compute model of a simulated run (docs/esdk.md).
+  if (const char* compute = std::getenv("HOPSIM_COMPUTE"); compute && *compute) {
+    const std::string c = compute;
+    if (c == "annotated") {
+      sc.compute = ComputeModel::annotated;
+    } else if (c == "measured") {
+      sc.compute = ComputeModel::measured;
+    } else if (c == "counted") {
+      sc.compute = ComputeModel::counted;
+    } else {
+      throw ConfigError(fmt::format("HOPSIM_COMPUTE={}: expected annotated, measured or counted", c));
+    }
+  }
   Mode m = Mode::sim;
   if (mode && *mode) {
     const std::string s = mode;
@@ -175,10 +188,13 @@ void Hal::finalize() {
         if (c.compute == 0 && c.waiting == 0 && c.writes == 0 && c.reads == 0) continue;
         std::fprintf(stderr,
                      "hopsim: %s: %.0f cycles computing, %.0f waiting (%.0f in barriers), %.0f stalled; "
-                     "%llu writes (%llu bytes), %llu reads (%llu bytes)\n",
+                     "%llu writes (%llu bytes), %llu reads (%llu bytes)",
                      h->windows_.map().describe_core(core).c_str(), c.compute, c.waiting, c.barrier, c.stall,
                      static_cast<unsigned long long>(c.writes), static_cast<unsigned long long>(c.write_bytes),
                      static_cast<unsigned long long>(c.reads), static_cast<unsigned long long>(c.read_bytes));
+        if (h->scenario_.compute == ComputeModel::counted)
+          std::fprintf(stderr, "; %llu instructions counted", static_cast<unsigned long long>(c.instructions));
+        std::fprintf(stderr, "\n");
       }
     }
   }
@@ -187,7 +203,7 @@ void Hal::finalize() {
     if (h->trace_) {
       std::int64_t bytes = 0;
       for (const auto& c : h->device_->counters()) bytes += static_cast<std::int64_t>(c.write_bytes);
-      h->trace_->add_launch({to_string(h->mode_), "program", 0, seconds, seconds * h->p_.clock_hz, bytes, true});
+      h->trace_->add_launch({to_string(h->mode_), "program", 0, seconds, seconds * h->p_.clock_hz, bytes, true, 0.0});
       h->trace_->finish();
     }
   } catch (const std::exception& e) {
@@ -207,6 +223,7 @@ void Hal::write_report(double seconds) const {
     const auto& c = cs[core];
     cores.push_back({{"core", core},
                      {"compute_cycles", c.compute},
+                     {"instructions", c.instructions},
                      {"waiting_cycles", c.waiting},
                      {"barrier_cycles", c.barrier},
                      {"stall_cycles", c.stall},

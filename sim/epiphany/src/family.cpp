@@ -106,6 +106,7 @@ const FamilyRegistrar registrar{{
     .name = "epiphany",
     .summary = "Adapteva Epiphany eCore mesh: e-lib/stdcl kernels; native host threads, simulated eMesh (SystemC)",
     .run = run,
+    .compute_models = {ComputeModel::annotated, ComputeModel::measured, ComputeModel::counted},
     .print_params = [](const std::string& preset,
                        std::ostream& out) { print_params(epiphany::model::param_decls(), preset, out); },
     .print_programs = print_libraries,

@@ -131,6 +131,11 @@ RunReport run_scenario(const Scenario& sc) {
   r.scenario = sc;
   r.params = resolve_epiphany(sc, &r.machine);
   const KernelPackage& pkg = resolve_package(sc, r.params.num_cores());
+  if (sc.compute == ComputeModel::counted && pkg.library.empty())
+    throw ConfigError(fmt::format(
+        "compute.model: counted prices the instructions the hopsim-device pass counted, and the built-in kernel '{}' "
+        "was compiled without it: build it with hopsim-cc and give the library as kernel.library",
+        sc.kernel));
   if (pkg.family != "epiphany")
     throw ConfigError(
         fmt::format("kernel.name: {} runs on {} machines, not on {}", pkg.name, pkg.family, sc.machine_preset));
@@ -211,6 +216,7 @@ nlohmann::json mode_json(const ModeResult& m) {
     const auto& c = m.cores[i];
     j["cores"].push_back({{"core", i},
                           {"compute_cycles", c.compute},
+                          {"instructions", c.instructions},
                           {"waiting_cycles", c.waiting},
                           {"barrier_cycles", c.barrier},
                           {"stall_cycles", c.stall},

@@ -11,6 +11,7 @@
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/log.hpp"
+#include "hopsim/device_abi.h"
 #include "hopsim/epiphany/sc_log.hpp"
 
 namespace hopsim::epiphany {
@@ -106,6 +107,8 @@ void SimDevice::run_core(std::uint32_t core) {
       }
     }
     pe.local = chip_->now();
+    // Counted: nothing left from an earlier program (or a native run) in the core's words.
+    std::memset(windows().core(core) + HOPSIM_DEV_COUNT_INSNS_SLOT, 0, 16);
     // Nothing can be sent before now: the links forget the time since the
     // last core ran (a host that slept a second would otherwise leave each
     // calendar a second of ticks to hold).
@@ -123,7 +126,10 @@ void SimDevice::run_core(std::uint32_t core) {
         const bool finished = pe.ctx->resume();
         crash::name_thread(nullptr);  // the simulator's own code again
         in_host_ = host_job;
-        if (finished) break;
+        if (finished) {
+          take_counted(pe);  // the instructions after the program's last runtime call
+          break;
+        }
         const Req r = pe.req;
         pe.req = Req::none;
         chip_->wait_until(pe.local);
@@ -267,7 +273,30 @@ double SimDevice::host_seconds() { return chip_ ? chip_->now() / p_.clock_hz : 0
 
 void SimDevice::enter(Pe& pe) { charge(pe, p_.api_call); }
 
+void SimDevice::charge_code(Pe& pe, double annotated) {
+  if (compute_model_ == ComputeModel::counted) {
+    take_counted(pe);
+  } else {
+    charge(pe, annotated);
+  }
+}
+
+void SimDevice::take_counted(Pe& pe) {
+  if (compute_model_ != ComputeModel::counted) return;
+  const std::uint32_t core = current_core();
+  std::uint8_t* w = windows().core(core);
+  std::uint64_t cycles = 0, insns = 0;
+  std::memcpy(&cycles, w + HOPSIM_DEV_COUNT_CYCLES_SLOT, 8);
+  std::memcpy(&insns, w + HOPSIM_DEV_COUNT_INSNS_SLOT, 8);
+  if (cycles == 0 && insns == 0) return;
+  std::memset(w + HOPSIM_DEV_COUNT_INSNS_SLOT, 0, 16);
+  pe.local += static_cast<double>(cycles);
+  counters_[core].compute += static_cast<double>(cycles);
+  counters_[core].instructions += insns;
+}
+
 void SimDevice::charge(Pe& pe, double annotated) {
+  take_counted(pe);
   double c = annotated;
   if (compute_model_ == ComputeModel::measured) c = static_cast<double>(host_ns() - pe.resumed_ns) * ns_to_cycles_;
   if (c == 0) return;
@@ -390,7 +419,7 @@ bool SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool
   const auto loc = locate_or_throw(addr, size, write ? "stored" : "loaded");
   if (loc.kind == epiphany::model::Location::Kind::core && loc.core == current_core() && !global) {
     // Local: one cycle, and a load waits for a write still in flight to it.
-    charge(pe, p_.local_access);
+    charge_code(pe, p_.local_access);
     if (!write && !wait_arrival(pe, arrival_of(loc, size))) {
       leave(pe);
       return false;
@@ -415,7 +444,7 @@ bool SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool
     }
   } else {
     pe.poll_addr = 0;
-    charge(pe, p_.raw_access);
+    charge_code(pe, p_.raw_access);
     if (write) {
       post_write(pe, loc, addr, size, 8, global);
     } else {
@@ -429,7 +458,7 @@ bool SimDevice::raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool
 
 void SimDevice::loop_tick(unsigned iterations) {
   Pe& pe = me();
-  charge(pe, iterations * p_.poll_cycles);
+  charge_code(pe, iterations * p_.poll_cycles);
   leave(pe);
   if (pe.local - now_ > p_.sync_quantum) request(pe, Req::sync);
 }
@@ -448,7 +477,7 @@ void SimDevice::poll_load(std::uint64_t addr, unsigned size) {
 
 void SimDevice::poll_next() {
   Pe& pe = me();
-  charge(pe, p_.poll_cycles);
+  charge_code(pe, p_.poll_cycles);
   const std::uint32_t self = current_core();
   bool own = !pe.poll_cur.empty() && pe.poll_cur.size() < 64 && pe.poll_cur == pe.poll_prev;
   std::uint64_t lo = ~0ull, hi = 0;
@@ -494,7 +523,7 @@ void SimDevice::poll_next() {
 
 void SimDevice::raw_atomic(std::uint64_t addr, unsigned size, bool global) {
   Pe& pe = me();
-  charge(pe, p_.raw_access);
+  charge_code(pe, p_.raw_access);
   const auto loc = locate_or_throw(addr, size, "atomically accessed");
   const std::uint32_t self = current_core();
   request(pe, Req::sync);
@@ -647,7 +676,11 @@ void SimDevice::compute(double cycles) {
   counters_[current_core()].compute += cycles;
 }
 
-double SimDevice::now_cycles() { return me().local; }
+double SimDevice::now_cycles() {
+  Pe& pe = me();
+  take_counted(pe);
+  return pe.local;
+}
 
 void SimDevice::log_mesh_events(epiphany::model::MeshEventLog* log) { chip_->mesh().set_events(log); }
 

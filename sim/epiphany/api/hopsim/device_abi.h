@@ -34,6 +34,11 @@
  *    HOPSIM_DEV_POLL; an iteration that read the same words with the same
  *    values as the one before would repeat forever, so the simulated core
  *    sleeps until one of those words is written;
+ *  - the program's own instructions are counted (sim/epiphany/pass/
+ *    counting.hpp): their eCore cycles and number are added to the 64-bit
+ *    words at HOPSIM_DEV_COUNT_CYCLES_SLOT and HOPSIM_DEV_COUNT_INSNS_SLOT
+ *    before every call and return; the simulated runtime takes (and zeroes)
+ *    them at each of its entries when the compute model is counted;
  *  - main is renamed __hopsim_device_main; inline idle/gie/gid/trap become
  *    calls of the __hopsim_asm_* functions.
  */
@@ -48,11 +53,13 @@
 #define HOPSIM_DEV_SP_LIMIT_SLOT 0xFCu   /* lowest the stack may grow to */
 #define HOPSIM_DEV_TICK_SLOT 0xF4u       /* loop iterations left before the next __hopsim_dev_tick */
 #define HOPSIM_DEV_TICK_EVERY 64u        /* loop iterations per __hopsim_dev_tick */
+#define HOPSIM_DEV_COUNT_INSNS_SLOT 0xE0u  /* 64-bit: counted instructions not yet taken by the runtime */
+#define HOPSIM_DEV_COUNT_CYCLES_SLOT 0xE8u /* 64-bit: counted cycles not yet taken by the runtime */
 #define HOPSIM_DEV_DATA_START 0x200u     /* first byte of .data_bank0 and the default data */
 #define HOPSIM_DEV_BANK_SIZE 0x2000u
 #define HOPSIM_DEV_SHARED_DRAM 0x8F000000u /* shared_dram section (EXTERNAL_DRAM_1 of the eSDK scripts) */
 #define HOPSIM_DEV_IMAGE_MAGIC 0x48534445u /* "HSDE" */
-#define HOPSIM_DEV_IMAGE_VERSION 1u
+#define HOPSIM_DEV_IMAGE_VERSION 2u
 
 /* Access kinds passed to __hopsim_dev_ptr. */
 enum hopsim_dev_kind {

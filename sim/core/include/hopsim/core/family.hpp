@@ -22,6 +22,9 @@ struct Family {
   // (results.json, results.csv) and returns the common report. Throws the
   // hopsim errors. Empty: `hopsim run` refuses the family.
   std::function<RunReport(const Scenario&)> run;
+  // The compute models (compute.model) its simulated runs follow; runner_of
+  // refuses any other with a message naming them.
+  std::vector<ComputeModel> compute_models = {ComputeModel::annotated};
   // Prints every parameter of a preset of this family: value, meaning, source.
   std::function<void(const std::string& preset, std::ostream& out)> print_params;
   // Prints programs not in the program list (e.g. kernel libraries on disk); may be empty.
@@ -36,7 +39,8 @@ void register_family(Family f);
 const Family& find_family(const std::string& name, const std::string& what = "family");
 std::vector<const Family*> families();  // sorted by name
 // The family of the scenario's machine preset; ConfigError naming
-// machine.preset when that family has no `hopsim run`.
+// machine.preset when that family has no `hopsim run`, compute.model when
+// the family does not follow that compute model.
 const Family& runner_of(const Scenario& sc);
 
 // For a static object in a family.cpp: registers the family at load time.

@@ -16,7 +16,7 @@
 namespace hopsim {
 
 enum class Mode { sim, native, both };
-enum class ComputeModel { annotated, measured };
+enum class ComputeModel { annotated, measured, counted };
 
 struct Outputs {
   std::string dir;                            // folder for results; created if missing

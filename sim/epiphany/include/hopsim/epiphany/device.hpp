@@ -35,7 +35,8 @@ struct CoreCounters {
   double stall = 0;    // cycles the mesh interface held stores back
   std::uint64_t writes = 0, write_bytes = 0;
   std::uint64_t reads = 0, read_bytes = 0;
-  double finish = 0;  // cycle of the last launch's end for this core
+  double finish = 0;               // cycle of the last launch's end for this core
+  std::uint64_t instructions = 0;  // counted compute: the program's instructions (simulated)
 };
 
 struct LaunchTiming {

@@ -105,6 +105,12 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   Pe& me() { return pes_[current_core()]; }
   void enter(Pe& pe);                     // charge compute up to this transport call
   void charge(Pe& pe, double annotated);  // like enter() with a given annotated cost
+  // The cost of the program's own instructions at a runtime entry: the
+  // annotated cost, or (counted) what the pass counted since the last entry.
+  void charge_code(Pe& pe, double annotated);
+  // Counted: moves the cycles and instructions the pass added to the
+  // core's words (device_abi.h) onto its clock and counters.
+  void take_counted(Pe& pe);
   // Times a posted write of n bytes to `loc` (data already in memory or about to be).
   // `via_router`: an access of the own core by its global address (router and back).
   void post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk,
