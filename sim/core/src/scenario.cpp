@@ -99,6 +99,29 @@ std::string to_string(ComputeModel m) {
   return "annotated";
 }
 
+namespace {
+// compute: the model and its speed factor.
+void parse_compute(const nlohmann::json& c, Scenario& sc) {
+  require_known_keys(c, "compute", scenario_key_names("compute"));
+  const auto model = get_string(c, "model", "compute", "annotated");
+  if (model == "annotated") {
+    sc.compute = ComputeModel::annotated;
+  } else if (model == "measured") {
+    sc.compute = ComputeModel::measured;
+  } else if (model == "counted") {
+    sc.compute = ComputeModel::counted;
+  } else {
+    throw ConfigError(
+        fmt::format("compute.model: unknown compute model '{}' (expected annotated, measured or counted)", model));
+  }
+  if (c.contains("speed_factor")) {
+    if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)
+      throw ConfigError("compute.speed_factor: expected a positive number");
+    sc.measured_speed_factor = c["speed_factor"].get<double>();
+  }
+}
+}  // namespace
+
 Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
   Scenario sc;
   sc.origin = origin;
@@ -124,26 +147,7 @@ Scenario scenario_from_json(nlohmann::json doc, const std::string& origin) {
 
   sc.mode = parse_mode(get_string(doc, "mode", "", "sim"), "mode");
 
-  if (doc.contains("compute")) {
-    const auto& c = doc["compute"];
-    require_known_keys(c, "compute", scenario_key_names("compute"));
-    const auto model = get_string(c, "model", "compute", "annotated");
-    if (model == "annotated") {
-      sc.compute = ComputeModel::annotated;
-    } else if (model == "measured") {
-      sc.compute = ComputeModel::measured;
-    } else if (model == "counted") {
-      sc.compute = ComputeModel::counted;
-    } else {
-      throw ConfigError(
-          fmt::format("compute.model: unknown compute model '{}' (expected annotated, measured or counted)", model));
-    }
-    if (c.contains("speed_factor")) {
-      if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)
-        throw ConfigError("compute.speed_factor: expected a positive number");
-      sc.measured_speed_factor = c["speed_factor"].get<double>();
-    }
-  }
+  if (doc.contains("compute")) parse_compute(doc["compute"], sc);
 
   if (doc.contains("seed")) {
     if (!doc["seed"].is_number_unsigned() && !(doc["seed"].is_number_integer() && doc["seed"].get<long long>() >= 0))

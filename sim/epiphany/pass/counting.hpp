@@ -52,7 +52,7 @@ class InstructionCounter {
     branches_.clear();
     llvm::BasicBlock* prev = nullptr;
     for (llvm::BasicBlock& bb : f) {
-      blocks_.push_back({&bb, schedule(bb)});
+      blocks_.emplace_back(&bb, schedule(bb));
       if (prev) layout_next_[prev] = &bb;
       prev = &bb;
     }
@@ -217,7 +217,7 @@ class InstructionCounter {
         ecore::Class user = ecore::Class::ialu;
         for (const llvm::User* u : phi.users())
           if (const auto* ui = llvm::dyn_cast<llvm::Instruction>(u); ui && ui->getParent() == &bb) {
-            user = classify(*const_cast<llvm::Instruction*>(ui)).cls;
+            user = classify(*ui).cls;
             break;
           }
         const std::uint64_t chain = it->second.cycle + ecore::latency(it->second.cls, user);
@@ -265,7 +265,7 @@ class InstructionCounter {
 
   static bool is_double(const llvm::Type* t) { return t->getScalarType()->isDoubleTy(); }
 
-  ecore::Op classify(llvm::Instruction& i) const {
+  ecore::Op classify(const llvm::Instruction& i) const {
     using ecore::Class;
     using llvm::Instruction;
     switch (i.getOpcode()) {
@@ -277,6 +277,39 @@ class InstructionCounter {
       case Instruction::AtomicRMW:
       case Instruction::AtomicCmpXchg:
         return {Class::load, 1};
+      case Instruction::GetElementPtr: {
+        // Register-offset addressing takes one index into a load or store.
+        auto& g = llvm::cast<llvm::GetElementPtrInst>(i);
+        unsigned variable = 0;
+        for (const llvm::Use& u : g.indices()) variable += llvm::isa<llvm::Constant>(u.get()) ? 0 : 1;
+        bool feeds_memory = !g.user_empty();
+        for (const llvm::User* u : g.users())
+          feeds_memory = feeds_memory && (llvm::isa<llvm::LoadInst>(u) || llvm::isa<llvm::StoreInst>(u));
+        if (feeds_memory && variable <= 1) return {Class::ialu, 0};
+        return {Class::ialu, variable};
+      }
+      case Instruction::Br: {
+        // An unconditional jump to the next block is not there at all.
+        auto& br = llvm::cast<llvm::BranchInst>(i);
+        if (!br.isConditional() && br.getSuccessor(0) == i.getParent()->getNextNode()) return {Class::branch, 0};
+        return {Class::branch, 1};
+      }
+      case Instruction::Switch:
+        return {Class::branch, 2 * static_cast<unsigned>(llvm::cast<llvm::SwitchInst>(i).getNumCases())};
+      case Instruction::Ret:
+      case Instruction::Call:
+      case Instruction::Invoke:
+        return call_op(i);
+      default:
+        return value_op(i);
+    }
+  }
+
+  // Arithmetic, comparisons and conversions.
+  ecore::Op value_op(const llvm::Instruction& i) const {
+    using ecore::Class;
+    using llvm::Instruction;
+    switch (i.getOpcode()) {
       case Instruction::Add:
       case Instruction::Sub:
       case Instruction::And:
@@ -321,29 +354,6 @@ class InstructionCounter {
         // Folded into the load that produced the narrow value.
         if (llvm::isa<llvm::LoadInst>(i.getOperand(0))) return {Class::ialu, 0};
         return {Class::ialu, lanes(i.getType())};
-      case Instruction::GetElementPtr: {
-        // Register-offset addressing takes one index into a load or store.
-        auto& g = llvm::cast<llvm::GetElementPtrInst>(i);
-        unsigned variable = 0;
-        for (const llvm::Use& u : g.indices()) variable += llvm::isa<llvm::Constant>(u.get()) ? 0 : 1;
-        bool feeds_memory = !g.user_empty();
-        for (const llvm::User* u : g.users())
-          feeds_memory = feeds_memory && (llvm::isa<llvm::LoadInst>(u) || llvm::isa<llvm::StoreInst>(u));
-        if (feeds_memory && variable <= 1) return {Class::ialu, 0};
-        return {Class::ialu, variable};
-      }
-      case Instruction::Br: {
-        // An unconditional jump to the next block is not there at all.
-        auto& br = llvm::cast<llvm::BranchInst>(i);
-        if (!br.isConditional() && br.getSuccessor(0) == i.getParent()->getNextNode()) return {Class::branch, 0};
-        return {Class::branch, 1};
-      }
-      case Instruction::Switch:
-        return {Class::branch, 2 * static_cast<unsigned>(llvm::cast<llvm::SwitchInst>(i).getNumCases())};
-      case Instruction::Ret:
-      case Instruction::Call:
-      case Instruction::Invoke:
-        return call_op(i);
       default:
         // phi, casts between pointers and integers, bitcasts, trunc, vector
         // element moves, unreachable: no instruction of their own.
@@ -351,7 +361,7 @@ class InstructionCounter {
     }
   }
 
-  ecore::Op call_op(llvm::Instruction& i) const {
+  ecore::Op call_op(const llvm::Instruction& i) const {
     using ecore::Class;
     if (llvm::isa<llvm::ReturnInst>(i)) return {Class::call, 1};
     auto& cb = llvm::cast<llvm::CallBase>(i);
