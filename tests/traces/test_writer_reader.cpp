@@ -121,6 +121,24 @@ TEST_CASE("meta records the run and its completeness", "[writer][reader]") {
     CHECK_FALSE(fs::exists(dir / "m.trace.partial"));
 }
 
+TEST_CASE("set_meta adds keys known only at the end, the last value kept; reserved keys refused", "[writer][reader]") {
+    TempDir dir;
+    const auto path = dir / "late.trace";
+    {
+        TraceWriter w(path, sample_meta(), Detail::hops, quiet());
+        w.add_node({0, "core 0", "core", "[0,0]"});
+        w.set_meta("instructions", "{\"0\": 5}");
+        w.set_meta("instructions", "{\"0\": 811}");
+        CHECK_THROWS_AS(w.set_meta("complete", "1"), TraceError);
+        CHECK_THROWS_AS(w.set_meta("schema_version", "9"), TraceError);
+        w.finish();
+    }
+    const TraceReader r(path);
+    CHECK(r.meta().at("instructions") == "{\"0\": 811}");
+    CHECK(r.meta().at("complete") == "1");
+    CHECK(r.meta().at("schema_version") == std::to_string(kSchemaVersion));
+}
+
 TEST_CASE("mark_incomplete records the reason", "[writer][reader]") {
     TempDir dir;
     const auto path = dir / "dl.trace";

@@ -304,6 +304,14 @@ void TraceWriter::add_launch(const Launch& launch) {
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
+void TraceWriter::set_meta(std::string key, std::string value) {
+    const auto reserved = meta_key::reserved();
+    if (std::find(reserved.begin(), reserved.end(), key) != reserved.end())
+        throw TraceError(fmt::format("trace {}: meta key '{}' is reserved", path_.string(), key));
+    std::lock_guard lock(mutex_);
+    late_meta_[std::move(key)] = std::move(value);
+}
+
 void TraceWriter::mark_incomplete(std::string reason) {
     std::lock_guard lock(mutex_);
     incomplete_reason_ = reason.empty() ? std::string("marked incomplete") : std::move(reason);
@@ -436,6 +444,10 @@ fs::path TraceWriter::close(bool complete_requested) {
             put.bind(1, meta_key::complete).bind(2, complete ? "1" : "0").run();
             if (!complete) put.bind(1, meta_key::incomplete_reason).bind(2, reason).run();
             put.bind(1, meta_key::max_hop_cycles).bind(2, num(max_hop_cycles_)).run();
+            {
+                std::lock_guard lock(mutex_);
+                for (const auto& [key, value] : late_meta_) put.bind(1, key).bind(2, value).run();
+            }
             if (detail_full_.load()) {
                 std::lock_guard lock(mutex_);
                 const double at = detail_stopped_at_ >= 0 ? detail_stopped_at_ : latest_detail_;

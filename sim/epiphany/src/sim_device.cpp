@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
@@ -62,6 +63,13 @@ void SimDevice::run(const std::function<void()>& host) {
   if (trace_) chip_->mesh().set_trace(trace_);
   sc_core::sc_start();
   if (error_) std::rethrow_exception(error_);
+  if (trace_ && compute_model_ == ComputeModel::counted) {
+    // Counted: each PE's instructions, by PE id (`hopsim trace stats`).
+    nlohmann::json per_pe = nlohmann::json::object();
+    for (std::size_t core = 0; core < counters_.size(); ++core)
+      if (counters_[core].instructions > 0) per_pe[std::to_string(core)] = counters_[core].instructions;
+    trace_->set_meta("instructions", per_pe.dump());
+  }
   if (!host_done_) throw DeadlockError("deadlock in simulation: every core is blocked\n" + describe_blocked());
 }
 
@@ -128,6 +136,7 @@ void SimDevice::run_core(std::uint32_t core) {
         in_host_ = host_job;
         if (finished) {
           take_counted(pe);  // the instructions after the program's last runtime call
+          flush_compute_span(pe, core);
           break;
         }
         const Req r = pe.req;
@@ -147,6 +156,7 @@ void SimDevice::run_core(std::uint32_t core) {
         chip_->mesh().set_horizon(chip_->now());
       }
     } catch (const CoreReset&) {
+      flush_compute_span(pe, core);
       pe.local = std::max(pe.local, chip_->now());
     } catch (...) {
       if (!error_) error_ = std::current_exception();
@@ -290,9 +300,22 @@ void SimDevice::take_counted(Pe& pe) {
   std::memcpy(&insns, w + HOPSIM_DEV_COUNT_INSNS_SLOT, 8);
   if (cycles == 0 && insns == 0) return;
   std::memset(w + HOPSIM_DEV_COUNT_INSNS_SLOT, 0, 16);
+  if (trace_ && cycles > 0) {
+    // The PE timeline's compute spans, one per stretch of back-to-back charges.
+    auto& open = pe.compute_span;
+    if (open.second != pe.local) flush_compute_span(pe, core);
+    if (open.second <= open.first) open.first = pe.local;
+    open.second = pe.local + static_cast<double>(cycles);
+  }
   pe.local += static_cast<double>(cycles);
   counters_[core].compute += static_cast<double>(cycles);
   counters_[core].instructions += insns;
+}
+
+void SimDevice::flush_compute_span(Pe& pe, std::uint32_t core) {
+  auto& open = pe.compute_span;
+  if (trace_ && open.second > open.first) trace_->add_pe_state(core, traces::PeState::compute, open.first, open.second);
+  open = {0, 0};
 }
 
 void SimDevice::charge(Pe& pe, double annotated) {

@@ -3,8 +3,10 @@
 #include "hopsim/studies/tools.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -56,6 +58,21 @@ int trace_stats(const std::string& file, int top) {
   r.for_each_pe_state(-1e300, 1e300, [&](const traces::PeStateSpan& s) {
     per_pe[s.pe][std::string(traces::to_string(s.state))] += s.end - s.start;
   });
+  // Counted compute: the instructions each PE ran (meta "instructions", by PE id).
+  std::map<std::int64_t, std::uint64_t> instructions;
+  if (const auto it = meta.find("instructions"); it != meta.end()) {
+    const auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (j.is_object()) {
+      for (const auto& [pe, n] : j.items()) {
+        std::int64_t id = 0;
+        const auto [end, ec] = std::from_chars(pe.data(), pe.data() + pe.size(), id);
+        if (ec == std::errc() && end == pe.data() + pe.size() && n.is_number_unsigned()) {
+          instructions[id] = n.get<std::uint64_t>();
+          per_pe[id];
+        }
+      }
+    }
+  }
   if (!per_pe.empty()) {
     std::map<std::int64_t, std::string> names;
     std::size_t width = 0;
@@ -69,6 +86,8 @@ int trace_stats(const std::string& file, int top) {
       const auto name = names.count(pe) ? names[pe] : fmt::format("PE {}", pe);
       std::string line = fmt::format("  {:<{}}:", name, width);
       for (const auto& [state, cycles] : states) line += fmt::format(" {} {:.0f}", state, cycles);
+      if (const auto n = instructions.find(pe); n != instructions.end())
+        line += fmt::format(", {} instructions", n->second);
       std::cout << line << "\n";
     }
   }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -80,6 +81,9 @@ public:
     /// Records a launch of either mode (every level). Throws TraceError on a negative duration.
     void add_launch(const Launch& launch);
 
+    /// Sets a further meta key that is known only at the end of the run (written when the trace
+    /// closes; a later call for the same key replaces the value). Throws TraceError on a reserved key.
+    void set_meta(std::string key, std::string value);
     /// Records that the run did not finish properly; finish() then writes complete=0 with the reason.
     void mark_incomplete(std::string reason);
     /// Flushes, writes counters and meta (complete=1 unless marked incomplete), builds the
@@ -152,6 +156,7 @@ private:
     std::exception_ptr error_;  // first background failure
     std::string error_message_;
     std::string incomplete_reason_;
+    std::map<std::string, std::string> late_meta_;  // set_meta, written at close
 
     double max_hop_cycles_ = 0;             // writer thread only
     std::atomic<bool> detail_full_{false};  // set once the trace's estimated size passed max_bytes

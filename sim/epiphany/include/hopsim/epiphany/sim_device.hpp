@@ -98,6 +98,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
     bool busy = false;              // a program or kernel is running
     bool reset = false;             // the host reset the core: the program unwinds at its next wait
     bool host_stack = false;        // ctx runs on stack (device programs, pass-built kernels), not in the window
+    std::pair<double, double> compute_span{0, 0};  // counted, traced: charges not yet recorded [start, end)
   };
 
   void run_core(std::uint32_t core) override;
@@ -111,6 +112,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   // Counted: moves the cycles and instructions the pass added to the
   // core's words (device_abi.h) onto its clock and counters.
   void take_counted(Pe& pe);
+  // Counted, traced: records the core's open compute span (if any) as a PE state.
+  void flush_compute_span(Pe& pe, std::uint32_t core);
   // Times a posted write of n bytes to `loc` (data already in memory or about to be).
   // `via_router`: an access of the own core by its global address (router and back).
   void post_write(Pe& pe, const epiphany::model::Location& loc, std::uint64_t dst, std::size_t n, unsigned chunk,
