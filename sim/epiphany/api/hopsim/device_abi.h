@@ -47,15 +47,15 @@
 
 #include <stdint.h>
 
-#define HOPSIM_DEV_LOCAL_SIZE 0x8000u    /* 32 KiB of core memory (E16G301, E64G401) */
-#define HOPSIM_DEV_LOCAL_SPACE 0x100000u /* addresses below this are the core's own */
-#define HOPSIM_DEV_SP_SLOT 0xF8u         /* device stack pointer (in the workgroup RAM) */
-#define HOPSIM_DEV_SP_LIMIT_SLOT 0xFCu   /* lowest the stack may grow to */
-#define HOPSIM_DEV_TICK_SLOT 0xF4u       /* loop iterations left before the next __hopsim_dev_tick */
-#define HOPSIM_DEV_TICK_EVERY 64u        /* loop iterations per __hopsim_dev_tick */
+#define HOPSIM_DEV_LOCAL_SIZE 0x8000u      /* 32 KiB of core memory (E16G301, E64G401) */
+#define HOPSIM_DEV_LOCAL_SPACE 0x100000u   /* addresses below this are the core's own */
+#define HOPSIM_DEV_SP_SLOT 0xF8u           /* device stack pointer (in the workgroup RAM) */
+#define HOPSIM_DEV_SP_LIMIT_SLOT 0xFCu     /* lowest the stack may grow to */
+#define HOPSIM_DEV_TICK_SLOT 0xF4u         /* loop iterations left before the next __hopsim_dev_tick */
+#define HOPSIM_DEV_TICK_EVERY 64u          /* loop iterations per __hopsim_dev_tick */
 #define HOPSIM_DEV_COUNT_INSNS_SLOT 0xE0u  /* 64-bit: counted instructions not yet taken by the runtime */
 #define HOPSIM_DEV_COUNT_CYCLES_SLOT 0xE8u /* 64-bit: counted cycles not yet taken by the runtime */
-#define HOPSIM_DEV_DATA_START 0x200u     /* first byte of .data_bank0 and the default data */
+#define HOPSIM_DEV_DATA_START 0x200u       /* first byte of .data_bank0 and the default data */
 #define HOPSIM_DEV_BANK_SIZE 0x2000u
 #define HOPSIM_DEV_SHARED_DRAM 0x8F000000u /* shared_dram section (EXTERNAL_DRAM_1 of the eSDK scripts) */
 #define HOPSIM_DEV_IMAGE_MAGIC 0x48534445u /* "HSDE" */
