@@ -3,8 +3,9 @@
 
 Builds tests/bench/esdk_loop.c twice: with hopsim's e-gcc as a device
 program (the eCore memory model: local addresses, globals in core memory,
-loop ticks) and with plain clang -O2 as an ordinary host program. Runs the
-device program natively and simulated through e-hal and the plain one
+loop ticks, counted instructions) and with plain clang -O2 as an ordinary
+host program. Runs the device program natively and simulated (annotated
+and counted compute) through e-hal and the plain one
 directly, alternating, fastest of N runs each, and reports the pass's
 native overhead against the noise floor (the plain program against itself).
 The checksums must agree: the same data either way.
@@ -59,6 +60,8 @@ def main():
                 sums.add(s)
         ns_sim, s = run([host, dev], sim)
         sums.add(s)
+        ns_counted, s = run([host, dev], dict(sim, HOPSIM_COMPUTE="counted"))
+        sums.add(s)
         if len(sums) != 1:
             sys.exit(f"bench_esdk.py: checksums differ: {sorted(sums)}")
         best = {k: min(v) for k, v in res.items()}
@@ -68,6 +71,8 @@ def main():
         for k in ("plain", "plain again", "device, native"):
             print(f"| {k} | {best[k]:.4f} | {100 * (best[k] / best['plain'] - 1):+.1f}% |")
         print(f"| device, simulated (host time) | {ns_sim:.4f} | {100 * (ns_sim / best['plain'] - 1):+.1f}% |")
+        print(f"| device, simulated, counted compute (host time) | {ns_counted:.4f} | "
+              f"{100 * (ns_counted / best['plain'] - 1):+.1f}% |")
         print(f"checksum {sums.pop()} in every build")
 
 

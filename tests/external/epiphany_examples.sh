@@ -29,6 +29,7 @@ programs=(
   "apps/hello-world|./build.sh|cd Debug && ./hello_world.elf|Hello World from core|Failed"
   "dma/dma_2d|./build.sh|cd bin && ./dma_2d_test.elf|PASS for byte size|Fail"
   "dma/dma_chain|./build.sh|cd bin && ./dma_chain_test.elf|PASS for byte size|Fail"
+  "dma/dma_interrupt|./build.sh|cd bin && ./dma_int_test.elf|PASS!|Fail"
   "cpu/mutex|./build.sh|cd bin && ./mutex_test.elf|Counter: PASS|FAIL"
   "cpu/remote_call|./build.sh|cd bin && ./main.elf|test Remote Call passed!|failed"
   "cpu/nested_interrupts|./build.sh|cd bin && ./interrupt_test.elf|I am interrupt E_USER_INT with lower priority!|Failed"

@@ -465,6 +465,8 @@ int dma_start(e_dma_desc_t* desc, e_dma_id_t chan, bool blocking) {
   const auto* at = host(desc);
   for (int n = 0;; ++n) {
     t = dma_run(at, t, blocking);
+    // IRQEN: the channel's interrupt when this descriptor's transfer ends.
+    if (at->config & E_DMA_IRQEN) d.raise_own_interrupt_at(E_DMA0_INT + static_cast<unsigned>(chan), t);
     if (!(at->config & E_DMA_CHAIN)) break;
     if (n == kMaxChain)
       throw KernelError(fmt::format("e_dma_start: a chain of more than {} descriptors (a cycle?)", kMaxChain));

@@ -222,6 +222,14 @@ void SimDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
   if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
+void SimDevice::raise_own_interrupt_at(unsigned irq, double at) {
+  const std::uint32_t core = current_core();
+  irq_at_[core] = at;
+  irq_time_.at(core).at(irq) = at;
+  ilat_[core].fetch_or(1u << irq);
+  if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+}
+
 std::uint32_t SimDevice::latched(std::uint32_t core) {
   const std::uint32_t all = ilat(core, false);
   const auto* dev = Device::current_or_null();

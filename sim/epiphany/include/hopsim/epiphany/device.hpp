@@ -139,6 +139,13 @@ class Device {
   virtual void reset_core(std::uint32_t core) = 0;
   // Latches interrupt `irq` (0..9) in `core`'s ILAT and wakes it if idle.
   virtual void raise_interrupt(std::uint32_t core, unsigned irq) = 0;
+  // Latches `irq` in the calling core's own ILAT as of its cycle `at` (an
+  // engine of the core, e.g. a DMA channel, finishing then): simulated, the
+  // core sees it from `at` on; natively now (the engine's work is done).
+  virtual void raise_own_interrupt_at(unsigned irq, double at) {
+    (void)at;
+    raise_interrupt(current_core(), irq);
+  }
   // Host access to device memory (e_read/e_write): native, a copy; simulated,
   // the eLink's latency and width, and pollers of the written words wake.
   virtual void host_read(void* dst, std::uint64_t src, std::size_t n) = 0;

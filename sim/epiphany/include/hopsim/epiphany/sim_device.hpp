@@ -55,6 +55,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   void idle(std::uint32_t wake_mask) override;
   void reset_core(std::uint32_t core) override;
   void raise_interrupt(std::uint32_t core, unsigned irq) override;
+  void raise_own_interrupt_at(unsigned irq, double at) override;
   std::uint32_t latched(std::uint32_t core) override;
   void host_read(void* dst, std::uint64_t src, std::size_t n) override;
   void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
