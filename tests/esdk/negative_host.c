@@ -3,7 +3,7 @@
  *   negative_host notprog FILE       e_load of a file e-gcc did not build
  *   negative_host read_outside       e_read beyond a core's local memory
  *   negative_host store_outside DEV  a device program storing outside every memory
- *   negative_host halt               e_halt, which hopsim does not model
+ *   negative_host halt               e_halt of a core outside the workgroup
  *   negative_host open_outside       e_open of a workgroup larger than the chip
  *   negative_host crash DEV HOW      core (1,1) running DEV, told HOW (a word at 0x6000) to crash
  * Prints what e-hal returned; a device fault ends the process (exit 5), a
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     rc = (int)e_read(&dev, 0, 0, 0x9000, &v, 4);
     if (v != 0x12345678) printf("buffer changed\n");
   } else if (!strcmp(argv[1], "halt")) {
-    rc = e_halt(&dev, 1, 1);
+    rc = e_halt(&dev, 2, 0);
   } else if (!strcmp(argv[1], "open_outside")) {
     e_epiphany_t big;
     rc = e_open(&big, 2, 2, 4, 4);

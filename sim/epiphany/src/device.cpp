@@ -28,9 +28,13 @@ Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
       windows_(windows),
       counters_(p.num_cores()),
       ilat_(new std::atomic<std::uint32_t>[p.num_cores()]),
+      halt_(new std::atomic<bool>[p.num_cores()]),
+      parked_(new std::atomic<bool>[p.num_cores()]),
       mesh_topology_(topo::make_mesh2d(p.rows, p.cols)) {
   for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
     ilat_[i] = 0;
+    halt_[i] = false;
+    parked_[i] = false;
     core_labels_.push_back(map().describe_core(i));
   }
 }

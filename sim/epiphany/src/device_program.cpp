@@ -238,6 +238,7 @@ __attribute__((visibility("default"))) void __hopsim_dev_tick() {
   const std::int32_t every = HOPSIM_DEV_TICK_EVERY;
   std::memcpy(slot, &every, 4);
   d.loop_tick(static_cast<unsigned>(every - std::min(left, 0)));
+  d.fire_timers();
   if (d.ilat(core, false) != 0) [[unlikely]]
     hopsim::epiphany::api::service_interrupts();
 }
@@ -247,6 +248,7 @@ __attribute__((visibility("default"))) void __hopsim_dev_poll_enter() { Device::
 __attribute__((visibility("default"))) void __hopsim_dev_poll_next() {
   Device& d = Device::current();
   d.poll_next();
+  d.fire_timers();
   if (d.ilat(Device::current_core(), false) != 0) [[unlikely]]
     hopsim::epiphany::api::service_interrupts();
 }

@@ -286,6 +286,14 @@ void Hal::signal(std::uint32_t core) {
   call([&] { device_->raise_interrupt(core, E_USER_INT); });
 }
 
+void Hal::halt(std::uint32_t core) {
+  call([&] { device_->halt_core(core); });
+}
+
+void Hal::resume(std::uint32_t core) {
+  call([&] { device_->resume_core(core); });
+}
+
 // Resolves (dev, row, col, addr, size) to a global address, or throws with
 // what is wrong. Registers (0xF0000..) are returned as reg (global 0).
 Hal::Target Hal::target(void* dev, unsigned row, unsigned col, off_t addr, size_t size, const char* fn) const {
@@ -319,6 +327,8 @@ std::uint32_t Hal::read_register(std::uint32_t core, std::uint32_t reg) {
       return device_->ilat(core, false);
     case E_REG_STATUS:
       return device_->core_busy(core) ? 1u : 0u;  // bit 0: the core is active
+    case E_REG_DEBUGSTATUS:
+      return device_->core_halted(core) ? 1u : 0u;  // bit 0: halted
     case E_REG_CONFIG:
     case E_REG_IMASK:
     case E_REG_IPEND:

@@ -234,21 +234,21 @@ int e_start_group(e_epiphany_t* dev) {
   });
 }
 
-// Halting a core between instructions has no counterpart in hopsim's cores
-// (each runs its program to completion or reset): a clear refusal.
+// A halted core stops at its next halt point (a wait, poll, idle, loop
+// tick or synchronisation), not between two arbitrary instructions.
 int e_halt(e_epiphany_t* dev, unsigned row, unsigned col) {
-  return guarded([&]() -> int {
+  return guarded([&] {
     Hal& h = Hal::require("e_halt");
-    h.core_index(dev, row, col, "e_halt");
-    throw hopsim::Error("e_halt: halting a core is not modelled (e_reset_group or e_load stop a program)");
+    h.halt(h.core_index(dev, row, col, "e_halt"));
+    return E_OK;
   });
 }
 
 int e_resume(e_epiphany_t* dev, unsigned row, unsigned col) {
-  return guarded([&]() -> int {
+  return guarded([&] {
     Hal& h = Hal::require("e_resume");
-    h.core_index(dev, row, col, "e_resume");
-    throw hopsim::Error("e_resume: halting a core is not modelled, so there is nothing to resume");
+    h.resume(h.core_index(dev, row, col, "e_resume"));
+    return E_OK;
   });
 }
 

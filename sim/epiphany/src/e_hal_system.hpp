@@ -52,6 +52,8 @@ class Hal {
   void start(std::uint32_t core);
   void reset(std::uint32_t core);
   void signal(std::uint32_t core);
+  void halt(std::uint32_t core);    // e_halt: returns once the core has stopped
+  void resume(std::uint32_t core);  // e_resume
   ssize_t read(void* dev, unsigned row, unsigned col, off_t from, void* buf, size_t size);
   ssize_t write(void* dev, unsigned row, unsigned col, off_t to, const void* buf, size_t size);
   void sleep(double seconds);

@@ -372,6 +372,16 @@ constexpr unsigned kCtimerMesh0 = 0xf, kCtimerMesh1 = 0xe;
 bool mesh_mode(unsigned config) { return config == kCtimerMesh0 || config == kCtimerMesh1; }
 }  // namespace
 
+namespace {
+// A timer counting clock cycles raises its interrupt (E_TIMER0_INT,
+// E_TIMER1_INT) when it expires, counting down to zero.
+void arm_timer(e_ctimer_id_t timer) {
+  const auto& t = me().timers.at(timer);
+  const unsigned irq = E_TIMER0_INT + static_cast<unsigned>(timer);
+  Device::current().arm_own_interrupt(irq, t.mode == E_CTIMER_CLK && t.value > 0 ? t.started + t.value : 0.0);
+}
+}  // namespace
+
 unsigned e_ctimer_get(e_ctimer_id_t timer) {
   auto& t = me().timers.at(timer);
   if (mesh_mode(t.mode)) {
@@ -388,6 +398,7 @@ unsigned e_ctimer_set(e_ctimer_id_t timer, unsigned val) {
   t.value = val;
   t.started = Device::current().now_cycles();
   if (mesh_mode(t.mode)) t.mesh_base = Device::current().mesh_events(Device::current_core(), t.mesh_event);
+  arm_timer(timer);
   return val;
 }
 
@@ -417,6 +428,7 @@ unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
   }
   t.mode = config;
   t.started = d.now_cycles();
+  arm_timer(timer);
   return t.value;
 }
 
@@ -426,6 +438,7 @@ unsigned e_ctimer_stop(e_ctimer_id_t timer) {
   if (mesh_mode(t.mode)) Device::current().count_mesh_events(false);
   t.value = v;
   t.mode = E_CTIMER_OFF;
+  arm_timer(timer);
   return v;
 }
 

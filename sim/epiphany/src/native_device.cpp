@@ -65,7 +65,49 @@ void NativeDevice::idle(std::uint32_t wake_mask) {
   const std::uint32_t core = current_core();
   while ((ilat_[core].load(std::memory_order_acquire) & wake_mask) == 0) {
     check_reset();
+    fire_timers();
     sched_yield();
+  }
+}
+
+void NativeDevice::park(std::uint32_t core) {
+  parked_[core] = true;
+  while (halt_[core].load(std::memory_order_acquire) && !reset_[core].load(std::memory_order_relaxed))
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  parked_[core] = false;
+}
+
+void NativeDevice::halt_core(std::uint32_t core) {
+  halt_[core] = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (busy_[core] && !parked_[core]) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5))
+      throw KernelError(
+          fmt::format("e_halt: {} did not stop within 5 s; natively hopsim halts a core only when it waits, polls, "
+                      "idles or runs a loop without a bound",
+                      map().describe_core(core)));
+    sched_yield();
+  }
+}
+
+void NativeDevice::arm_own_interrupt(unsigned irq, double at) {
+  const std::uint32_t core = current_core();
+  if (timer_due_.size() < p_.num_cores()) timer_due_.resize(p_.num_cores(), std::array<double, 10>{});
+  timer_due_[core].at(irq) = at > 0 ? at : 0;
+}
+
+void NativeDevice::fire_timers() {
+  const std::uint32_t core = current_core();
+  if (core >= timer_due_.size()) return;
+  auto& due = timer_due_[core];
+  double now = -1;
+  for (unsigned irq = 0; irq < due.size(); ++irq) {
+    if (due[irq] <= 0) continue;
+    if (now < 0) now = now_cycles();
+    if (now >= due[irq]) {
+      due[irq] = 0;
+      raise_interrupt(core, irq);
+    }
   }
 }
 

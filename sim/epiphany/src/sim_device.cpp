@@ -194,7 +194,17 @@ void SimDevice::idle(std::uint32_t wake_mask) {
     request(pe, Req::wait_write);
     pe.blocked = false;
   }
-  pe.local = std::max(pe.local, irq_at_[core]);  // no earlier than the interrupt was raised
+  // No earlier than the first interrupt that wakes it was raised (a DMA's or
+  // a timer's may be latched for a later cycle).
+  const std::uint32_t woke = ilat_[core].load() & wake_mask;
+  double at = 0;
+  bool first = true;
+  for (unsigned i = 0; i < 10; ++i)
+    if (woke & (1u << i)) {
+      at = first ? irq_time_[core][i] : std::min(at, irq_time_[core][i]);
+      first = false;
+    }
+  pe.local = std::max(pe.local, at);
   counters_[core].waiting += pe.local - t0;
   if (trace_ && pe.local > t0) trace_->add_pe_state(core, traces::PeState::polling, t0, pe.local);
   leave(pe);
@@ -216,18 +226,25 @@ void SimDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
   // Raised by a core at its own clock, or by the host at global time.
   const auto* dev = Device::current_or_null();
   const bool from_core = dev == this && !in_host_;
-  irq_at_[core] = from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0);
-  irq_time_.at(core).at(irq) = irq_at_[core];
+  irq_time_.at(core).at(irq) = from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0);
   ilat_[core].fetch_or(1u << irq);
   if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
 void SimDevice::raise_own_interrupt_at(unsigned irq, double at) {
   const std::uint32_t core = current_core();
-  irq_at_[core] = at;
   irq_time_.at(core).at(irq) = at;
   ilat_[core].fetch_or(1u << irq);
   if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+}
+
+void SimDevice::arm_own_interrupt(unsigned irq, double at) {
+  const std::uint32_t core = current_core();
+  if (at > 0) {
+    raise_own_interrupt_at(irq, at);
+  } else if ((ilat_[core].load() & (1u << irq)) && irq_time_.at(core).at(irq) > pes_[core].local) {
+    ilat_[core].fetch_and(~(1u << irq));  // disarmed before it was due
+  }
 }
 
 std::uint32_t SimDevice::latched(std::uint32_t core) {
@@ -342,8 +359,34 @@ void SimDevice::leave(Pe& pe) {
 void SimDevice::request(Pe& pe, Req r) {
   pe.req = r;
   pe.ctx->yield();
+  const std::uint32_t core = current_core();
+  if (halt_[core] && !pe.reset) [[unlikely]] {
+    // e_halt: stopped here until e_resume (or a reset) wakes it.
+    parked_[core] = true;
+    const double t0 = pe.local;
+    while (halt_[core] && !pe.reset) {
+      pe.blocked = true;
+      pe.watch_lo = pe.watch_hi = 0;
+      pe.req = Req::wait_write;
+      pe.ctx->yield();
+      pe.blocked = false;
+    }
+    parked_[core] = false;
+    counters_[core].waiting += pe.local - t0;
+  }
   if (pe.reset) [[unlikely]]
     throw CoreReset{};
+}
+
+void SimDevice::halt_core(std::uint32_t core) {
+  halt_[core] = true;
+  chip_->written(core).notify(sc_core::SC_ZERO_TIME);  // a waiting core looks again and stops
+  while (pes_[core].busy && !parked_[core]) chip_->wait_until(chip_->now() + 1);
+}
+
+void SimDevice::resume_core(std::uint32_t core) {
+  halt_[core] = false;
+  chip_->written(core).notify(sc_core::SC_ZERO_TIME);
 }
 
 void SimDevice::note_arrival(const epiphany::model::Location& loc, std::size_t n, double arrival) {

@@ -137,11 +137,28 @@ class Device {
   // stops at once; natively, a core that computes is waited for (up to a
   // few seconds, then KernelError). Its memory is kept.
   virtual void reset_core(std::uint32_t core) = 0;
+  // e_halt: asks `core` to stop at its next halt point (a wait, poll, idle,
+  // loop tick or, simulated, synchronisation; not between two arbitrary
+  // instructions) and returns once it has stopped there or is not running
+  // (natively KernelError after a few seconds of neither).
+  virtual void halt_core(std::uint32_t core) = 0;
+  // e_resume: a halted core goes on.
+  virtual void resume_core(std::uint32_t core) { halt_[core] = false; }
+  // DEBUGSTATUS bit 0: the core is halted (stopped at a halt point, or asked to and not running).
+  bool core_halted(std::uint32_t core) const { return halt_[core] && (parked_[core] || !core_busy(core)); }
   // Latches interrupt `irq` (0..9) in `core`'s ILAT and wakes it if idle.
   virtual void raise_interrupt(std::uint32_t core, unsigned irq) = 0;
   // Latches `irq` in the calling core's own ILAT as of its cycle `at` (an
   // engine of the core, e.g. a DMA channel, finishing then): simulated, the
   // core sees it from `at` on; natively now (the engine's work is done).
+  // Arms (at > 0) or disarms (at <= 0) interrupt `irq` of the calling core,
+  // which one of its timers raises when it expires at the core's cycle
+  // `at`: simulated, latched from `at` on; natively, raised once the core's
+  // clock has passed `at` when the core next idles, polls or ticks
+  // (fire_timers).
+  virtual void arm_own_interrupt(unsigned irq, double at) = 0;
+  // Natively: raises the calling core's armed timer interrupts that are due.
+  virtual void fire_timers() {}
   virtual void raise_own_interrupt_at(unsigned irq, double at) {
     (void)at;
     raise_interrupt(current_core(), irq);
@@ -231,6 +248,9 @@ class Device {
   std::vector<std::string> core_labels_;
   // Per core: latched interrupts (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
+  // Per core: asked to halt (e_halt), and stopped at a halt point.
+  std::unique_ptr<std::atomic<bool>[]> halt_;    // NOLINT(modernize-avoid-c-arrays)
+  std::unique_ptr<std::atomic<bool>[]> parked_;  // NOLINT(modernize-avoid-c-arrays)
 
  private:
   void note_route(std::uint32_t from, std::uint32_t to, std::uint64_t n);

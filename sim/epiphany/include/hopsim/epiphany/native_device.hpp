@@ -2,6 +2,7 @@
 // Native mode: every core is a host thread running its kernel on a fiber
 // whose stack is in the core's window; writes are real stores, waits spin
 // and yield (so 16 PEs finish on 2 host cores), time is host wall time.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28,6 +29,8 @@ class NativeDevice final : public Device {
                   bool blocking) override;
   void compute(double) override {}
   double now_cycles() override;
+  void arm_own_interrupt(unsigned irq, double at) override;
+  void fire_timers() override;
   void wait_until(double) override {}
   // Natively a raw access only has to be valid: one table look-up.
   bool raw_access(std::uint64_t addr, unsigned size, RawKind kind, bool /*global*/) override {
@@ -52,11 +55,16 @@ class NativeDevice final : public Device {
   void host_read(void* dst, std::uint64_t src, std::size_t n) override;
   void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
   void host_sleep(double seconds) override;
-  // The current core was asked to stop (reset): throws CoreReset.
+  // The current core was asked to stop (reset): throws CoreReset; asked to
+  // halt (e_halt): waits here until resumed or reset.
   void check_reset() {
-    if (reset_[current_core()].load(std::memory_order_relaxed)) [[unlikely]]
+    const std::uint32_t core = current_core();
+    if (halt_[core].load(std::memory_order_relaxed)) [[unlikely]]
+      park(core);
+    if (reset_[core].load(std::memory_order_relaxed)) [[unlikely]]
       throw CoreReset{};
   }
+  void halt_core(std::uint32_t core) override;
   ~NativeDevice() override;
   NativeDevice(const NativeDevice&) = delete;
   NativeDevice& operator=(const NativeDevice&) = delete;
@@ -73,6 +81,10 @@ class NativeDevice final : public Device {
   void set_trace(traces::TraceWriter* w) { trace_ = w && w->records_transactions() ? w : nullptr; }
 
  private:
+  void park(std::uint32_t core);
+  // Per core and interrupt: the cycle an armed timer interrupt is due (0:
+  // none); each core's own thread alone reads and writes its entries.
+  std::vector<std::array<double, 10>> timer_due_;
   // Counts the cMesh packets of an access to another core (mesh counters):
   // `there` packets to it, `back` answers from it.
   void count_remote(const epiphany::model::Location& loc, std::uint64_t there, std::uint64_t back) {

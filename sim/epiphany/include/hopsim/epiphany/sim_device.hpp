@@ -54,8 +54,11 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool core_busy(std::uint32_t core) const override { return pes_[core].busy; }
   void idle(std::uint32_t wake_mask) override;
   void reset_core(std::uint32_t core) override;
+  void halt_core(std::uint32_t core) override;
+  void resume_core(std::uint32_t core) override;
   void raise_interrupt(std::uint32_t core, unsigned irq) override;
   void raise_own_interrupt_at(unsigned irq, double at) override;
+  void arm_own_interrupt(unsigned irq, double at) override;
   std::uint32_t latched(std::uint32_t core) override;
   void host_read(void* dst, std::uint64_t src, std::size_t n) override;
   void host_write(std::uint64_t dst, const void* src, std::size_t n) override;
@@ -150,7 +153,6 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool host_done_ = false;
   std::exception_ptr error_;
   double now_ = 0;  // global time (cycles) cached while a fiber runs
-  std::vector<double> irq_at_ = std::vector<double>(p_.num_cores(), 0.0);  // when each core's last interrupt was raised
   // When each interrupt of each core was raised (cycles): a core sees it
   // latched from then on, not earlier on its own clock.
   std::vector<std::array<double, 10>> irq_time_ = std::vector<std::array<double, 10>>(p_.num_cores());
