@@ -28,9 +28,9 @@ Device::Device(const epiphany::model::Params& p, MemoryWindows& windows)
       windows_(windows),
       counters_(p.num_cores()),
       ilat_(new std::atomic<std::uint32_t>[p.num_cores()]),
+      mesh_topology_(topo::make_mesh2d(p.rows, p.cols)),
       halt_(new std::atomic<bool>[p.num_cores()]),
-      parked_(new std::atomic<bool>[p.num_cores()]),
-      mesh_topology_(topo::make_mesh2d(p.rows, p.cols)) {
+      parked_(new std::atomic<bool>[p.num_cores()]) {
   for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
     ilat_[i] = 0;
     halt_[i] = false;

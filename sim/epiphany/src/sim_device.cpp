@@ -344,7 +344,7 @@ void SimDevice::flush_compute_span(Pe& pe, std::uint32_t core) {
 }
 
 void SimDevice::charge(Pe& pe, double annotated) {
-  take_counted(pe);
+  if (compute_model_ == ComputeModel::counted) take_counted(pe);
   double c = annotated;
   if (compute_model_ == ComputeModel::measured) c = static_cast<double>(host_ns() - pe.resumed_ns) * ns_to_cycles_;
   if (c == 0) return;
@@ -359,23 +359,26 @@ void SimDevice::leave(Pe& pe) {
 void SimDevice::request(Pe& pe, Req r) {
   pe.req = r;
   pe.ctx->yield();
-  const std::uint32_t core = current_core();
-  if (halt_[core] && !pe.reset) [[unlikely]] {
-    // e_halt: stopped here until e_resume (or a reset) wakes it.
-    parked_[core] = true;
-    const double t0 = pe.local;
-    while (halt_[core] && !pe.reset) {
-      pe.blocked = true;
-      pe.watch_lo = pe.watch_hi = 0;
-      pe.req = Req::wait_write;
-      pe.ctx->yield();
-      pe.blocked = false;
-    }
-    parked_[core] = false;
-    counters_[core].waiting += pe.local - t0;
-  }
+  const auto core = static_cast<std::uint32_t>(&pe - pes_.data());
+  if (halt_[core].load(std::memory_order_relaxed)) [[unlikely]]
+    park(pe, core);
   if (pe.reset) [[unlikely]]
     throw CoreReset{};
+}
+
+void SimDevice::park(Pe& pe, std::uint32_t core) {
+  // e_halt: stopped here until e_resume (or a reset) wakes it.
+  parked_[core] = true;
+  const double t0 = pe.local;
+  while (halt_[core] && !pe.reset) {
+    pe.blocked = true;
+    pe.watch_lo = pe.watch_hi = 0;
+    pe.req = Req::wait_write;
+    pe.ctx->yield();
+    pe.blocked = false;
+  }
+  parked_[core] = false;
+  counters_[core].waiting += pe.local - t0;
 }
 
 void SimDevice::halt_core(std::uint32_t core) {

@@ -248,9 +248,6 @@ class Device {
   std::vector<std::string> core_labels_;
   // Per core: latched interrupts (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<std::uint32_t>[]> ilat_;  // NOLINT(modernize-avoid-c-arrays)
-  // Per core: asked to halt (e_halt), and stopped at a halt point.
-  std::unique_ptr<std::atomic<bool>[]> halt_;    // NOLINT(modernize-avoid-c-arrays)
-  std::unique_ptr<std::atomic<bool>[]> parked_;  // NOLINT(modernize-avoid-c-arrays)
 
  private:
   void note_route(std::uint32_t from, std::uint32_t to, std::uint64_t n);
@@ -259,6 +256,13 @@ class Device {
   std::mutex mesh_log_mutex_;
   int mesh_counters_ = 0;
   std::atomic<bool> mesh_counting_{false};
+
+ protected:
+  // Per core: asked to halt (e_halt), and stopped at a halt point.
+  std::unique_ptr<std::atomic<bool>[]> halt_;    // NOLINT(modernize-avoid-c-arrays)
+  std::unique_ptr<std::atomic<bool>[]> parked_;  // NOLINT(modernize-avoid-c-arrays)
+
+ private:
 
   friend class DeviceScope;
 };

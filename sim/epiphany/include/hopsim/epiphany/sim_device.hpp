@@ -133,6 +133,7 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   bool wait_arrival(Pe& pe, double ready);
   void leave(Pe& pe);
   void request(Pe& pe, Req r);
+  [[gnu::cold, gnu::noinline]] void park(Pe& pe, std::uint32_t core);  // halted (e_halt) until resumed
   // One piece of a DMA: (bytes, issue) -> {next issue, last arrival}.
   using DmaPiece = std::function<std::pair<double, double>(std::uint32_t, double)>;
   double dma_in_pieces(Pe& pe, std::uint32_t bytes, unsigned elem, double t, const DmaPiece& piece);
