@@ -22,7 +22,8 @@ NativeDevice::NativeDevice(const epiphany::model::Params& p, MemoryWindows& wind
       epoch_(std::chrono::steady_clock::now()),
       threads_(p.num_cores()),
       busy_(new std::atomic<bool>[p.num_cores()]),
-      reset_(new std::atomic<bool>[p.num_cores()]) {
+      reset_(new std::atomic<bool>[p.num_cores()]),
+      timer_due_(p.num_cores(), std::array<double, 10>{}) {
   for (std::uint32_t i = 0; i < p.num_cores(); ++i) {
     busy_[i] = false;
     reset_[i] = false;
@@ -91,15 +92,12 @@ void NativeDevice::halt_core(std::uint32_t core) {
 }
 
 void NativeDevice::arm_own_interrupt(unsigned irq, double at) {
-  const std::uint32_t core = current_core();
-  if (timer_due_.size() < p_.num_cores()) timer_due_.resize(p_.num_cores(), std::array<double, 10>{});
-  timer_due_[core].at(irq) = at > 0 ? at : 0;
+  timer_due_.at(current_core()).at(irq) = at > 0 ? at : 0;
 }
 
 void NativeDevice::fire_timers() {
   const std::uint32_t core = current_core();
-  if (core >= timer_due_.size()) return;
-  auto& due = timer_due_[core];
+  auto& due = timer_due_.at(core);
   double now = -1;
   for (unsigned irq = 0; irq < due.size(); ++irq) {
     if (due[irq] <= 0) continue;

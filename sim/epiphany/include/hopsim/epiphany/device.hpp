@@ -263,7 +263,6 @@ class Device {
   std::unique_ptr<std::atomic<bool>[]> parked_;  // NOLINT(modernize-avoid-c-arrays)
 
  private:
-
   friend class DeviceScope;
 };
 

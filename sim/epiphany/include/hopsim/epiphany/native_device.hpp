@@ -82,9 +82,6 @@ class NativeDevice final : public Device {
 
  private:
   void park(std::uint32_t core);
-  // Per core and interrupt: the cycle an armed timer interrupt is due (0:
-  // none); each core's own thread alone reads and writes its entries.
-  std::vector<std::array<double, 10>> timer_due_;
   // Counts the cMesh packets of an access to another core (mesh counters):
   // `there` packets to it, `back` answers from it.
   void count_remote(const epiphany::model::Location& loc, std::uint64_t there, std::uint64_t back) {
@@ -108,6 +105,9 @@ class NativeDevice final : public Device {
   // Per core (atomics, which a vector cannot hold).
   std::unique_ptr<std::atomic<bool>[]> busy_;   // NOLINT(modernize-avoid-c-arrays)
   std::unique_ptr<std::atomic<bool>[]> reset_;  // NOLINT(modernize-avoid-c-arrays)
+  // Per core and interrupt: the cycle an armed timer interrupt is due (0:
+  // none); each core's own thread alone reads and writes its entries.
+  std::vector<std::array<double, 10>> timer_due_;
 };
 
 }  // namespace hopsim::epiphany
