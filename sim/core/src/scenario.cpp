@@ -99,21 +99,22 @@ std::string to_string(ComputeModel m) {
   return "annotated";
 }
 
+std::optional<ComputeModel> parse_compute_model(std::string_view name) {
+  for (const ComputeModel m : {ComputeModel::annotated, ComputeModel::measured, ComputeModel::counted})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
+
 namespace {
 // compute: the model and its speed factor.
 void parse_compute(const nlohmann::json& c, Scenario& sc) {
   require_known_keys(c, "compute", scenario_key_names("compute"));
   const auto model = get_string(c, "model", "compute", "annotated");
-  if (model == "annotated") {
-    sc.compute = ComputeModel::annotated;
-  } else if (model == "measured") {
-    sc.compute = ComputeModel::measured;
-  } else if (model == "counted") {
-    sc.compute = ComputeModel::counted;
-  } else {
+  const auto parsed = parse_compute_model(model);
+  if (!parsed)
     throw ConfigError(
         fmt::format("compute.model: unknown compute model '{}' (expected annotated, measured or counted)", model));
-  }
+  sc.compute = *parsed;
   if (c.contains("speed_factor")) {
     if (!c["speed_factor"].is_number() || c["speed_factor"].get<double>() <= 0.0)
       throw ConfigError("compute.speed_factor: expected a positive number");

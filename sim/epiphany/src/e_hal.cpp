@@ -55,16 +55,9 @@ void Hal::init() {
   }
   // HOPSIM_COMPUTE: the compute model of a simulated run (docs/esdk.md).
   if (const char* compute = std::getenv("HOPSIM_COMPUTE"); compute && *compute) {
-    const std::string c = compute;
-    if (c == "annotated") {
-      sc.compute = ComputeModel::annotated;
-    } else if (c == "measured") {
-      sc.compute = ComputeModel::measured;
-    } else if (c == "counted") {
-      sc.compute = ComputeModel::counted;
-    } else {
-      throw ConfigError(fmt::format("HOPSIM_COMPUTE={}: expected annotated, measured or counted", c));
-    }
+    const auto parsed = parse_compute_model(compute);
+    if (!parsed) throw ConfigError(fmt::format("HOPSIM_COMPUTE={}: expected annotated, measured or counted", compute));
+    sc.compute = *parsed;
   }
   Mode m = Mode::sim;
   if (mode && *mode) {

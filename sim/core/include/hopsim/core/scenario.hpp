@@ -58,6 +58,8 @@ struct Scenario {
 std::string to_string(Mode m);
 Mode parse_mode(const std::string& s, const std::string& key);
 std::string to_string(ComputeModel m);
+// "annotated", "measured" or "counted"; nullopt for anything else.
+std::optional<ComputeModel> parse_compute_model(std::string_view name);
 
 // Loads `path`, applies each "a.b=c" of `overrides` in order, then `mode` if
 // given, and validates. Throws ConfigError naming the first problem.
