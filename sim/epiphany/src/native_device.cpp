@@ -78,17 +78,22 @@ void NativeDevice::park(std::uint32_t core) {
   parked_[core] = false;
 }
 
-void NativeDevice::halt_core(std::uint32_t core) {
-  halt_[core] = true;
+void NativeDevice::wait_for_core(std::uint32_t core, const std::function<bool()>& done, const char* what) {
   const auto t0 = std::chrono::steady_clock::now();
-  while (busy_[core] && !parked_[core]) {
+  while (!done()) {
     if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5))
       throw KernelError(
-          fmt::format("e_halt: {} did not stop within 5 s; natively hopsim halts a core only when it waits, polls, "
-                      "idles or runs a loop without a bound",
-                      map().describe_core(core)));
+          fmt::format("{}: {} did not stop within 5 s; natively hopsim stops a core only when it "
+                      "waits, polls, idles, runs a loop without a bound or accesses another core",
+                      what, map().describe_core(core)));
     sched_yield();
   }
+}
+
+void NativeDevice::halt_core(std::uint32_t core) {
+  halt_[core] = true;
+  wait_for_core(
+      core, [&] { return !busy_[core] || parked_[core]; }, "e_halt");
 }
 
 void NativeDevice::arm_own_interrupt(unsigned irq, double at) {
@@ -112,15 +117,8 @@ void NativeDevice::fire_timers() {
 void NativeDevice::reset_core(std::uint32_t core) {
   if (!busy_[core]) return;
   reset_[core] = true;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (busy_[core]) {
-    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(5))
-      throw KernelError(
-          fmt::format("e_reset: {} is still running its program after 5 s; natively hopsim stops a core "
-                      "only when it waits, polls, idles or accesses another core",
-                      map().describe_core(core)));
-    sched_yield();
-  }
+  wait_for_core(
+      core, [&] { return !busy_[core]; }, "e_reset");
   threads_[core].join();
   ilat_[core] = 0;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -197,14 +198,10 @@ void SimDevice::idle(std::uint32_t wake_mask) {
   // No earlier than the first interrupt that wakes it was raised (a DMA's or
   // a timer's may be latched for a later cycle).
   const std::uint32_t woke = ilat_[core].load() & wake_mask;
-  double at = 0;
-  bool first = true;
+  double at = std::numeric_limits<double>::infinity();
   for (unsigned i = 0; i < 10; ++i)
-    if (woke & (1u << i)) {
-      at = first ? irq_time_[core][i] : std::min(at, irq_time_[core][i]);
-      first = false;
-    }
-  pe.local = std::max(pe.local, at);
+    if (woke & (1u << i)) at = std::min(at, irq_time_[core][i]);
+  if (woke != 0) pe.local = std::max(pe.local, at);
   counters_[core].waiting += pe.local - t0;
   if (trace_ && pe.local > t0) trace_->add_pe_state(core, traces::PeState::polling, t0, pe.local);
   leave(pe);
@@ -226,13 +223,12 @@ void SimDevice::raise_interrupt(std::uint32_t core, unsigned irq) {
   // Raised by a core at its own clock, or by the host at global time.
   const auto* dev = Device::current_or_null();
   const bool from_core = dev == this && !in_host_;
-  irq_time_.at(core).at(irq) = from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0);
-  ilat_[core].fetch_or(1u << irq);
-  if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
+  latch(core, irq, from_core ? pes_[current_core()].local : (chip_ ? chip_->now() : 0.0));
 }
 
-void SimDevice::raise_own_interrupt_at(unsigned irq, double at) {
-  const std::uint32_t core = current_core();
+void SimDevice::raise_own_interrupt_at(unsigned irq, double at) { latch(current_core(), irq, at); }
+
+void SimDevice::latch(std::uint32_t core, unsigned irq, double at) {
   irq_time_.at(core).at(irq) = at;
   ilat_[core].fetch_or(1u << irq);
   if (chip_) chip_->written(core).notify(sc_core::SC_ZERO_TIME);
@@ -318,7 +314,7 @@ void SimDevice::charge_code(Pe& pe, double annotated) {
 
 void SimDevice::take_counted(Pe& pe) {
   if (compute_model_ != ComputeModel::counted) return;
-  const std::uint32_t core = current_core();
+  const auto core = static_cast<std::uint32_t>(&pe - pes_.data());
   std::uint8_t* w = windows().core(core);
   std::uint64_t cycles = 0, insns = 0;
   std::memcpy(&cycles, w + HOPSIM_DEV_COUNT_CYCLES_SLOT, 8);

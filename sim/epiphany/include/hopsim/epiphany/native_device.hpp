@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -82,6 +83,8 @@ class NativeDevice final : public Device {
 
  private:
   void park(std::uint32_t core);
+  // Waits (up to 5 s, then KernelError naming `what`) until `done`.
+  void wait_for_core(std::uint32_t core, const std::function<bool()>& done, const char* what);
   // Counts the cMesh packets of an access to another core (mesh counters):
   // `there` packets to it, `back` answers from it.
   void count_remote(const epiphany::model::Location& loc, std::uint64_t there, std::uint64_t back) {

@@ -132,6 +132,8 @@ class SimDevice final : public Device, public epiphany::model::CoreProgram {
   // the clock stops at its raise time.
   bool wait_arrival(Pe& pe, double ready);
   void leave(Pe& pe);
+  // Latches `irq` for `core`, seen from its cycle `at` on, and wakes the core.
+  void latch(std::uint32_t core, unsigned irq, double at);
   void request(Pe& pe, Req r);
   [[gnu::cold, gnu::noinline]] void park(Pe& pe, std::uint32_t core);  // halted (e_halt) until resumed
   // One piece of a DMA: (bytes, issue) -> {next issue, last arrival}.
