@@ -393,3 +393,27 @@ TEST_CASE("A2 compute: linear over the 16 cores, then bounded by the shared pipe
   CHECK(compute_cycles(p, n, 64) == Approx(512.0 * 4 / 1.0 + 2000));
   CHECK_THROWS_WITH(compute_cycles(p, n, 65), Catch::Contains("a BG/Q node has 1..64 hardware threads"));
 }
+
+TEST_CASE("A2 counted compute: one thread's schedule spread over threads, the core's XU and FPU issue, memory",
+          "[bgq][compute]") {
+  Params p;
+  p.memory_bandwidth = 1e9;  // out of the way first
+  p.omp_overhead = 2000;
+  const std::uint64_t n = 32768;
+  // A loop one thread counted at 6 cycles, 4 instructions (1 to the FPU) per element.
+  const CountedWork w{6.0 * n, 4.0 * n, 1.0 * n};
+  CHECK(counted_compute_cycles(p, w, n, 1) == Approx(6.0 * n));
+  // 16 threads, one per core: each runs its 2048 elements' share of the schedule.
+  CHECK(counted_compute_cycles(p, w, n, 16) == Approx(6.0 * 2048 + 2000));
+  // 64 threads, 4 per core: the core issues one XU instruction per cycle, 3 per element of 4 x 512.
+  CHECK(counted_compute_cycles(p, w, n, 64) == Approx(3.0 * 4 * 512 + 2000));
+  // An FPU-heavy loop is bounded by the FPU's one instruction per cycle.
+  const CountedWork fp{6.0 * n, 5.0 * n, 4.0 * n};
+  CHECK(counted_compute_cycles(p, fp, n, 64) == Approx(4.0 * 4 * 512 + 2000));
+  // Uneven chunks: 3 threads over 10 elements, the busiest does ceil(10/3) = 4 of them.
+  CHECK(counted_compute_cycles(p, CountedWork{100, 10, 0}, 10, 3) == Approx(100 * 0.4 + 2000));
+  // The node's memory (8 bytes per element) bounds a streaming loop.
+  p.memory_bandwidth = 26.6;
+  CHECK(counted_compute_cycles(p, w, n, 64) == Approx(n * 8 / 26.6 + 2000));
+  CHECK_THROWS_WITH(counted_compute_cycles(p, w, n, 0), Catch::Contains("a BG/Q node has 1..64 hardware threads"));
+}

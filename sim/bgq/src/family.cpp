@@ -86,6 +86,7 @@ const FamilyRegistrar registrar{{
     .name = "bgq",
     .summary = "IBM Blue Gene/Q: MU SPI and MPI-subset programs; native threads or processes, simulated MU + 5D torus",
     .run = run_family,
+    .compute_models = {ComputeModel::annotated, ComputeModel::counted},
     .print_params = [](const std::string& preset,
                        std::ostream& out) { print_params(model::param_decls(), preset, out); },
     .print_programs = {},

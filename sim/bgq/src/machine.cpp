@@ -140,8 +140,12 @@ void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescrip
   std::memcpy(mh.Unused2, f.SoftwareBytes, sizeof mh.Unused2);
 }
 
-double Machine::compute_cycles(std::uint64_t elements, int threads) const {
-  return model::compute_cycles(p_, elements, threads);
+double Machine::compute_cycles(std::uint64_t elements, int threads) {
+  if (!counted_) return model::compute_cycles(p_, elements, threads);
+  auto& w = self().counted;
+  const double c = model::counted_compute_cycles(p_, w, elements, threads);
+  w = {};
+  return c;
 }
 
 }  // namespace hopsim::bgq
@@ -152,7 +156,13 @@ using hopsim::KernelError;
 using hopsim::bgq::Machine;
 
 namespace {
-Machine& M() { return *Machine::current(); }
+// Every runtime entry of a rank: under counted compute, the cycles its code
+// counted since the last one are charged first.
+Machine& M() {
+  Machine& m = *Machine::current();
+  m.settle_counted();
+  return m;
+}
 hopsim::bgq::RankState& R() { return M().self(); }
 [[noreturn]] void fail(const std::string& what) {
   throw KernelError(fmt::format("rank {}: {}", Machine::current_rank(), what));
@@ -533,7 +543,9 @@ void hopsim_bgq_digest(const void* data, size_t bytes) {
   for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
 }
 
-void hopsim_bgq_compute(uint64_t elements, int threads) { M().compute(elements, threads); }
+// Not through M(): under counted compute the loop's counted cycles are the
+// compute's, spread over its threads.
+void hopsim_bgq_compute(uint64_t elements, int threads) { Machine::current()->compute(elements, threads); }
 
 void hopsim_bgq_spin(void) { M().spin(); }
 
@@ -571,6 +583,7 @@ T polled_load(const void* p, int order) {
   // already final after another one changed; that pass must not wait.)
   auto slot = std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.address == a; });
   if (slot != st.polled.end() && slot->value == bits(v) && slot->deliveries == m->deliveries()) {
+    m->settle_counted();
     m->spin();
     v = load();
   }
@@ -591,6 +604,17 @@ uint8_t __hopsim_bgq_load1(const void* p, int order) { return polled_load<uint8_
 uint16_t __hopsim_bgq_load2(const void* p, int order) { return polled_load<uint16_t>(p, order); }
 uint32_t __hopsim_bgq_load4(const void* p, int order) { return polled_load<uint32_t>(p, order); }
 uint64_t __hopsim_bgq_load8(const void* p, int order) { return polled_load<uint64_t>(p, order); }
+
+// The pass's payment before each call and return (sim/core/pass/counting.hpp).
+void __hopsim_bgq_count(uint64_t cycles, uint64_t instructions, uint64_t fpu) {
+  Machine* m = Machine::current();
+  if (!m || Machine::current_rank() < 0) return;
+  auto& st = m->self();
+  st.counted.cycles += static_cast<double>(cycles);
+  st.counted.instructions += static_cast<double>(instructions);
+  st.counted.fpu += static_cast<double>(fpu);
+  st.instructions += instructions;
+}
 // NOLINTEND(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 
 // ------------------------------------------------------- MPI subset ----

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/bgq/model/compute.hpp"
 #include "hopsim/bgq/model/collective.hpp"
 #include "hopsim/bgq/model/mu.hpp"
 #include "hopsim/bgq/model/network.hpp"
@@ -145,6 +146,10 @@ struct RankState {
   };
   std::array<Polled, 4> polled{};
   std::size_t polled_next = 0;
+  // Counted compute: the program's instructions counted since the rank's
+  // last runtime call (paid by __hopsim_bgq_count), and all it counted.
+  model::CountedWork counted;
+  std::uint64_t instructions = 0;
 };
 
 class Machine {
@@ -193,8 +198,21 @@ class Machine {
   const model::Torus& torus() const { return *torus_; }
   const model::Params& params() const { return p_; }
   const nlohmann::json& args() const { return args_; }
-  // Cycles the compute model charges for a loop (no MU interference).
-  double compute_cycles(std::uint64_t elements, int threads) const;
+  // Cycles the compute model charges for a loop (no MU interference):
+  // annotated, or (counted) what the rank counted since its last runtime
+  // call, spread over `threads`, which this takes.
+  double compute_cycles(std::uint64_t elements, int threads);
+
+  // compute.model = counted (simulated runs): the code's counted cycles
+  // are charged to the rank (delay) when it next enters the runtime.
+  void set_counted(bool on) { counted_ = on; }
+  bool counted() const { return counted_; }
+  void settle_counted() {
+    if (!counted_) return;
+    auto& w = self().counted;
+    if (w.cycles > 0) delay(w.cycles);
+    w = {};
+  }
 
   // Collectives (thread-safe). Adds `part` to its node's next collective on
   // the descriptor's class route; returns the collective once every member
@@ -221,6 +239,7 @@ class Machine {
   static void set_current(Machine* m, int rank);
   model::Params p_;
   nlohmann::json args_;
+  bool counted_ = false;
   std::unique_ptr<model::Torus> torus_;
   std::vector<std::unique_ptr<RankState>> ranks_;
 

@@ -9,7 +9,8 @@
 // Environment: HOPSIM_MODE (sim, the default, or native), HOPSIM_SCENARIO
 // (a scenario file: machine preset and parameters, transport; written by
 // `hopsim bgq exec`), HOPSIM_REPORT (where to write the run's summary as
-// JSON), HOPSIM_QUIET (no summary line on stderr).
+// JSON), HOPSIM_QUIET (no summary line on stderr), HOPSIM_COMPUTE
+// (annotated, the default, or counted).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -124,6 +125,13 @@ Scenario scenario_from_env(Mode mode) {
   }
   doc["kernel"] = {{"name", "program"}, {"args", nlohmann::json::object()}};
   doc["mode"] = to_string(mode);
+  // HOPSIM_COMPUTE: the compute model of a simulated run (docs/bgq.md).
+  if (const char* compute = std::getenv("HOPSIM_COMPUTE"); compute && *compute) {
+    const auto parsed = parse_compute_model(compute);
+    if (parsed != ComputeModel::annotated && parsed != ComputeModel::counted)
+      throw ConfigError(fmt::format("HOPSIM_COMPUTE={}: a BG/Q program follows annotated or counted", compute));
+    doc["compute"] = {{"model", compute}};
+  }
   doc["outputs"] = {{"dir", "."}, {"json", false}, {"csv", false}};
   return scenario_from_json(doc, std::getenv("HOPSIM_SCENARIO") ? std::getenv("HOPSIM_SCENARIO") : "program");
 }

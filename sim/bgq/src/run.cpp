@@ -129,6 +129,7 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
           traces::run_writer_options(sc.outputs.trace_window, sc.outputs.trace_max_size, p.clock_hz));
     }
     m = make_sim_machine(p, args, *mu, trace.get());
+    m->set_counted(sc.compute == ComputeModel::counted);
   } else if (native.transport == NativeTransport::threads) {
     m = make_native_machine(p, args);
   } else {
@@ -141,6 +142,14 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
   if (!out.transport.fallback.empty())
     log::get("bgq")->warn("native: {} requested, {} used: {}", out.transport.requested, out.transport.used,
                           out.transport.fallback);
+  if (m->counted()) {
+    std::uint64_t total = 0;
+    for (int r = 0; r < m->size(); ++r) {
+      out.instructions.push_back(m->rank(r).instructions);
+      total += m->rank(r).instructions;
+    }
+    if (trace) trace->set_meta("instructions", std::to_string(total));
+  }
   if (trace) {
     mu->network().set_observer(nullptr);
     out.trace = trace->finish().string();
@@ -261,6 +270,12 @@ void print(const BgqReport& r, std::ostream& out) {
                        to_string(m->mode), m->wrong ? m->wrong : m->checked, m->checked, m->wrong ? "WRONG" : "correct",
                        m->descriptors, m->packets,
                        m->mode == Mode::sim ? fmt::format(", {} packet-hops", m->packet_hops) : "", m->wall_seconds);
+    if (!m->instructions.empty()) {
+      std::uint64_t total = 0;
+      for (const auto n : m->instructions) total += n;
+      out << fmt::format("counted compute: {} instructions on {} ranks (mean {:.0f} per rank)\n", total,
+                         m->instructions.size(), static_cast<double>(total) / static_cast<double>(m->instructions.size()));
+    }
     if (!m->transport.requested.empty())
       out << fmt::format(
           "native: ranks as {}{}\n",
@@ -296,6 +311,7 @@ void write_outputs(const BgqReport& r, const hopsim::RunReport& common) {
     mj["packets"] = m.packets;
     mj["payload_bytes"] = m.bytes;
     if (m.mode == Mode::sim) mj["packet_hops"] = m.packet_hops;
+    if (!m.instructions.empty()) mj["instructions"] = m.instructions;
     if (!m.transport.requested.empty())
       mj["transport"] = {
           {"requested", m.transport.requested},

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "counting.hpp"
+#include "ecore_costs.hpp"
 #include "hopsim/device_abi.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/AssumptionCache.h"
@@ -303,7 +303,16 @@ class FunctionRewriter {
         external_call(cb);
       }
     }
-    counter_.instrument(f, [this] { return base(); });
+    // Paid into the core's words (device_abi.h).
+    counter_.instrument(f, [this](IRBuilder<>& b, const hopsim_pass::Accumulators& acc) {
+      Value* core = base();
+      auto* i64 = b.getInt64Ty();
+      for (auto [from, slot] : {std::pair{acc.cycles, HOPSIM_DEV_COUNT_CYCLES_SLOT},
+                                std::pair{acc.instructions, HOPSIM_DEV_COUNT_INSNS_SLOT}}) {
+        Value* word = b.CreateGEP(b.getInt8Ty(), core, b.getInt64(slot));
+        b.CreateStore(b.CreateAdd(b.CreateLoad(i64, word), b.CreateLoad(i64, from)), word);
+      }
+    });
   }
 
  private:
@@ -833,7 +842,7 @@ class FunctionRewriter {
   AllocaInst* count_ = nullptr;           // loop iterations left before paying into the tick word
   std::map<std::string, FunctionCallee> asm_;
   Function* cur_fn_ = nullptr;
-  hopsim_pass::InstructionCounter counter_{dl_};
+  hopsim_pass::InstructionCounter<hopsim_pass::ecore::Costs> counter_{dl_};
   std::FILE* report_ = nullptr;  // HOPSIM_COUNT_REPORT: each block's count and cycles
   Value* base_ = nullptr;
   GlobalVariable* vlimit_var_ = nullptr;

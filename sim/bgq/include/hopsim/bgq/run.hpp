@@ -47,6 +47,7 @@ struct ModeOutcome {
   std::uint64_t checked = 0, wrong = 0;
   std::vector<std::uint64_t> digests;  // per rank
   std::uint64_t descriptors = 0, packets = 0, packet_hops = 0, bytes = 0;
+  std::vector<std::uint64_t> instructions;  // per rank: the code's instructions (counted compute)
   std::vector<Metric> metrics;
   std::string trace;       // the trace file of a simulated run, if one was asked for
   TransportUse transport;  // native runs

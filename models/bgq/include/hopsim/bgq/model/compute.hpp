@@ -25,4 +25,23 @@ namespace hopsim::bgq::model {
 // Cycles of the loop over `elements` on `threads` (KernelError outside 1..cores*threads_per_core).
 double compute_cycles(const Params& p, std::uint64_t elements, int threads);
 
+// What the program's own instructions cost one thread (compute.model =
+// counted: the hopsim-bgq-poll pass counts them and prices them by the
+// A2's cost table, sim/bgq/pass/a2_costs.hpp).
+struct CountedWork {
+  double cycles = 0;        // one thread's schedule
+  double instructions = 0;  // all of them
+  double fpu = 0;           // of which issued to the FPU
+};
+
+// Counted: the same loop's cycles when one thread counted `w` for all of
+// it and `threads` threads share it in static chunks of ceil(elements /
+// threads). The busiest core runs k = ceil(threads / 16) of them; each
+// thread needs its share of w.cycles, and the core issues at most one XU
+// and one FPU instruction per cycle (Haring, Hot Chips 23, slide 5), so k
+// threads take at least k shares of the XU's and of the FPU's
+// instructions. The memory bound and the fork-and-join cost are as in
+// compute_cycles. One thread: w.cycles (or the memory bound).
+double counted_compute_cycles(const Params& p, const CountedWork& w, std::uint64_t elements, int threads);
+
 }  // namespace hopsim::bgq::model
