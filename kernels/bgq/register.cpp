@@ -34,6 +34,7 @@ void register_bgq_kernels() {
       {"dynamic", 1, "1: dynamic routing on the dynamic VC; 0: deterministic", 0, 1, {}, false},
   };
   halo.entry = &hopsim_bgq_halo_main;
+  halo.counted_code = true;  // hopsim-mpicc -c halo.cpp
   halo.metrics = [](const std::vector<Timing>& mean, const nlohmann::json& args) {
     // The published configuration: 32 nodes, 32768-byte messages in 2048-byte packages.
     std::string suffix;

@@ -133,3 +133,23 @@ cli_test(bgq_crash_stack_names_overflow NO_CORE RC 139 HAS ": a stack overflow"
 # In simulation a rank's fiber stack has a guard page below it.
 cli_test(bgq_crash_stack_names_overflow.sim NO_CORE RC 139 HAS "hopsim: rank 5: the device program crashed" ": a stack overflow"
   CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/crash stack)
+
+# Counted compute (compute.model = counted): the A2's count of count_a2.ll
+# worked by hand (tests/bgq/counted.sh), the halo's computation counted on
+# 1 and 64 threads, a trace with the instructions, the refusals.
+add_test(NAME bgq.counted COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/../bgq/counted.sh ${CLI_BGQ_PROGS}/count_a2 100 901)
+set_tests_properties(bgq.counted PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "bgq counted: PASSED")
+add_test(NAME bgq.counted.one_iteration COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/../bgq/counted.sh ${CLI_BGQ_PROGS}/count_a2 1 10)
+set_tests_properties(bgq.counted.one_iteration PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "bgq counted: PASSED")
+cli_test(bgq_counted_halo HAS "counted compute: " "identical data on every rank" LACKS "WRONG"
+  CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode both --set compute.model=counted --set kernel.args.iterations=1
+  --set kernel.args.msg_size=8192 --out run)
+add_test(NAME cli.bgq_counted_trace COMMAND sh -c
+  "rm -rf run && ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set compute.model=counted --set kernel.args.iterations=1 --set kernel.args.msg_size=8192 --out run --trace run/run.db && ${HOPSIM} trace stats run/run.db"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cli.bgq_counted_trace PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+  "node 31 \\(1,1,1,1,1\\) *: [^\n]*[0-9]+ instructions")
+cli_test(bgq_counted_pingpong RC 2 HAS "the built-in kernel 'pingpong' was compiled without it"
+  CMD ${HOPSIM} run ${CLI_BGQ_PINGPONG} --mode sim --set compute.model=counted --out run)
+cli_test(bgq_counted_bad_env RC 2 HAS "HOPSIM_COMPUTE=measured: a BG/Q program follows annotated or counted"
+  CMD env HOPSIM_COMPUTE=measured ${CLI_BGQ_PROGS}/count_a2 10)

@@ -31,8 +31,8 @@ double compute_cycles(const Params& p, std::uint64_t elements, int threads) {
 double counted_compute_cycles(const Params& p, const CountedWork& w, std::uint64_t elements, int threads) {
   check_threads(p, threads);
   const int k = (threads + p.cores - 1) / p.cores;  // threads on the busiest core
-  const double share = elements > 0 ? std::ceil(static_cast<double>(elements) / threads) / static_cast<double>(elements)
-                                     : 1.0 / threads;
+  const double share =
+      elements > 0 ? std::ceil(static_cast<double>(elements) / threads) / static_cast<double>(elements) : 1.0 / threads;
   const double xu = w.instructions - w.fpu;
   const double core_time = std::max({w.cycles * share, k * share * xu, k * share * w.fpu});
   const double mem_time = static_cast<double>(elements) * 8.0 / p.memory_bandwidth;

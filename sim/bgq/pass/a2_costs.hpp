@@ -50,8 +50,8 @@ struct Costs {
   }};
 
   static constexpr unsigned latency(Kind producer, Kind consumer) {
-    const bool to_fpu = consumer == Kind::fpu || consumer == Kind::fp64 || consumer == Kind::fdiv ||
-                        consumer == Kind::fp64div;
+    const bool to_fpu =
+        consumer == Kind::fpu || consumer == Kind::fp64 || consumer == Kind::fdiv || consumer == Kind::fp64div;
     switch (producer) {
       case Kind::ialu:
         return consumer == Kind::branch ? 2 : 1;  // a compare feeding its branch: 2

@@ -46,8 +46,8 @@ struct PollPass : PassInfoMixin<PollPass> {
       if (report) counter.report(f, report);
       rewrite_loads(f);
       counter.instrument(f, [&](IRBuilder<>& b, const hopsim_pass::Accumulators& acc) {
-        b.CreateCall(pay, {b.CreateLoad(i64, acc.cycles), b.CreateLoad(i64, acc.instructions),
-                           b.CreateLoad(i64, acc.fpu)});
+        b.CreateCall(pay,
+                     {b.CreateLoad(i64, acc.cycles), b.CreateLoad(i64, acc.instructions), b.CreateLoad(i64, acc.fpu)});
       });
     }
     if (report) std::fclose(report);

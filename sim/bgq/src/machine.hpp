@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hopsim/bgq/model/compute.hpp"
 #include "hopsim/bgq/model/collective.hpp"
+#include "hopsim/bgq/model/compute.hpp"
 #include "hopsim/bgq/model/mu.hpp"
 #include "hopsim/bgq/model/network.hpp"
 #include "hopsim/bgq/model/params.hpp"

@@ -146,6 +146,7 @@ int run_program(int argc, char** argv) {
     k.package.name = "program";
     k.package.description = "a BG/Q program with its own main(), built by hopsim-mpicc";
     k.entry = &program_rank;
+    k.counted_code = true;
     register_kernel(k);
   }
   const Scenario sc = scenario_from_env(mode);

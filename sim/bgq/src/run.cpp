@@ -143,12 +143,13 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
     log::get("bgq")->warn("native: {} requested, {} used: {}", out.transport.requested, out.transport.used,
                           out.transport.fallback);
   if (m->counted()) {
-    std::uint64_t total = 0;
+    // Counted: each rank's instructions, by node id (`hopsim trace stats`).
+    nlohmann::json per_node = nlohmann::json::object();
     for (int r = 0; r < m->size(); ++r) {
       out.instructions.push_back(m->rank(r).instructions);
-      total += m->rank(r).instructions;
+      per_node[std::to_string(r)] = m->rank(r).instructions;
     }
-    if (trace) trace->set_meta("instructions", std::to_string(total));
+    if (trace) trace->set_meta("instructions", per_node.dump());
   }
   if (trace) {
     mu->network().set_observer(nullptr);
@@ -209,6 +210,11 @@ BgqReport run(const Scenario& sc) {
     for (const auto& [n, _] : kernels()) names += (names.empty() ? "" : ", ") + n;
     throw ConfigError(fmt::format("kernel.name: '{}' is not a bgq kernel (known: {})", sc.kernel, names));
   }
+  if (sc.compute == ComputeModel::counted && !k->counted_code)
+    throw ConfigError(fmt::format(
+        "compute.model: counted needs code the hopsim-bgq-poll pass counted; the built-in kernel '{}' was compiled "
+        "without it (counted runs: the halo kernel, programs built with hopsim-mpicc)",
+        sc.kernel));
   r.args = resolve_args(k->package, sc.kernel_args);
   const NativeOptions native = native_options(sc);
   std::error_code ec;
@@ -274,7 +280,8 @@ void print(const BgqReport& r, std::ostream& out) {
       std::uint64_t total = 0;
       for (const auto n : m->instructions) total += n;
       out << fmt::format("counted compute: {} instructions on {} ranks (mean {:.0f} per rank)\n", total,
-                         m->instructions.size(), static_cast<double>(total) / static_cast<double>(m->instructions.size()));
+                         m->instructions.size(),
+                         static_cast<double>(total) / static_cast<double>(m->instructions.size()));
     }
     if (!m->transport.requested.empty())
       out << fmt::format(

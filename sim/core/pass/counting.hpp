@@ -345,7 +345,6 @@ class InstructionCounter {
   static bool is_double(const llvm::Type* t) { return t->getScalarType()->isDoubleTy(); }
 
   Op classify(const llvm::Instruction& i) const {
-    
     using llvm::Instruction;
     switch (i.getOpcode()) {
       case Instruction::Load:
@@ -386,7 +385,6 @@ class InstructionCounter {
 
   // Arithmetic, comparisons and conversions.
   Op value_op(const llvm::Instruction& i) const {
-    
     using llvm::Instruction;
     switch (i.getOpcode()) {
       case Instruction::Add:
@@ -441,7 +439,6 @@ class InstructionCounter {
   }
 
   Op call_op(const llvm::Instruction& i) const {
-    
     if (llvm::isa<llvm::ReturnInst>(i)) return {Kind::call, 1};
     auto& cb = llvm::cast<llvm::CallBase>(i);
     if (cb.isInlineAsm()) return {Kind::ialu, 1};

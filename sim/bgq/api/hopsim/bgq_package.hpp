@@ -29,6 +29,9 @@ struct BgqKernel {
   void (*entry)() = nullptr;  // every rank runs it
   // Published-style figures from the simulated run's timings (rank-mean per timing).
   std::function<std::vector<Metric>(const std::vector<Timing>& mean, const nlohmann::json& args)> metrics;
+  // Built through the hopsim-bgq-poll pass, which counts its instructions
+  // (compute.model = counted needs it).
+  bool counted_code = false;
 };
 
 // Registers a BG/Q kernel (also in hopsim's program list, for `hopsim list kernels`).
