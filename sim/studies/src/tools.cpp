@@ -87,7 +87,7 @@ int trace_stats(const std::string& file, int top) {
       std::string line = fmt::format("  {:<{}}:", name, width);
       for (const auto& [state, cycles] : states) line += fmt::format(" {} {:.0f}", state, cycles);
       if (const auto n = instructions.find(pe); n != instructions.end())
-        line += fmt::format(", {} instructions", n->second);
+        line += fmt::format("{} {} instructions", states.empty() ? "" : ",", n->second);
       std::cout << line << "\n";
     }
   }
