@@ -11,11 +11,11 @@ namespace hopsim::gui {
 namespace {
 constexpr double kLabelWidth = 70;
 
-// Row labels left of the chart `a`: each node's name without its parenthesised detail
-// ("core(1,2)"), in a font that fits rows `rh` high; rows too thin for one label each get
-// one every few rows. Restores the painter's font `f`.
-template <class Rows>
-void drawRowLabels(QPainter& p, const QFont& f, const QRectF& a, double rh, const Rows& rows) {
+// Calls text(r, y, line) for the rows that get a label, in a font that fits
+// rows `rh` high below the chart's top `top` (rows too thin for one label
+// each get one every few rows). Restores the painter's font `f`.
+template <class Rows, class Text>
+void forLabelledRows(QPainter& p, const QFont& f, double top, double rh, const Rows& rows, const Text& text) {
   QFont lf = f;
   lf.setPixelSize(static_cast<int>(std::clamp(rh - 1, 7.0, 11.0)));
   p.setFont(lf);
@@ -23,15 +23,38 @@ void drawRowLabels(QPainter& p, const QFont& f, const QRectF& a, double rh, cons
   const double line = fm.height();
   const auto step = static_cast<std::size_t>(std::max(1.0, std::ceil(line / rh)));
   p.setPen(Qt::black);
-  for (std::size_t r = 0; r < rows.size(); r += step) {
-    const double y = a.top() + rh * static_cast<double>(r);
+  for (std::size_t r = 0; r < rows.size(); r += step)
+    text(r, top + rh * static_cast<double>(r) + rh / 2 - line / 2, line, fm);
+  p.setFont(f);
+}
+
+// Row labels left of the chart `a`: each node's name without its
+// parenthesised detail ("core(1,2)").
+template <class Rows>
+void drawRowLabels(QPainter& p, const QFont& f, const QRectF& a, double rh, const Rows& rows) {
+  forLabelledRows(p, f, a.top(), rh, rows, [&](std::size_t r, double y, double line, const QFontMetricsF& fm) {
     QString name = QString::fromStdString(rows[r].name);
     if (const auto open = name.indexOf(" ("); open > 0 && name.endsWith(')')) name = name.left(open);
     name = fm.elidedText(name, Qt::ElideRight, kLabelWidth - 6);
-    p.drawText(QRectF(2, y + rh / 2 - line / 2, kLabelWidth - 6, line), Qt::AlignRight | Qt::AlignVCenter, name);
-  }
-  p.setFont(f);
+    p.drawText(QRectF(2, y, kLabelWidth - 6, line), Qt::AlignRight | Qt::AlignVCenter, name);
+  });
 }
+
+// Counted compute: each row's instructions right of the chart `a`
+// ("1.61k", "7.98M").
+template <class Rows>
+void drawInstructionCounts(QPainter& p, const QFont& f, const QRectF& a, double rh, const Rows& rows) {
+  forLabelledRows(p, f, a.top(), rh, rows, [&](std::size_t r, double y, double line, const QFontMetricsF&) {
+    if (!rows[r].instructions) return;
+    const double n = static_cast<double>(*rows[r].instructions);
+    const QString text = n >= 1e9   ? QString::number(n / 1e9, 'f', 2) + "G"
+                         : n >= 1e6 ? QString::number(n / 1e6, 'f', 2) + "M"
+                         : n >= 1e3 ? QString::number(n / 1e3, 'f', 2) + "k"
+                                    : QString::number(n, 'f', 0);
+    p.drawText(QRectF(a.right() + 4, y, 56, line), Qt::AlignLeft | Qt::AlignVCenter, text);
+  });
+}
+constexpr double kCountWidth = 62;  // right of the chart, when instructions were counted
 constexpr double kLegendHeight = 22;
 constexpr double kAxisHeight = 18;
 }  // namespace
@@ -66,7 +89,8 @@ QColor TimelineView::stateColour(int state) {
 }
 
 QRectF TimelineView::chartArea() const {
-  return {kLabelWidth, kLegendHeight, std::max(10.0, width() - kLabelWidth - 10),
+  const double right = model_ && model_->counted() ? kCountWidth : 10;
+  return {kLabelWidth, kLegendHeight, std::max(10.0, width() - kLabelWidth - right),
           std::max(10.0, height() - kLegendHeight - kAxisHeight)};
 }
 
@@ -117,10 +141,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
   }
   p.drawText(QPointF(lx, 15),
              rows_.empty() ? tr("(none recorded: needs --trace-detail transactions or hops)")
-                           : tr("(blank: computing or no state recorded; pale: the state filled part of the slice)"));
+                           : tr("(blank: computing or no state recorded; pale: the state filled part of the slice)") +
+                                 (model_->counted() ? tr("; right: instructions counted") : QString()));
   if (!rows_.empty()) {
     const double rh = a.height() / static_cast<double>(rows_.size());
     drawRowLabels(p, f, a, rh, rows_);
+    if (model_->counted()) drawInstructionCounts(p, f, a, rh, rows_);
     // One pixel per slice and PE, scaled onto the chart: the dominant recorded state,
     // paler when it filled less of the slice.
     p.drawImage(a, image_);

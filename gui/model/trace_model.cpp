@@ -126,6 +126,7 @@ TraceModel::TraceModel(const std::filesystem::path& path) : reader_(std::make_un
   networks_.assign(nets.begin(), nets.end());
   topology_ = build_topology(nodes_, links_, projection_);
   std::tie(begin_, end_) = reader_->time_range();
+  counted_ = !reader_->instructions().empty();
 }
 
 std::string TraceModel::summary() const {
@@ -404,11 +405,17 @@ std::vector<TimelineRow> TraceModel::timeline(double t0, double t1, int bins) co
   std::map<std::int64_t, std::size_t> row_of;
   std::map<std::int64_t, std::string> names;
   for (const auto& n : nodes_) names.emplace(n.id, n.name.substr(0, n.name.find(" (")));
-  for (const auto pe : reader_->pes()) {
+  // PEs with recorded states, and those that only counted instructions.
+  const auto counted = reader_->instructions();
+  std::set<std::int64_t> pes;
+  for (const auto pe : reader_->pes()) pes.insert(pe);
+  for (const auto& [pe, n] : counted) pes.insert(pe);
+  for (const auto pe : pes) {
     row_of.emplace(pe, rows.size());
     TimelineRow r;
     r.pe = pe;
     r.name = names.count(pe) ? names[pe] : "PE " + std::to_string(pe);
+    if (const auto it = counted.find(pe); it != counted.end()) r.instructions = it->second;
     rows.push_back(std::move(r));
   }
   const auto nb = static_cast<std::size_t>(bins);

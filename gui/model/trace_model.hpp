@@ -75,8 +75,9 @@ struct PacketDot {
 struct TimelineRow {
   std::int64_t pe = 0;
   std::string name;
-  std::vector<int> bins;      ///< traces::PeState as int, or -1
-  std::vector<float> filled;  ///< recorded share of each slice
+  std::vector<int> bins;                      ///< traces::PeState as int, or -1
+  std::vector<float> filled;                  ///< recorded share of each slice
+  std::optional<std::uint64_t> instructions;  ///< counted compute: the instructions it ran
 };
 
 /// An open trace and the current view settings.
@@ -94,6 +95,8 @@ class TraceModel {
   /// First and last cycle of the recorded activity.
   double begin() const noexcept { return begin_; }
   double end() const noexcept { return end_; }
+  /// Whether the run counted its PEs' instructions (counted compute).
+  bool counted() const noexcept { return counted_; }
   /// One-line description: machine, mode, detail, counts.
   std::string summary() const;
   /// Cycles as text: "1234 cycles (2.06 us)" when the clock is known.
@@ -148,6 +151,7 @@ class TraceModel {
   std::vector<TimelineRow> timeline(double t0, double t1, int bins) const;
 
  private:
+  bool counted_ = false;
   void invalidate() noexcept { dirty_ = true; }
   void recompute() const;
 

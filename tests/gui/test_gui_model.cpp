@@ -63,6 +63,8 @@ void write_mesh(const std::filesystem::path& path) {
   w.add_pe_state(0, PeState::barrier, 0, 100);
   w.add_pe_state(0, PeState::polling, 200, 400);
   w.add_pe_state(4, PeState::waiting, 50, 60);
+  // Counted compute: PE 0 and PE 8 (no state recorded) counted instructions; a malformed entry is ignored.
+  w.set_meta("instructions", R"({"0": 1608, "8": 24, "x": 5})");
   w.finish();
 }
 
@@ -206,7 +208,7 @@ class TestGuiModel : public QObject {
     QCOMPARE(dots[0].fraction, 0.5);
     QVERIFY(m.packets_at(250).empty());
     const auto rows = m.timeline(0, 400, 4);
-    QCOMPARE(rows.size(), std::size_t{2});
+    QCOMPARE(rows.size(), std::size_t{3});
     QCOMPARE(rows[0].pe, std::int64_t{0});
     QCOMPARE(QString::fromStdString(rows[0].name), QString("core00"));
     const int barrier = static_cast<int>(PeState::barrier), polling = static_cast<int>(PeState::polling);
@@ -214,6 +216,13 @@ class TestGuiModel : public QObject {
     QCOMPARE(rows[0].filled, (std::vector<float>{1, 0, 1, 1}));
     QCOMPARE(rows[1].bins, (std::vector<int>{static_cast<int>(PeState::waiting), -1, -1, -1}));
     QCOMPARE(rows[1].filled[0], 0.1f);  // 10 of 100 cycles waiting
+    // Counted instructions: PE 0's beside its states, PE 8's on a row of its own, none for PE 4.
+    QVERIFY(m.counted());
+    QCOMPARE(rows[0].instructions, std::optional<std::uint64_t>(1608));
+    QVERIFY(!rows[1].instructions);
+    QCOMPARE(rows.size() == 3 ? rows[2].pe : -1, std::int64_t{8});
+    QCOMPARE(rows[2].instructions, std::optional<std::uint64_t>(24));
+    QCOMPARE(rows[2].bins, (std::vector<int>{-1, -1, -1, -1}));
   }
 
   void timesParse() {
@@ -303,6 +312,7 @@ class TestGuiModel : public QObject {
       w.finish();
     }
     const TraceModel m(path.toStdString());
+    QVERIFY(!m.counted());  // no instructions in its meta
     const auto& t = m.topology();
     QCOMPARE(t.kind, LayoutKind::generic);
     QCOMPARE(t.vertices.size(), std::size_t{5});

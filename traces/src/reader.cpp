@@ -10,6 +10,8 @@
 #include <string_view>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include "hopsim/traces/error.hpp"
@@ -382,6 +384,21 @@ std::vector<Launch> TraceReader::launches() const {
         l.check_ok = st.int64(6) != 0;
         if (st.column_type(7) != SQLITE_NULL) l.start = st.real(7);
         out.push_back(std::move(l));
+    }
+    return out;
+}
+
+std::map<std::int64_t, std::uint64_t> TraceReader::instructions() const {
+    std::map<std::int64_t, std::uint64_t> out;
+    const auto it = meta_.find("instructions");
+    if (it == meta_.end()) return out;
+    const auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (!j.is_object()) return out;
+    for (const auto& [pe, n] : j.items()) {
+        std::int64_t id = 0;
+        const auto [end, ec] = std::from_chars(pe.data(), pe.data() + pe.size(), id);
+        if (ec == std::errc() && end == pe.data() + pe.size() && n.is_number_unsigned())
+            out[id] = n.get<std::uint64_t>();
     }
     return out;
 }

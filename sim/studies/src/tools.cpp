@@ -59,20 +59,8 @@ int trace_stats(const std::string& file, int top) {
     per_pe[s.pe][std::string(traces::to_string(s.state))] += s.end - s.start;
   });
   // Counted compute: the instructions each PE ran (meta "instructions", by PE id).
-  std::map<std::int64_t, std::uint64_t> instructions;
-  if (const auto it = meta.find("instructions"); it != meta.end()) {
-    const auto j = nlohmann::json::parse(it->second, nullptr, false);
-    if (j.is_object()) {
-      for (const auto& [pe, n] : j.items()) {
-        std::int64_t id = 0;
-        const auto [end, ec] = std::from_chars(pe.data(), pe.data() + pe.size(), id);
-        if (ec == std::errc() && end == pe.data() + pe.size() && n.is_number_unsigned()) {
-          instructions[id] = n.get<std::uint64_t>();
-          per_pe[id];
-        }
-      }
-    }
-  }
+  const auto instructions = r.instructions();
+  for (const auto& [pe, n] : instructions) per_pe[pe];
   if (!per_pe.empty()) {
     std::map<std::int64_t, std::string> names;
     std::size_t width = 0;

@@ -98,6 +98,10 @@ public:
     /// Launches of both modes in the order they were recorded (empty for traces without them).
     std::vector<Launch> launches() const;
 
+    /// Counted compute: the instructions each PE ran, by PE id (meta
+    /// "instructions", a JSON object; empty when absent or malformed).
+    std::map<std::int64_t, std::uint64_t> instructions() const;
+
     /// The connection, for exporters and ad-hoc queries.
     const sql::Db& db() const noexcept { return db_; }
 
