@@ -46,7 +46,7 @@ template <class Rows>
 void drawInstructionCounts(QPainter& p, const QFont& f, const QRectF& a, double rh, const Rows& rows) {
   forLabelledRows(p, f, a.top(), rh, rows, [&](std::size_t r, double y, double line, const QFontMetricsF&) {
     if (!rows[r].instructions) return;
-    const double n = static_cast<double>(*rows[r].instructions);
+    const auto n = static_cast<double>(*rows[r].instructions);
     const QString text = n >= 1e9   ? QString::number(n / 1e9, 'f', 2) + "G"
                          : n >= 1e6 ? QString::number(n / 1e6, 'f', 2) + "M"
                          : n >= 1e3 ? QString::number(n / 1e3, 'f', 2) + "k"

@@ -55,14 +55,12 @@ struct Costs {
     switch (producer) {
       case Kind::ialu:
         return consumer == Kind::branch ? 2 : 1;  // a compare feeding its branch: 2
-      case Kind::imul:
-        return 6;
       case Kind::idiv:
         return 39;
       case Kind::load:
         return to_fpu ? 7 : 6;  // lfd 7, ld/lwz 6
+      case Kind::imul:
       case Kind::load_narrow:
-        return 6;
       case Kind::fpu:
       case Kind::fp64:
         return 6;
