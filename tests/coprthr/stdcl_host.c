@@ -80,7 +80,9 @@ static void axpy(CLCONTEXT* cp, cl_uint n, size_t local, int by_index) {
 }
 
 static void vectors(CLCONTEXT* cp, cl_uint n) {
-  cl_kernel k = kernel(cp, "vectors");
+  void* linked_in = clopen(cp, 0, CLLD_NOW); /* the kernels clcc linked in, by handle */
+  cl_kernel k = clsym(cp, linked_in, "vectors", 0);
+  if (!k) exit(3);
   cl_float* v = (cl_float*)clmalloc(cp, 4 * n * sizeof(cl_float), 0);
   cl_int* p = (cl_int*)clmalloc(cp, 2 * n * sizeof(cl_int), 0);
   cl_uchar* u = (cl_uchar*)clmalloc(cp, 4 * n, 0);

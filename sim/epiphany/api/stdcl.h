@@ -93,8 +93,8 @@ cl_event clmsync(CONTEXT* cp, unsigned int devnum, void* p, int flags);
 /* clopen(cp, "file.cl", CLLD_NOW): compiles an OpenCL C file now (clcc at
  * run time); CLLD_NOBUILD: later, by clbuild with compiler options such as
  * "-D COEF=2". NULL with a message if the file is missing or does not
- * compile. A NULL handle in clsym names the kernels linked into the program
- * with clcc. */
+ * compile. clopen(cp, NULL, flags), or a NULL handle in clsym, names the
+ * kernels linked into the program with clcc. */
 void* clopen(CONTEXT* cp, const char* file, int flags);
 void* clbuild(CONTEXT* cp, void* handle, const char* options, int flags);
 int clclose(CONTEXT* cp, void* handle);

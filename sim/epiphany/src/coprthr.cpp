@@ -155,7 +155,7 @@ class Host final : public Standalone {
   }
 
   void* open(const char* file, int flags) override {
-    if (!file) throw Error("clopen: the file name is NULL");
+    if (!file) return &linked_in_;  // the kernels clcc linked into the program
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw Error(fmt::format("clopen: {}: no such kernel file", file));
     const std::lock_guard lock(m_);
@@ -167,6 +167,7 @@ class Host final : public Standalone {
   }
 
   void* build(void* handle, const char* options) override {
+    if (handle == &linked_in_) return handle;  // built by clcc
     const std::lock_guard lock(m_);
     Program& p = program_of(handle, "clbuild");
     if (p.file.empty()) return handle;  // clcc built it
@@ -177,13 +178,15 @@ class Host final : public Standalone {
 
   int close(void* handle) override {
     const std::lock_guard lock(m_);
-    if (handle) program_of(handle, "clclose");  // the program stays loaded: its kernels may still be used
+    if (handle && handle != &linked_in_)
+      program_of(handle, "clclose");  // the program stays loaded: its kernels may still be used
     return 0;
   }
 
   cl_kernel sym(void* handle, const char* name) override {
     const std::lock_guard lock(m_);
     std::vector<Program*> where;
+    if (handle == &linked_in_) handle = nullptr;
     if (handle) {
       Program& p = program_of(handle, "clsym");
       if (!p.built)
@@ -303,6 +306,7 @@ class Host final : public Standalone {
   std::mutex m_;
   std::vector<std::unique_ptr<Program>> programs_;
   const Program* loaded_ = nullptr;  // the program whose data the cores hold
+  int linked_in_ = 0;                // clopen(cp, NULL, ...)'s handle: the kernels clcc linked in
 };
 
 Host& host() {
