@@ -16,7 +16,7 @@ __kernel void axpy(uint n, float scale, __global float* a, __global float* b, __
 __kernel void vectors(__global float4* v, float4 k, __global int2* p, __global uchar4* u, __global uint* s) {
   int i = get_global_id(0);
   float4 x = v[i];
-  v[i] = x * k + (float4)(1.0f) - (float4){0.0f, 0.5f, 1.0f, 1.5f};
+  v[i] = x * k + (float4)(1.0f) - (float4)(0.0f, 0.5f, 1.0f, 1.5f); /* a splat and a literal */
   int2 q = p[i];
   p[i] = q.yx * 2 + (int2)(i);
   uchar4 w = u[i];

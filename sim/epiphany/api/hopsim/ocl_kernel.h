@@ -3,9 +3,9 @@
  * hopsim-cc, clcc and e-gcc). Kernels are compiled as C (GNU C with clang's
  * vector extension): the OpenCL scalar and vector types with their
  * operators and components (.x .y .z .w, .s0 .. .sF, .lo .hi .even .odd),
- * the address-space qualifiers, and the work-item functions. A vector
- * literal is written with braces, (float4){1, 2, 3, 4}, or as a splat,
- * (float4)(x). */
+ * the address-space qualifiers, and the work-item functions. clcc turns
+ * OpenCL's vector literals, (float4)(1, 2, 3, 4), into C's (float4){1, 2,
+ * 3, 4}; a splat, (float4)(x), is C's already. */
 #ifndef HOPSIM_OCL_KERNEL_H
 #define HOPSIM_OCL_KERNEL_H
 
