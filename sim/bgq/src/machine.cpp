@@ -94,6 +94,7 @@ Machine* Machine::current() {
   if (!t_machine) throw KernelError("a BG/Q SPI or MPI function was called outside a hopsim BG/Q run");
   return t_machine;
 }
+Machine* Machine::current_or_null() { return t_machine; }
 int Machine::current_rank() { return t_rank; }
 void Machine::set_current(Machine* m, int rank) {
   t_machine = m;
@@ -606,8 +607,10 @@ uint32_t __hopsim_bgq_load4(const void* p, int order) { return polled_load<uint3
 uint64_t __hopsim_bgq_load8(const void* p, int order) { return polled_load<uint64_t>(p, order); }
 
 // The pass's payment before each call and return (sim/core/pass/counting.hpp).
+// Threads the program starts itself (OpenMP's workers) belong to no rank:
+// what they count is not charged.
 void __hopsim_bgq_count(uint64_t cycles, uint64_t instructions, uint64_t fpu) {
-  Machine* m = Machine::current();
+  Machine* m = Machine::current_or_null();
   if (!m || Machine::current_rank() < 0) return;
   auto& st = m->self();
   st.counted.cycles += static_cast<double>(cycles);

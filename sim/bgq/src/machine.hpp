@@ -233,6 +233,8 @@ class Machine {
   std::vector<std::uint32_t> free_class_routes();
 
   static Machine* current();
+  // The calling thread's machine, or null (a thread the program made itself, e.g. OpenMP's).
+  static Machine* current_or_null();
   static int current_rank();
 
  protected:

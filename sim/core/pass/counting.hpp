@@ -1,8 +1,8 @@
 // Counted compute (compute.model = counted): the instructions of a
 // program's code, counted by kind in each basic block and priced in cycles
 // of the device's core by a schedule of the block under the core's cost
-// table (the Epiphany eCore: sim/epiphany/pass/ecore_costs.hpp; the BG/Q
-// A2: sim/bgq/pass/a2_costs.hpp).
+// table (each family's pass instantiates the counter with its own; see
+// docs/architecture.md).
 //
 // Contract: every execution of a block adds its cycles and instructions
 // (and, where the table counts the FPU apart, its FPU instructions) to
