@@ -75,13 +75,27 @@ std::string clcc_path() {
   return (fs::path(folder_of_this_library()) / ".." / ".." / "e-gnu" / "bin" / "clcc").lexically_normal().string();
 }
 
-// A fresh folder for a program's files; they are removed once loaded.
-fs::path scratch_folder() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/hopsim-stdcl-XXXXXX";
-  if (!mkdtemp(tmpl.data())) throw Error(fmt::format("cannot create a folder for kernels ({})", tmpl));
-  return tmpl;
-}
+// A fresh folder for a program's files, removed (with them) when it goes
+// out of scope: once the program is loaded, or when loading it failed.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/hopsim-stdcl-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw Error(fmt::format("cannot create a folder for kernels ({})", tmpl));
+    dir_ = tmpl;
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const fs::path& path() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
 
 void write_file(const fs::path& p, const void* data, std::size_t n) {
   std::ofstream f(p, std::ios::binary);
@@ -240,38 +254,24 @@ class Host final : public Standalone {
   }
 
   void build_file(Program& p, const std::vector<std::string>& options) {
-    const fs::path dir = scratch_folder();
+    const ScratchFolder scratch;
+    const fs::path& dir = scratch.path();
     std::vector<std::string> args = {clcc_path(), "--program", dir.string()};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back(p.file);
-    try {
-      run_clcc(args, p.file);
-      load(p, dir / "device.so", dir / "cpu.so");
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    run_clcc(args, p.file);
+    load(p, dir / "device.so", dir / "cpu.so");
   }
 
   Program* materialise(Embedded& e) {
     if (e.program) return e.program;
     auto& p = programs_.emplace_back(std::make_unique<Program>());
     p->source = e.source;
-    const fs::path dir = scratch_folder();
-    try {
-      write_file(dir / "device.so", e.device, e.device_size);
-      write_file(dir / "cpu.so", e.cpu, e.cpu_size);
-      load(*p, dir / "device.so", dir / "cpu.so");
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    const ScratchFolder scratch;
+    const fs::path& dir = scratch.path();
+    write_file(dir / "device.so", e.device, e.device_size);
+    write_file(dir / "cpu.so", e.cpu, e.cpu_size);
+    load(*p, dir / "device.so", dir / "cpu.so");
     e.program = p.get();
     return e.program;
   }
