@@ -1,4 +1,5 @@
 /* Does not compile: the variable is not declared. */
 __kernel void bad(__global float* a) {
-  a[get_global_id(0)] = undeclared_value;
+  const unsigned int i = get_global_id(0);
+  a[i] = undeclared_value;
 }

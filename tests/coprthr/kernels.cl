@@ -1,8 +1,7 @@
 /* Kernels of hopsim's stdcl tests (linked into stdcl_host with clcc). */
 
 /* c[i] = scale * a[i] + b[i], and each work item's ids, packed. */
-__kernel void axpy(uint n, float scale, __global float* a, __global float* b, __global float* c,
-                   __global uint* ids) {
+__kernel void axpy(uint n, float scale, __global float* a, __global float* b, __global float* c, __global uint* ids) {
   uint i = get_global_id(0);
   if (i >= n) return;
   c[i] = scale * a[i] + b[i];
