@@ -16,6 +16,8 @@ cli_test(bgq_epiphany_kernel RC 2 HAS "not a bgq kernel"
   CMD ${HOPSIM} run ${CLI_BGQ_HALO} --mode sim --set kernel.name=\"passing\" --out run)
 cli_test(bgq_sweep HAS "package sweep" "GB/s/node"
   CMD ${HOPSIM} bgq sweep --scenario ${CLI_BGQ_HALO} --packages 1024,8192 --set kernel.args.iterations=1 --csv sweep.csv)
+cli_test(bgq_sweep_bad_packages RC 2 HAS "hopsim: error: --packages: expected integers, got 'abc' (try --help)"
+  CMD ${HOPSIM} bgq sweep --packages abc)
 cli_test(bgq_scale HAS "packet-hops/s" "4x4x2x2x2"
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x4x2x2x2 --iterations 2)
 cli_test(bgq_scale_bad_torus RC 2 HAS "is not AxBxCxDxE"
@@ -77,7 +79,12 @@ cli_test(bgq_exec_bad_torus RC 2 HAS "--torus: expected AxBxCxDxE"
   CMD ${HOPSIM} bgq exec --torus 2x2x2 ${CLI_BGQ_PROGS}/own_main)
 cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"
   CMD env HOPSIM_MODE=both ${CLI_BGQ_PROGS}/own_main)
-cli_test(bgq_mpicc_help HAS "hopsim-mpicc" "-c compiles" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --help)
+# --help prints the leading comment, to its last sentence, and none of the script.
+cli_test(bgq_mpicc_help HAS "hopsim-mpicc" "-c compiles" "driver's paths (spi/include/..., hwi/include/..., mpi.h)."
+  LACKS "set -eu" "CC=" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --help)
+cli_test(bgq_mpicc_unknown_option RC 2 HAS "hopsim-mpicc: unknown option --frob (see hopsim-mpicc --help)"
+  CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc --frob x.c)
+cli_test(bgq_mpicc_no_input RC 2 HAS "hopsim-mpicc: no input files" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc -c -O2)
 cli_test(bgq_exec_bare_spin HAS "printed the same 32 lines" "rank 7 of 32: from rank 6, 0 wrong" LACKS "DIFFERENT" "failed"
   TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/bare_spin 2)
 cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 1, 1 process(es) per node"

@@ -271,7 +271,7 @@ void NativeDevice::launch(const std::function<void()>& kernel) {
     }
     if (running_.load() == 0) break;
     if (interrupted() && !abort_.load()) {
-      abort_reason_ = "interrupted (Ctrl-C)";
+      abort_reason_ = interrupted_by();
       abort_.store(true, std::memory_order_release);
     }
     const auto p = progress_.load();

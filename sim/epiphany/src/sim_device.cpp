@@ -153,7 +153,7 @@ void SimDevice::run_core(std::uint32_t core) {
           }
           pe.local = std::max(pe.local, chip_->now());
         }
-        if (interrupted()) throw Error("interrupted (Ctrl-C)");
+        if (interrupted()) throw Error(interrupted_by());
         chip_->mesh().set_horizon(chip_->now());
       }
     } catch (const CoreReset&) {

@@ -24,6 +24,7 @@ namespace hopsim::epiphany {
 
 using hopsim::catch_interrupts;
 using hopsim::interrupted;
+using hopsim::interrupted_by;
 
 enum class WaitKind { barrier, poll, mutex };
 enum class RawKind { load, store, volatile_load, volatile_store };
