@@ -27,8 +27,9 @@ const std::vector<ParamDecl>& param_decls() {
       {"inject_cycles", Dim::cycles, 0, 1e6, false, "core cycles per MUSPI_InjFifoInject"},
       {"poll_cycles", Dim::cycles, 0, 1e6, false, "core cycles per iteration of a polling loop"},
       {"gi_barrier_latency", Dim::cycles, 0, 1e7, false, "global-interrupt barrier: last enter to release"},
-      {"mpi_latency", Dim::cycles, 0, 1e8, false, "latency of one message of the set-up MPI subset"},
-      {"mpi_bandwidth", Dim::bytes_per_cycle, 0.001, 1024, false, "bandwidth of the set-up MPI subset"},
+      {"mpi_send_cycles", Dim::cycles, 0, 1e7, false, "MPI software cycles per message sent (envelope, injection)"},
+      {"mpi_recv_cycles", Dim::cycles, 0, 1e7, false, "MPI software cycles per message received (matching, copy)"},
+      {"mpi_eager_bytes", Dim::bytes, 0, 1e9, false, "largest MPI message sent eagerly; larger ones rendezvous"},
       {"cores", Dim::count, 1, 64, true, "compute cores per node"},
       {"threads_per_core", Dim::count, 1, 8, true, "hardware threads per core"},
       {"element_cycles", Dim::cycles, 0.01, 1e6, false, "cycles per reduction element, one thread alone on a core"},
@@ -57,8 +58,9 @@ Params params_from(const ParamSet& s) {
   p.inject_cycles = s.get("inject_cycles");
   p.poll_cycles = s.get("poll_cycles");
   p.gi_barrier_latency = s.get("gi_barrier_latency");
-  p.mpi_latency = s.get("mpi_latency");
-  p.mpi_bandwidth = s.get("mpi_bandwidth");
+  p.mpi_send_cycles = s.get("mpi_send_cycles");
+  p.mpi_recv_cycles = s.get("mpi_recv_cycles");
+  p.mpi_eager_bytes = s.get("mpi_eager_bytes");
   p.cores = s.get_int("cores");
   p.threads_per_core = s.get_int("threads_per_core");
   p.element_cycles = s.get("element_cycles");

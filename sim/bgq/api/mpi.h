@@ -1,14 +1,20 @@
-/* hopsim's MPI subset for Blue Gene/Q kernels: just what the BG/Q SPI
- * programs use to set themselves up (MPI_Init, MPI_Comm_rank/size,
- * MPI_Cart_create, MPI_Cart_shift, MPI_Cart_coords, MPI_Sendrecv,
- * MPI_Isend/Irecv/Wait/Waitall, MPI_Barrier, MPI_Finalize), over hopsim's BG/Q machine. This is not Open
- * MPI's mpi.h: kernels/bgq put this folder first on their include path. */
+/* hopsim's MPI for Blue Gene/Q programs: MPI over the messaging unit, as the
+ * machine's own MPI (MPICH over PAMI) does it: point-to-point messages are
+ * memory-FIFO packets (eager) or a request to send followed by a remote get
+ * and an acknowledgement (rendezvous), matched by source, tag and
+ * communicator in MPI's order; MPI_Barrier on MPI_COMM_WORLD is the GI
+ * barrier. It runs on hopsim's BG/Q machine in every mode (simulated: every
+ * packet is timed by the MU and torus model; native: the MU's work is done
+ * by host copies). See docs/bgq.md, "MPI over the MU". This is not Open MPI's
+ * mpi.h: BG/Q programs put this folder first on their include path.
+ *
+ * A call outside what is declared here is a missing symbol at build time. */
 #ifndef HOPSIM_BGQ_MPI_H
 #define HOPSIM_BGQ_MPI_H
 
 #include <stddef.h>
 
-#define HOPSIM_BGQ_MPI_SUBSET 1
+#define HOPSIM_BGQ_MPI 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,50 +22,136 @@ extern "C" {
 
 /* The functions carry hopsim's own symbol names, so a program that also
  * links the real Open MPI (the hopsim executable does, for `hopsim sweep`
- * under mpirun) never has its MPI_* calls taken by this subset. */
-#define MPI_Init hopsim_bgq_MPI_Init
-#define MPI_Finalize hopsim_bgq_MPI_Finalize
-#define MPI_Comm_rank hopsim_bgq_MPI_Comm_rank
-#define MPI_Comm_size hopsim_bgq_MPI_Comm_size
-#define MPI_Cart_create hopsim_bgq_MPI_Cart_create
-#define MPI_Cart_shift hopsim_bgq_MPI_Cart_shift
-#define MPI_Cart_coords hopsim_bgq_MPI_Cart_coords
-#define MPI_Sendrecv hopsim_bgq_MPI_Sendrecv
-#define MPI_Barrier hopsim_bgq_MPI_Barrier
-#define MPI_Init_thread hopsim_bgq_MPI_Init_thread
-#define MPI_Dims_create hopsim_bgq_MPI_Dims_create
-#define MPI_Get_processor_name hopsim_bgq_MPI_Get_processor_name
-#define MPI_Wtime hopsim_bgq_MPI_Wtime
-#define MPI_Isend hopsim_bgq_MPI_Isend
-#define MPI_Irecv hopsim_bgq_MPI_Irecv
-#define MPI_Wait hopsim_bgq_MPI_Wait
-#define MPI_Waitall hopsim_bgq_MPI_Waitall
+ * under mpirun) never has its MPI_* calls taken by this one. */
+#define HOPSIM_BGQ_MPI_NAME(f) hopsim_bgq_##f
+#define MPI_Init HOPSIM_BGQ_MPI_NAME(MPI_Init)
+#define MPI_Init_thread HOPSIM_BGQ_MPI_NAME(MPI_Init_thread)
+#define MPI_Initialized HOPSIM_BGQ_MPI_NAME(MPI_Initialized)
+#define MPI_Finalize HOPSIM_BGQ_MPI_NAME(MPI_Finalize)
+#define MPI_Finalized HOPSIM_BGQ_MPI_NAME(MPI_Finalized)
+#define MPI_Abort HOPSIM_BGQ_MPI_NAME(MPI_Abort)
+#define MPI_Query_thread HOPSIM_BGQ_MPI_NAME(MPI_Query_thread)
+#define MPI_Comm_rank HOPSIM_BGQ_MPI_NAME(MPI_Comm_rank)
+#define MPI_Comm_size HOPSIM_BGQ_MPI_NAME(MPI_Comm_size)
+#define MPI_Comm_dup HOPSIM_BGQ_MPI_NAME(MPI_Comm_dup)
+#define MPI_Comm_split HOPSIM_BGQ_MPI_NAME(MPI_Comm_split)
+#define MPI_Comm_free HOPSIM_BGQ_MPI_NAME(MPI_Comm_free)
+#define MPI_Comm_set_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_set_errhandler)
+#define MPI_Error_string HOPSIM_BGQ_MPI_NAME(MPI_Error_string)
+#define MPI_Cart_create HOPSIM_BGQ_MPI_NAME(MPI_Cart_create)
+#define MPI_Cart_shift HOPSIM_BGQ_MPI_NAME(MPI_Cart_shift)
+#define MPI_Cart_coords HOPSIM_BGQ_MPI_NAME(MPI_Cart_coords)
+#define MPI_Cart_rank HOPSIM_BGQ_MPI_NAME(MPI_Cart_rank)
+#define MPI_Dims_create HOPSIM_BGQ_MPI_NAME(MPI_Dims_create)
+#define MPI_Get_processor_name HOPSIM_BGQ_MPI_NAME(MPI_Get_processor_name)
+#define MPI_Wtime HOPSIM_BGQ_MPI_NAME(MPI_Wtime)
+#define MPI_Wtick HOPSIM_BGQ_MPI_NAME(MPI_Wtick)
+#define MPI_Type_size HOPSIM_BGQ_MPI_NAME(MPI_Type_size)
+#define MPI_Get_count HOPSIM_BGQ_MPI_NAME(MPI_Get_count)
+#define MPI_Send HOPSIM_BGQ_MPI_NAME(MPI_Send)
+#define MPI_Ssend HOPSIM_BGQ_MPI_NAME(MPI_Ssend)
+#define MPI_Recv HOPSIM_BGQ_MPI_NAME(MPI_Recv)
+#define MPI_Sendrecv HOPSIM_BGQ_MPI_NAME(MPI_Sendrecv)
+#define MPI_Isend HOPSIM_BGQ_MPI_NAME(MPI_Isend)
+#define MPI_Issend HOPSIM_BGQ_MPI_NAME(MPI_Issend)
+#define MPI_Irecv HOPSIM_BGQ_MPI_NAME(MPI_Irecv)
+#define MPI_Wait HOPSIM_BGQ_MPI_NAME(MPI_Wait)
+#define MPI_Waitall HOPSIM_BGQ_MPI_NAME(MPI_Waitall)
+#define MPI_Waitany HOPSIM_BGQ_MPI_NAME(MPI_Waitany)
+#define MPI_Test HOPSIM_BGQ_MPI_NAME(MPI_Test)
+#define MPI_Testall HOPSIM_BGQ_MPI_NAME(MPI_Testall)
+#define MPI_Iprobe HOPSIM_BGQ_MPI_NAME(MPI_Iprobe)
+#define MPI_Probe HOPSIM_BGQ_MPI_NAME(MPI_Probe)
+#define MPI_Barrier HOPSIM_BGQ_MPI_NAME(MPI_Barrier)
+#define MPI_Bcast HOPSIM_BGQ_MPI_NAME(MPI_Bcast)
+#define MPI_Reduce HOPSIM_BGQ_MPI_NAME(MPI_Reduce)
+#define MPI_Allreduce HOPSIM_BGQ_MPI_NAME(MPI_Allreduce)
+#define MPI_Gather HOPSIM_BGQ_MPI_NAME(MPI_Gather)
+#define MPI_Scatter HOPSIM_BGQ_MPI_NAME(MPI_Scatter)
+#define MPI_Allgather HOPSIM_BGQ_MPI_NAME(MPI_Allgather)
+#define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
 
 typedef int MPI_Comm;
+/* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it. */
 typedef int MPI_Datatype;
-typedef int MPI_Request; /* an index into the rank's pending receives; sends are done at once */
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
 typedef struct {
   int MPI_SOURCE;
   int MPI_TAG;
   int MPI_ERROR;
+  int hopsim_bytes; /* what arrived (MPI_Get_count) */
 } MPI_Status;
 
 #define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_OP 10
 #define MPI_ERR_ARG 12
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_LASTCODE 100
+#define MPI_MAX_ERROR_STRING 256
+
 #define MPI_COMM_WORLD 0
+#define MPI_COMM_SELF 1
 #define MPI_COMM_NULL (-1)
 #define MPI_PROC_NULL (-2)
+#define MPI_ANY_SOURCE (-3)
+#define MPI_ANY_TAG (-4)
+#define MPI_UNDEFINED (-32766)
+#define MPI_TAG_UB_VALUE 0x3fffffff
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
 #define MPI_REQUEST_NULL (-1)
-#define MPI_BYTE 1
-#define MPI_CHAR 1
-#define MPI_INT 4
-#define MPI_UNSIGNED 4
-#define MPI_LONG 8
-#define MPI_UNSIGNED_LONG 8
-#define MPI_UNSIGNED_LONG_LONG 8
-#define MPI_DOUBLE 8
+#define MPI_IN_PLACE ((void*)-1)
+#define MPI_ERRORS_ARE_FATAL 1
+#define MPI_ERRORS_RETURN 2
+
+#define MPI_BYTE 0x001
+#define MPI_PACKED 0x001
+#define MPI_CHAR 0x101
+#define MPI_SIGNED_CHAR 0x101
+#define MPI_UNSIGNED_CHAR 0x201
+#define MPI_SHORT 0x102
+#define MPI_UNSIGNED_SHORT 0x202
+#define MPI_INT 0x104
+#define MPI_UNSIGNED 0x204
+#define MPI_LONG 0x108
+#define MPI_UNSIGNED_LONG 0x208
+#define MPI_LONG_LONG 0x108
+#define MPI_LONG_LONG_INT 0x108
+#define MPI_UNSIGNED_LONG_LONG 0x208
+#define MPI_INT8_T 0x101
+#define MPI_INT16_T 0x102
+#define MPI_INT32_T 0x104
+#define MPI_INT64_T 0x108
+#define MPI_UINT8_T 0x201
+#define MPI_UINT16_T 0x202
+#define MPI_UINT32_T 0x204
+#define MPI_UINT64_T 0x208
+#define MPI_FLOAT 0x304
+#define MPI_DOUBLE 0x308
+
+#define MPI_MAX 1
+#define MPI_MIN 2
+#define MPI_SUM 3
+#define MPI_PROD 4
+#define MPI_LAND 5
+#define MPI_BAND 6
+#define MPI_LOR 7
+#define MPI_BOR 8
+#define MPI_LXOR 9
+#define MPI_BXOR 10
+
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -67,29 +159,67 @@ typedef struct {
 #define MPI_THREAD_MULTIPLE 3
 
 int MPI_Init(int* argc, char*** argv);
+/* Provides MPI_THREAD_FUNNELED at most (only the rank's own thread may call the SPI and MPI). */
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+int MPI_Initialized(int* flag);
 int MPI_Finalize(void);
+int MPI_Finalized(int* flag);
+/* Stops the run with the rank, the communicator and the code (exit 3). */
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int* provided);
 int MPI_Comm_rank(MPI_Comm comm, int* rank);
 int MPI_Comm_size(MPI_Comm comm, int* size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out);
+int MPI_Comm_free(MPI_Comm* comm);
+/* MPI_ERRORS_ARE_FATAL (the default: the run stops naming the rank, the call and the error) or MPI_ERRORS_RETURN. */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler handler);
+int MPI_Error_string(int errorcode, char* string, int* resultlen);
 int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* cart);
 int MPI_Cart_shift(MPI_Comm cart, int direction, int disp, int* source, int* dest);
 int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-int MPI_Barrier(MPI_Comm comm);
-/* Provides MPI_THREAD_FUNNELED at most (only the rank's own thread may call the SPI and MPI). */
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+int MPI_Cart_rank(MPI_Comm cart, const int* coords, int* rank);
 /* Balanced factors of nnodes for the dims that are 0, in non-increasing order (MPI 4.0, 7.5.2). */
 int MPI_Dims_create(int nnodes, int ndims, int* dims);
 /* "bgq-node-R (A,B,C,D,E)": the same in every mode. */
 int MPI_Get_processor_name(char* name, int* resultlen);
-/* Non-blocking point to point, over the same messages as MPI_Sendrecv: a send is buffered at once (its
- * request is complete), a receive is matched by source and tag when it is waited for. */
+/* Seconds of the rank's clock (simulated: model time; native: host time). */
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Type_size(MPI_Datatype type, int* size);
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count);
+
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status);
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Wait(MPI_Request* request, MPI_Status* status);
 int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses);
-/* Seconds of the rank's clock (simulated: model time; native: host time). */
-double MPI_Wtime(void);
+int MPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status);
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+int MPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+
+/* MPI_Barrier on MPI_COMM_WORLD is the GI barrier; on other communicators, a dissemination barrier. The
+ * other collectives are binomial trees (Bcast, Reduce; Allreduce = Reduce + Bcast) and pairwise exchanges
+ * of point-to-point messages, on a context of their own. */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm);
 
 #ifdef __cplusplus
 }

@@ -22,10 +22,6 @@ std::string wait_text(WaitKind k, int a, int b) {
       return "polling memory the MU writes (HOPSIM_SPIN_WAIT or MUSPI_RecFifoPoll)";
     case WaitKind::gi:
       return "in the GI barrier";
-    case WaitKind::mpi_barrier:
-      return "in MPI_Barrier";
-    case WaitKind::mpi_recv:
-      return fmt::format("in MPI_Sendrecv, receiving from rank {} with tag {}", a, b);
     case WaitKind::ring_full:
       return fmt::format("injecting to rank {}, whose reception ring is full or in use", a);
     case WaitKind::finished:
@@ -41,6 +37,15 @@ std::string wait_text(WaitKind k, int a, int b) {
       break;
   }
   return "running";
+}
+
+std::string mpi_wait_text(const RankState& st) {
+  const char* call = st.mpi_call.load(std::memory_order_relaxed);
+  if (!call) return {};
+  const int peer = st.mpi_peer.load(std::memory_order_relaxed), tag = st.mpi_tag.load(std::memory_order_relaxed);
+  const std::string who = peer == MPI_ANY_SOURCE ? "any rank" : fmt::format("rank {}", peer);
+  const std::string which = tag == MPI_ANY_TAG ? "any tag" : fmt::format("tag {}", tag);
+  return fmt::format("in {} ({}, {})", call, who, which);
 }
 
 std::string rank_list(const std::vector<int>& r) {
@@ -86,6 +91,7 @@ Machine::Machine(const model::Params& p, nlohmann::json args) : p_(p), args_(std
     ranks_.push_back(std::make_unique<RankState>());
     ranks_.back()->rank = static_cast<int>(r);
     ranks_.back()->label = fmt::format("rank {}", r);
+    reserve_mpi_fifo(*ranks_.back());
   }
   init_collectives();
 }
@@ -102,19 +108,6 @@ void Machine::set_current(Machine* m, int rank) {
   crash::name_thread(m && rank >= 0 ? m->ranks_[static_cast<std::size_t>(rank)]->label.c_str() : nullptr);
 }
 RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
-
-bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes) {
-  for (auto it = st.mail.begin(); it != st.mail.end(); ++it) {
-    if (it->src != src || it->tag != tag) continue;
-    if (it->data.size() > bytes)
-      throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer",
-                                    st.rank, it->data.size(), src, bytes));
-    std::memcpy(data, it->data.data(), it->data.size());
-    st.mail.erase(it);
-    return true;
-  }
-  return false;
-}
 
 void set_base_fields(MUHWI_Descriptor_t& d, const MUSPI_BaseDescriptorInfoFields_t& b) {
   d = MUHWI_Descriptor_t{};
@@ -619,206 +612,5 @@ void __hopsim_bgq_count(uint64_t cycles, uint64_t instructions, uint64_t fpu) {
   st.instructions += instructions;
 }
 // NOLINTEND(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
-
-// ------------------------------------------------------- MPI subset ----
-
-namespace {
-const hopsim::bgq::CartComm* cart(MPI_Comm c) {
-  auto& st = R();
-  if (c <= 0 || static_cast<std::size_t>(c) > st.carts.size()) return nullptr;
-  return &st.carts[static_cast<std::size_t>(c - 1)];
-}
-void check_comm(MPI_Comm c, const char* fn) {
-  if (c != MPI_COMM_WORLD && !cart(c)) fail(fmt::format("{}: unknown communicator {}", fn, c));
-}
-}  // namespace
-
-int MPI_Init(int*, char***) { return MPI_SUCCESS; }
-int MPI_Finalize(void) { return MPI_SUCCESS; }
-
-int MPI_Init_thread(int*, char***, int required, int* provided) {
-  if (provided) *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-  return MPI_SUCCESS;
-}
-
-int MPI_Dims_create(int nnodes, int ndims, int* dims) {
-  if (nnodes < 1 || ndims < 0 || (ndims > 0 && !dims)) return MPI_ERR_ARG;
-  int rest = nnodes;
-  std::vector<int> free;
-  for (int i = 0; i < ndims; ++i) {
-    if (dims[i] < 0) return MPI_ERR_ARG;
-    if (dims[i] == 0)
-      free.push_back(i);
-    else if (rest % dims[i] != 0)
-      return MPI_ERR_ARG;
-    else
-      rest /= dims[i];
-  }
-  if (free.empty()) return rest == 1 ? MPI_SUCCESS : MPI_ERR_ARG;
-  std::vector<int> primes;  // largest first
-  for (int p = 2; rest > 1;) {
-    if (rest % p == 0) {
-      primes.push_back(p);
-      rest /= p;
-    } else {
-      p = p * p > rest ? rest : p + 1;
-    }
-  }
-  std::sort(primes.rbegin(), primes.rend());
-  std::vector<int> f(free.size(), 1);
-  for (int p : primes) *std::min_element(f.begin(), f.end()) *= p;
-  std::sort(f.rbegin(), f.rend());
-  for (std::size_t i = 0; i < free.size(); ++i) dims[free[i]] = f[i];
-  return MPI_SUCCESS;
-}
-
-int MPI_Get_processor_name(char* name, int* resultlen) {
-  if (!name || !resultlen) return MPI_ERR_ARG;
-  const int r = Machine::current_rank();
-  const auto c = M().torus().coords(static_cast<std::uint32_t>(r));
-  const std::string s = fmt::format("bgq-node-{} ({},{},{},{},{})", r, c[0], c[1], c[2], c[3], c[4]);
-  std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", s.c_str());
-  *resultlen = static_cast<int>(std::min<std::size_t>(s.size(), MPI_MAX_PROCESSOR_NAME - 1));
-  return MPI_SUCCESS;
-}
-
-double MPI_Wtime(void) { return static_cast<double>(M().timebase()) / M().params().clock_hz; }
-
-int MPI_Comm_rank(MPI_Comm c, int* rank) {
-  check_comm(c, "MPI_Comm_rank");
-  *rank = Machine::current_rank();
-  return MPI_SUCCESS;
-}
-
-int MPI_Comm_size(MPI_Comm c, int* size) {
-  check_comm(c, "MPI_Comm_size");
-  *size = M().size();
-  return MPI_SUCCESS;
-}
-
-int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int, MPI_Comm* out) {
-  check_comm(old, "MPI_Cart_create");
-  long prod = 1;
-  for (int i = 0; i < ndims; ++i) prod *= dims[i];
-  if (ndims < 1 || prod != M().size())
-    fail(fmt::format("MPI_Cart_create: a grid of {} ranks on {} ranks (hopsim's subset needs them equal)", prod,
-                     M().size()));
-  hopsim::bgq::CartComm cc;
-  cc.dims.assign(dims, dims + ndims);
-  cc.periods.assign(periods, periods + ndims);
-  auto& st = R();
-  st.carts.push_back(std::move(cc));
-  *out = static_cast<MPI_Comm>(st.carts.size());
-  return MPI_SUCCESS;
-}
-
-int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
-  const auto* cc = cart(c);
-  if (!cc) fail(fmt::format("MPI_Cart_coords: {} is not a Cartesian communicator", c));
-  // Row-major: the last dimension varies fastest (MPI's order).
-  for (int i = static_cast<int>(cc->dims.size()) - 1; i >= 0; --i) {
-    if (i < maxdims) coords[i] = rank % cc->dims[static_cast<std::size_t>(i)];
-    rank /= cc->dims[static_cast<std::size_t>(i)];
-  }
-  return MPI_SUCCESS;
-}
-
-int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
-  const auto* cc = cart(c);
-  if (!cc) fail(fmt::format("MPI_Cart_shift: {} is not a Cartesian communicator", c));
-  const int nd = static_cast<int>(cc->dims.size());
-  if (direction < 0 || direction >= nd) fail(fmt::format("MPI_Cart_shift: direction {} of {} dims", direction, nd));
-  std::vector<int> co(static_cast<std::size_t>(nd));
-  MPI_Cart_coords(c, Machine::current_rank(), nd, co.data());
-  auto rank_at = [&](int delta) {
-    auto x = co;
-    const int ext = cc->dims[static_cast<std::size_t>(direction)];
-    int v = x[static_cast<std::size_t>(direction)] + delta;
-    if (v < 0 || v >= ext) {
-      if (!cc->periods[static_cast<std::size_t>(direction)]) return MPI_PROC_NULL;
-      v = ((v % ext) + ext) % ext;
-    }
-    x[static_cast<std::size_t>(direction)] = v;
-    int r = 0;
-    for (int i = 0; i < nd; ++i) r = r * cc->dims[static_cast<std::size_t>(i)] + x[static_cast<std::size_t>(i)];
-    return r;
-  };
-  *dest = rank_at(disp);
-  *source = rank_at(-disp);
-  return MPI_SUCCESS;
-}
-
-int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
-                 MPI_Datatype rtype, int source, int rtag, MPI_Comm c, MPI_Status* status) {
-  check_comm(c, "MPI_Sendrecv");
-  auto& m = M();
-  auto check_rank = [&](int r, const char* what) {
-    if (r != MPI_PROC_NULL && (r < 0 || r >= m.size()))
-      fail(fmt::format("MPI_Sendrecv: {} rank {} of {}", what, r, m.size()));
-  };
-  check_rank(dest, "destination");
-  check_rank(source, "source");
-  if (dest != MPI_PROC_NULL)
-    m.mpi_send(dest, stag, sbuf, static_cast<std::size_t>(scount) * static_cast<std::size_t>(stype));
-  if (source != MPI_PROC_NULL)
-    m.mpi_recv(source, rtag, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(rtype));
-  if (status) *status = {source, rtag, MPI_SUCCESS};
-  return MPI_SUCCESS;
-}
-
-int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm c, MPI_Request* request) {
-  check_comm(c, "MPI_Isend");
-  auto& m = M();
-  if (dest != MPI_PROC_NULL && (dest < 0 || dest >= m.size()))
-    fail(fmt::format("MPI_Isend: destination rank {} of {}", dest, m.size()));
-  if (dest != MPI_PROC_NULL)
-    m.mpi_send(dest, tag, buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(type));
-  if (request) *request = MPI_REQUEST_NULL;  // buffered: complete at once
-  return MPI_SUCCESS;
-}
-
-int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c, MPI_Request* request) {
-  check_comm(c, "MPI_Irecv");
-  auto& m = M();
-  if (source != MPI_PROC_NULL && (source < 0 || source >= m.size()))
-    fail(fmt::format("MPI_Irecv: source rank {} of {}", source, m.size()));
-  if (!request) fail("MPI_Irecv: null request");
-  if (source == MPI_PROC_NULL) {
-    *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
-  }
-  auto& reqs = R().irecvs;
-  auto it = std::find_if(reqs.begin(), reqs.end(), [](const auto& q) { return !q.active; });
-  if (it == reqs.end()) it = reqs.emplace(reqs.end());
-  *it = {buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(type), source, tag, true};
-  *request = static_cast<MPI_Request>(it - reqs.begin());
-  return MPI_SUCCESS;
-}
-
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (!request) fail("MPI_Wait: null request");
-  if (*request == MPI_REQUEST_NULL) return MPI_SUCCESS;
-  auto& reqs = R().irecvs;
-  if (*request < 0 || static_cast<std::size_t>(*request) >= reqs.size() ||
-      !reqs[static_cast<std::size_t>(*request)].active)
-    fail(fmt::format("MPI_Wait: request {} is not a pending MPI_Irecv", *request));
-  const auto q = reqs[static_cast<std::size_t>(*request)];
-  M().mpi_recv(q.src, q.tag, q.buf, q.bytes);
-  R().irecvs[static_cast<std::size_t>(*request)].active = false;
-  if (status) *status = {q.src, q.tag, MPI_SUCCESS};
-  *request = MPI_REQUEST_NULL;
-  return MPI_SUCCESS;
-}
-
-int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
-  for (int i = 0; i < count; ++i) MPI_Wait(&requests[i], statuses ? &statuses[i] : nullptr);
-  return MPI_SUCCESS;
-}
-
-int MPI_Barrier(MPI_Comm c) {
-  check_comm(c, "MPI_Barrier");
-  M().mpi_barrier();
-  return MPI_SUCCESS;
-}
 
 }  // extern "C"

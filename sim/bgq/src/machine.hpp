@@ -1,6 +1,6 @@
 #pragma once
-// hopsim's BG/Q machine behind the SPI and the MPI subset: per-rank state
-// shared by both modes, and the ways of running the ranks (SimMachine:
+// hopsim's BG/Q machine behind the SPI (and MPI, which runs over it): per-rank state
+// shared by every mode, and the ways of running the ranks (SimMachine:
 // fibers on the timing model, in model-time order; NativeMachine: host
 // threads, the MU's work done at once with real copies and atomics;
 // ProcessMachine: a forked process per rank, data moved by a host copy
@@ -31,28 +31,14 @@
 
 namespace hopsim::bgq {
 
-struct MpiMessage {
-  int src = 0, tag = 0;
-  std::vector<std::uint8_t> data;
-  model::Tick arrival = 0;
-};
+struct MpiState;  // mpi.cpp
 
 // The native runs' deadlock watchdog: when every rank has been in a wait
 // loop within kWaitingFreshNs and nothing moved for kDeadlockSeconds, the
 // run stops naming what each rank waits for.
 inline constexpr double kDeadlockSeconds = 3.0;
 inline constexpr std::int64_t kWaitingFreshNs = 500'000'000;
-enum class WaitKind : std::uint32_t {
-  none,
-  spin,
-  gi,
-  mpi_barrier,
-  mpi_recv,
-  ring_full,
-  finished,
-  never_injected,
-  inj_full
-};
+enum class WaitKind : std::uint32_t { none, spin, gi, ring_full, finished, never_injected, inj_full };
 // "in MPI_Sendrecv, receiving from rank 1 with tag 7", ...
 std::string wait_text(WaitKind k, int a, int b);
 // Rank list "0-3, 7" for a message.
@@ -76,12 +62,6 @@ struct ProgressWatch {
   bool stuck(std::int64_t now) const { return static_cast<double>(now - changed_ns) >= kDeadlockSeconds * 1e9; }
 };
 
-struct RankState;
-// Takes the first message from `src` with `tag` out of st's mailbox into
-// `data` (native runs); false if none is there yet. KernelError if it is
-// larger than `bytes`. The caller holds the mailbox's lock if it needs one.
-bool take_mail(RankState& st, int src, int tag, void* data, std::size_t bytes);
-
 // One node's contribution to a collective: its descriptor, and the payload
 // as its MU read it.
 struct CollectivePart {
@@ -103,34 +83,22 @@ struct CollectiveDone {
   std::uint32_t source = 0;                                      // the root, or a broadcast's sender (traces)
 };
 
-struct CartComm {
-  std::vector<int> dims, periods;
-};
-
 struct RankState {
   int rank = 0;
   std::string label;  // "rank N", in a crash report (hopsim/core/crash.hpp)
   model::NodeMu mu;
   // Receive functions by id (MUSPI_MAX_FUNCTION_IDS), sized when the first is registered.
   std::vector<std::pair<MUSPI_RecvFunction_t, void*>> recv;
-  std::vector<CartComm> carts;  // communicator id - 1
-  struct PendingRecv {
-    void* buf = nullptr;
-    std::size_t bytes = 0;
-    int src = 0, tag = 0;
-    bool active = false;
-  };
-  std::vector<PendingRecv> irecvs;  // MPI_Irecv requests, by MPI_Request
+  // MPI over the MU (mpi.cpp), made at the rank's first MPI call.
+  std::shared_ptr<MpiState> mpi;
+  // The MPI call the rank waits in and for whom (mpi.cpp sets them around its waits), for deadlock reports.
+  std::atomic<const char*> mpi_call{nullptr};
+  std::atomic<int> mpi_peer{0}, mpi_tag{0};
   // Reporting.
   std::vector<Timing> timings;
   std::vector<Check> checks;
   std::uint64_t digest = 1469598103934665603ull;
-  // Mailbox of the MPI subset.
-  std::mutex mail_mutex;
-  std::condition_variable mail_cv;
-  std::deque<MpiMessage> mail;
-  std::uint64_t gi_target = 0;  // generation the last GI barrier enter waits for
-  std::uint64_t mpi_target = 0;
+  std::uint64_t gi_target = 0;                            // generation the last GI barrier enter waits for
   std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
   std::vector<std::uint64_t> inj_count;                   // descriptors injected per FIFO (global id)
   std::vector<std::uint64_t> inj_slots;                   // descriptors each FIFO holds (Kernel_InjFifoInit)
@@ -151,6 +119,13 @@ struct RankState {
   model::CountedWork counted;
   std::uint64_t instructions = 0;
 };
+
+// Enables MPI's reception FIFO (subgroup 64, FIFO 0) of a rank before its
+// program starts, as the system sets up the job's resources before main:
+// a message may arrive before the receiver's first MPI call.
+void reserve_mpi_fifo(RankState& st);
+// "in MPI_Recv (rank 1, tag 7)", or empty when the rank waits in no MPI call.
+std::string mpi_wait_text(const RankState& st);
 
 class Machine {
  public:
@@ -182,9 +157,6 @@ class Machine {
   virtual void gi_enter() = 0;
   virtual void gi_wait() = 0;
   virtual void rec_sync() = 0;  // before reading a reception FIFO
-  virtual void mpi_send(int dst, int tag, const void* data, std::size_t bytes) = 0;
-  virtual void mpi_recv(int src, int tag, void* data, std::size_t bytes) = 0;
-  virtual void mpi_barrier() = 0;
   // Base-address-table entry g of the calling rank was allocated or set.
   virtual void bat_updated(std::uint32_t) {}
   // When the last rank ended, in cycles (simulated; native: host time since the start).

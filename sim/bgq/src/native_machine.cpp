@@ -136,33 +136,6 @@ class NativeMachine final : public Machine {
 
   void gi_enter() override { enter(gi_, self().gi_target); }
   void gi_wait() override { wait(gi_, self().gi_target, WaitKind::gi); }
-  void mpi_barrier() override {
-    enter(mb_, self().mpi_target);
-    wait(mb_, self().mpi_target, WaitKind::mpi_barrier);
-  }
-
-  void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
-    auto& box = rank(dst);
-    MpiMessage m{current_rank(), tag, {}, 0};
-    const auto* b = static_cast<const std::uint8_t*>(data);
-    m.data.assign(b, b + bytes);
-    {
-      std::lock_guard<std::mutex> lock(box.mail_mutex);
-      box.mail.push_back(std::move(m));
-    }
-    progress_.fetch_add(1, std::memory_order_relaxed);
-    box.mail_cv.notify_all();
-  }
-
-  void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
-    auto& st = self();
-    std::unique_lock<std::mutex> lock(st.mail_mutex);
-    while (!take_mail(st, src, tag, data, bytes)) {
-      note_wait(WaitKind::mpi_recv, src, tag);
-      if (abort_.load()) throw Aborted{};
-      st.mail_cv.wait_for(lock, std::chrono::milliseconds(20));
-    }
-  }
 
  private:
   struct Barrier {
@@ -202,10 +175,7 @@ class NativeMachine final : public Machine {
     note_wait(k, a, b);
     std::this_thread::yield();
   }
-  void stop_all() {
-    abort_.store(true);
-    mail_cv_all();
-  }
+  void stop_all() { abort_.store(true); }
 
   // Ctrl-C stops every rank; so does a deadlock: every rank that has not
   // finished was in a wait loop within kWaitingFreshNs, and no descriptor,
@@ -230,7 +200,8 @@ class NativeMachine final : public Machine {
         progress_watch_.restart(now);  // someone is computing: not a deadlock
         return;
       }
-      by_state[wait_text(k, w.a.load(), w.b.load())].push_back(r);
+      const std::string mpi = k == WaitKind::spin ? mpi_wait_text(rank(r)) : std::string();
+      by_state[mpi.empty() ? wait_text(k, w.a.load(), w.b.load()) : mpi].push_back(r);
     }
     if (!progress_watch_.stuck(now)) return;
     const std::string who = waits_text(by_state);
@@ -238,14 +209,11 @@ class NativeMachine final : public Machine {
         fmt::format("native run (host threads): deadlock: nothing moved for {:g} s while every rank waits: {}{}",
                     kDeadlockSeconds, who, finished > 0 ? fmt::format(" ({} finished)", finished) : std::string()));
   }
-  void mail_cv_all() {
-    for (int r = 0; r < size(); ++r) rank(r).mail_cv.notify_all();
-  }
 
   std::chrono::steady_clock::time_point t0_;
   double end_cycles_ = 0;
   std::atomic<bool> abort_{false};
-  Barrier gi_, mb_;
+  Barrier gi_;
   std::vector<RankWait> waits_;
   std::atomic<std::uint64_t> progress_{0};  // descriptors, MPI messages, barrier entries, finished ranks
   ProgressWatch progress_watch_;            // the watchdog's (the launching thread's)

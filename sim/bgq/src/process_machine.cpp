@@ -50,7 +50,7 @@ constexpr std::size_t kRingBytes = std::size_t{1} << 20;  // per rank
 constexpr std::uint32_t kMaxChunk = 64 * 1024;            // payload bytes per ring entry
 std::size_t round8(std::size_t v) { return (v + 7) / 8 * 8; }
 
-enum class EntryKind : std::uint32_t { pad, put, counter, fifo, get, mpi };
+enum class EntryKind : std::uint32_t { pad, put, counter, fifo, get };
 
 // One entry of a reception ring; `bytes` of payload follow it.
 struct Entry {
@@ -58,9 +58,7 @@ struct Entry {
   EntryKind kind;
   std::uint32_t src;
   std::uint32_t bytes;
-  std::uint64_t a, b;       // put: payload and counter address; counter: counter address; fifo: message offset;
-                            // mpi: tag and whole message length
-  std::uint64_t c;          // mpi: offset of this fragment
+  std::uint64_t a, b;       // put: payload and counter address; counter: counter address; fifo: message offset
   MUHWI_Descriptor_t desc;  // fifo, get
 };
 
@@ -81,7 +79,7 @@ struct alignas(64) RankShared {
 
 struct Arena {
   alignas(64) std::atomic<std::uint64_t> progress{0};  // entries pushed and applied, barrier entries
-  SharedBarrier gi, mpi, finish;
+  SharedBarrier gi, finish;
 };
 
 class ProcessMachine final : public Machine {
@@ -168,30 +166,6 @@ class ProcessMachine final : public Machine {
 
   void gi_enter() override { self().gi_target = enter(arena_->gi); }
   void gi_wait() override { wait_barrier(arena_->gi, self().gi_target, WaitKind::gi); }
-  void mpi_barrier() override {
-    self().mpi_target = enter(arena_->mpi);
-    wait_barrier(arena_->mpi, self().mpi_target, WaitKind::mpi_barrier);
-  }
-
-  void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
-    const auto* b = static_cast<const std::uint8_t*>(data);
-    std::size_t off = 0;
-    do {
-      const auto len = static_cast<std::uint32_t>(std::min<std::size_t>(kMaxChunk, bytes - off));
-      Entry e{};
-      e.kind = EntryKind::mpi;
-      e.a = static_cast<std::uint64_t>(static_cast<std::int64_t>(tag));
-      e.b = bytes;
-      e.c = off;
-      push(dst, e, b + off, len);
-      off += len;
-    } while (off < bytes);
-  }
-
-  void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
-    while (!take_mail(self(), src, tag, data, bytes)) wait_step(WaitKind::mpi_recv, src, tag);
-  }
-
   void bat_updated(std::uint32_t g) override {
     const auto& mu = self().mu;
     auto& mirror = shared_[current_rank()].bat;
@@ -367,17 +341,6 @@ class ProcessMachine final : public Machine {
       case EntryKind::get:
         gets_.push_back({e.src, e.desc, std::vector<std::uint8_t>(data, data + e.bytes)});
         break;
-      case EntryKind::mpi: {
-        auto& part = partial_[e.src];
-        if (e.c == 0)
-          part = MpiMessage{static_cast<int>(e.src), static_cast<int>(static_cast<std::int64_t>(e.a)), {}, 0};
-        part.data.insert(part.data.end(), data, data + e.bytes);
-        if (part.data.size() == e.b) {
-          self().mail.push_back(std::move(part));
-          partial_.erase(e.src);
-        }
-        break;
-      }
       case EntryKind::pad:
         break;
     }
@@ -503,7 +466,6 @@ class ProcessMachine final : public Machine {
   bool cma_ = false;
   std::deque<Get> gets_;
   bool in_gets_ = false;
-  std::map<std::uint32_t, MpiMessage> partial_;  // MPI messages being assembled, per source
 };
 
 }  // namespace

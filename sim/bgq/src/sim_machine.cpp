@@ -65,7 +65,7 @@ bool guarded_stacks(std::uint32_t ranks) {
   return 2L * ranks <= limit / 2;
 }
 
-enum class Wait : std::uint8_t { none, time, delivery, gi, mpi_barrier, mail, done };
+enum class Wait : std::uint8_t { none, time, delivery, gi, done };
 
 struct Event {
   model::Tick t;
@@ -209,11 +209,12 @@ class SimMachine final : public Machine {
       int shown = 0;
       for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
         if (wait_[r] == Wait::done) continue;
-        static constexpr std::array<const char*, 7> what = {
-            "running",        "time", "MU deliveries (spinning on memory)", "the GI barrier", "MPI_Barrier",
-            "an MPI message", "done"};
-        who += fmt::format("{}rank {} waits for {} at cycle {:.0f}", shown ? "; " : "", r,
-                           what[static_cast<int>(wait_[r])], model::to_cycles(clock_[r]));
+        static constexpr std::array<const char*, 5> what = {"running", "time", "MU deliveries (spinning on memory)",
+                                                            "the GI barrier", "done"};
+        const std::string mpi = mpi_wait_text(rank(static_cast<int>(r)));
+        who += fmt::format("{}rank {} waits {} at cycle {:.0f}", shown ? "; " : "", r,
+                           mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[r])]) : mpi,
+                           model::to_cycles(clock_[r]));
         ++shown;
       }
       throw DeadlockError(fmt::format("deadlock: {} of {} ranks can never continue ({})", n_ - finished, n_, who));
@@ -391,44 +392,6 @@ class SimMachine final : public Machine {
     wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency));
   }
 
-  void mpi_barrier() override {
-    enter(mb_, self().mpi_target);
-    const double lat = params().mpi_latency * std::ceil(std::log2(std::max(2, size())));
-    wait_barrier(mb_, self().mpi_target, Wait::mpi_barrier, model::to_ticks(lat));
-  }
-
-  void mpi_send(int dst, int tag, const void* data, std::size_t bytes) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    MpiMessage m{static_cast<int>(r), tag, {}, 0};
-    const auto* b = static_cast<const std::uint8_t*>(data);
-    m.data.assign(b, b + bytes);
-    m.arrival = clock_[r] + model::to_ticks(params().mpi_latency + static_cast<double>(bytes) / params().mpi_bandwidth);
-    rank(dst).mail.push_back(std::move(m));
-    const auto d = static_cast<std::uint32_t>(dst);
-    if (wait_[d] == Wait::mail) {
-      wait_[d] = Wait::time;
-      push(std::max(now_, clock_[d]), 1, d);
-    }
-  }
-
-  void mpi_recv(int src, int tag, void* data, std::size_t bytes) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    auto& box = self().mail;
-    for (;;) {
-      for (auto it = box.begin(); it != box.end(); ++it) {
-        if (it->src != src || it->tag != tag) continue;
-        if (it->data.size() > bytes)
-          throw KernelError(fmt::format("rank {}: MPI_Sendrecv received {} bytes from rank {} into a {}-byte buffer", r,
-                                        it->data.size(), src, bytes));
-        std::memcpy(data, it->data.data(), it->data.size());
-        clock_[r] = std::max(clock_[r], it->arrival);
-        box.erase(it);
-        return;
-      }
-      suspend(r, Wait::mail, 0);
-    }
-  }
-
  private:
   struct Barrier {
     int entered = 0;
@@ -546,7 +509,7 @@ class SimMachine final : public Machine {
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;
   model::Tick now_ = 0, poll_, inject_;
-  Barrier gi_, mb_;
+  Barrier gi_;
 };
 
 }  // namespace

@@ -26,8 +26,9 @@ struct Params {
   double inject_cycles = 0;           // core cycles per MUSPI_InjFifoInject
   double poll_cycles = 0;             // core cycles per iteration of a polling loop
   double gi_barrier_latency = 0;      // cycles from the last node's enter to everyone seeing it
-  double mpi_latency = 0;             // cycles of the set-up MPI subset (one message)
-  double mpi_bandwidth = 1;           // B/cycle of the set-up MPI subset
+  double mpi_send_cycles = 0;         // MPI software per message sent
+  double mpi_recv_cycles = 0;         // MPI software per message received
+  double mpi_eager_bytes = 2048;      // largest eager MPI message
   int cores = 16;                     // compute cores per node
   int threads_per_core = 4;
   double element_cycles = 4.7;     // cycles per element of the reduction, one thread alone on a core

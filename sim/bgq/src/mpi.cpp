@@ -1,0 +1,1439 @@
+// MPI for BG/Q programs, over the messaging unit through hopsim's SPI, as
+// the machine's MPI (MPICH over PAMI) does it (LLNL BG/Q tutorial, "5D
+// torus point-to-point message protocols"):
+//  - eager, up to mpi_eager_bytes: one memory-FIFO message, a 16-byte
+//    envelope (the msginfo) followed by the data, in as many packets as it
+//    takes;
+//  - rendezvous, above it (and every synchronous send): a request to send
+//    (a memory-FIFO packet with the envelope, the sender's buffer and
+//    request), a remote get by the receiver whose payload is a direct put
+//    the sender's MU runs into the receive buffer with a reception counter,
+//    and an acknowledgement packet back when the counter reaches 0;
+//  - matching by communicator, source and tag (wildcards) against posted
+//    receives in post order and unexpected messages in arrival order; each
+//    message carries a sequence number per pair of ranks, so messages
+//    between two ranks match in the order they were sent.
+// The MPI state of a rank lives in its RankState and uses subgroup 64 of
+// its MU (one injection FIFO, one reception FIFO, base-address entries),
+// which the programs' own SPI code leaves to the system, and receive
+// functions 253-255. Simulated runs charge mpi_send_cycles per message sent
+// and mpi_recv_cycles per message received (the software's overhead);
+// the packets themselves are timed by the MU and torus model.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "hopsim/core/error.hpp"
+#include "machine.hpp"
+#include "mpi.h"
+
+namespace hopsim::bgq {
+
+namespace {
+
+constexpr std::uint32_t kSubgroup = 64;
+constexpr std::uint32_t kRecFifo = kSubgroup * 4;  // global id of reception FIFO 0 of the subgroup
+constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
+constexpr std::uint32_t kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
+constexpr std::uint64_t kInjBytes = 64 * 1024;  // 1024 descriptors
+constexpr std::uint64_t kRecBytes = 1 << 20;    // hopsim keeps the packets itself: no memory is taken
+constexpr std::uint64_t kWindowBits = 36;       // a put offset holds 37 bits
+
+// The 16-byte msginfo every message starts with.
+struct Envelope {
+  std::int32_t src = 0;  // the sender's rank in the communicator
+  std::int32_t tag = 0;
+  std::uint32_t bytes = 0;
+  std::uint16_t context = 0;
+  std::uint16_t seq = 0;
+};
+static_assert(sizeof(Envelope) == 16);
+struct Rts {
+  Envelope env;
+  std::uint64_t addr = 0;  // the sender's buffer
+  std::uint32_t sreq = 0;  // the sender's request
+  std::uint32_t pad = 0;
+};
+static_assert(sizeof(Rts) == 32);
+
+struct Comm {
+  std::uint16_t context = 0;  // point to point; collectives use context + 1
+  std::vector<int> world;     // world rank of each member
+  int me = 0;
+  bool fatal = true;
+  bool active = true;
+  std::vector<int> dims, periods;  // a Cartesian communicator
+};
+
+struct Request {
+  bool active = false, done = false, send = false;
+  int comm = 0;
+  // receive
+  void* buf = nullptr;
+  std::size_t cap = 0;
+  std::uint32_t sent = 0;  // the bytes the matched message had
+  int src = 0, tag = 0;
+  std::uint16_t context = 0;
+  MPI_Status status{};
+  // rendezvous receive: the reception counter, and the descriptors the MU reads
+  alignas(8) std::uint64_t counter = 0;
+  bool getting = false;
+  int ack_to = 0;
+  std::uint32_t ack_sreq = 0;
+  alignas(64) MUHWI_Descriptor_t put{};
+};
+
+// A message whose envelope is here: eager with its data, or a request to send.
+struct Arrived {
+  Envelope env;
+  int world_src = 0;
+  bool rts = false;
+  std::vector<std::uint8_t> data;
+  std::uint64_t addr = 0;
+  std::uint32_t sreq = 0;
+};
+
+struct Partial {
+  std::vector<std::uint8_t> bytes;  // envelope + data
+  std::uint64_t got = 0;
+};
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+}  // namespace
+
+struct MpiState {
+  bool initialised = false, finalized = false;
+  int world = 0, size = 0;
+  MUSPI_InjFifoSubGroup_t inj{};
+  MUSPI_RecFifoSubGroup_t rec{};
+  MUSPI_BaseAddressTableSubGroup_t bat{};
+  MUSPI_InjFifo_t* injf = nullptr;
+  MUSPI_RecFifo_t* recf = nullptr;
+  std::unique_ptr<void, FreeDeleter> inj_mem;
+  std::vector<std::uint64_t> windows;  // base of base-address entry i of the subgroup
+  std::vector<Comm> comms;
+  std::vector<std::unique_ptr<Request>> reqs;
+  std::vector<int> free_reqs;
+  std::deque<int> posted;  // receive requests in post order
+  std::deque<Arrived> unexpected;
+  std::map<std::pair<int, std::uint16_t>, Partial> partial;
+  std::map<std::pair<int, std::uint16_t>, Arrived> early;                   // ahead of their turn
+  std::vector<std::uint16_t> send_seq, recv_seq;                            // per world rank
+  std::vector<int> getting;                                                 // rendezvous receives under way
+  std::deque<std::pair<std::uint64_t, std::vector<std::uint8_t>>> staging;  // (descriptor, what it sends)
+  std::uint64_t injected = 0;
+  double owed = 0;  // software cycles not yet charged
+  std::uint16_t next_context = 4;
+  const char* coll = "MPI_Barrier";  // the collective call under way (error messages)
+};
+
+void reserve_mpi_fifo(RankState& st) {
+  std::lock_guard<std::mutex> lock(st.mu.rec_mutex);
+  auto& f = st.mu.rec[kRecFifo];
+  f.allocated = f.initialised = f.enabled = true;
+  f.capacity = kRecBytes;
+}
+
+namespace {
+
+Machine& mach() {
+  Machine& m = *Machine::current();
+  m.settle_counted();
+  return m;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  throw KernelError(fmt::format("rank {}: {}", Machine::current_rank(), what));
+}
+
+bool simulated() { return Machine::current()->mode() == Mode::sim; }
+
+void charge(MpiState& s, double cycles) {
+  if (simulated()) s.owed += cycles;
+}
+void pay(MpiState& s) {
+  if (s.owed > 0) {
+    const double c = s.owed;
+    s.owed = 0;
+    Machine::current()->delay(c);
+  }
+}
+
+const char* error_name(int code) {
+  switch (code) {
+    case MPI_SUCCESS:
+      return "MPI_SUCCESS";
+    case MPI_ERR_BUFFER:
+      return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT:
+      return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE:
+      return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG:
+      return "MPI_ERR_TAG";
+    case MPI_ERR_COMM:
+      return "MPI_ERR_COMM";
+    case MPI_ERR_RANK:
+      return "MPI_ERR_RANK";
+    case MPI_ERR_REQUEST:
+      return "MPI_ERR_REQUEST";
+    case MPI_ERR_ROOT:
+      return "MPI_ERR_ROOT";
+    case MPI_ERR_OP:
+      return "MPI_ERR_OP";
+    case MPI_ERR_ARG:
+      return "MPI_ERR_ARG";
+    case MPI_ERR_TRUNCATE:
+      return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_IN_STATUS:
+      return "MPI_ERR_IN_STATUS";
+    default:
+      return "MPI_ERR_OTHER";
+  }
+}
+
+MpiState& state();
+
+// An MPI error in `fn`: fatal (the run stops naming the rank, the call and
+// the error) unless the communicator's handler is MPI_ERRORS_RETURN.
+int error(int comm, int code, const char* fn, const std::string& what) {
+  auto& s = state();
+  const bool fatal =
+      comm < 0 || comm >= static_cast<int>(s.comms.size()) || s.comms[static_cast<std::size_t>(comm)].fatal;
+  if (fatal) fail(fmt::format("{}: {} ({})", fn, what, error_name(code)));
+  return code;
+}
+
+std::size_t type_size(MPI_Datatype t) {
+  const int sz = t & 0xFF, kind = t >> 8;
+  const bool ok = (kind == 0 && sz == 1) || ((kind == 1 || kind == 2) && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) ||
+                  (kind == 3 && (sz == 4 || sz == 8));
+  return ok ? static_cast<std::size_t>(sz) : 0;
+}
+
+void setup(MpiState& s) {
+  auto& m = mach();
+  s.world = Machine::current_rank();
+  s.size = m.size();
+  s.send_seq.assign(static_cast<std::size_t>(s.size), 0);
+  s.recv_seq.assign(static_cast<std::size_t>(s.size), 0);
+  Comm world;
+  world.context = 0;
+  world.world.resize(static_cast<std::size_t>(s.size));
+  std::iota(world.world.begin(), world.world.end(), 0);
+  world.me = s.world;
+  Comm self;
+  self.context = 2;
+  self.world = {s.world};
+  s.comms = {world, self};
+
+  // The reception FIFO was enabled before the program started (reserve_mpi_fifo).
+  uint32_t id = 0;
+  s.rec.subgroup = kSubgroup;
+  s.rec.fifos[0] = {kSubgroup, kRecFifo};
+  s.recf = &s.rec.fifos[0];
+
+  Kernel_InjFifoAttributes_t ia{};
+  ia.RemoteGet = 1;
+  if (Kernel_AllocateInjFifos(kSubgroup, &s.inj, 1, &id, &ia) != 0)
+    fail("MPI: injection FIFO 0 of subgroup 64 is already allocated (MPI's own)");
+  s.inj_mem.reset(std::aligned_alloc(64, kInjBytes));
+  Kernel_MemoryRegion_t ir;
+  Kernel_CreateMemoryRegion(&ir, s.inj_mem.get(), kInjBytes);
+  Kernel_InjFifoInit(&s.inj, id, &ir, 0, kInjBytes - 1);
+  Kernel_InjFifoActivate(&s.inj, 1, &id, KERNEL_INJ_FIFO_ACTIVATE);
+  s.injf = MUSPI_IdToInjFifo(id, &s.inj);
+
+  std::array<uint32_t, 8> ids{};
+  std::iota(ids.begin(), ids.end(), 0u);
+  Kernel_AllocateBaseAddressTable(kSubgroup, &s.bat, 8, ids.data(), 0);
+  s.initialised = true;
+}
+
+MpiState& state() {
+  auto& st = mach().self();
+  if (!st.mpi) st.mpi = std::make_shared<MpiState>();
+  auto& s = *st.mpi;
+  if (!s.initialised) setup(s);
+  return s;
+}
+
+// Base-address entry (global id) whose window holds `addr`, set on first use.
+std::uint16_t window(MpiState& s, std::uint64_t addr, std::uint64_t& offset) {
+  std::uint64_t base = addr & ~((std::uint64_t{1} << kWindowBits) - 1);
+  if (base == 0) base = 64;
+  offset = addr - base;
+  for (std::size_t i = 0; i < s.windows.size(); ++i)
+    if (s.windows[i] == base) return static_cast<std::uint16_t>(kSubgroup * 8 + i);
+  if (s.windows.size() == 8)
+    fail("MPI: receive buffers and counters in more than 8 windows of 64 GiB (base-address entries of subgroup 64)");
+  MUSPI_SetBaseAddress(&s.bat, static_cast<uint32_t>(s.windows.size()), base);
+  s.windows.push_back(base);
+  return static_cast<std::uint16_t>(kSubgroup * 8 + s.windows.size() - 1);
+}
+
+void destination(MUHWI_Destination_t& d, int world) {
+  const auto c = Machine::current()->torus().coords(static_cast<std::uint32_t>(world));
+  MUSPI_SetUpDestination(&d, c[0], c[1], c[2], c[3], c[4]);
+}
+
+constexpr std::uint64_t kAllLinks =
+    MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_BM |
+    MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_BP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CP |
+    MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EM |
+    MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_LOCAL0;
+
+void inject(MpiState& s, MUHWI_Descriptor_t& d, std::vector<std::uint8_t> keep = {}) {
+  uint64_t seq = 0;
+  while ((seq = MUSPI_InjFifoInject(s.injf, &d)) == static_cast<uint64_t>(-1)) {
+  }
+  ++s.injected;
+  if (!keep.empty()) s.staging.emplace_back(seq, std::move(keep));
+}
+
+// A memory-FIFO message to `world` through receive function `fn`; the software bytes name the sender, the
+// pair's sequence number and the message's length.
+void send_fifo(MpiState& s, int world, std::uint32_t fn, std::uint16_t seq, std::vector<std::uint8_t> bytes) {
+  MUSPI_Pt2PtMemoryFIFODescriptorInfo_t info{};
+  info.Base.Payload_Address = reinterpret_cast<uint64_t>(bytes.data());
+  info.Base.Message_Length = bytes.size();
+  info.Base.Torus_FIFO_Map = kAllLinks;
+  destination(info.Base.Dest, world);
+  info.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
+  info.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
+  info.MemFIFO.Rec_FIFO_Id = kRecFifo;
+  info.MemFIFO.SoftwareBytes[0] = static_cast<uint8_t>(fn);
+  const auto from = static_cast<std::uint32_t>(s.world);
+  const auto len = static_cast<std::uint32_t>(bytes.size());
+  std::memcpy(&info.MemFIFO.SoftwareBytes[1], &from, 4);
+  std::memcpy(&info.MemFIFO.SoftwareBytes[5], &seq, 2);
+  std::memcpy(&info.MemFIFO.SoftwareBytes[7], &len, 4);
+  MUHWI_Descriptor_t d;
+  MUSPI_CreatePt2PtMemoryFIFODescriptor(&d, &info);
+  inject(s, d, std::move(bytes));
+}
+
+template <class T>
+std::vector<std::uint8_t> bytes_of(const T& v, const void* more = nullptr, std::size_t n = 0) {
+  std::vector<std::uint8_t> b(sizeof(T) + n);
+  std::memcpy(b.data(), &v, sizeof(T));
+  if (n > 0) std::memcpy(b.data() + sizeof(T), more, n);
+  return b;
+}
+
+void send_ack(MpiState& s, int world, std::uint32_t sreq) {
+  std::array<std::uint32_t, 4> ack{sreq, 0, 0, 0};
+  send_fifo(s, world, kAckFn, 0, bytes_of(ack));
+}
+
+bool matches(const Request& q, const Envelope& e) {
+  return q.context == e.context && (q.src == MPI_ANY_SOURCE || q.src == e.src) &&
+         (q.tag == MPI_ANY_TAG || q.tag == e.tag);
+}
+
+void finish_recv(MpiState& s, Request& q, const Arrived& a) {
+  charge(s, Machine::current()->params().mpi_recv_cycles);
+  q.status.MPI_SOURCE = a.env.src;
+  q.status.MPI_TAG = a.env.tag;
+  q.status.MPI_ERROR = MPI_SUCCESS;
+  const std::size_t n = std::min<std::size_t>(a.env.bytes, q.cap);
+  q.status.hopsim_bytes = static_cast<int>(n);
+  q.sent = a.env.bytes;
+  if (a.env.bytes > q.cap) q.status.MPI_ERROR = MPI_ERR_TRUNCATE;
+  if (!a.rts) {
+    if (n > 0) std::memcpy(q.buf, a.data.data(), n);
+    q.done = true;
+    return;
+  }
+  if (n == 0 || a.env.bytes > q.cap) {  // nothing to get: only the sender's request to finish
+    send_ack(s, a.world_src, a.sreq);
+    q.done = true;
+    return;
+  }
+  // The remote get: its payload is a direct put the sender's MU runs into this buffer.
+  q.counter = n;
+  std::uint64_t off = 0, coff = 0;
+  MUSPI_Pt2PtDirectPutDescriptorInfo_t put{};
+  put.Base.Payload_Address = a.addr;
+  put.Base.Message_Length = n;
+  put.Base.Torus_FIFO_Map = kAllLinks;
+  destination(put.Base.Dest, s.world);
+  put.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
+  put.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
+  put.DirectPut.Rec_Payload_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(q.buf), off);
+  put.DirectPut.Rec_Payload_Offset = off;
+  put.DirectPut.Rec_Counter_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(&q.counter), coff);
+  put.DirectPut.Rec_Counter_Offset = coff;
+  MUSPI_CreatePt2PtDirectPutDescriptor(&q.put, &put);
+  MUSPI_Pt2PtRemoteGetDescriptorInfo_t get{};
+  get.Base.Payload_Address = reinterpret_cast<uint64_t>(&q.put);
+  get.Base.Message_Length = sizeof(MUHWI_Descriptor_t);
+  get.Base.Torus_FIFO_Map = kAllLinks;
+  destination(get.Base.Dest, a.world_src);
+  get.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
+  get.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
+  get.RemoteGet.Type = MUHWI_PACKET_TYPE_GET;
+  get.RemoteGet.Rget_Inj_FIFO_Id = kInjFifo;
+  MUHWI_Descriptor_t d;
+  MUSPI_CreatePt2PtRemoteGetDescriptor(&d, &get);
+  q.getting = true;
+  q.ack_to = a.world_src;
+  q.ack_sreq = a.sreq;
+  inject(s, d);
+}
+
+// A message's turn has come: the first posted receive it matches takes it, else it waits as unexpected.
+void match(MpiState& s, Arrived a) {
+  for (auto it = s.posted.begin(); it != s.posted.end(); ++it) {
+    const int id = *it;
+    auto& q = *s.reqs[static_cast<std::size_t>(id)];
+    if (!matches(q, a.env)) continue;
+    s.posted.erase(it);
+    finish_recv(s, q, a);
+    if (q.getting) s.getting.push_back(id);
+    return;
+  }
+  s.unexpected.push_back(std::move(a));
+}
+
+// In each pair's sending order.
+void arrived(MpiState& s, Arrived a) {
+  const auto src = static_cast<std::size_t>(a.world_src);
+  if (a.env.seq != s.recv_seq[src]) {
+    const auto key = std::make_pair(a.world_src, a.env.seq);
+    s.early.emplace(key, std::move(a));
+    return;
+  }
+  match(s, std::move(a));
+  ++s.recv_seq[src];
+  for (auto it = s.early.find({static_cast<int>(src), s.recv_seq[src]}); it != s.early.end();
+       it = s.early.find({static_cast<int>(src), s.recv_seq[src]})) {
+    Arrived next = std::move(it->second);
+    s.early.erase(it);
+    match(s, std::move(next));
+    ++s.recv_seq[src];
+  }
+}
+
+struct Soft {
+  int from = 0;
+  std::uint16_t seq = 0;
+  std::uint32_t len = 0;
+};
+Soft soft_bytes(const MUHWI_PacketHeader_t* h) {
+  const auto& mh = h->messageUnitHeader.Packet_Types.Memory_FIFO;
+  Soft f;
+  std::uint32_t from = 0;
+  std::memcpy(&from, &mh.Unused2[1], 4);
+  std::memcpy(&f.seq, &mh.Unused2[5], 2);
+  std::memcpy(&f.len, &mh.Unused2[7], 4);
+  f.from = static_cast<int>(from);
+  return f;
+}
+std::uint64_t packet_offset(const MUHWI_PacketHeader_t* h) {
+  const auto& mh = h->messageUnitHeader.Packet_Types.Memory_FIFO;
+  return (static_cast<std::uint64_t>(mh.Put_Offset_MSB) << 32) | mh.Put_Offset_LSB;
+}
+const std::uint8_t* payload(const MUHWI_PacketHeader_t* h) { return reinterpret_cast<const std::uint8_t*>(h + 1); }
+
+int on_eager(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
+  auto& s = *static_cast<MpiState*>(param);
+  const Soft f = soft_bytes(h);
+  const std::uint64_t off = packet_offset(h);
+  const std::uint64_t n = std::min<std::uint64_t>(MUHWI_PACKET_MAX_PAYLOAD, f.len - off);
+  auto& p = s.partial[{f.from, f.seq}];
+  p.bytes.resize(f.len);
+  std::memcpy(p.bytes.data() + off, payload(h), n);
+  p.got += n;
+  if (p.got < f.len) return 0;
+  Arrived a;
+  std::memcpy(&a.env, p.bytes.data(), sizeof(Envelope));
+  a.world_src = f.from;
+  a.data.assign(p.bytes.begin() + sizeof(Envelope), p.bytes.end());
+  s.partial.erase({f.from, f.seq});
+  arrived(s, std::move(a));
+  return 0;
+}
+
+int on_rts(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
+  auto& s = *static_cast<MpiState*>(param);
+  Rts r;
+  std::memcpy(&r, payload(h), sizeof r);
+  Arrived a;
+  a.env = r.env;
+  a.world_src = soft_bytes(h).from;
+  a.rts = true;
+  a.addr = r.addr;
+  a.sreq = r.sreq;
+  arrived(s, std::move(a));
+  return 0;
+}
+
+int on_ack(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
+  auto& s = *static_cast<MpiState*>(param);
+  std::uint32_t id = 0;
+  std::memcpy(&id, payload(h), 4);
+  if (id < s.reqs.size() && s.reqs[id]->active) s.reqs[id]->done = true;
+  return 0;
+}
+
+void register_functions(MpiState& s) {
+  MUSPI_RegisterRecvFunction(on_eager, &s, kEagerFn);
+  MUSPI_RegisterRecvFunction(on_rts, &s, kRtsFn);
+  MUSPI_RegisterRecvFunction(on_ack, &s, kAckFn);
+}
+
+MpiState& mpi() {
+  auto& s = state();
+  auto& recv = Machine::current()->self().recv;
+  if (recv.size() <= kAckFn || recv[kAckFn].first != on_ack) register_functions(s);
+  return s;
+}
+
+// One pass of the progress engine: packets that arrived, rendezvous gets that finished, staging the MU has read.
+void progress(MpiState& s) {
+  Machine& m = *Machine::current();
+  m.rec_sync();
+  auto& mu = m.self().mu;
+  bool waiting = false;
+  {
+    std::lock_guard<std::mutex> lock(mu.rec_mutex);
+    auto* f = mu.rec.find(kRecFifo);
+    waiting = f != nullptr && (!f->packets.empty() || !f->held.empty());
+  }
+  if (waiting) MUSPI_RecFifoPoll(s.recf, UINT32_MAX);
+  for (auto it = s.getting.begin(); it != s.getting.end();) {
+    auto& q = *s.reqs[static_cast<std::size_t>(*it)];
+    if (std::atomic_ref<std::uint64_t>(q.counter).load(std::memory_order_acquire) != 0) {
+      ++it;
+      continue;
+    }
+    q.getting = false;
+    q.done = true;
+    send_ack(s, q.ack_to, q.ack_sreq);
+    it = s.getting.erase(it);
+  }
+  const std::uint64_t busy = m.inj_waiting(kInjFifo);
+  while (s.staging.size() > busy) s.staging.pop_front();
+  pay(s);
+}
+
+// Blocks in the progress engine until `done` holds; a deadlock report names `call`, `peer` and `tag`.
+template <class Done>
+void wait_for(MpiState& s, Done done, const char* call = "MPI_Wait", int peer = MPI_ANY_SOURCE, int tag = MPI_ANY_TAG) {
+  auto& st = Machine::current()->self();
+  st.mpi_peer.store(peer, std::memory_order_relaxed);
+  st.mpi_tag.store(tag, std::memory_order_relaxed);
+  st.mpi_call.store(call, std::memory_order_relaxed);
+  for (;;) {
+    progress(s);
+    if (done()) break;
+    Machine::current()->spin();
+  }
+  st.mpi_call.store(nullptr, std::memory_order_relaxed);
+}
+
+Comm* comm_of(MpiState& s, MPI_Comm c) {
+  if (c < 0 || c >= static_cast<int>(s.comms.size()) || !s.comms[static_cast<std::size_t>(c)].active) return nullptr;
+  return &s.comms[static_cast<std::size_t>(c)];
+}
+
+int new_request(MpiState& s) {
+  int id = 0;
+  if (!s.free_reqs.empty()) {
+    id = s.free_reqs.back();
+    s.free_reqs.pop_back();
+  } else {
+    id = static_cast<int>(s.reqs.size());
+    s.reqs.push_back(std::make_unique<Request>());
+  }
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q = Request{};
+  q.active = true;
+  return id;
+}
+
+void release(MpiState& s, MPI_Request* r) {
+  s.reqs[static_cast<std::size_t>(*r)]->active = false;
+  s.free_reqs.push_back(*r);
+  *r = MPI_REQUEST_NULL;
+}
+
+// Argument checks shared by the point-to-point calls; MPI_SUCCESS or the error's code.
+int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, int peer, int tag, bool recv) {
+  const Comm* cm = comm_of(s, c);
+  if (!cm)
+    return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
+  if (count < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
+  if (type_size(t) == 0)
+    return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is not a type hopsim's MPI has", t));
+  const int n = static_cast<int>(cm->world.size());
+  if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= n))
+    return error(c, MPI_ERR_RANK, fn, fmt::format("rank {} of a communicator of {}", peer, n));
+  if (!(recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > MPI_TAG_UB_VALUE))
+    return error(c, MPI_ERR_TAG, fn, fmt::format("tag {}", tag));
+  return MPI_SUCCESS;
+}
+
+int start_send(MpiState& s, const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm c, bool sync,
+               std::uint16_t context_add, MPI_Request* r) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.send = true;
+  q.comm = c;
+  q.src = dest;
+  q.tag = tag;
+  *r = id;
+  if (dest == MPI_PROC_NULL) {
+    q.done = true;
+    return MPI_SUCCESS;
+  }
+  charge(s, Machine::current()->params().mpi_send_cycles);
+  const int w = cm.world[static_cast<std::size_t>(dest)];
+  Envelope e;
+  e.src = cm.me;
+  e.tag = tag;
+  e.bytes = static_cast<std::uint32_t>(bytes);
+  e.context = static_cast<std::uint16_t>(cm.context + context_add);
+  e.seq = s.send_seq[static_cast<std::size_t>(w)]++;
+  if (!sync && bytes <= Machine::current()->params().mpi_eager_bytes) {
+    send_fifo(s, w, kEagerFn, e.seq, bytes_of(e, buf, bytes));
+    q.done = true;
+  } else {
+    Rts rts;
+    rts.env = e;
+    rts.addr = reinterpret_cast<std::uint64_t>(buf);
+    rts.sreq = static_cast<std::uint32_t>(id);
+    send_fifo(s, w, kRtsFn, e.seq, bytes_of(rts));
+  }
+  pay(s);
+  return MPI_SUCCESS;
+}
+
+void start_recv(MpiState& s, void* buf, std::size_t cap, int src, int tag, MPI_Comm c, std::uint16_t context_add,
+                MPI_Request* r) {
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.comm = c;
+  q.buf = buf;
+  q.cap = cap;
+  q.src = src;
+  q.tag = tag;
+  q.context = static_cast<std::uint16_t>(s.comms[static_cast<std::size_t>(c)].context + context_add);
+  *r = id;
+  if (src == MPI_PROC_NULL) {
+    q.status = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    q.done = true;
+    return;
+  }
+  progress(s);
+  for (auto it = s.unexpected.begin(); it != s.unexpected.end(); ++it) {
+    if (!matches(q, it->env)) continue;
+    Arrived a = std::move(*it);
+    s.unexpected.erase(it);
+    finish_recv(s, q, a);
+    if (q.getting) s.getting.push_back(id);
+    pay(s);
+    return;
+  }
+  s.posted.push_back(id);
+}
+
+// Completes request *r (which is done): its status, its error through its communicator's handler.
+int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
+  auto& q = *s.reqs[static_cast<std::size_t>(*r)];
+  const MPI_Status status = q.send ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  const int comm = q.comm;
+  const std::uint32_t sent = q.sent;
+  release(s, r);
+  if (st) *st = status;
+  if (status.MPI_ERROR == MPI_ERR_TRUNCATE)
+    return error(comm, MPI_ERR_TRUNCATE, fn,
+                 fmt::format("rank {} sent {} bytes with tag {} into a {}-byte receive buffer", status.MPI_SOURCE, sent,
+                             status.MPI_TAG, status.hopsim_bytes));
+  return MPI_SUCCESS;
+}
+
+bool valid_request(MpiState& s, MPI_Request r) {
+  return r >= 0 && static_cast<std::size_t>(r) < s.reqs.size() && s.reqs[static_cast<std::size_t>(r)]->active;
+}
+
+// ---- collectives: point-to-point messages on the communicator's collective context ----
+
+void coll_send(MpiState& s, const void* buf, std::size_t bytes, int dest, MPI_Comm c, int tag) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  start_send(s, buf, bytes, dest, tag, c, false, 1, &r);
+  auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  wait_for(
+      s, [&] { return q.done; }, s.coll, dest, MPI_ANY_TAG);
+  release(s, &r);
+}
+// A collective's message from `src`; one larger than expected means the ranks' calls do not match.
+void coll_recv(MpiState& s, void* buf, std::size_t bytes, int src, MPI_Comm c, int tag) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  start_recv(s, buf, bytes, src, tag, c, 1, &r);
+  auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  wait_for(
+      s, [&] { return q.done; }, s.coll, src, MPI_ANY_TAG);
+  const bool truncated = q.status.MPI_ERROR == MPI_ERR_TRUNCATE;
+  const std::uint32_t sent = q.sent;
+  release(s, &r);
+  if (truncated)
+    error(c, MPI_ERR_TRUNCATE, s.coll,
+          fmt::format("rank {} of the communicator sent {} bytes where this rank expects {}: the ranks' calls do not "
+                      "match",
+                      src, sent, bytes));
+}
+
+template <class T>
+void combine_as(MPI_Op op, T* acc, const T* in, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    T& a = acc[i];
+    const T b = in[i];
+    switch (op) {
+      case MPI_MAX:
+        a = std::max(a, b);
+        break;
+      case MPI_MIN:
+        a = std::min(a, b);
+        break;
+      case MPI_SUM:
+        a = static_cast<T>(a + b);
+        break;
+      case MPI_PROD:
+        a = static_cast<T>(a * b);
+        break;
+      case MPI_LAND:
+        a = static_cast<T>(a && b);
+        break;
+      case MPI_LOR:
+        a = static_cast<T>(a || b);
+        break;
+      case MPI_LXOR:
+        a = static_cast<T>(!a != !b);
+        break;
+      default:
+        if constexpr (std::is_integral_v<T>) {
+          if (op == MPI_BAND) a = static_cast<T>(a & b);
+          if (op == MPI_BOR) a = static_cast<T>(a | b);
+          if (op == MPI_BXOR) a = static_cast<T>(a ^ b);
+        }
+    }
+  }
+}
+
+// acc = acc op in, count elements of type t; false for an op the type does not have.
+bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
+  const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+  if (op < MPI_MAX || op > MPI_BXOR || ((t >> 8) == 3 && bitwise) || (t >> 8) == 0) return false;
+  switch (t) {
+    case MPI_CHAR:
+      combine_as(op, static_cast<std::int8_t*>(acc), static_cast<const std::int8_t*>(in), count);
+      break;
+    case MPI_UNSIGNED_CHAR:
+      combine_as(op, static_cast<std::uint8_t*>(acc), static_cast<const std::uint8_t*>(in), count);
+      break;
+    case MPI_SHORT:
+      combine_as(op, static_cast<std::int16_t*>(acc), static_cast<const std::int16_t*>(in), count);
+      break;
+    case MPI_UNSIGNED_SHORT:
+      combine_as(op, static_cast<std::uint16_t*>(acc), static_cast<const std::uint16_t*>(in), count);
+      break;
+    case MPI_INT:
+      combine_as(op, static_cast<std::int32_t*>(acc), static_cast<const std::int32_t*>(in), count);
+      break;
+    case MPI_UNSIGNED:
+      combine_as(op, static_cast<std::uint32_t*>(acc), static_cast<const std::uint32_t*>(in), count);
+      break;
+    case MPI_LONG:
+      combine_as(op, static_cast<std::int64_t*>(acc), static_cast<const std::int64_t*>(in), count);
+      break;
+    case MPI_UNSIGNED_LONG:
+      combine_as(op, static_cast<std::uint64_t*>(acc), static_cast<const std::uint64_t*>(in), count);
+      break;
+    case MPI_FLOAT:
+      combine_as(op, static_cast<float*>(acc), static_cast<const float*>(in), count);
+      break;
+    case MPI_DOUBLE:
+      combine_as(op, static_cast<double*>(acc), static_cast<const double*>(in), count);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+enum CollTag : int { kBarrierTag = 1, kBcastTag, kReduceTag, kGatherTag, kScatterTag, kAlltoallTag, kSplitTag };
+
+void bcast(MpiState& s, void* buf, std::size_t bytes, int root, MPI_Comm c) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = static_cast<int>(cm.world.size()), vr = (cm.me - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (vr & mask) {
+      coll_recv(s, buf, bytes, (vr - mask + root) % n, c, kBcastTag);
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) coll_send(s, buf, bytes, (vr + mask + root) % n, c, kBcastTag);
+}
+
+void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = static_cast<int>(cm.world.size()), vr = (cm.me - root + n) % n;
+  const std::size_t bytes = count * type_size(t);
+  std::vector<std::uint8_t> in(bytes);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      coll_send(s, acc, bytes, (vr - mask + root) % n, c, kReduceTag);
+      return;
+    }
+    if (vr + mask < n) {
+      coll_recv(s, in.data(), bytes, (vr + mask + root) % n, c, kReduceTag);
+      combine(t, op, acc, in.data(), count);
+    }
+  }
+}
+
+void barrier(MpiState& s, MPI_Comm c) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = static_cast<int>(cm.world.size());
+  for (int k = 1; k < n; k <<= 1) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    start_recv(s, nullptr, 0, (cm.me - k + n) % n, kBarrierTag, c, 1, &r);
+    coll_send(s, nullptr, 0, (cm.me + k) % n, c, kBarrierTag);
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, (cm.me - k + n) % n, MPI_ANY_TAG);
+    release(s, &r);
+  }
+}
+
+// A context every member of `c` agrees on (the highest next context among them).
+std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
+  std::int32_t ctx = s.next_context;
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, c);
+  bcast(s, &ctx, sizeof ctx, 0, c);
+  (void)cm;
+  if (ctx > 0xFFF0) fail("MPI: more than 32760 communicators were created");
+  s.next_context = static_cast<std::uint16_t>(ctx + 2);
+  return static_cast<std::uint16_t>(ctx);
+}
+
+MPI_Comm add_comm(MpiState& s, Comm c) {
+  s.comms.push_back(std::move(c));
+  return static_cast<MPI_Comm>(s.comms.size() - 1);
+}
+
+}  // namespace
+}  // namespace hopsim::bgq
+
+// ---------------------------------------------------------------- MPI ----
+
+using hopsim::bgq::Machine;
+using hopsim::bgq::MpiState;
+namespace mpi_impl = hopsim::bgq;
+
+#define HOPSIM_MPI_STATE auto& s = mpi_impl::mpi()
+#define HOPSIM_MPI_COMM(fn, c)                             \
+  const mpi_impl::Comm* cm = mpi_impl::comm_of(s, c);      \
+  if (!cm)                                                 \
+  return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, \
+                         fmt::format("communicator {} does not exist or was freed", c))
+
+extern "C" {
+
+int MPI_Init(int*, char***) {
+  HOPSIM_MPI_STATE;
+  (void)s;
+  return MPI_SUCCESS;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  if (provided) *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  return MPI_Init(argc, argv);
+}
+
+int MPI_Initialized(int* flag) {
+  auto& st = Machine::current()->self();
+  *flag = st.mpi && st.mpi->initialised ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+  HOPSIM_MPI_STATE;
+  // Sends whose rendezvous has not finished keep their buffers: finish them first.
+  mpi_impl::wait_for(s, [&] {
+    return std::none_of(s.reqs.begin(), s.reqs.end(), [](const auto& q) { return q->active && q->send && !q->done; });
+  });
+  s.finalized = true;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  auto& st = Machine::current()->self();
+  *flag = st.mpi && st.mpi->finalized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int code) {
+  mpi_impl::fail(fmt::format("MPI_Abort on communicator {} with error code {}", comm, code));
+}
+
+int MPI_Query_thread(int* provided) {
+  *provided = MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm c, int* rank) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Comm_rank", c);
+  *rank = cm->me;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm c, int* size) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Comm_size", c);
+  *size = static_cast<int>(cm->world.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Comm_dup";
+  HOPSIM_MPI_COMM("MPI_Comm_dup", c);
+  mpi_impl::Comm d = *cm;
+  d.context = mpi_impl::agree_context(s, c);
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Comm_split";
+  HOPSIM_MPI_COMM("MPI_Comm_split", c);
+  const int n = static_cast<int>(cm->world.size());
+  const mpi_impl::Comm parent = *cm;
+  // Every member's (color, key), gathered at 0 and broadcast.
+  std::vector<std::int32_t> all(static_cast<std::size_t>(2 * n));
+  std::array<std::int32_t, 2> mine{color, key};
+  if (parent.me == 0) {
+    all[0] = color;
+    all[1] = key;
+    for (int r = 1; r < n; ++r)
+      mpi_impl::coll_recv(s, &all[static_cast<std::size_t>(2 * r)], 8, r, c, mpi_impl::kSplitTag);
+  } else {
+    mpi_impl::coll_send(s, mine.data(), 8, 0, c, mpi_impl::kSplitTag);
+  }
+  mpi_impl::bcast(s, all.data(), all.size() * 4, 0, c);
+  const std::uint16_t ctx = mpi_impl::agree_context(s, c);
+  if (color == MPI_UNDEFINED) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> members;
+  for (int r = 0; r < n; ++r)
+    if (all[static_cast<std::size_t>(2 * r)] == color) members.push_back(r);
+  std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
+    return all[static_cast<std::size_t>(2 * a + 1)] < all[static_cast<std::size_t>(2 * b + 1)];
+  });
+  mpi_impl::Comm d;
+  d.context = ctx;
+  d.fatal = parent.fatal;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    d.world.push_back(parent.world[static_cast<std::size_t>(members[i])]);
+    if (members[i] == parent.me) d.me = static_cast<int>(i);
+  }
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm* c) {
+  HOPSIM_MPI_STATE;
+  if (!c || *c == MPI_COMM_WORLD || *c == MPI_COMM_SELF || !mpi_impl::comm_of(s, *c))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free",
+                           fmt::format("communicator {} cannot be freed", c ? *c : MPI_COMM_NULL));
+  s.comms[static_cast<std::size_t>(*c)].active = false;
+  *c = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm c, MPI_Errhandler h) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Comm_set_errhandler", c);
+  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN)
+    return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", fmt::format("error handler {}", h));
+  s.comms[static_cast<std::size_t>(c)].fatal = h == MPI_ERRORS_ARE_FATAL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int code, char* out, int* len) {
+  const std::string t = mpi_impl::error_name(code);
+  std::snprintf(out, MPI_MAX_ERROR_STRING, "%s", t.c_str());
+  *len = static_cast<int>(t.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Dims_create(int nnodes, int ndims, int* dims) {
+  if (nnodes < 1 || ndims < 0 || (ndims > 0 && !dims)) return MPI_ERR_ARG;
+  int rest = nnodes;
+  std::vector<int> free;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) return MPI_ERR_ARG;
+    if (dims[i] == 0)
+      free.push_back(i);
+    else if (rest % dims[i] != 0)
+      return MPI_ERR_ARG;
+    else
+      rest /= dims[i];
+  }
+  if (free.empty()) return rest == 1 ? MPI_SUCCESS : MPI_ERR_ARG;
+  std::vector<int> primes;  // largest first
+  for (int p = 2; rest > 1;) {
+    if (rest % p == 0) {
+      primes.push_back(p);
+      rest /= p;
+    } else {
+      p = p * p > rest ? rest : p + 1;
+    }
+  }
+  std::sort(primes.rbegin(), primes.rend());
+  std::vector<int> f(free.size(), 1);
+  for (int p : primes) *std::min_element(f.begin(), f.end()) *= p;
+  std::sort(f.rbegin(), f.rend());
+  for (std::size_t i = 0; i < free.size(); ++i) dims[free[i]] = f[i];
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  if (!name || !resultlen) return MPI_ERR_ARG;
+  const int r = Machine::current_rank();
+  const auto c = Machine::current()->torus().coords(static_cast<std::uint32_t>(r));
+  const std::string s = fmt::format("bgq-node-{} ({},{},{},{},{})", r, c[0], c[1], c[2], c[3], c[4]);
+  std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", s.c_str());
+  *resultlen = static_cast<int>(std::min<std::size_t>(s.size(), MPI_MAX_PROCESSOR_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) {
+  auto& m = mpi_impl::mach();
+  return static_cast<double>(m.timebase()) / m.params().clock_hz;
+}
+double MPI_Wtick(void) { return 1.0 / Machine::current()->params().clock_hz; }
+
+int MPI_Type_size(MPI_Datatype t, int* size) {
+  const std::size_t n = mpi_impl::type_size(t);
+  if (n == 0) return MPI_ERR_TYPE;
+  *size = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status* st, MPI_Datatype t, int* count) {
+  const std::size_t n = mpi_impl::type_size(t);
+  if (!st || n == 0) return MPI_ERR_ARG;
+  *count = st->hopsim_bytes % static_cast<int>(n) == 0 ? st->hopsim_bytes / static_cast<int>(n) : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+// ---- point to point ----
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  HOPSIM_MPI_STATE;
+  if (const int e = mpi_impl::check_args(s, "MPI_Isend", c, count, t, dest, tag, false)) return e;
+  return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, false, 0,
+                              r);
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  HOPSIM_MPI_STATE;
+  if (const int e = mpi_impl::check_args(s, "MPI_Issend", c, count, t, dest, tag, false)) return e;
+  return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, true, 0,
+                              r);
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
+  HOPSIM_MPI_STATE;
+  if (const int e = mpi_impl::check_args(s, "MPI_Irecv", c, count, t, source, tag, true)) return e;
+  mpi_impl::start_recv(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), source, tag, c, 0, r);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace hopsim::bgq {
+namespace {
+int wait_request(MPI_Request* r, MPI_Status* st, const char* fn) {
+  auto& s = mpi();
+  if (!r) return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "null request");
+  if (*r == MPI_REQUEST_NULL) {
+    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    return MPI_SUCCESS;
+  }
+  if (!valid_request(s, *r))
+    return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, fmt::format("request {} is not active", *r));
+  auto& q = *s.reqs[static_cast<std::size_t>(*r)];
+  wait_for(
+      s, [&] { return q.done; }, fn, q.src, q.tag);
+  return complete(s, r, st, fn);
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* r, MPI_Status* st) { return mpi_impl::wait_request(r, st, "MPI_Wait"); }
+
+int MPI_Waitall(int count, MPI_Request* rs, MPI_Status* sts) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i)
+    if (mpi_impl::wait_request(&rs[i], sts ? &sts[i] : nullptr, "MPI_Waitall") != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+  return rc;
+}
+
+int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
+  HOPSIM_MPI_STATE;
+  if (!r || !flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test", "null request or flag");
+  if (*r == MPI_REQUEST_NULL) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (!mpi_impl::valid_request(s, *r))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Test", fmt::format("request {} is not active", *r));
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  *flag = s.reqs[static_cast<std::size_t>(*r)]->done ? 1 : 0;
+  return *flag ? mpi_impl::complete(s, r, st, "MPI_Test") : MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
+  HOPSIM_MPI_STATE;
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  for (int i = 0; i < count; ++i)
+    if (rs[i] != MPI_REQUEST_NULL &&
+        (!mpi_impl::valid_request(s, rs[i]) || !s.reqs[static_cast<std::size_t>(rs[i])]->done)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  *flag = 1;
+  return MPI_Waitall(count, rs, sts);
+}
+
+int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
+  HOPSIM_MPI_STATE;
+  *index = MPI_UNDEFINED;
+  bool any = false;
+  for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
+  if (!any) return MPI_SUCCESS;
+  mpi_impl::wait_for(s, [&] {
+    for (int i = 0; i < count; ++i)
+      if (rs[i] != MPI_REQUEST_NULL && mpi_impl::valid_request(s, rs[i]) &&
+          s.reqs[static_cast<std::size_t>(rs[i])]->done) {
+        *index = i;
+        return true;
+      }
+    return false;
+  });
+  return mpi_impl::complete(s, &rs[*index], st, "MPI_Waitany");
+}
+
+int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = MPI_Isend(buf, count, t, dest, tag, c, &r)) return e;
+  return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Send");
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = MPI_Issend(buf, count, t, dest, tag, c, &r)) return e;
+  return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Ssend");
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Status* st) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = MPI_Irecv(buf, count, t, source, tag, c, &r)) return e;
+  return mpi_impl::wait_request(&r, st, "MPI_Recv");
+}
+
+int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
+                 MPI_Datatype rtype, int source, int rtag, MPI_Comm c, MPI_Status* st) {
+  MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  if (const int e = MPI_Irecv(rbuf, rcount, rtype, source, rtag, c, &r[0])) return e;
+  if (const int e = MPI_Isend(sbuf, scount, stype, dest, stag, c, &r[1])) return e;
+  const int rs = mpi_impl::wait_request(&r[1], MPI_STATUS_IGNORE, "MPI_Sendrecv");
+  const int rr = mpi_impl::wait_request(&r[0], st, "MPI_Sendrecv");
+  return rr != MPI_SUCCESS ? rr : rs;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
+  HOPSIM_MPI_STATE;
+  if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true)) return e;
+  mpi_impl::progress(s);
+  mpi_impl::Request q;
+  q.src = source;
+  q.tag = tag;
+  q.context = s.comms[static_cast<std::size_t>(c)].context;
+  *flag = 0;
+  for (const auto& a : s.unexpected)
+    if (mpi_impl::matches(q, a.env)) {
+      *flag = 1;
+      if (st) *st = {a.env.src, a.env.tag, MPI_SUCCESS, static_cast<int>(a.env.bytes)};
+      return MPI_SUCCESS;
+    }
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
+  int flag = 0;
+  for (;;) {
+    if (const int e = MPI_Iprobe(source, tag, c, &flag, st)) return e;
+    if (flag) return MPI_SUCCESS;
+    Machine::current()->spin();
+  }
+}
+
+// ---- communicators with a grid ----
+
+int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int, MPI_Comm* out) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Cart_create";
+  HOPSIM_MPI_COMM("MPI_Cart_create", old);
+  long prod = 1;
+  for (int i = 0; i < ndims; ++i) prod *= dims[i];
+  const auto n = static_cast<long>(cm->world.size());
+  if (ndims < 1 || prod > n || prod < 1)
+    return mpi_impl::error(old, MPI_ERR_ARG, "MPI_Cart_create",
+                           fmt::format("a grid of {} ranks on a communicator of {}", prod, n));
+  mpi_impl::Comm d = *cm;
+  d.context = mpi_impl::agree_context(s, old);
+  if (d.me >= prod) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  d.world.resize(static_cast<std::size_t>(prod));
+  d.dims.assign(dims, dims + ndims);
+  d.periods.assign(periods, periods + ndims);
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Cart_coords", c);
+  if (cm->dims.empty())
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_coords", fmt::format("{} is not a Cartesian communicator", c));
+  // Row-major: the last dimension varies fastest (MPI's order).
+  for (int i = static_cast<int>(cm->dims.size()) - 1; i >= 0; --i) {
+    if (i < maxdims) coords[i] = rank % cm->dims[static_cast<std::size_t>(i)];
+    rank /= cm->dims[static_cast<std::size_t>(i)];
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Cart_rank", c);
+  if (cm->dims.empty())
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_rank", fmt::format("{} is not a Cartesian communicator", c));
+  int r = 0;
+  for (std::size_t i = 0; i < cm->dims.size(); ++i) {
+    int v = coords[i];
+    const int ext = cm->dims[i];
+    if (v < 0 || v >= ext) {
+      if (!cm->periods[i])
+        return mpi_impl::error(c, MPI_ERR_RANK, "MPI_Cart_rank", fmt::format("coordinate {} of dimension {}", v, i));
+      v = ((v % ext) + ext) % ext;
+    }
+    r = r * ext + v;
+  }
+  *rank = r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
+  HOPSIM_MPI_STATE;
+  HOPSIM_MPI_COMM("MPI_Cart_shift", c);
+  const int nd = static_cast<int>(cm->dims.size());
+  if (nd == 0)
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_shift", fmt::format("{} is not a Cartesian communicator", c));
+  if (direction < 0 || direction >= nd)
+    return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Cart_shift", fmt::format("direction {} of {} dims", direction, nd));
+  std::vector<int> co(static_cast<std::size_t>(nd));
+  MPI_Cart_coords(c, cm->me, nd, co.data());
+  auto rank_at = [&](int delta) {
+    auto x = co;
+    const int ext = cm->dims[static_cast<std::size_t>(direction)];
+    const int v = x[static_cast<std::size_t>(direction)] + delta;
+    if ((v < 0 || v >= ext) && !cm->periods[static_cast<std::size_t>(direction)]) return MPI_PROC_NULL;
+    x[static_cast<std::size_t>(direction)] = v;
+    int r = 0;
+    MPI_Cart_rank(c, x.data(), &r);
+    return r;
+  };
+  *dest = rank_at(disp);
+  *source = rank_at(-disp);
+  return MPI_SUCCESS;
+}
+
+// ---- collectives ----
+
+int MPI_Barrier(MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Barrier";
+  HOPSIM_MPI_COMM("MPI_Barrier", c);
+  if (c == MPI_COMM_WORLD) {  // the GI barrier on the job's class route
+    auto& m = *Machine::current();
+    mpi_impl::charge(s, m.params().mpi_send_cycles);
+    mpi_impl::pay(s);
+    m.gi_enter();
+    m.gi_wait();
+    return MPI_SUCCESS;
+  }
+  mpi_impl::barrier(s, c);
+  return MPI_SUCCESS;
+}
+
+int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Bcast";
+  if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false)) return e;
+  mpi_impl::bcast(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), root, c);
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Reduce";
+  if (const int e = mpi_impl::check_args(s, "MPI_Reduce", c, count, t, root, 0, false)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::vector<std::uint8_t> acc(bytes);
+  const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
+  std::memcpy(acc.data(), sbuf == MPI_IN_PLACE ? rbuf : sbuf, bytes);
+  std::vector<std::uint8_t> probe(acc);
+  if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
+    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Reduce", fmt::format("op {} on datatype 0x{:x}", op, t));
+  mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
+  if (root_me) std::memcpy(rbuf, acc.data(), bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Allreduce";
+  if (const int e = mpi_impl::check_args(s, "MPI_Allreduce", c, count, t, 0, 0, false)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::vector<std::uint8_t> acc(bytes);
+  std::memcpy(acc.data(), sbuf == MPI_IN_PLACE ? rbuf : sbuf, bytes);
+  std::vector<std::uint8_t> probe(acc);
+  if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
+    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Allreduce", fmt::format("op {} on datatype 0x{:x}", op, t));
+  mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
+  mpi_impl::bcast(s, acc.data(), bytes, 0, c);
+  std::memcpy(rbuf, acc.data(), bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+               MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Gather";
+  if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
+  if (cm.me != root) {
+    mpi_impl::coll_send(s, sbuf, sb, root, c, mpi_impl::kGatherTag);
+    return MPI_SUCCESS;
+  }
+  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
+  auto* out = static_cast<std::uint8_t*>(rbuf);
+  for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
+    if (r == root) {
+      if (sbuf != MPI_IN_PLACE) std::memcpy(out + static_cast<std::size_t>(r) * rb, sbuf, std::min(sb, rb));
+      continue;
+    }
+    mpi_impl::coll_recv(s, out + static_cast<std::size_t>(r) * rb, rb, r, c, mpi_impl::kGatherTag);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Scatter";
+  if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
+  if (cm.me != root) {
+    mpi_impl::coll_recv(s, rbuf, rb, root, c, mpi_impl::kScatterTag);
+    return MPI_SUCCESS;
+  }
+  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
+  const auto* in = static_cast<const std::uint8_t*>(sbuf);
+  for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
+    if (r == root) {
+      if (rbuf != MPI_IN_PLACE) std::memcpy(rbuf, in + static_cast<std::size_t>(r) * sb, std::min(sb, rb));
+      continue;
+    }
+    mpi_impl::coll_send(s, in + static_cast<std::size_t>(r) * sb, sb, r, c, mpi_impl::kScatterTag);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm c) {
+  if (const int e = MPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, 0, c)) return e;
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  return MPI_Bcast(rbuf, rcount * n, rtype, 0, c);
+}
+
+int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm c) {
+  HOPSIM_MPI_STATE;
+  s.coll = "MPI_Alltoall";
+  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = static_cast<int>(cm.world.size());
+  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
+  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
+  std::vector<MPI_Request> rs(static_cast<std::size_t>(2 * n), MPI_REQUEST_NULL);
+  for (int k = 0; k < n; ++k) {  // pairwise: rank me + k, so not everyone sends to rank 0 first
+    const int from = (cm.me - k + n) % n;
+    mpi_impl::start_recv(s, static_cast<std::uint8_t*>(rbuf) + static_cast<std::size_t>(from) * rb, rb, from,
+                         mpi_impl::kAlltoallTag, c, 1, &rs[static_cast<std::size_t>(k)]);
+  }
+  for (int k = 0; k < n; ++k) {
+    const int to = (cm.me + k) % n;
+    mpi_impl::start_send(s, static_cast<const std::uint8_t*>(sbuf) + static_cast<std::size_t>(to) * sb, sb, to,
+                         mpi_impl::kAlltoallTag, c, false, 1, &rs[static_cast<std::size_t>(n + k)]);
+  }
+  for (auto& r : rs) {
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    mpi_impl::wait_for(
+        s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
+    mpi_impl::release(s, &r);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
