@@ -6,6 +6,8 @@
 #include <spi/include/kernel/MU.h>
 #include <spi/include/kernel/location.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 
@@ -322,13 +324,29 @@ TEST_CASE("a simulated bgq run writes a trace with torus coordinates, links, pac
   CHECK(nodes[0].coords == "[0,0,0,0,0]");
   CHECK(nodes[31].coords == "[1,1,1,1,1]");
   CHECK(rd.links().size() == 32 * 10);
-  // 3 exchanges x 8 directions x 2 descriptors per rank.
-  CHECK(rd.transaction_count() == 32 * 3 * 8 * 2);
+  // The halo: 3 exchanges x 8 directions x 2 descriptors per rank. MPI's own
+  // memory-FIFO messages: the 8 MPI_Sendrecv of the set-up per rank, and
+  // MPI_Cart_create agreeing on a context (a reduce and a broadcast, 31 each).
+  const auto txns = rd.transactions(0, 100000);
+  CHECK(rd.transaction_count() == 32 * 3 * 8 * 2 + 32 * 8 + 2 * 31);
+  CHECK(std::count_if(txns.begin(), txns.end(), [](const auto& t) { return t.kind == "direct put"; }) ==
+        32 * 3 * 8 * 2);
+  CHECK(std::count_if(txns.begin(), txns.end(), [](const auto& t) { return t.kind == "memory fifo"; }) ==
+        32 * 8 + 2 * 31);
   CHECK(rd.hop_count() == static_cast<std::int64_t>(r.modes.at(0).packet_hops));
   std::int64_t bytes = 0;
   for (const auto& t : rd.link_totals()) bytes += t.bytes;
-  // Every packet hop carries a full packet: 512 bytes of payload and the 32-byte header.
-  CHECK(bytes == rd.hop_count() * (512 + 32));
+  // Each packet crosses one link per coordinate in which the nodes differ (a
+  // 2x2x2x2x2 torus: the bits of the node ids), with its 32-byte header and
+  // its payload in whole 32-byte chunks.
+  std::int64_t expect = 0;
+  for (const auto& t : txns) {
+    std::int64_t wire = 0;
+    for (std::int64_t left = t.bytes; left > 0; left -= 512)
+      wire += 32 + (std::min<std::int64_t>(left, 512) + 31) / 32 * 32;
+    expect += wire * std::popcount(static_cast<std::uint64_t>(t.src ^ t.dst));
+  }
+  CHECK(bytes == expect);
   std::filesystem::remove(file);
 }
 

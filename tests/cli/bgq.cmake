@@ -160,3 +160,52 @@ cli_test(bgq_counted_pingpong RC 2 HAS "the built-in kernel 'pingpong' was compi
   CMD ${HOPSIM} run ${CLI_BGQ_PINGPONG} --mode sim --set compute.model=counted --out run)
 cli_test(bgq_counted_bad_env RC 2 HAS "HOPSIM_COMPUTE=measured: a BG/Q program follows annotated or counted"
   CMD env HOPSIM_COMPUTE=measured ${CLI_BGQ_PROGS}/count_a2 10)
+
+# MPI over the MU (tests/bgq/programs/mpi_features.c): point to point around
+# the eager/rendezvous cut-off, wildcards, ordering across protocols,
+# synchronous sends, probes, every collective, communicators, a truncated
+# receive under MPI_ERRORS_RETURN; both modes, data checked, and over CMA
+# processes. Then the errors a user makes, each named with rank and call.
+cli_test(bgq_exec_mpi_features HAS "printed the same 390 lines"
+  "rank 0: 2049 bytes from rank 31: 0 wrong, count 2049, source 31"
+  "rank 0: 65536 bytes from rank 31: 0 wrong, count 65536, source 31" "wildcards: 31 senders seen, 0 wrong"
+  "ordering: 1 (4096 ints) 2 (8 ints) 3 (3000 ints) 4 (100 ints)" "rank 2: synchronous sends done, request freed"
+  "rank 3: probed 3 ints with tag 1: 7 8 9, then 7 8"
+  "rank 7: bcast 1.5 4.5, max 31, min 0, dsum 512.0, xor 32, scatter 70, gather ok, allgather ok, alltoall ok"
+  "reduce at 2: 496 992" "rank 5: half 13 of 16, sum 256, token 31, split null ok, cart (1,1) from 4"
+  "rank 1: truncated receive returned MPI_ERR_TRUNCATE, status MPI_ERR_TRUNCATE, first 0 last 9"
+  LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_features && cat exec/sim.stdout exec/native.stdout")
+cli_test(bgq_exec_mpi_features_cma HAS "printed the same 390 lines" "wildcards: 31 senders seen, 0 wrong"
+  LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_features && cat exec/native.stdout")
+foreach(mode sim native)
+  cli_test(bgq_mpi_truncate.${mode} RC 5
+    HAS "hopsim: rank 1: MPI_Recv: rank 0 sent 400 bytes with tag 9 into a 40-byte receive buffer (MPI_ERR_TRUNCATE)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_features truncate)
+  cli_test(bgq_mpi_freed_comm.${mode} RC 5 HAS "MPI_Barrier: communicator 2 does not exist or was freed (MPI_ERR_COMM)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_features freed)
+  cli_test(bgq_mpi_mismatched_bcast.${mode} RC 5
+    HAS "MPI_Bcast: rank 0 of the communicator sent 32 bytes where this rank expects 16: the ranks' calls do not match (MPI_ERR_TRUNCATE)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_features bcast)
+endforeach()
+cli_test(bgq_mpi_deadlock.sim RC 6 HAS "deadlock: 2 of 32 ranks can never continue"
+  "rank 0 waits in MPI_Recv (rank 1, tag 4)" "rank 1 waits in MPI_Recv (rank 0, tag 4)"
+  CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/mpi_features deadlock)
+cli_test(bgq_mpi_deadlock.native RC 6 HAS "deadlock: nothing moved for 3 s while every rank waits"
+  "rank 1 in MPI_Recv (rank 0, tag 4)" "rank 0 in MPI_Recv (rank 1, tag 4)" "(30 finished)"
+  TIMEOUT 60 CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/mpi_features deadlock)
+# The halo exchange in MPI (kernels/bgq/mpi_halo.c, Qspi NonBlocking.c's
+# shape): data checked in both modes; the calibration check of the MPI
+# software cycles (hardware.md: about 2.2 us = 3520 cycles nearest-neighbour
+# latency) and its control, with the software cycles at 0.
+set(CLI_MPI_HALO ${CMAKE_BINARY_DIR}/kernels/bgq/mpi_halo)
+cli_test(bgq_mpi_halo HAS "printed the same 2 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
+  "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576" LACKS "DIFFERENT"
+  CMD ${HOPSIM} bgq exec --out exec ${CLI_MPI_HALO} 1 1024 4096)
+cli_test(bgq_mpi_latency_calibration HAS "zero-byte ping-pong with a neighbour: 3501 cycles per half round trip"
+  CMD env HOPSIM_MODE=sim ${CLI_MPI_HALO} 1 1024)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json
+  "{\"machine\": {\"preset\": \"bgq\", \"mpi_send_cycles\": 0, \"mpi_recv_cycles\": 0}}\n")
+cli_test(bgq_mpi_latency_calibration_control HAS "zero-byte ping-pong with a neighbour: 554 cycles per half round trip"
+  CMD env HOPSIM_MODE=sim HOPSIM_SCENARIO=${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json ${CLI_MPI_HALO} 1 1024)

@@ -20,6 +20,7 @@
 // and mpi_recv_cycles per message received (the software's overhead);
 // the packets themselves are timed by the MU and torus model.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -45,8 +46,9 @@ namespace {
 constexpr std::uint32_t kSubgroup = 64;
 constexpr std::uint32_t kRecFifo = kSubgroup * 4;  // global id of reception FIFO 0 of the subgroup
 constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
+constexpr std::uint32_t kInjFifos = 8;             // one per direction a message leaves in
 constexpr std::uint32_t kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
-constexpr std::uint64_t kInjBytes = 64 * 1024;  // 1024 descriptors
+constexpr std::uint64_t kInjBytes = 16 * 1024;  // 256 descriptors per FIFO
 constexpr std::uint64_t kRecBytes = 1 << 20;    // hopsim keeps the packets itself: no memory is taken
 constexpr std::uint64_t kWindowBits = 36;       // a put offset holds 37 bits
 
@@ -121,9 +123,9 @@ struct MpiState {
   MUSPI_InjFifoSubGroup_t inj{};
   MUSPI_RecFifoSubGroup_t rec{};
   MUSPI_BaseAddressTableSubGroup_t bat{};
-  MUSPI_InjFifo_t* injf = nullptr;
+  std::array<MUSPI_InjFifo_t*, kInjFifos> injf{};
   MUSPI_RecFifo_t* recf = nullptr;
-  std::unique_ptr<void, FreeDeleter> inj_mem;
+  std::array<std::unique_ptr<void, FreeDeleter>, kInjFifos> inj_mem;
   std::vector<std::uint64_t> windows;  // base of base-address entry i of the subgroup
   std::vector<Comm> comms;
   std::vector<std::unique_ptr<Request>> reqs;
@@ -134,7 +136,8 @@ struct MpiState {
   std::map<std::pair<int, std::uint16_t>, Arrived> early;                   // ahead of their turn
   std::vector<std::uint16_t> send_seq, recv_seq;                            // per world rank
   std::vector<int> getting;                                                 // rendezvous receives under way
-  std::deque<std::pair<std::uint64_t, std::vector<std::uint8_t>>> staging;  // (descriptor, what it sends)
+  // Per injection FIFO: what its descriptors send, until the MU has read it.
+  std::array<std::deque<std::vector<std::uint8_t>>, kInjFifos> staging;
   std::uint64_t injected = 0;
   double owed = 0;  // software cycles not yet charged
   std::uint16_t next_context = 4;
@@ -242,21 +245,27 @@ void setup(MpiState& s) {
   s.comms = {world, self};
 
   // The reception FIFO was enabled before the program started (reserve_mpi_fifo).
-  uint32_t id = 0;
   s.rec.subgroup = kSubgroup;
   s.rec.fifos[0] = {kSubgroup, kRecFifo};
   s.recf = &s.rec.fifos[0];
 
-  Kernel_InjFifoAttributes_t ia{};
-  ia.RemoteGet = 1;
-  if (Kernel_AllocateInjFifos(kSubgroup, &s.inj, 1, &id, &ia) != 0)
-    fail("MPI: injection FIFO 0 of subgroup 64 is already allocated (MPI's own)");
-  s.inj_mem.reset(std::aligned_alloc(64, kInjBytes));
-  Kernel_MemoryRegion_t ir;
-  Kernel_CreateMemoryRegion(&ir, s.inj_mem.get(), kInjBytes);
-  Kernel_InjFifoInit(&s.inj, id, &ir, 0, kInjBytes - 1);
-  Kernel_InjFifoActivate(&s.inj, 1, &id, KERNEL_INJ_FIFO_ACTIVATE);
-  s.injf = MUSPI_IdToInjFifo(id, &s.inj);
+  // One injection FIFO per direction (as PAMI pins a destination to a FIFO),
+  // so messages to different neighbours go out in parallel and those to one
+  // destination in order.
+  std::array<uint32_t, kInjFifos> fifo_ids{};
+  std::iota(fifo_ids.begin(), fifo_ids.end(), 0u);
+  std::array<Kernel_InjFifoAttributes_t, kInjFifos> ia{};
+  for (auto& a : ia) a.RemoteGet = 1;
+  if (Kernel_AllocateInjFifos(kSubgroup, &s.inj, kInjFifos, fifo_ids.data(), ia.data()) != 0)
+    fail("MPI: the injection FIFOs of subgroup 64 are already allocated (MPI's own)");
+  for (uint32_t i = 0; i < kInjFifos; ++i) {
+    s.inj_mem[i].reset(std::aligned_alloc(64, kInjBytes));
+    Kernel_MemoryRegion_t ir;
+    Kernel_CreateMemoryRegion(&ir, s.inj_mem[i].get(), kInjBytes);
+    Kernel_InjFifoInit(&s.inj, i, &ir, 0, kInjBytes - 1);
+    s.injf[i] = MUSPI_IdToInjFifo(i, &s.inj);
+  }
+  Kernel_InjFifoActivate(&s.inj, kInjFifos, fifo_ids.data(), KERNEL_INJ_FIFO_ACTIVATE);
 
   std::array<uint32_t, 8> ids{};
   std::iota(ids.begin(), ids.end(), 0u);
@@ -297,12 +306,23 @@ constexpr std::uint64_t kAllLinks =
     MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DM | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_DP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EM |
     MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_LOCAL0;
 
-void inject(MpiState& s, MUHWI_Descriptor_t& d, std::vector<std::uint8_t> keep = {}) {
-  uint64_t seq = 0;
-  while ((seq = MUSPI_InjFifoInject(s.injf, &d)) == static_cast<uint64_t>(-1)) {
+// The injection FIFO `from`'s messages to `to` leave by: the direction of
+// their first hop (the first coordinate in which the nodes differ), so the
+// receiver of a rendezvous can name the sender's FIFO for its remote get.
+std::uint32_t pinned_fifo(int from, int to) {
+  const auto& torus = Machine::current()->torus();
+  const auto a = torus.coords(static_cast<std::uint32_t>(from)), b = torus.coords(static_cast<std::uint32_t>(to));
+  for (std::uint32_t d = 0; d < a.size(); ++d)
+    if (a[d] != b[d]) return (2 * d + (b[d] > a[d] ? 0 : 1)) % kInjFifos;
+  return 0;
+}
+
+void inject(MpiState& s, int to, MUHWI_Descriptor_t& d, std::vector<std::uint8_t> keep = {}) {
+  const std::uint32_t f = pinned_fifo(s.world, to);
+  while (MUSPI_InjFifoInject(s.injf[f], &d) == static_cast<uint64_t>(-1)) {
   }
   ++s.injected;
-  if (!keep.empty()) s.staging.emplace_back(seq, std::move(keep));
+  s.staging[f].push_back(std::move(keep));
 }
 
 // A memory-FIFO message to `world` through receive function `fn`; the software bytes name the sender, the
@@ -324,7 +344,7 @@ void send_fifo(MpiState& s, int world, std::uint32_t fn, std::uint16_t seq, std:
   std::memcpy(&info.MemFIFO.SoftwareBytes[7], &len, 4);
   MUHWI_Descriptor_t d;
   MUSPI_CreatePt2PtMemoryFIFODescriptor(&d, &info);
-  inject(s, d, std::move(bytes));
+  inject(s, world, d, std::move(bytes));
 }
 
 template <class T>
@@ -387,13 +407,13 @@ void finish_recv(MpiState& s, Request& q, const Arrived& a) {
   get.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
   get.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
   get.RemoteGet.Type = MUHWI_PACKET_TYPE_GET;
-  get.RemoteGet.Rget_Inj_FIFO_Id = kInjFifo;
+  get.RemoteGet.Rget_Inj_FIFO_Id = static_cast<uint16_t>(kInjFifo + pinned_fifo(a.world_src, s.world));
   MUHWI_Descriptor_t d;
   MUSPI_CreatePt2PtRemoteGetDescriptor(&d, &get);
   q.getting = true;
   q.ack_to = a.world_src;
   q.ack_sreq = a.sreq;
-  inject(s, d);
+  inject(s, a.world_src, d);
 }
 
 // A message's turn has come: the first posted receive it matches takes it, else it waits as unexpected.
@@ -527,8 +547,10 @@ void progress(MpiState& s) {
     send_ack(s, q.ack_to, q.ack_sreq);
     it = s.getting.erase(it);
   }
-  const std::uint64_t busy = m.inj_waiting(kInjFifo);
-  while (s.staging.size() > busy) s.staging.pop_front();
+  for (std::uint32_t f = 0; f < kInjFifos; ++f) {
+    const std::uint64_t busy = m.inj_waiting(kInjFifo + f);
+    while (s.staging[f].size() > busy) s.staging[f].pop_front();
+  }
   pay(s);
 }
 
@@ -604,6 +626,7 @@ int start_send(MpiState& s, const void* buf, std::size_t bytes, int dest, int ta
     return MPI_SUCCESS;
   }
   charge(s, Machine::current()->params().mpi_send_cycles);
+  pay(s);  // the software runs before the MU takes the descriptor
   const int w = cm.world[static_cast<std::size_t>(dest)];
   Envelope e;
   e.src = cm.me;

@@ -183,7 +183,7 @@ class NativeMachine final : public Machine {
   // Nothing can change then (descriptors are carried out by the injecting
   // thread, so there is nothing in flight).
   void watch() {
-    if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
+    if (interrupted()) throw Error(interrupted_by() + ": every rank was stopped");
     const std::uint64_t p = progress_.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
     if (progress_watch_.moved(p, now)) return;

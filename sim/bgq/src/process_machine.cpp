@@ -421,7 +421,7 @@ class ProcessMachine final : public Machine {
   // was pushed, applied or entered for kDeadlockSeconds. Nothing can change then: each waiting rank keeps
   // applying its ring, and every ring is empty.
   void watch() {
-    if (interrupted()) throw Error("interrupted (Ctrl-C or SIGTERM): every rank was stopped");
+    if (interrupted()) throw Error(interrupted_by() + ": every rank was stopped");
     const std::uint64_t p = arena_->progress.load(std::memory_order_relaxed);
     const std::int64_t now = now_ns();
     if (progress_watch_.moved(p, now)) return;

@@ -421,12 +421,17 @@ class SimMachine final : public Machine {
       b.generation++;
       b.release.back() = b.last;
       b.last = 0;
-      // Wake those already waiting.
+      // Everyone goes on at the release in rank order, whatever order they
+      // came in (the network takes their next descriptors in that order).
+      b.waiting.push_back(r);
+      std::sort(b.waiting.begin(), b.waiting.end());
+      const model::Tick at = std::max(now_, b.release.back());
       for (auto w : b.waiting) {
         wait_[w] = Wait::time;
-        push(std::max(now_, clock_[w]), 1, w);
+        push(at, 1, w);
       }
       b.waiting.clear();
+      sinks_[r] = std::move(sinks_[r]).resume();  // the last to come in waits for its turn too
     }
   }
 
