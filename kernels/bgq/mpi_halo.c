@@ -85,8 +85,7 @@ int main(int argc, char** argv) {
       MPI_Request req[2 * NUM_DIRS];
       MPI_Barrier(MPI_COMM_WORLD);
       const uint64_t t0 = GetTimeBase();
-      for (int d = 0; d < NUM_DIRS; ++d)
-        MPI_Irecv(in + (size_t)d * n, n, MPI_BYTE, nb[d], d, cart, &req[d]);
+      for (int d = 0; d < NUM_DIRS; ++d) MPI_Irecv(in + (size_t)d * n, n, MPI_BYTE, nb[d], d, cart, &req[d]);
       /* What goes towards d arrives from the neighbour on the other side with d's tag. */
       for (int d = 0; d < NUM_DIRS; ++d)
         MPI_Isend(out + (size_t)(d ^ 1) * n, n, MPI_BYTE, nb[d ^ 1], d, cart, &req[NUM_DIRS + d]);
@@ -94,15 +93,15 @@ int main(int argc, char** argv) {
       cycles += (double)(GetTimeBase() - t0);
       for (int d = 0; d < NUM_DIRS; ++d) {
         const int from = nb[d];
-        for (int i = 0; i < n; ++i)
-          wrong += in[(size_t)d * n + i] != (unsigned char)(from * 7 + (d ^ 1) * 13 + i + it);
+        for (int i = 0; i < n; ++i) wrong += in[(size_t)d * n + i] != (unsigned char)(from * 7 + (d ^ 1) * 13 + i + it);
       }
     }
     long all_wrong = 0;
     MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     const double m = mean_cycles(cycles / iterations);
     if (rank == 0) {
-      printf("mpi halo, %d bytes per neighbour: %ld wrong of %ld\n", n, all_wrong, (long)n * NUM_DIRS * size * iterations);
+      printf("mpi halo, %d bytes per neighbour: %ld wrong of %ld\n", n, all_wrong,
+             (long)n * NUM_DIRS * size * iterations);
       fprintf(stderr, "mpi halo, %d bytes per neighbour: %.0f cycles per exchange\n", n, m);
     }
     free(out);

@@ -48,9 +48,9 @@ constexpr std::uint32_t kRecFifo = kSubgroup * 4;  // global id of reception FIF
 constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
 constexpr std::uint32_t kInjFifos = 8;             // one per direction a message leaves in
 constexpr std::uint32_t kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
-constexpr std::uint64_t kInjBytes = 16 * 1024;  // 256 descriptors per FIFO
-constexpr std::uint64_t kRecBytes = 1 << 20;    // hopsim keeps the packets itself: no memory is taken
-constexpr std::uint64_t kWindowBits = 36;       // a put offset holds 37 bits
+constexpr std::uint64_t kInjBytes = std::uint64_t{16} * 1024;  // 256 descriptors per FIFO
+constexpr std::uint64_t kRecBytes = std::uint64_t{1} << 20;    // hopsim keeps the packets itself: no memory is taken
+constexpr std::uint64_t kWindowBits = 36;                      // a put offset holds 37 bits
 
 // The 16-byte msginfo every message starts with.
 struct Envelope {
@@ -111,10 +111,6 @@ struct Partial {
   std::uint64_t got = 0;
 };
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 }  // namespace
 
 struct MpiState {
@@ -125,17 +121,17 @@ struct MpiState {
   MUSPI_BaseAddressTableSubGroup_t bat{};
   std::array<MUSPI_InjFifo_t*, kInjFifos> injf{};
   MUSPI_RecFifo_t* recf = nullptr;
-  std::array<std::unique_ptr<void, FreeDeleter>, kInjFifos> inj_mem;
-  std::vector<std::uint64_t> windows;  // base of base-address entry i of the subgroup
+  std::array<std::vector<MUHWI_Descriptor_t>, kInjFifos> inj_mem;  // the FIFOs' memory (64-byte aligned)
+  std::vector<std::uint64_t> windows;                              // base of base-address entry i of the subgroup
   std::vector<Comm> comms;
   std::vector<std::unique_ptr<Request>> reqs;
   std::vector<int> free_reqs;
   std::deque<int> posted;  // receive requests in post order
   std::deque<Arrived> unexpected;
   std::map<std::pair<int, std::uint16_t>, Partial> partial;
-  std::map<std::pair<int, std::uint16_t>, Arrived> early;                   // ahead of their turn
-  std::vector<std::uint16_t> send_seq, recv_seq;                            // per world rank
-  std::vector<int> getting;                                                 // rendezvous receives under way
+  std::map<std::pair<int, std::uint16_t>, Arrived> early;  // ahead of their turn
+  std::vector<std::uint16_t> send_seq, recv_seq;           // per world rank
+  std::vector<int> getting;                                // rendezvous receives under way
   // Per injection FIFO: what its descriptors send, until the MU has read it.
   std::array<std::deque<std::vector<std::uint8_t>>, kInjFifos> staging;
   std::uint64_t injected = 0;
@@ -259,9 +255,9 @@ void setup(MpiState& s) {
   if (Kernel_AllocateInjFifos(kSubgroup, &s.inj, kInjFifos, fifo_ids.data(), ia.data()) != 0)
     fail("MPI: the injection FIFOs of subgroup 64 are already allocated (MPI's own)");
   for (uint32_t i = 0; i < kInjFifos; ++i) {
-    s.inj_mem[i].reset(std::aligned_alloc(64, kInjBytes));
+    s.inj_mem[i].resize(kInjBytes / sizeof(MUHWI_Descriptor_t));
     Kernel_MemoryRegion_t ir;
-    Kernel_CreateMemoryRegion(&ir, s.inj_mem[i].get(), kInjBytes);
+    Kernel_CreateMemoryRegion(&ir, s.inj_mem[i].data(), kInjBytes);
     Kernel_InjFifoInit(&s.inj, i, &ir, 0, kInjBytes - 1);
     s.injf[i] = MUSPI_IdToInjFifo(i, &s.inj);
   }
@@ -287,12 +283,12 @@ std::uint16_t window(MpiState& s, std::uint64_t addr, std::uint64_t& offset) {
   if (base == 0) base = 64;
   offset = addr - base;
   for (std::size_t i = 0; i < s.windows.size(); ++i)
-    if (s.windows[i] == base) return static_cast<std::uint16_t>(kSubgroup * 8 + i);
+    if (s.windows[i] == base) return static_cast<std::uint16_t>(std::size_t{kSubgroup} * 8 + i);
   if (s.windows.size() == 8)
     fail("MPI: receive buffers and counters in more than 8 windows of 64 GiB (base-address entries of subgroup 64)");
   MUSPI_SetBaseAddress(&s.bat, static_cast<uint32_t>(s.windows.size()), base);
   s.windows.push_back(base);
-  return static_cast<std::uint16_t>(kSubgroup * 8 + s.windows.size() - 1);
+  return static_cast<std::uint16_t>(std::size_t{kSubgroup} * 8 + s.windows.size() - 1);
 }
 
 void destination(MUHWI_Destination_t& d, int world) {
@@ -866,6 +862,19 @@ MPI_Comm add_comm(MpiState& s, Comm c) {
   return static_cast<MPI_Comm>(s.comms.size() - 1);
 }
 
+// MPI_IN_PLACE, named once.
+bool in_place(const void* p) {
+  return p == MPI_IN_PLACE;  // NOLINT(cppcoreguidelines-pro-type-cstyle-cast): the standard's macro
+}
+
+// The communicator `c` of `fn`, or null with *err set to its error.
+const Comm* get_comm(MpiState& s, MPI_Comm c, const char* fn, int* err) {
+  const Comm* cm = comm_of(s, c);
+  if (!cm)
+    *err = error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
+  return cm;
+}
+
 }  // namespace
 }  // namespace hopsim::bgq
 
@@ -875,17 +884,10 @@ using hopsim::bgq::Machine;
 using hopsim::bgq::MpiState;
 namespace mpi_impl = hopsim::bgq;
 
-#define HOPSIM_MPI_STATE auto& s = mpi_impl::mpi()
-#define HOPSIM_MPI_COMM(fn, c)                             \
-  const mpi_impl::Comm* cm = mpi_impl::comm_of(s, c);      \
-  if (!cm)                                                 \
-  return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, \
-                         fmt::format("communicator {} does not exist or was freed", c))
-
 extern "C" {
 
 int MPI_Init(int*, char***) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   (void)s;
   return MPI_SUCCESS;
 }
@@ -902,7 +904,7 @@ int MPI_Initialized(int* flag) {
 }
 
 int MPI_Finalize(void) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   // Sends whose rendezvous has not finished keep their buffers: finish them first.
   mpi_impl::wait_for(s, [&] {
     return std::none_of(s.reqs.begin(), s.reqs.end(), [](const auto& q) { return q->active && q->send && !q->done; });
@@ -927,23 +929,29 @@ int MPI_Query_thread(int* provided) {
 }
 
 int MPI_Comm_rank(MPI_Comm c, int* rank) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Comm_rank", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_rank", &err);
+  if (!cm) return err;
   *rank = cm->me;
   return MPI_SUCCESS;
 }
 
 int MPI_Comm_size(MPI_Comm c, int* size) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Comm_size", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_size", &err);
+  if (!cm) return err;
   *size = static_cast<int>(cm->world.size());
   return MPI_SUCCESS;
 }
 
 int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Comm_dup";
-  HOPSIM_MPI_COMM("MPI_Comm_dup", c);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_dup", &err);
+  if (!cm) return err;
   mpi_impl::Comm d = *cm;
   d.context = mpi_impl::agree_context(s, c);
   *out = mpi_impl::add_comm(s, std::move(d));
@@ -951,19 +959,21 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
 }
 
 int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Comm_split";
-  HOPSIM_MPI_COMM("MPI_Comm_split", c);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_split", &err);
+  if (!cm) return err;
   const int n = static_cast<int>(cm->world.size());
   const mpi_impl::Comm parent = *cm;
   // Every member's (color, key), gathered at 0 and broadcast.
-  std::vector<std::int32_t> all(static_cast<std::size_t>(2 * n));
+  std::vector<std::int32_t> all(2 * static_cast<std::size_t>(n));
   std::array<std::int32_t, 2> mine{color, key};
   if (parent.me == 0) {
     all[0] = color;
     all[1] = key;
     for (int r = 1; r < n; ++r)
-      mpi_impl::coll_recv(s, &all[static_cast<std::size_t>(2 * r)], 8, r, c, mpi_impl::kSplitTag);
+      mpi_impl::coll_recv(s, &all[2 * static_cast<std::size_t>(r)], 8, r, c, mpi_impl::kSplitTag);
   } else {
     mpi_impl::coll_send(s, mine.data(), 8, 0, c, mpi_impl::kSplitTag);
   }
@@ -975,9 +985,9 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   }
   std::vector<int> members;
   for (int r = 0; r < n; ++r)
-    if (all[static_cast<std::size_t>(2 * r)] == color) members.push_back(r);
+    if (all[2 * static_cast<std::size_t>(r)] == color) members.push_back(r);
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
-    return all[static_cast<std::size_t>(2 * a + 1)] < all[static_cast<std::size_t>(2 * b + 1)];
+    return all[2 * static_cast<std::size_t>(a) + 1] < all[2 * static_cast<std::size_t>(b) + 1];
   });
   mpi_impl::Comm d;
   d.context = ctx;
@@ -991,7 +1001,7 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
 }
 
 int MPI_Comm_free(MPI_Comm* c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (!c || *c == MPI_COMM_WORLD || *c == MPI_COMM_SELF || !mpi_impl::comm_of(s, *c))
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free",
                            fmt::format("communicator {} cannot be freed", c ? *c : MPI_COMM_NULL));
@@ -1001,8 +1011,10 @@ int MPI_Comm_free(MPI_Comm* c) {
 }
 
 int MPI_Comm_set_errhandler(MPI_Comm c, MPI_Errhandler h) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Comm_set_errhandler", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_set_errhandler", &err);
+  if (!cm) return err;
   if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN)
     return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", fmt::format("error handler {}", h));
   s.comms[static_cast<std::size_t>(c)].fatal = h == MPI_ERRORS_ARE_FATAL;
@@ -1080,21 +1092,21 @@ int MPI_Get_count(const MPI_Status* st, MPI_Datatype t, int* count) {
 // ---- point to point ----
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_args(s, "MPI_Isend", c, count, t, dest, tag, false)) return e;
   return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, false, 0,
                               r);
 }
 
 int MPI_Issend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_args(s, "MPI_Issend", c, count, t, dest, tag, false)) return e;
   return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, true, 0,
                               r);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_args(s, "MPI_Irecv", c, count, t, source, tag, true)) return e;
   mpi_impl::start_recv(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), source, tag, c, 0, r);
   return MPI_SUCCESS;
@@ -1133,7 +1145,7 @@ int MPI_Waitall(int count, MPI_Request* rs, MPI_Status* sts) {
 }
 
 int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (!r || !flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test", "null request or flag");
   if (*r == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -1148,7 +1160,7 @@ int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
 }
 
 int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   mpi_impl::progress(s);
   Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
   for (int i = 0; i < count; ++i)
@@ -1162,7 +1174,7 @@ int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
 }
 
 int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   *index = MPI_UNDEFINED;
   bool any = false;
   for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
@@ -1208,7 +1220,7 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true)) return e;
   mpi_impl::progress(s);
   mpi_impl::Request q;
@@ -1238,9 +1250,11 @@ int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
 // ---- communicators with a grid ----
 
 int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int, MPI_Comm* out) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Cart_create";
-  HOPSIM_MPI_COMM("MPI_Cart_create", old);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, old, "MPI_Cart_create", &err);
+  if (!cm) return err;
   long prod = 1;
   for (int i = 0; i < ndims; ++i) prod *= dims[i];
   const auto n = static_cast<long>(cm->world.size());
@@ -1261,8 +1275,10 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
 }
 
 int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Cart_coords", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_coords", &err);
+  if (!cm) return err;
   if (cm->dims.empty())
     return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_coords", fmt::format("{} is not a Cartesian communicator", c));
   // Row-major: the last dimension varies fastest (MPI's order).
@@ -1274,8 +1290,10 @@ int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
 }
 
 int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Cart_rank", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_rank", &err);
+  if (!cm) return err;
   if (cm->dims.empty())
     return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_rank", fmt::format("{} is not a Cartesian communicator", c));
   int r = 0;
@@ -1294,8 +1312,10 @@ int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
 }
 
 int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
-  HOPSIM_MPI_STATE;
-  HOPSIM_MPI_COMM("MPI_Cart_shift", c);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_shift", &err);
+  if (!cm) return err;
   const int nd = static_cast<int>(cm->dims.size());
   if (nd == 0)
     return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_shift", fmt::format("{} is not a Cartesian communicator", c));
@@ -1321,9 +1341,11 @@ int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) 
 // ---- collectives ----
 
 int MPI_Barrier(MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Barrier";
-  HOPSIM_MPI_COMM("MPI_Barrier", c);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Barrier", &err);
+  if (!cm) return err;
   if (c == MPI_COMM_WORLD) {  // the GI barrier on the job's class route
     auto& m = *Machine::current();
     mpi_impl::charge(s, m.params().mpi_send_cycles);
@@ -1337,7 +1359,7 @@ int MPI_Barrier(MPI_Comm c) {
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Bcast";
   if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false)) return e;
   mpi_impl::bcast(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), root, c);
@@ -1345,13 +1367,13 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
 }
 
 int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Reduce";
   if (const int e = mpi_impl::check_args(s, "MPI_Reduce", c, count, t, root, 0, false)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
-  std::memcpy(acc.data(), sbuf == MPI_IN_PLACE ? rbuf : sbuf, bytes);
+  std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
   std::vector<std::uint8_t> probe(acc);
   if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Reduce", fmt::format("op {} on datatype 0x{:x}", op, t));
@@ -1361,12 +1383,12 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
 }
 
 int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Allreduce";
   if (const int e = mpi_impl::check_args(s, "MPI_Allreduce", c, count, t, 0, 0, false)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
-  std::memcpy(acc.data(), sbuf == MPI_IN_PLACE ? rbuf : sbuf, bytes);
+  std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
   std::vector<std::uint8_t> probe(acc);
   if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Allreduce", fmt::format("op {} on datatype 0x{:x}", op, t));
@@ -1378,7 +1400,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
 
 int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Gather";
   if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
@@ -1391,7 +1413,7 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
   auto* out = static_cast<std::uint8_t*>(rbuf);
   for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
     if (r == root) {
-      if (sbuf != MPI_IN_PLACE) std::memcpy(out + static_cast<std::size_t>(r) * rb, sbuf, std::min(sb, rb));
+      if (!mpi_impl::in_place(sbuf)) std::memcpy(out + static_cast<std::size_t>(r) * rb, sbuf, std::min(sb, rb));
       continue;
     }
     mpi_impl::coll_recv(s, out + static_cast<std::size_t>(r) * rb, rb, r, c, mpi_impl::kGatherTag);
@@ -1401,7 +1423,7 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
 
 int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Scatter";
   if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
@@ -1414,7 +1436,7 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
   const auto* in = static_cast<const std::uint8_t*>(sbuf);
   for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
     if (r == root) {
-      if (rbuf != MPI_IN_PLACE) std::memcpy(rbuf, in + static_cast<std::size_t>(r) * sb, std::min(sb, rb));
+      if (!mpi_impl::in_place(rbuf)) std::memcpy(rbuf, in + static_cast<std::size_t>(r) * sb, std::min(sb, rb));
       continue;
     }
     mpi_impl::coll_send(s, in + static_cast<std::size_t>(r) * sb, sb, r, c, mpi_impl::kScatterTag);
@@ -1432,14 +1454,14 @@ int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
 
 int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm c) {
-  HOPSIM_MPI_STATE;
+  auto& s = mpi_impl::mpi();
   s.coll = "MPI_Alltoall";
   if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = static_cast<int>(cm.world.size());
   const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
   const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
-  std::vector<MPI_Request> rs(static_cast<std::size_t>(2 * n), MPI_REQUEST_NULL);
+  std::vector<MPI_Request> rs(2 * static_cast<std::size_t>(n), MPI_REQUEST_NULL);
   for (int k = 0; k < n; ++k) {  // pairwise: rank me + k, so not everyone sends to rank 0 first
     const int from = (cm.me - k + n) % n;
     mpi_impl::start_recv(s, static_cast<std::uint8_t*>(rbuf) + static_cast<std::size_t>(from) * rb, rb, from,
@@ -1448,7 +1470,8 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
   for (int k = 0; k < n; ++k) {
     const int to = (cm.me + k) % n;
     mpi_impl::start_send(s, static_cast<const std::uint8_t*>(sbuf) + static_cast<std::size_t>(to) * sb, sb, to,
-                         mpi_impl::kAlltoallTag, c, false, 1, &rs[static_cast<std::size_t>(n + k)]);
+                         mpi_impl::kAlltoallTag, c, false, 1,
+                         &rs[static_cast<std::size_t>(n) + static_cast<std::size_t>(k)]);
   }
   for (auto& r : rs) {
     auto& q = *s.reqs[static_cast<std::size_t>(r)];
