@@ -86,7 +86,7 @@ std::string subcommand_error(const CLI::App& app, int argc, char** argv) {
 
 // The arguments no option or positional of the parsed (sub)commands took.
 // A command that passes what follows its program on (prefix_command, like
-// bgq exec) counts them only when none of its positionals got a value: then
+// a family's exec of a program) counts them only when none of its positionals got a value: then
 // they came before the program.
 void unexpected_arguments(const CLI::App& app, std::vector<std::string>& out) {
   bool own = !app.get_allow_extras();

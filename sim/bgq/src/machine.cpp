@@ -40,9 +40,12 @@ std::string wait_text(WaitKind k, int a, int b) {
 }
 
 std::string mpi_wait_text(const RankState& st) {
-  const char* call = st.mpi_call.load(std::memory_order_relaxed);
+  return mpi_wait_text(st.mpi_call.load(std::memory_order_relaxed), st.mpi_peer.load(std::memory_order_relaxed),
+                       st.mpi_tag.load(std::memory_order_relaxed));
+}
+
+std::string mpi_wait_text(const char* call, int peer, int tag) {
   if (!call) return {};
-  const int peer = st.mpi_peer.load(std::memory_order_relaxed), tag = st.mpi_tag.load(std::memory_order_relaxed);
   const std::string who = peer == MPI_ANY_SOURCE ? "any rank" : fmt::format("rank {}", peer);
   const std::string which = tag == MPI_ANY_TAG ? "any tag" : fmt::format("tag {}", tag);
   return fmt::format("in {} ({}, {})", call, who, which);

@@ -126,6 +126,7 @@ struct RankState {
 void reserve_mpi_fifo(RankState& st);
 // "in MPI_Recv (rank 1, tag 7)", or empty when the rank waits in no MPI call.
 std::string mpi_wait_text(const RankState& st);
+std::string mpi_wait_text(const char* call, int peer, int tag);
 
 class Machine {
  public:

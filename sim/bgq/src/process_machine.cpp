@@ -75,6 +75,9 @@ struct alignas(64) RankShared {
   alignas(64) std::atomic<std::int64_t> waited_ns{0};  // last iteration of a wait loop
   std::atomic<std::uint32_t> wait_kind{0};
   std::atomic<std::int32_t> wait_a{0}, wait_b{0};
+  // The MPI call a spinning rank waits in (a string literal of the runtime: the same address in every
+  // forked rank), with its peer and tag in wait_a and wait_b.
+  std::atomic<const char*> mpi_call{nullptr};
 };
 
 struct Arena {
@@ -352,6 +355,12 @@ class ProcessMachine final : public Machine {
     service(nested);
     rank_->check_abort();
     auto& rs = mine();
+    const char* call = k == WaitKind::spin ? self().mpi_call.load(std::memory_order_relaxed) : nullptr;
+    if (call) {
+      a = self().mpi_peer.load(std::memory_order_relaxed);
+      b = self().mpi_tag.load(std::memory_order_relaxed);
+    }
+    rs.mpi_call.store(call, std::memory_order_relaxed);
     rs.wait_kind.store(static_cast<std::uint32_t>(k), std::memory_order_relaxed);
     rs.wait_a.store(a, std::memory_order_relaxed);
     rs.wait_b.store(b, std::memory_order_relaxed);
@@ -432,7 +441,10 @@ class ProcessMachine final : public Machine {
         progress_watch_.restart(now);  // someone is computing: not a deadlock
         return;
       }
-      by_state[wait_text(static_cast<WaitKind>(rs.wait_kind.load()), rs.wait_a.load(), rs.wait_b.load())].push_back(r);
+      const char* call = rs.mpi_call.load(std::memory_order_relaxed);
+      by_state[call ? mpi_wait_text(call, rs.wait_a.load(), rs.wait_b.load())
+                    : wait_text(static_cast<WaitKind>(rs.wait_kind.load()), rs.wait_a.load(), rs.wait_b.load())]
+          .push_back(r);
     }
     if (!progress_watch_.stuck(now)) return;
     const std::string who = waits_text(by_state);
