@@ -8,8 +8,8 @@
  * 4, 8, 16, 32 and 64 KiB per neighbour)
  *
  * stdout: each size's data check (the same in every mode); stderr: the
- * cycles of a zero-byte ping-pong between neighbours (half a round trip) and
- * of each exchange (mean over ranks and iterations, GetTimeBase between two
+ * cycles of a zero-byte ping-pong between neighbours (half a round trip), of
+ * an MPI_Allreduce of one double, and of each exchange (mean over ranks and iterations, GetTimeBase between two
  * barriers), so the two modes' stdout can be compared. */
 #include <hwi/include/bqc/A2_inlines.h>
 #include <mpi.h>
@@ -47,6 +47,27 @@ static void pingpong(MPI_Comm cart, int peer_plus, int peer_minus, int coord0) {
   if (rank == 0) fprintf(stderr, "zero-byte ping-pong with a neighbour: %.0f cycles per half round trip\n", m);
 }
 
+/* MPI_Allreduce of one double: on MPI_COMM_WORLD (the collective network) and on a duplicate of it
+ * (point-to-point trees). */
+static void allreduce(void) {
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  const MPI_Comm comms[2] = {MPI_COMM_WORLD, dup};
+  const char* names[2] = {"MPI_COMM_WORLD (collective network)", "a duplicate (point to point)"};
+  for (int k = 0; k < 2; ++k) {
+    double x = rank, y = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const uint64_t t0 = GetTimeBase();
+    for (int i = 0; i < 10; ++i) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, comms[k]);
+    const double m = mean_cycles((double)(GetTimeBase() - t0) / 10);
+    if (rank == 0) {
+      printf("allreduce on %s: sum %.0f\n", names[k], y);
+      fprintf(stderr, "MPI_Allreduce of one double on %s: %.0f cycles\n", names[k], m);
+    }
+  }
+  MPI_Comm_free(&dup);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -72,6 +93,7 @@ int main(int argc, char** argv) {
   for (int d = 0; d < 4; ++d) MPI_Cart_shift(cart, d, 1, &nb[2 * d + 1], &nb[2 * d]); /* [2d] = +, [2d+1] = - */
   MPI_Cart_coords(cart, rank, 4, co);
   pingpong(cart, nb[0], nb[1], co[0]);
+  allreduce();
 
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];

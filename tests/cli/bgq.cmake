@@ -200,7 +200,8 @@ cli_test(bgq_mpi_deadlock.native RC 6 HAS "deadlock: nothing moved for 3 s while
 # software cycles (hardware.md: about 2.2 us = 3520 cycles nearest-neighbour
 # latency) and its control, with the software cycles at 0.
 set(CLI_MPI_HALO ${CMAKE_BINARY_DIR}/kernels/bgq/mpi_halo)
-cli_test(bgq_mpi_halo HAS "printed the same 2 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
+cli_test(bgq_mpi_halo HAS "printed the same 4 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
+  "allreduce on MPI_COMM_WORLD (collective network): sum 496" "allreduce on a duplicate (point to point): sum 496"
   "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576" LACKS "DIFFERENT"
   CMD ${HOPSIM} bgq exec --out exec ${CLI_MPI_HALO} 1 1024 4096)
 cli_test(bgq_mpi_latency_calibration HAS "zero-byte ping-pong with a neighbour: 3501 cycles per half round trip"

@@ -137,7 +137,8 @@ struct MpiState {
   std::uint64_t injected = 0;
   double owed = 0;  // software cycles not yet charged
   std::uint16_t next_context = 4;
-  const char* coll = "MPI_Barrier";  // the collective call under way (error messages)
+  const char* coll = "MPI_Barrier";           // the collective call under way (error messages)
+  alignas(8) std::uint64_t coll_counter = 0;  // the collective network's reception counter
 };
 
 void reserve_mpi_fifo(RankState& st) {
@@ -845,6 +846,73 @@ void barrier(MpiState& s, MPI_Comm c) {
   }
 }
 
+// The collective network's op code for `op` on `t`, or -1 where the
+// hardware has none (it combines 4- and 8-byte integers, and doubles).
+int network_op(MPI_Datatype t, MPI_Op op) {
+  const int kind = t >> 8, size = t & 0xFF;
+  if (kind == 3) {
+    if (size != 8) return -1;
+    return op == MPI_SUM   ? MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_ADD
+           : op == MPI_MAX ? MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_MAX
+           : op == MPI_MIN ? MUHWI_COLLECTIVE_OP_CODE_FLOATING_POINT_MIN
+                           : -1;
+  }
+  if ((kind != 1 && kind != 2) || (size != 4 && size != 8)) return -1;
+  const bool sign = kind == 1;
+  switch (op) {
+    case MPI_SUM:
+      return sign ? MUHWI_COLLECTIVE_OP_CODE_SIGNED_ADD : MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_ADD;
+    case MPI_MAX:
+      return sign ? MUHWI_COLLECTIVE_OP_CODE_SIGNED_MAX : MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_MAX;
+    case MPI_MIN:
+      return sign ? MUHWI_COLLECTIVE_OP_CODE_SIGNED_MIN : MUHWI_COLLECTIVE_OP_CODE_UNSIGNED_MIN;
+    case MPI_BAND:
+      return MUHWI_COLLECTIVE_OP_CODE_AND;
+    case MPI_BOR:
+      return MUHWI_COLLECTIVE_OP_CODE_OR;
+    case MPI_BXOR:
+      return MUHWI_COLLECTIVE_OP_CODE_XOR;
+    default:
+      return -1;
+  }
+}
+
+// MPI_Allreduce on MPI_COMM_WORLD on the collective network, as PAMI does
+// it: every node injects a collective direct put on class route 0 (the
+// job's comm-world tree) and waits for its reception counter; false where
+// the hardware cannot (an op or type it has no code for, a machine without
+// collectives), and the caller uses point-to-point messages.
+bool network_allreduce(MpiState& s, const std::vector<std::uint8_t>& in, void* out, MPI_Datatype t, MPI_Op op) {
+  const int code = network_op(t, op);
+  Machine& m = *Machine::current();
+  if (code < 0 || !m.collectives() || in.empty()) return false;
+  charge(s, m.params().mpi_send_cycles);
+  pay(s);
+  std::uint64_t off = 0, coff = 0;
+  MUSPI_CollectiveDirectPutDescriptorInfo_t info{};
+  info.Base.Payload_Address = reinterpret_cast<uint64_t>(in.data());
+  info.Base.Message_Length = in.size();
+  info.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CUSER;
+  info.Collective.Op_Code = static_cast<uint8_t>(code);
+  info.Collective.Word_Length = static_cast<uint16_t>(t & 0xFF);
+  info.Collective.Class_Route = 0;
+  info.Collective.Misc = MUHWI_PACKET_VIRTUAL_CHANNEL_USER_SUB_COMM | MUHWI_COLLECTIVE_TYPE_ALLREDUCE;
+  info.DirectPut.Rec_Payload_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(out), off);
+  info.DirectPut.Rec_Payload_Offset = off;
+  info.DirectPut.Rec_Counter_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(&s.coll_counter), coff);
+  info.DirectPut.Rec_Counter_Offset = coff;
+  MUHWI_Descriptor_t d;
+  MUSPI_CreateCollectiveDirectPutDescriptor(&d, &info);
+  std::atomic_ref<std::uint64_t>(s.coll_counter).store(in.size(), std::memory_order_release);
+  inject(s, s.world, d, in);
+  wait_for(
+      s, [&] { return std::atomic_ref<std::uint64_t>(s.coll_counter).load(std::memory_order_acquire) == 0; },
+      "MPI_Allreduce", MPI_ANY_SOURCE, MPI_ANY_TAG);
+  charge(s, m.params().mpi_recv_cycles);
+  pay(s);
+  return true;
+}
+
 // A context every member of `c` agrees on (the highest next context among them).
 std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
   std::int32_t ctx = s.next_context;
@@ -1392,6 +1460,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
   std::vector<std::uint8_t> probe(acc);
   if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Allreduce", fmt::format("op {} on datatype 0x{:x}", op, t));
+  if (c == MPI_COMM_WORLD && mpi_impl::network_allreduce(s, acc, rbuf, t, op)) return MPI_SUCCESS;
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
   mpi_impl::bcast(s, acc.data(), bytes, 0, c);
   std::memcpy(rbuf, acc.data(), bytes);

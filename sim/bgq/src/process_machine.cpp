@@ -147,6 +147,8 @@ class ProcessMachine final : public Machine {
     return static_cast<std::uint64_t>(s * params().clock_hz);
   }
 
+  bool collectives() const override { return false; }
+
   void inject(std::uint32_t, const MUHWI_Descriptor_t& d) override {
     if (model::is_collective(d))
       throw ConfigError(
