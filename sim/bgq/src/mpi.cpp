@@ -31,6 +31,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,8 +72,11 @@ static_assert(sizeof(Rts) == 32);
 
 struct Comm {
   std::uint16_t context = 0;  // point to point; collectives use context + 1
-  std::vector<int> world;     // world rank of each member
+  int n = 0;                  // members
+  std::vector<int> members;   // world rank of each member; empty: member r is world rank r
   int me = 0;
+  int size() const { return n; }
+  int world(int r) const { return members.empty() ? r : members[static_cast<std::size_t>(r)]; }
   bool fatal = true;
   bool active = true;
   std::vector<int> dims, periods;  // a Cartesian communicator
@@ -121,17 +125,16 @@ struct MpiState {
   MUSPI_BaseAddressTableSubGroup_t bat{};
   std::array<MUSPI_InjFifo_t*, kInjFifos> injf{};
   MUSPI_RecFifo_t* recf = nullptr;
-  std::array<std::vector<MUHWI_Descriptor_t>, kInjFifos> inj_mem;  // the FIFOs' memory (64-byte aligned)
-  std::vector<std::uint64_t> windows;                              // base of base-address entry i of the subgroup
+  std::vector<std::uint64_t> windows;  // base of base-address entry i of the subgroup
   std::vector<Comm> comms;
   std::vector<std::unique_ptr<Request>> reqs;
   std::vector<int> free_reqs;
   std::deque<int> posted;  // receive requests in post order
   std::deque<Arrived> unexpected;
   std::map<std::pair<int, std::uint16_t>, Partial> partial;
-  std::map<std::pair<int, std::uint16_t>, Arrived> early;  // ahead of their turn
-  std::vector<std::uint16_t> send_seq, recv_seq;           // per world rank
-  std::vector<int> getting;                                // rendezvous receives under way
+  std::map<std::pair<int, std::uint16_t>, Arrived> early;     // ahead of their turn
+  std::unordered_map<int, std::uint16_t> send_seq, recv_seq;  // per world rank written to / heard from
+  std::vector<int> getting;                                   // rendezvous receives under way
   // Per injection FIFO: what its descriptors send, until the MU has read it.
   std::array<std::deque<std::vector<std::uint8_t>>, kInjFifos> staging;
   std::uint64_t injected = 0;
@@ -226,19 +229,20 @@ std::size_t type_size(MPI_Datatype t) {
 }
 
 void setup(MpiState& s) {
+  // The FIFOs' memory as the SPI wants it (64-byte aligned): hopsim keeps
+  // the descriptors itself and never touches it, so every rank names one block.
+  alignas(64) static std::array<std::uint8_t, kInjBytes> fifo_memory{};
   auto& m = mach();
   s.world = Machine::current_rank();
   s.size = m.size();
-  s.send_seq.assign(static_cast<std::size_t>(s.size), 0);
-  s.recv_seq.assign(static_cast<std::size_t>(s.size), 0);
   Comm world;
   world.context = 0;
-  world.world.resize(static_cast<std::size_t>(s.size));
-  std::iota(world.world.begin(), world.world.end(), 0);
+  world.n = s.size;
   world.me = s.world;
   Comm self;
   self.context = 2;
-  self.world = {s.world};
+  self.n = 1;
+  self.members = {s.world};
   s.comms = {world, self};
 
   // The reception FIFO was enabled before the program started (reserve_mpi_fifo).
@@ -256,9 +260,8 @@ void setup(MpiState& s) {
   if (Kernel_AllocateInjFifos(kSubgroup, &s.inj, kInjFifos, fifo_ids.data(), ia.data()) != 0)
     fail("MPI: the injection FIFOs of subgroup 64 are already allocated (MPI's own)");
   for (uint32_t i = 0; i < kInjFifos; ++i) {
-    s.inj_mem[i].resize(kInjBytes / sizeof(MUHWI_Descriptor_t));
     Kernel_MemoryRegion_t ir;
-    Kernel_CreateMemoryRegion(&ir, s.inj_mem[i].data(), kInjBytes);
+    Kernel_CreateMemoryRegion(&ir, fifo_memory.data(), kInjBytes);
     Kernel_InjFifoInit(&s.inj, i, &ir, 0, kInjBytes - 1);
     s.injf[i] = MUSPI_IdToInjFifo(i, &s.inj);
   }
@@ -429,7 +432,7 @@ void match(MpiState& s, Arrived a) {
 
 // In each pair's sending order.
 void arrived(MpiState& s, Arrived a) {
-  const auto src = static_cast<std::size_t>(a.world_src);
+  const int src = a.world_src;
   if (a.env.seq != s.recv_seq[src]) {
     const auto key = std::make_pair(a.world_src, a.env.seq);
     s.early.emplace(key, std::move(a));
@@ -437,8 +440,7 @@ void arrived(MpiState& s, Arrived a) {
   }
   match(s, std::move(a));
   ++s.recv_seq[src];
-  for (auto it = s.early.find({static_cast<int>(src), s.recv_seq[src]}); it != s.early.end();
-       it = s.early.find({static_cast<int>(src), s.recv_seq[src]})) {
+  for (auto it = s.early.find({src, s.recv_seq[src]}); it != s.early.end(); it = s.early.find({src, s.recv_seq[src]})) {
     Arrived next = std::move(it->second);
     s.early.erase(it);
     match(s, std::move(next));
@@ -600,7 +602,7 @@ int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype 
   if (count < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
   if (type_size(t) == 0)
     return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is not a type hopsim's MPI has", t));
-  const int n = static_cast<int>(cm->world.size());
+  const int n = cm->size();
   if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= n))
     return error(c, MPI_ERR_RANK, fn, fmt::format("rank {} of a communicator of {}", peer, n));
   if (!(recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > MPI_TAG_UB_VALUE))
@@ -624,13 +626,13 @@ int start_send(MpiState& s, const void* buf, std::size_t bytes, int dest, int ta
   }
   charge(s, Machine::current()->params().mpi_send_cycles);
   pay(s);  // the software runs before the MU takes the descriptor
-  const int w = cm.world[static_cast<std::size_t>(dest)];
+  const int w = cm.world(dest);
   Envelope e;
   e.src = cm.me;
   e.tag = tag;
   e.bytes = static_cast<std::uint32_t>(bytes);
   e.context = static_cast<std::uint16_t>(cm.context + context_add);
-  e.seq = s.send_seq[static_cast<std::size_t>(w)]++;
+  e.seq = s.send_seq[w]++;
   if (!sync && bytes <= Machine::current()->params().mpi_eager_bytes) {
     send_fifo(s, w, kEagerFn, e.seq, bytes_of(e, buf, bytes));
     q.done = true;
@@ -802,7 +804,7 @@ enum CollTag : int { kBarrierTag = 1, kBcastTag, kReduceTag, kGatherTag, kScatte
 
 void bcast(MpiState& s, void* buf, std::size_t bytes, int root, MPI_Comm c) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
-  const int n = static_cast<int>(cm.world.size()), vr = (cm.me - root + n) % n;
+  const int n = cm.size(), vr = (cm.me - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
@@ -817,7 +819,7 @@ void bcast(MpiState& s, void* buf, std::size_t bytes, int root, MPI_Comm c) {
 
 void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
-  const int n = static_cast<int>(cm.world.size()), vr = (cm.me - root + n) % n;
+  const int n = cm.size(), vr = (cm.me - root + n) % n;
   const std::size_t bytes = count * type_size(t);
   std::vector<std::uint8_t> in(bytes);
   for (int mask = 1; mask < n; mask <<= 1) {
@@ -834,7 +836,7 @@ void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op
 
 void barrier(MpiState& s, MPI_Comm c) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
-  const int n = static_cast<int>(cm.world.size());
+  const int n = cm.size();
   for (int k = 1; k < n; k <<= 1) {
     MPI_Request r = MPI_REQUEST_NULL;
     start_recv(s, nullptr, 0, (cm.me - k + n) % n, kBarrierTag, c, 1, &r);
@@ -1010,7 +1012,7 @@ int MPI_Comm_size(MPI_Comm c, int* size) {
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_size", &err);
   if (!cm) return err;
-  *size = static_cast<int>(cm->world.size());
+  *size = cm->size();
   return MPI_SUCCESS;
 }
 
@@ -1032,7 +1034,7 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_split", &err);
   if (!cm) return err;
-  const int n = static_cast<int>(cm->world.size());
+  const int n = cm->size();
   const mpi_impl::Comm parent = *cm;
   // Every member's (color, key), gathered at 0 and broadcast.
   std::vector<std::int32_t> all(2 * static_cast<std::size_t>(n));
@@ -1060,8 +1062,9 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   mpi_impl::Comm d;
   d.context = ctx;
   d.fatal = parent.fatal;
+  d.n = static_cast<int>(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
-    d.world.push_back(parent.world[static_cast<std::size_t>(members[i])]);
+    d.members.push_back(parent.world(members[i]));
     if (members[i] == parent.me) d.me = static_cast<int>(i);
   }
   *out = mpi_impl::add_comm(s, std::move(d));
@@ -1325,7 +1328,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
   if (!cm) return err;
   long prod = 1;
   for (int i = 0; i < ndims; ++i) prod *= dims[i];
-  const auto n = static_cast<long>(cm->world.size());
+  const auto n = static_cast<long>(cm->size());
   if (ndims < 1 || prod > n || prod < 1)
     return mpi_impl::error(old, MPI_ERR_ARG, "MPI_Cart_create",
                            fmt::format("a grid of {} ranks on a communicator of {}", prod, n));
@@ -1335,7 +1338,8 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  d.world.resize(static_cast<std::size_t>(prod));
+  d.n = static_cast<int>(prod);
+  if (!d.members.empty()) d.members.resize(static_cast<std::size_t>(prod));
   d.dims.assign(dims, dims + ndims);
   d.periods.assign(periods, periods + ndims);
   *out = mpi_impl::add_comm(s, std::move(d));
@@ -1480,7 +1484,7 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
   }
   const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
   auto* out = static_cast<std::uint8_t*>(rbuf);
-  for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
+  for (int r = 0; r < cm.size(); ++r) {
     if (r == root) {
       if (!mpi_impl::in_place(sbuf)) std::memcpy(out + static_cast<std::size_t>(r) * rb, sbuf, std::min(sb, rb));
       continue;
@@ -1503,7 +1507,7 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
   }
   const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
   const auto* in = static_cast<const std::uint8_t*>(sbuf);
-  for (int r = 0; r < static_cast<int>(cm.world.size()); ++r) {
+  for (int r = 0; r < cm.size(); ++r) {
     if (r == root) {
       if (!mpi_impl::in_place(rbuf)) std::memcpy(rbuf, in + static_cast<std::size_t>(r) * sb, std::min(sb, rb));
       continue;
@@ -1527,7 +1531,7 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
   s.coll = "MPI_Alltoall";
   if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
-  const int n = static_cast<int>(cm.world.size());
+  const int n = cm.size();
   const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
   const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
   std::vector<MPI_Request> rs(2 * static_cast<std::size_t>(n), MPI_REQUEST_NULL);
