@@ -223,9 +223,7 @@ int32_t Kernel_InjFifoInit(MUSPI_InjFifoSubGroup_t* sg, uint32_t id, Kernel_Memo
     fail(fmt::format("Kernel_InjFifoInit: size {} is not a multiple of 64 bytes of at least two descriptors",
                      sizeMinus1 + 1));
   const uint32_t g = sg->subgroup * hopsim::bgq::model::kInjFifosPerSubgroup + id;
-  auto& slots = R().inj_slots;
-  if (slots.size() <= g) slots.resize(g + 1, 0);
-  slots[g] = (sizeMinus1 + 1) / 64;
+  R().inj_slots.at(g) = (sizeMinus1 + 1) / 64;
   return 0;
 }
 
@@ -241,14 +239,13 @@ uint64_t MUSPI_InjFifoInject(MUSPI_InjFifo_t* fifo, void* desc) {
   auto& st = R();
   if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_InjFifoInject: the FIFO was not allocated (Kernel_AllocateInjFifos)");
-  if (st.inj_count.size() <= fifo->fifo) st.inj_count.resize(fifo->fifo + 1, 0);
   if (MUSPI_getHwFreeSpace(fifo) == 0) {  // full: the driver's answer, and one iteration of a retry loop
     M().idle_poll(hopsim::bgq::WaitKind::inj_full, static_cast<int>(fifo->fifo), 0);
     return static_cast<uint64_t>(-1);
   }
   M().inject(fifo->fifo, *static_cast<const MUHWI_Descriptor_t*>(desc));
   ++st.descriptors;
-  return ++st.inj_count[fifo->fifo];
+  return ++st.inj_count.at(fifo->fifo);
 }
 
 uint64_t MUSPI_getHwFreeSpace(MUSPI_InjFifo_t* fifo) {
@@ -256,7 +253,7 @@ uint64_t MUSPI_getHwFreeSpace(MUSPI_InjFifo_t* fifo) {
   auto& st = R();
   if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_getHwFreeSpace: the FIFO was not allocated (Kernel_AllocateInjFifos)");
-  const uint64_t slots = st.inj_slots.size() > fifo->fifo ? st.inj_slots[fifo->fifo] : 0;
+  const uint64_t slots = st.inj_slots.get(fifo->fifo);
   if (slots == 0) return UINT64_MAX / 2;  // no Kernel_InjFifoInit: hopsim sets no size to the FIFO
   const uint64_t waiting = M().inj_waiting(fifo->fifo);
   return waiting >= slots - 1 ? 0 : slots - 1 - waiting;
@@ -267,7 +264,7 @@ uint32_t MUSPI_CheckDescComplete(MUSPI_InjFifo_t* fifo, uint64_t n) {
   auto& st = R();
   if (fifo->fifo >= hopsim::bgq::model::kInjFifos || !st.mu.inj_allocated[fifo->fifo])
     fail("MUSPI_CheckDescComplete: the FIFO was not allocated (Kernel_AllocateInjFifos)");
-  const uint64_t given = fifo->fifo < st.inj_count.size() ? st.inj_count[fifo->fifo] : 0;
+  const uint64_t given = st.inj_count.get(fifo->fifo);
   if (n == 0) return 1;
   if (n > given) {
     // Not done, as on the hardware (programs ask about FIFOs they did not use); a rank that asks only

@@ -83,6 +83,25 @@ struct CollectiveDone {
   std::uint32_t source = 0;                                      // the root, or a broadcast's sender (traces)
 };
 
+// A number per injection FIFO, for the few of a node's 544 that a rank
+// uses (a full machine has 98304 ranks).
+class PerFifo {
+ public:
+  std::uint64_t get(std::uint32_t fifo) const {
+    for (const auto& [f, v] : v_)
+      if (f == fifo) return v;
+    return 0;
+  }
+  std::uint64_t& at(std::uint32_t fifo) {
+    for (auto& [f, v] : v_)
+      if (f == fifo) return v;
+    return v_.emplace_back(fifo, 0).second;
+  }
+
+ private:
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> v_;
+};
+
 struct RankState {
   int rank = 0;
   std::string label;  // "rank N", in a crash report (hopsim/core/crash.hpp)
@@ -100,8 +119,8 @@ struct RankState {
   std::uint64_t digest = 1469598103934665603ull;
   std::uint64_t gi_target = 0;                            // generation the last GI barrier enter waits for
   std::uint64_t descriptors = 0, packets = 0, bytes = 0;  // injected
-  std::vector<std::uint64_t> inj_count;                   // descriptors injected per FIFO (global id)
-  std::vector<std::uint64_t> inj_slots;                   // descriptors each FIFO holds (Kernel_InjFifoInit)
+  PerFifo inj_count;                                      // descriptors injected per FIFO (global id)
+  PerFifo inj_slots;                                      // descriptors each FIFO holds (Kernel_InjFifoInit)
   std::uint64_t never_done_polls = 0;                     // MUSPI_CheckDescComplete of counts never injected, in a row
   // Memory the MU may write (memory regions, base addresses), and the last
   // values read there by instrumented loads: a repeated read of an unchanged
@@ -138,7 +157,7 @@ class Machine {
 
   // Operations of the calling rank.
   virtual std::uint64_t timebase() = 0;
-  // Descriptor number self().inj_count[fifo] of `fifo` (the caller counts it after).
+  // Descriptor number self().inj_count.get(fifo) of `fifo` (the caller counts it after).
   virtual void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) = 0;
   // Whether the MU has sent descriptor `seq` of the calling rank's `fifo`
   // (one poll). Where the MU works at once (native runs) it always has.

@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -129,14 +128,15 @@ struct MpiState {
   std::vector<Comm> comms;
   std::vector<std::unique_ptr<Request>> reqs;
   std::vector<int> free_reqs;
-  std::deque<int> posted;  // receive requests in post order
-  std::deque<Arrived> unexpected;
+  // Vectors, not deques: empty ones take no memory, and a full machine has 98304 ranks.
+  std::vector<int> posted;  // receive requests in post order
+  std::vector<Arrived> unexpected;
   std::map<std::pair<int, std::uint16_t>, Partial> partial;
   std::map<std::pair<int, std::uint16_t>, Arrived> early;     // ahead of their turn
   std::unordered_map<int, std::uint16_t> send_seq, recv_seq;  // per world rank written to / heard from
   std::vector<int> getting;                                   // rendezvous receives under way
   // Per injection FIFO: what its descriptors send, until the MU has read it.
-  std::array<std::deque<std::vector<std::uint8_t>>, kInjFifos> staging;
+  std::array<std::vector<std::vector<std::uint8_t>>, kInjFifos> staging;
   std::uint64_t injected = 0;
   double owed = 0;  // software cycles not yet charged
   std::uint16_t next_context = 4;
@@ -548,7 +548,8 @@ void progress(MpiState& s) {
   }
   for (std::uint32_t f = 0; f < kInjFifos; ++f) {
     const std::uint64_t busy = m.inj_waiting(kInjFifo + f);
-    while (s.staging[f].size() > busy) s.staging[f].pop_front();
+    auto& st = s.staging[f];
+    if (st.size() > busy) st.erase(st.begin(), st.end() - static_cast<std::ptrdiff_t>(busy));
   }
   pay(s);
 }

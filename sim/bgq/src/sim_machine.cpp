@@ -233,7 +233,7 @@ class SimMachine final : public Machine {
     const model::Tick done = start(r, fifo, d, clock_[r]);
     auto& open = sending_[r];
     std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
-    open.push_back({fifo, self().inj_count[fifo], done});
+    open.push_back({fifo, self().inj_count.get(fifo), done});
   }
 
   bool desc_complete(std::uint32_t fifo, std::uint64_t seq) override {
@@ -269,7 +269,7 @@ class SimMachine final : public Machine {
   // member has contributed, the result lands at each receiver as the tree
   // schedule says (model::schedule_collective).
   void contribute(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d) {
-    const std::uint64_t seq = self().inj_count[fifo];
+    const std::uint64_t seq = self().inj_count.get(fifo);
     auto part = take_collective(r, fifo, seq, d, clock_[r]);
     auto& open = sending_[r];
     std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
