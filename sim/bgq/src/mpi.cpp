@@ -137,7 +137,6 @@ struct MpiState {
   std::vector<int> getting;                                   // rendezvous receives under way
   // Per injection FIFO: what its descriptors send, until the MU has read it.
   std::array<std::vector<std::vector<std::uint8_t>>, kInjFifos> staging;
-  std::uint64_t injected = 0;
   double owed = 0;  // software cycles not yet charged
   std::uint16_t next_context = 4;
   const char* coll = "MPI_Barrier";           // the collective call under way (error messages)
@@ -321,7 +320,6 @@ void inject(MpiState& s, int to, MUHWI_Descriptor_t& d, std::vector<std::uint8_t
   const std::uint32_t f = pinned_fifo(s.world, to);
   while (MUSPI_InjFifoInject(s.injf[f], &d) == static_cast<uint64_t>(-1)) {
   }
-  ++s.injected;
   s.staging[f].push_back(std::move(keep));
 }
 
@@ -761,9 +759,14 @@ void combine_as(MPI_Op op, T* acc, const T* in, std::size_t n) {
 }
 
 // acc = acc op in, count elements of type t; false for an op the type does not have.
-bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
+// Whether `op` applies to `t` (every op to integers; no bitwise op to floating point; none to MPI_BYTE).
+bool op_valid(MPI_Datatype t, MPI_Op op) {
   const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
-  if (op < MPI_MAX || op > MPI_BXOR || ((t >> 8) == 3 && bitwise) || (t >> 8) == 0) return false;
+  return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
+}
+
+bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
+  if (!op_valid(t, op)) return false;
   switch (t) {
     case MPI_CHAR:
       combine_as(op, static_cast<std::int8_t*>(acc), static_cast<const std::int8_t*>(in), count);
@@ -919,10 +922,8 @@ bool network_allreduce(MpiState& s, const std::vector<std::uint8_t>& in, void* o
 // A context every member of `c` agrees on (the highest next context among them).
 std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
   std::int32_t ctx = s.next_context;
-  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
   reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, c);
   bcast(s, &ctx, sizeof ctx, 0, c);
-  (void)cm;
   if (ctx > 0xFFF0) fail("MPI: more than 32760 communicators were created");
   s.next_context = static_cast<std::uint16_t>(ctx + 2);
   return static_cast<std::uint16_t>(ctx);
@@ -1447,8 +1448,7 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  std::vector<std::uint8_t> probe(acc);
-  if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
+  if (bytes > 0 && !mpi_impl::op_valid(t, op))
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Reduce", fmt::format("op {} on datatype 0x{:x}", op, t));
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
   if (root_me) std::memcpy(rbuf, acc.data(), bytes);
@@ -1462,8 +1462,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  std::vector<std::uint8_t> probe(acc);
-  if (bytes > 0 && !mpi_impl::combine(t, op, probe.data(), acc.data(), static_cast<std::size_t>(count)))
+  if (bytes > 0 && !mpi_impl::op_valid(t, op))
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Allreduce", fmt::format("op {} on datatype 0x{:x}", op, t));
   if (c == MPI_COMM_WORLD && mpi_impl::network_allreduce(s, acc, rbuf, t, op)) return MPI_SUCCESS;
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
