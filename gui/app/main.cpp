@@ -3,6 +3,7 @@
 //   hopsim-gui --screenshot OUT.png [--time T] [--metric M] [--scale S] [--size WxH] [--curve FILE.csv] [TRACE.db]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
@@ -234,6 +235,21 @@ int main(int argc, char** argv) {
   if (args.size() > 1) {
     fail("expected at most one trace file, got " + QString::number(args.size()));
     return 2;
+  }
+  // Files named on the command line exist before any window opens (the window would
+  // otherwise wait on an error dialog).
+  QStringList files = args;
+  if (parser.isSet(o.curve)) files << parser.value(o.curve);
+  for (const QString& f : files) {
+    const QFileInfo info(f);
+    if (!info.exists()) {
+      fail(f + ": no such file");
+      return 2;
+    }
+    if (!info.isFile() || !info.isReadable()) {
+      fail(f + ": not a readable file");
+      return 2;
+    }
   }
   ScreenshotOptions options;
   if (!read_colouring(parser, o, options) || !read_size(parser, o, options)) return 2;

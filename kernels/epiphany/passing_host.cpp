@@ -117,6 +117,9 @@ void host_main(hopsim::epiphany::HostContext& ctx) {
 
   const std::size_t total = static_cast<std::size_t>(n_max - n_min + 1) * kernels.size();
   std::size_t done = 0;
+  // A launch's work grows with n: the progress's ETA weighs each launch by n.
+  double work_total = 0, work_done = 0;
+  for (int n = n_min; n <= n_max; ++n) work_total += static_cast<double>(n) * static_cast<double>(kernels.size());
   for (int n = n_min; n <= n_max; ++n) {
     for (const auto& [method, krn] : kernels) {
       std::fill(debug, debug + kCores * kStride, -1);
@@ -152,7 +155,8 @@ void host_main(hopsim::epiphany::HostContext& ctx) {
       }
       r.digest = hopsim::epiphany::fnv1a(debug, kCores * kStride * sizeof(cl_int));
       ctx.record(std::move(r));
-      ctx.progress(++done, total, fmt::format("{} n={}", method, n));
+      work_done += n;
+      ctx.progress(++done, total, fmt::format("{} n={}", method, n), work_done / work_total);
     }
   }
 }

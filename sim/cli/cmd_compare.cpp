@@ -39,6 +39,7 @@ void add_compare_commands(Commands& c) {
   cmd->add_option("--out", o->out_dir, "output folder (overrides outputs.dir)");
   cmd->add_option("--png", o->png, "chart file, .png or .svg (default OUT/compare.png)");
   cmd->add_option("--log-level", o->level, "trace, debug, info, warn, error, critical or off");
+  add_progress_option(cmd);
   c.on(cmd, [o] { return run_compare(*o); });
 }
 

@@ -39,6 +39,7 @@ void add_curve_commands(Commands& c) {
   cmd->add_option("--seeds", o->seeds,
                   "runs per load with seeds traffic.seed, +1, ...: mean and 95% confidence interval per load and for "
                   "the saturation point (default 1)");
+  add_progress_option(cmd);
   c.on(cmd, [o] { return studies::run_curve(*o); });
 }
 

@@ -108,6 +108,7 @@ void add_run_commands(Commands& c) {
   run->add_option("--set", o->sets, "override a scenario key, e.g. --set kernel.args.repeat=1000");
   run->add_option("--out", o->out_dir, "output folder (overrides outputs.dir)");
   run->add_option("--log-level", o->level, "trace, debug, info, warn, error, critical or off");
+  add_progress_option(run);
   run->add_option("--trace", o->trace, "write an SQLite trace of the simulated run (outputs.trace)");
   run->add_option("--trace-detail", o->detail, "counters, transactions (default) or hops")
       ->check(CLI::IsMember({"counters", "transactions", "hops"}));

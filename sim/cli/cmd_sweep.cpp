@@ -24,8 +24,7 @@ void add_sweep_commands(Commands& c) {
   cmd->add_option("--seeds", o->seeds,
                   "traffic sweeps: run each point with seeds traffic.seed, +1, ...; each column is the mean, with its "
                   "95% interval in COLUMN_ci95 (default 1)");
-  cmd->add_option("--progress", o->progress, "auto (bar on a terminal, lines otherwise), bar, lines or off")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "off"}));
+  add_progress_option(cmd);
   c.on(cmd, [o] { return studies::run_sweep(*o); });
 }
 

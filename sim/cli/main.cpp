@@ -15,31 +15,39 @@
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/family.hpp"
+#include "hopsim/core/progress.hpp"
 #include "hopsim/traces/error.hpp"
 
 namespace {
 
 int run_parsed(const hopsim::Commands& commands) {
   try {
+    hopsim::set_progress_mode(hopsim::progress_mode());  // a bad HOPSIM_PROGRESS is refused before anything runs
     for (const auto& [sub, action] : commands.actions)
       if (sub->parsed()) return action();
     return 0;
   } catch (const hopsim::ConfigError& e) {
+    hopsim::end_progress_line();
     std::cerr << "hopsim: error: " << e.what() << "\n";
     return 2;
   } catch (const hopsim::KernelError& e) {
+    hopsim::end_progress_line();
     std::cerr << "\nhopsim: kernel error: " << e.what() << "\n";
     return 5;
   } catch (const hopsim::DeadlockError& e) {
+    hopsim::end_progress_line();
     std::cerr << "\nhopsim: " << e.what() << "\n";
     return 6;
   } catch (const hopsim::traces::TraceError& e) {
+    hopsim::end_progress_line();
     std::cerr << "hopsim: trace error: " << e.what() << "\n";
     return 2;
   } catch (const hopsim::CrashError& e) {
+    hopsim::end_progress_line();
     std::cerr << "\nhopsim: " << e.what() << "\n";
     return hopsim::crash::exit_status(e.signal());
   } catch (const std::exception& e) {
+    hopsim::end_progress_line();
     std::cerr << "\nhopsim: error: " << e.what() << "\n";
     return 1;
   }

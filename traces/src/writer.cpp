@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/progress.hpp"
 #include "hopsim/traces/error.hpp"
 #include "hopsim/traces/reader.hpp"
 #include "hopsim/traces/schema.hpp"
@@ -205,6 +206,11 @@ void TraceWriter::add_link(const Link& link) {
     if (++current_.rows >= options_.batch_rows) push_done_locked(lock);
 }
 
+double TraceWriter::estimated_bytes() const {
+    std::lock_guard lock(mutex_);
+    return file_bytes_ + static_cast<double>(detail_rows_added_ - detail_rows_written_) * bytes_per_row_;
+}
+
 bool TraceWriter::in_window(double begin, double end) const noexcept {
     return end >= options_.window_begin && begin < options_.window_end;
 }
@@ -365,7 +371,6 @@ void TraceWriter::run_writer() noexcept {
 // Writer thread, after each batch: the file's size and the detail rows in it, for the
 // producers' estimate (detail_closed_locked).
 void TraceWriter::check_size(std::uint64_t detail_rows) {
-    if (options_.max_bytes == 0) return;
     std::error_code ec;
     const auto size = fs::file_size(partial_, ec);
     std::lock_guard lock(mutex_);
@@ -502,6 +507,7 @@ void TraceWriter::say(std::string_view message) const {
     if (options_.notice) {
         options_.notice(message);
     } else {
+        hopsim::end_progress_line();
         fmt::print(stderr, "hopsim: {}\n", message);
     }
 }

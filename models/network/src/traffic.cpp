@@ -504,7 +504,8 @@ TrafficResult run_traffic(const TrafficConfig& cfg) {
   return timed(net, t0);
 }
 
-std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load) {
+std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load,
+                                         const std::function<void(const TrafficResult&)>& each) {
   require(step > 0 && step <= 1, "latency_curve: step must be in (0, 1], got " + num(step));
   require(max_load > 0 && max_load <= 1, "latency_curve: max_load must be in (0, 1], got " + num(max_load));
   std::vector<TrafficResult> out;
@@ -513,6 +514,7 @@ std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double
     if (load > max_load + 1e-9) break;
     base.offered_load = std::min(load, 1.0);
     out.push_back(run_traffic(base));
+    if (each) each(out.back());
     if (out.back().saturated) break;
   }
   return out;

@@ -83,16 +83,12 @@ void HostContext::record(LaunchRecord r) {
   records_.push_back(std::move(r));
 }
 
-void HostContext::progress(std::size_t done, std::size_t total, const std::string& what) const {
-  static const bool tty = isatty(2) != 0;
-  if (tty) {
-    std::cerr << fmt::format("\r[{}] {}/{} {}\033[K", to_string(mode_), done, total, what);
-    if (done == total) std::cerr << '\n';
-  } else if (done == total || done % std::max<std::size_t>(1, total / 8) == 0) {
-    // Logs and CI: a line per eighth of the run.
-    std::cerr << fmt::format("[{}] {}/{} {}\n", to_string(mode_), done, total, what);
+void HostContext::progress(std::size_t done, std::size_t total, const std::string& what, double fraction) const {
+  if (!progress_) {
+    progress_ = std::make_unique<Progress>(fmt::format("[{}]", to_string(mode_)), total);
+    if (progress_note_) progress_->set_note(progress_note_);
   }
-  std::cerr.flush();
+  progress_->update(done, what, fraction);
 }
 
 HostContext& HostContext::current() {

@@ -74,6 +74,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::model::Params
       dev.set_trace(trace);
     }
     HostContext host(pkg, args, dev, dir, mode);
+    if (trace && sc.mode == Mode::native) host.set_progress_note(traces::size_projection(*trace));
     HostScope hs(host);
     pkg.host_main(host);
     host.commit_files();
@@ -83,6 +84,7 @@ ModeResult run_mode(Mode mode, const Scenario& sc, const epiphany::model::Params
     DeviceScope scope(dev);
     if (trace) dev.set_trace(trace);
     HostContext host(pkg, args, dev, dir, mode);
+    if (trace) host.set_progress_note(traces::size_projection(*trace));
     HostScope hs(host);
     dev.run([&] { pkg.host_main(host); });
     host.commit_files();

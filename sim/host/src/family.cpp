@@ -128,6 +128,7 @@ void add_predict(CLI::App* host, Commands& cmds) {
                    "and 1, is simulated on the profile's tables measured apart, when the calibration met that "
                    "placement). Placement is probed and reported either way")
       ->capture_default_str();
+  add_progress_option(pred);
   cmds.on(pred, [pred_args, o] { return checked([&] { return commands::cmd_predict(*pred_args, *o); }); });
 }
 

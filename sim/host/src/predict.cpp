@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "csv_file.hpp"
 #include "hopsim/core/error.hpp"
+#include "hopsim/core/progress.hpp"
 #include "hopsim/host/calibrate.hpp"
 #include "hopsim/host/model/model.hpp"
 #include "hopsim/host/model/profile.hpp"
@@ -102,29 +103,16 @@ void median_handovers(NativeRuns& n, const hh::model::Profile& p) {
   }
 }
 
-// A progress line on a terminal (quiet in logs and pipes): step `done` of `total`, with an ETA.
-void progress(const char* what, int done, int total, std::chrono::steady_clock::time_point t0) {
-  static const bool tty = isatty(2) != 0;
-  if (!tty) return;
-  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double eta = done > 0 ? el / done * (total - done) : 0;
-  std::cerr << fmt::format("\rhost predict: {} {}/{}, {:.0f} s elapsed, ETA {:.0f} s\033[K", what, done, total, el,
-                           eta);
-  if (done == total) std::cerr << "\r\033[K";
-  std::cerr.flush();
-}
-
 NativeRuns run_native_runs(RingArgs& a, const hh::model::Profile& p, const Probe& probe, int runs) {
   a.order = "natural";
   NativeRuns n;
   n.all.reserve(static_cast<std::size_t>(runs));
   n.rates.resize(static_cast<std::size_t>(runs));
-  const auto t0 = std::chrono::steady_clock::now();
+  Progress progress("host predict: native run", static_cast<std::size_t>(runs));
   for (int k = 0; k < runs; ++k) {
-    progress("native run", k, runs, t0);
     n.all.push_back(run_native(a, probe, &n.rates[static_cast<std::size_t>(k)]));
+    progress.update(static_cast<std::size_t>(k + 1));
   }
-  progress("native run", runs, runs, t0);
   mean_speeds(n, p, runs);
   median_handovers(n, p);
   return n;

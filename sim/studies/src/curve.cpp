@@ -1,6 +1,5 @@
 // hopsim curve: latency versus offered load of synthetic traffic, from a
 // traffic scenario file and/or options (docs/traffic.md).
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -9,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -22,6 +22,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/preset.hpp"
+#include "hopsim/core/progress.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/network/model/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
@@ -148,17 +149,28 @@ std::optional<Reference> checked_reference(const CurveOptions& o) {
 
 // The curve's points: at the reference's own loads up to hopsim's
 // saturation, else by the scenario's step.
+// Loads a curve runs at most (it stops at saturation).
+std::size_t max_loads(const network::model::TrafficScenario& sc, const std::optional<Reference>& ref) {
+  if (ref) return ref->points.size();
+  return static_cast<std::size_t>(std::max(1.0, std::floor(sc.curve_max / sc.curve_step + 1e-9)));
+}
+
+// `each` after every load (progress).
 std::vector<network::model::TrafficResult> run_points(const network::model::TrafficScenario& sc,
-                                                      const std::optional<Reference>& ref, std::uint64_t seed) {
+                                                      const std::optional<Reference>& ref, std::uint64_t seed,
+                                                      const std::function<void(double load)>& each) {
   std::vector<network::model::TrafficResult> results;
   auto base = sc.config;
   base.seed = seed;
   try {
-    if (!ref) return network::model::latency_curve(base, sc.curve_step, sc.curve_max);
+    if (!ref)
+      return network::model::latency_curve(base, sc.curve_step, sc.curve_max,
+                                           [&](const network::model::TrafficResult& r) { each(r.offered); });
     for (const auto& p : ref->points) {
       auto c = base;
       c.offered_load = p.offered;
       results.push_back(network::model::run_traffic(c));
+      each(p.offered);
       if (results.back().saturated) break;
     }
   } catch (const std::invalid_argument& e) {
@@ -439,11 +451,18 @@ int run_curve(const CurveOptions& o) {
   const auto ref = checked_reference(o);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<network::model::TrafficResult>> runs;
+  // At most this many loads: a seed that saturates skips the rest of its share.
+  const std::size_t per_seed = max_loads(sc, ref);
+  Progress progress("curve: load", per_seed * static_cast<std::size_t>(o.seeds));
   for (int k = 0; k < o.seeds; ++k) {
-    runs.push_back(run_points(sc, ref, sc.config.seed + static_cast<std::uint64_t>(k)));
-    if (o.seeds > 1 && ::isatty(2))
-      std::cerr << fmt::format("\rcurve: seed {}/{} done", k + 1, o.seeds) << (k + 1 == o.seeds ? "\n" : "")
-                << std::flush;
+    std::size_t load_index = 0;
+    runs.push_back(run_points(sc, ref, sc.config.seed + static_cast<std::uint64_t>(k), [&](double load) {
+      progress.update(
+          static_cast<std::size_t>(k) * per_seed + ++load_index,
+          o.seeds > 1 ? fmt::format("({:.3f}, seed {}/{})", load, k + 1, o.seeds) : fmt::format("({:.3f})", load));
+    }));
+    progress.update(static_cast<std::size_t>(k + 1) * per_seed,
+                    o.seeds > 1 ? fmt::format("(seed {}/{} done)", k + 1, o.seeds) : std::string("(done)"));
   }
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<network::model::TrafficResult> results;

@@ -39,6 +39,7 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/process.hpp"
 #include "hopsim/core/program.hpp"
+#include "hopsim/core/progress.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/network/model/scenario.hpp"
@@ -165,40 +166,6 @@ Axis parse_sweep_option(const std::string& opt) {
   for (const auto& v : split_values(opt.substr(eq + 1))) add_value(a, v, "--sweep " + a.key);
   return a;
 }
-
-class Progress {
- public:
-  Progress(std::size_t total, const std::string& mode, std::string who)
-      : total_(total),
-        who_(std::move(who)),
-        tty_(mode == "bar" || (mode == "auto" && ::isatty(2))),
-        off_(mode == "off"),
-        start_(std::chrono::steady_clock::now()) {}
-  void done(const std::string& label, bool ok) {
-    ++done_;
-    if (off_) return;
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double eta = el / static_cast<double>(done_) * static_cast<double>(total_ - done_);
-    if (tty_) {
-      constexpr int kWidth = 30;
-      const auto filled = static_cast<int>(kWidth * done_ / std::max<std::size_t>(total_, 1));
-      std::cerr << fmt::format("\r{}[{}{}] {}/{} {:3.0f}%  {:.0f} s elapsed, ETA {:.0f} s   ", who_,
-                               std::string(filled, '#'), std::string(kWidth - filled, '.'), done_, total_,
-                               100.0 * done_ / std::max<std::size_t>(total_, 1), el, eta);
-      if (done_ == total_) std::cerr << "\n";
-    } else {
-      std::cerr << fmt::format("{}sweep: {}/{} {} {}, ETA {:.0f} s\n", who_, done_, total_, label,
-                               ok ? "done" : "FAILED", eta);
-    }
-    std::cerr.flush();
-  }
-
- private:
-  std::size_t total_, done_ = 0;
-  std::string who_;
-  bool tty_ = false, off_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
 
 #ifdef HOPSIM_HAVE_MPI
 // MPI only when launched by mpirun, so a plain hopsim never initialises it.
@@ -355,7 +322,9 @@ class Sweep {
       if (static_cast<int>(i % static_cast<std::size_t>(mpi.size)) == mpi.rank) mine.push_back(todo[i]);
     if (mpi.active && mpi.rank == 0)
       std::cerr << fmt::format("sweep: {} points over {} ranks, {} on rank 0\n", todo.size(), mpi.size, mine.size());
-    Progress progress(mine.size(), mpi.rank == 0 ? o_.progress : "off", mpi.active ? "rank 0: " : "");
+    Progress progress(mpi.active ? "rank 0: sweep:" : "sweep:", mine.size(),
+                      mpi.rank == 0 ? progress_mode() : ProgressMode::off);
+    std::size_t finished = 0;
     nlohmann::json done_here = nlohmann::json::array();
     for (auto i : mine) {
       const Point& p = points_[i];
@@ -367,7 +336,7 @@ class Sweep {
       } catch (const std::exception& e) {
         entry["error"] = e.what();
       }
-      progress.done(p.label(), !entry.contains("error"));
+      progress.update(++finished, p.label() + (entry.contains("error") ? " FAILED" : ""));
       done_here.push_back(std::move(entry));
     }
     // Gather on rank 0.
@@ -540,8 +509,8 @@ class Sweep {
   Table run_child(const Point& p) const {
     const fs::path dir = fs::absolute(fs::path(out_) / "runs" / fmt::format("{:06}", p.index));
     fs::create_directories(dir);
-    std::vector<std::string> args = {"/proc/self/exe", "run",         scenario_path_, "--out",
-                                     dir.string(),     "--log-level", "warn"};
+    std::vector<std::string> args = {"/proc/self/exe", "run",  scenario_path_, "--out", dir.string(),
+                                     "--log-level",    "warn", "--progress",   "off"};
     for (const auto& o : p.overrides()) {
       args.emplace_back("--set");
       args.push_back(o);

@@ -2,11 +2,14 @@
 // What a host program sees of hopsim besides the device API: its resolved
 // arguments, where to write files, and where to report each launch.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "hopsim/core/progress.hpp"
 #include "hopsim/core/scenario.hpp"
 #include "hopsim/epiphany/device.hpp"
 #include "hopsim/epiphany_package.hpp"
@@ -53,8 +56,13 @@ class HostContext {
   void commit_files();
   void record(LaunchRecord r);
   const std::vector<LaunchRecord>& records() const { return records_; }
-  // Progress line on stderr for long runs ("[sim] 12/64 unicast n=3").
-  void progress(std::size_t done, std::size_t total, const std::string& what) const;
+  // Progress of a long run on stderr (hopsim/core/progress.hpp: "[sim] 12/64 unicast n=3, 4 s
+  // elapsed, ETA 17 s"), with the progress note when one is set. `fraction`, when given, is
+  // the share of the run's work done (launches of unequal size); else done / total.
+  void progress(std::size_t done, std::size_t total, const std::string& what, double fraction = -1) const;
+  // A note on each progress update from the fraction done (a trace's projected size); it is
+  // called on every update, shown or not.
+  void set_progress_note(std::function<std::string(double fraction)> note) { progress_note_ = std::move(note); }
 
   // The host context of the run in progress (stdcl's clsym needs it).
   static HostContext& current();
@@ -66,8 +74,10 @@ class HostContext {
   std::string output_dir_;
   Mode mode_;
   std::vector<LaunchRecord> records_;
-  std::uint64_t bytes_recorded_ = 0;  // device write_bytes total at the previous record()
-  std::vector<std::string> pending_;  // final paths of files written as PATH.partial
+  std::uint64_t bytes_recorded_ = 0;            // device write_bytes total at the previous record()
+  std::vector<std::string> pending_;            // final paths of files written as PATH.partial
+  mutable std::unique_ptr<Progress> progress_;  // from the first progress() call
+  std::function<std::string(double)> progress_note_;
   friend class HostScope;
 };
 

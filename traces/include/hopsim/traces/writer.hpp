@@ -63,6 +63,13 @@ public:
     bool records_hops() const noexcept { return want_hops_; }
     /// The destination given at construction.
     const std::filesystem::path& path() const noexcept { return path_; }
+    /// The options given at construction.
+    const WriterOptions& options() const noexcept { return options_; }
+    /// The trace's size in bytes so far: the file after its last written batch plus the detail
+    /// rows queued since, at the file's bytes per detail row (an estimate while rows are queued).
+    double estimated_bytes() const;
+    /// Whether detail is no longer recorded because the trace reached options().max_bytes.
+    bool detail_full() const noexcept { return detail_full_.load(std::memory_order_relaxed); }
 
     /// Declares a node (every level). Throws TraceError on a duplicate id or coords that are not a JSON array.
     void add_node(const Node& node);

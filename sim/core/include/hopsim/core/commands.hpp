@@ -15,6 +15,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "hopsim/core/progress.hpp"
+
 namespace hopsim {
 
 struct Commands {
@@ -24,5 +26,15 @@ struct Commands {
 
   void on(CLI::App* sub, std::function<int()> action) { actions.emplace_back(sub, std::move(action)); }
 };
+
+// The --progress option of every command that may run longer than a few seconds (hopsim/core/progress.hpp).
+inline CLI::Option* add_progress_option(CLI::App* cmd) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--progress", [](const std::string& m) { set_progress_mode(parse_progress_mode(m)); },
+          "auto (a line with elapsed time and ETA on a terminal, quiet otherwise), bar, lines (one per eighth, for "
+          "logs) or off; default HOPSIM_PROGRESS, else auto")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "off"}));
+}
 
 }  // namespace hopsim

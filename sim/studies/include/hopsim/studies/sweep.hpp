@@ -12,7 +12,6 @@ struct SweepOptions {
   std::string file, scenario, kind, out;
   std::vector<std::string> sweeps;
   bool fresh = false;
-  std::string progress = "auto";
   // Traffic sweeps: each point runs with seeds traffic.seed, +1, ...; its
   // row holds each column's mean over the seeds and, beside it,
   // COLUMN_ci95 (the half-width of the mean's 95% interval); `saturated`

@@ -10,6 +10,7 @@
 // measurement window are measured until they arrive (drain). All times are
 // in network cycles.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -101,7 +102,9 @@ TrafficResult run_traffic(const TrafficConfig& cfg);
 
 // Runs loads step, 2*step, ... <= max_load (plus tiny slack), stopping after
 // the first saturated point. Throws std::invalid_argument for step <= 0.
-std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load);
+// `each`, when given, is called after every load (progress reports).
+std::vector<TrafficResult> latency_curve(TrafficConfig base, double step, double max_load,
+                                         const std::function<void(const TrafficResult&)>& each = {});
 
 // Uncontended issue-to-arrival latency of one packet of `bytes` (default: packet_bytes):
 // emesh: write_overhead + hop_latency * (Manhattan hops + 1), as MeshTiming computes it;
