@@ -48,6 +48,18 @@ extern "C" {
 #define MPI_Wtick HOPSIM_BGQ_MPI_NAME(MPI_Wtick)
 #define MPI_Type_size HOPSIM_BGQ_MPI_NAME(MPI_Type_size)
 #define MPI_Get_count HOPSIM_BGQ_MPI_NAME(MPI_Get_count)
+#define MPI_Get_elements HOPSIM_BGQ_MPI_NAME(MPI_Get_elements)
+#define MPI_Get_address HOPSIM_BGQ_MPI_NAME(MPI_Get_address)
+#define MPI_Type_contiguous HOPSIM_BGQ_MPI_NAME(MPI_Type_contiguous)
+#define MPI_Type_vector HOPSIM_BGQ_MPI_NAME(MPI_Type_vector)
+#define MPI_Type_create_hvector HOPSIM_BGQ_MPI_NAME(MPI_Type_create_hvector)
+#define MPI_Type_indexed HOPSIM_BGQ_MPI_NAME(MPI_Type_indexed)
+#define MPI_Type_create_indexed_block HOPSIM_BGQ_MPI_NAME(MPI_Type_create_indexed_block)
+#define MPI_Type_create_struct HOPSIM_BGQ_MPI_NAME(MPI_Type_create_struct)
+#define MPI_Type_create_resized HOPSIM_BGQ_MPI_NAME(MPI_Type_create_resized)
+#define MPI_Type_commit HOPSIM_BGQ_MPI_NAME(MPI_Type_commit)
+#define MPI_Type_free HOPSIM_BGQ_MPI_NAME(MPI_Type_free)
+#define MPI_Type_get_extent HOPSIM_BGQ_MPI_NAME(MPI_Type_get_extent)
 #define MPI_Send HOPSIM_BGQ_MPI_NAME(MPI_Send)
 #define MPI_Ssend HOPSIM_BGQ_MPI_NAME(MPI_Ssend)
 #define MPI_Recv HOPSIM_BGQ_MPI_NAME(MPI_Recv)
@@ -72,8 +84,10 @@ extern "C" {
 #define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
 
 typedef int MPI_Comm;
-/* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it. */
+/* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
+ * handle of the rank that made it (from 0x10000). */
 typedef int MPI_Datatype;
+typedef ptrdiff_t MPI_Aint;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
@@ -116,6 +130,7 @@ typedef struct {
 #define MPI_ERRORS_ARE_FATAL 1
 #define MPI_ERRORS_RETURN 2
 
+#define MPI_DATATYPE_NULL 0
 #define MPI_BYTE 0x001
 #define MPI_PACKED 0x001
 #define MPI_CHAR 0x101
@@ -187,7 +202,31 @@ int MPI_Get_processor_name(char* name, int* resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 int MPI_Type_size(MPI_Datatype type, int* size);
+/* Whole elements of `type` that arrived, or MPI_UNDEFINED when the bytes are not a whole number of them. */
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count);
+/* Basic elements that arrived (a partial last element of `type` counts its whole basic elements). */
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count);
+int MPI_Get_address(const void* location, MPI_Aint* address);
+
+/* Derived datatypes (MPI 4.0, 5.1). A type is usable in communication once committed; a derived type's data
+ * is packed into a contiguous buffer before it is sent and unpacked after it arrives (a type whose data is
+ * contiguous is sent from and received into the user's buffer). Reductions take predefined types only. */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype);
+/* The extent is rounded up to the strictest alignment of the basic types in it (as a C struct is), unless a
+ * member type has bounds set by MPI_Type_create_resized. */
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           const MPI_Datatype types[], MPI_Datatype* newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype);
+int MPI_Type_commit(MPI_Datatype* type);
+/* Sets *type to MPI_DATATYPE_NULL; communication already started with the type completes. */
+int MPI_Type_free(MPI_Datatype* type);
+int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent);
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
