@@ -82,6 +82,14 @@ extern "C" {
 #define MPI_Scatter HOPSIM_BGQ_MPI_NAME(MPI_Scatter)
 #define MPI_Allgather HOPSIM_BGQ_MPI_NAME(MPI_Allgather)
 #define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
+#define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
+#define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
+#define MPI_Ireduce HOPSIM_BGQ_MPI_NAME(MPI_Ireduce)
+#define MPI_Iallreduce HOPSIM_BGQ_MPI_NAME(MPI_Iallreduce)
+#define MPI_Igather HOPSIM_BGQ_MPI_NAME(MPI_Igather)
+#define MPI_Iscatter HOPSIM_BGQ_MPI_NAME(MPI_Iscatter)
+#define MPI_Iallgather HOPSIM_BGQ_MPI_NAME(MPI_Iallgather)
+#define MPI_Ialltoall HOPSIM_BGQ_MPI_NAME(MPI_Ialltoall)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -259,6 +267,24 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
+ * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances
+ * whenever the rank is in an MPI call; MPI_Test/Wait/Waitall/Waitany complete the request. */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request);
+int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request* request);
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,7 @@ struct Comm {
   bool fatal = true;
   bool active = true;
   std::vector<int> dims, periods;  // a Cartesian communicator
+  std::uint32_t nbc_seq = 0;       // non-blocking collectives started (members start them in one order)
 };
 
 // A datatype flattened to its typemap's runs of bytes, in the order the
@@ -108,14 +109,18 @@ struct TypeInfo {
 };
 using TypeRef = std::shared_ptr<const TypeInfo>;
 
+struct Schedule;
+
 struct Request {
   bool active = false, done = false, send = false;
+  bool coll = false;  // a non-blocking collective (its schedule below)
   int comm = 0;
   // a derived type's data, packed: what a send sends, or where a receive lands before it is unpacked
   std::vector<std::uint8_t> pack;
   TypeRef utype;  // a receive to unpack: the user's type, buffer and count
   void* ubuf = nullptr;
   std::size_t ucount = 0;
+  std::shared_ptr<Schedule> sched;
   // receive
   void* buf = nullptr;
   std::size_t cap = 0;
@@ -144,6 +149,31 @@ struct Arrived {
 struct Partial {
   std::vector<std::uint8_t> bytes;  // envelope + data
   std::uint64_t got = 0;
+};
+
+// A non-blocking collective: rounds of point-to-point messages on the
+// communicator's collective context; a round starts when the one before it
+// has completed and its `after` (a combine, a copy) has run.
+struct Xfer {
+  bool send = false;
+  void* rbuf = nullptr;        // a receive's
+  const void* sbuf = nullptr;  // a send's
+  std::size_t count = 0;
+  TypeRef type;
+  int peer = 0;
+};
+struct Round {
+  std::vector<Xfer> xfers;
+  std::function<void()> after;
+};
+struct Schedule {
+  MPI_Comm comm = 0;
+  int tag = 0;
+  const char* fn = "";
+  std::vector<Round> rounds;
+  std::size_t next = 0;                         // the round to start next
+  std::vector<int> live;                        // the requests of the round under way
+  std::vector<std::vector<std::uint8_t>> temp;  // accumulators and receive buffers
 };
 
 constexpr MPI_Datatype kDerived = 0x10000;  // the first derived type's handle
@@ -176,6 +206,8 @@ struct MpiState {
   const char* coll = "MPI_Barrier";              // the collective call under way (error messages)
   alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
   std::vector<std::shared_ptr<TypeInfo>> types;  // derived type kDerived + i; null once freed
+  std::vector<int> scheduled;                    // non-blocking collectives under way
+  bool advancing = false;                        // the progress engine is advancing them
 };
 
 void reserve_mpi_fifo(RankState& st) {
@@ -706,6 +738,8 @@ MpiState& mpi() {
   return s;
 }
 
+void advance(MpiState& s);
+
 // One pass of the progress engine: packets that arrived, rendezvous gets that finished, staging the MU has read.
 void progress(MpiState& s) {
   Machine& m = *Machine::current();
@@ -735,6 +769,7 @@ void progress(MpiState& s) {
     auto& st = s.staging[f];
     if (st.size() > busy) st.erase(st.begin(), st.end() - static_cast<std::ptrdiff_t>(busy));
   }
+  if (!s.scheduled.empty()) advance(s);
   pay(s);
 }
 
@@ -778,6 +813,7 @@ void release(MpiState& s, MPI_Request* r) {
   q.active = false;
   q.pack = {};
   q.utype = nullptr;
+  q.sched = nullptr;
   s.free_reqs.push_back(*r);
   *r = MPI_REQUEST_NULL;
 }
@@ -889,7 +925,7 @@ void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int
 // Completes request *r (which is done): its status, its error through its communicator's handler.
 int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
   auto& q = *s.reqs[static_cast<std::size_t>(*r)];
-  const MPI_Status status = q.send ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  const MPI_Status status = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
   const int comm = q.comm;
   const std::uint32_t sent = q.sent;
   release(s, r);
@@ -1167,6 +1203,154 @@ int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatyp
     return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is derived: reductions take predefined types", t));
   if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
   return MPI_SUCCESS;
+}
+
+// ---- non-blocking collectives: schedules the progress engine advances ----
+
+constexpr int kNbcTag = 0x1000;  // collective-context tags from here: one per started non-blocking collective
+
+std::shared_ptr<Schedule> new_schedule(MpiState& s, MPI_Comm c, const char* fn) {
+  auto sc = std::make_shared<Schedule>();
+  sc->comm = c;
+  sc->fn = fn;
+  auto& cm = s.comms[static_cast<std::size_t>(c)];
+  sc->tag = kNbcTag + static_cast<int>(cm.nbc_seq++ % 0x100000);
+  return sc;
+}
+
+Xfer recv_of(void* buf, std::size_t count, TypeRef t, int peer) {
+  Xfer x;
+  x.rbuf = buf;
+  x.count = count;
+  x.type = std::move(t);
+  x.peer = peer;
+  return x;
+}
+Xfer send_of(const void* buf, std::size_t count, TypeRef t, int peer) {
+  Xfer x;
+  x.send = true;
+  x.sbuf = buf;
+  x.count = count;
+  x.type = std::move(t);
+  x.peer = peer;
+  return x;
+}
+
+// The binomial tree of `bcast`: a receive from the parent, then the sends to the children.
+void bcast_rounds(Schedule& sc, void* buf, std::size_t count, const TypeRef& t, int root, int n, int me) {
+  const int vr = (me - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (vr & mask) {
+      sc.rounds.push_back({{recv_of(buf, count, t, (vr - mask + root) % n)}, {}});
+      break;
+    }
+    mask <<= 1;
+  }
+  Round sends;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) sends.xfers.push_back(send_of(buf, count, t, (vr + mask + root) % n));
+  sc.rounds.push_back(std::move(sends));
+}
+
+// The binomial tree of `reduce` on an accumulator the schedule owns (returned), combined in the same order.
+std::uint8_t* reduce_rounds(Schedule& sc, const void* in, std::size_t count, MPI_Datatype t, MPI_Op op, int root, int n,
+                            int me) {
+  const std::size_t bytes = count * type_size(t);
+  sc.temp.emplace_back(bytes);
+  sc.temp.emplace_back(bytes);
+  std::uint8_t* acc = sc.temp[sc.temp.size() - 2].data();
+  std::uint8_t* part = sc.temp.back().data();
+  if (bytes > 0) std::memcpy(acc, in, bytes);
+  const int vr = (me - root + n) % n;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      sc.rounds.push_back({{send_of(acc, bytes, bytes_type(), (vr - mask + root) % n)}, {}});
+      break;
+    }
+    if (vr + mask < n)
+      sc.rounds.push_back(
+          {{recv_of(part, bytes, bytes_type(), (vr + mask + root) % n)}, [=] { combine(t, op, acc, part, count); }});
+  }
+  return acc;
+}
+
+// A linear gather at `root` in one round; the root's own block is copied now.
+void gather_round(Schedule& sc, const void* sbuf, std::size_t scount, const TypeRef& st, void* rbuf, std::size_t rcount,
+                  const TypeRef& rt, int root, int n, int me) {
+  Round rd;
+  if (me != root) {
+    rd.xfers.push_back(send_of(sbuf, scount, st, root));
+  } else {
+    const std::int64_t slot = static_cast<std::int64_t>(rcount) * rt->extent();
+    for (int k = 0; k < n; ++k) {
+      void* at = shifted(rbuf, k * slot);
+      if (k != root)
+        rd.xfers.push_back(recv_of(at, rcount, rt, k));
+      else if (!in_place(sbuf))
+        local_copy(sbuf, scount, *st, at, rcount, *rt);
+    }
+  }
+  sc.rounds.push_back(std::move(rd));
+}
+
+// Moves `sc` on as far as its messages allow: true once its last round has completed.
+bool step(MpiState& s, Schedule& sc) {
+  for (;;) {
+    for (const int id : sc.live)
+      if (!s.reqs[static_cast<std::size_t>(id)]->done) return false;
+    for (int id : sc.live) {
+      const auto& q = *s.reqs[static_cast<std::size_t>(id)];
+      if (!q.send && q.status.MPI_ERROR == MPI_ERR_TRUNCATE)
+        error(sc.comm, MPI_ERR_TRUNCATE, sc.fn,
+              fmt::format("rank {} of the communicator sent {} bytes where this rank expects {}: the ranks' calls do "
+                          "not match",
+                          q.status.MPI_SOURCE, q.sent, q.cap));
+      release(s, &id);
+    }
+    sc.live.clear();
+    if (sc.next > 0 && sc.rounds[sc.next - 1].after) sc.rounds[sc.next - 1].after();
+    if (sc.next == sc.rounds.size()) return true;
+    const Round& rd = sc.rounds[sc.next++];
+    for (const Xfer& x : rd.xfers) {
+      MPI_Request r = MPI_REQUEST_NULL;
+      if (x.send)
+        start_send(s, x.sbuf, x.count, *x.type, x.peer, sc.tag, sc.comm, false, 1, &r);
+      else
+        start_recv(s, x.rbuf, x.count, x.type, x.peer, sc.tag, sc.comm, 1, &r);
+      sc.live.push_back(r);
+    }
+  }
+}
+
+// Advances every non-blocking collective under way (from the progress engine; never within itself).
+void advance(MpiState& s) {
+  if (s.advancing) return;
+  s.advancing = true;
+  for (std::size_t i = 0; i < s.scheduled.size();) {
+    auto& q = *s.reqs[static_cast<std::size_t>(s.scheduled[i])];
+    if (step(s, *q.sched)) {
+      q.done = true;
+      s.scheduled.erase(s.scheduled.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  s.advancing = false;
+}
+
+// The request of a non-blocking collective: its first round starts now.
+void start_schedule(MpiState& s, std::shared_ptr<Schedule> sc, MPI_Request* r) {
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.coll = true;
+  q.comm = sc->comm;
+  q.src = MPI_ANY_SOURCE;
+  q.tag = MPI_ANY_TAG;
+  q.sched = std::move(sc);
+  *r = id;
+  s.scheduled.push_back(id);
+  advance(s);
 }
 
 }  // namespace
@@ -1903,7 +2087,8 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Gather";
   mpi_impl::TypeRef st, rt;
-  if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false, &st)) return e;
+  if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
+    if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false, &st)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   if (cm.me != root) {
     mpi_impl::coll_send(s, sbuf, static_cast<std::size_t>(scount), st, root, c, mpi_impl::kGatherTag);
@@ -1926,7 +2111,8 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Scatter";
   mpi_impl::TypeRef st, rt;
-  if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false, &rt)) return e;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false, &rt)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   if (cm.me != root) {
     mpi_impl::coll_recv(s, rbuf, static_cast<std::size_t>(rcount), rt, root, c, mpi_impl::kScatterTag);
@@ -1946,9 +2132,17 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
 
 int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm c) {
+  int n = 0, me = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  MPI_Comm_rank(c, &me);
+  if (mpi_impl::in_place(sbuf) && me != 0) {  // a rank's block is in recvbuf: it sends that to the gather
+    MPI_Aint lb = 0, ext = 0;
+    if (const int e = MPI_Type_get_extent(rtype, &lb, &ext)) return e;
+    sbuf = mpi_impl::shifted(static_cast<const void*>(rbuf), static_cast<std::int64_t>(me) * rcount * ext);
+    scount = rcount;
+    stype = rtype;
+  }
   if (const int e = MPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, 0, c)) return e;
-  int n = 0;
-  MPI_Comm_size(c, &n);
   return MPI_Bcast(rbuf, rcount * n, rtype, 0, c);
 }
 
@@ -1980,6 +2174,160 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
         s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
     mpi_impl::release(s, &r);
   }
+  return MPI_SUCCESS;
+}
+
+// ---- non-blocking collectives ----
+
+int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Ibarrier", &err);
+  if (!cm) return err;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ibarrier");
+  const int n = cm->size();
+  for (int k = 1; k < n; k <<= 1) {  // dissemination
+    mpi_impl::Round rd;
+    rd.xfers.push_back(mpi_impl::recv_of(nullptr, 0, mpi_impl::bytes_type(), (cm->me - k + n) % n));
+    rd.xfers.push_back(mpi_impl::send_of(nullptr, 0, mpi_impl::bytes_type(), (cm->me + k) % n));
+    sc->rounds.push_back(std::move(rd));
+  }
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ibcast", c, count, t, root, 0, false, &ti)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ibcast");
+  mpi_impl::bcast_rounds(*sc, buf, static_cast<std::size_t>(count), ti, root, cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+                MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ireduce");
+  std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
+                                              static_cast<std::size_t>(count), t, op, root, cm.size(), cm.me);
+  if (cm.me == root) {
+    const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+    sc->rounds.push_back({{}, [=] { std::memcpy(rbuf, acc, bytes); }});
+  }
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Iallreduce", c, count, t, op, 0)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallreduce");
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
+                                              static_cast<std::size_t>(count), t, op, 0, cm.size(), cm.me);
+  mpi_impl::bcast_rounds(*sc, acc, bytes, mpi_impl::bytes_type(), 0, cm.size(), cm.me);
+  sc->rounds.push_back({{}, [=] { std::memcpy(rbuf, acc, bytes); }});
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
+    if (const int e = mpi_impl::check_args(s, "MPI_Igather", c, scount, stype, root, 0, false, &st)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root)
+    if (const int e = mpi_impl::check_args(s, "MPI_Igather", c, rcount, rtype, root, 0, false, &rt)) return e;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Igather");
+  mpi_impl::gather_round(*sc, sbuf, static_cast<std::size_t>(scount), st, rbuf, static_cast<std::size_t>(rcount), rt,
+                         root, cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Iscatter", c, rcount, rtype, root, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root)
+    if (const int e = mpi_impl::check_args(s, "MPI_Iscatter", c, scount, stype, root, 0, false, &st)) return e;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iscatter");
+  mpi_impl::Round rd;
+  if (cm.me != root) {
+    rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, root));
+  } else {
+    const std::int64_t slot = scount * st->extent();
+    for (int k = 0; k < cm.size(); ++k) {
+      const void* at = mpi_impl::shifted(sbuf, k * slot);
+      if (k != root)
+        rd.xfers.push_back(mpi_impl::send_of(at, static_cast<std::size_t>(scount), st, k));
+      else if (!mpi_impl::in_place(rbuf))
+        mpi_impl::local_copy(at, static_cast<std::size_t>(scount), *st, rbuf, static_cast<std::size_t>(rcount), *rt);
+    }
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Iallgather", c, scount, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Iallgather", c, rcount, rtype, 0, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallgather");
+  // Gather at 0, then its broadcast; in place, a rank's block is already in rbuf.
+  const void* mine = sbuf;
+  if (mpi_impl::in_place(sbuf) && cm.me != 0) {
+    mine = mpi_impl::shifted(rbuf, static_cast<std::int64_t>(cm.me) * rcount * rt->extent());
+    st = rt;
+    scount = rcount;
+  }
+  mpi_impl::gather_round(*sc, mine, static_cast<std::size_t>(scount), st, rbuf, static_cast<std::size_t>(rcount), rt, 0,
+                         cm.size(), cm.me);
+  mpi_impl::bcast_rounds(*sc, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(cm.size()), rt, 0,
+                         cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, scount, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = cm.size();
+  const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ialltoall");
+  mpi_impl::Round rd;  // pairwise order, as MPI_Alltoall
+  for (int k = 0; k < n; ++k) {
+    const int from = (cm.me - k + n) % n;
+    rd.xfers.push_back(
+        mpi_impl::recv_of(mpi_impl::shifted(rbuf, from * rslot), static_cast<std::size_t>(rcount), rt, from));
+  }
+  for (int k = 0; k < n; ++k) {
+    const int to = (cm.me + k) % n;
+    rd.xfers.push_back(
+        mpi_impl::send_of(mpi_impl::shifted(sbuf, to * sslot), static_cast<std::size_t>(scount), st, to));
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
 }
 

@@ -1,9 +1,11 @@
-/* Derived datatypes of MPI over the MU, each with its data checked; prints
- * the same lines in every mode. Type layouts (size, bounds, extent), derived
- * types in point-to-point messages below and above the eager cut-off (2048
- * bytes) with different layouts on the two sides, counts and elements of
- * partial receives, a type freed while its messages are under way, derived
- * types in every collective. With an argument, one erroneous use instead:
+/* Derived datatypes and non-blocking collectives of MPI over the MU, each
+ * with its data checked; prints the same lines in every mode. Type layouts
+ * (size, bounds, extent), derived types in point-to-point messages below and
+ * above the eager cut-off (2048 bytes) with different layouts on the two
+ * sides, counts and elements of partial receives, a type freed while its
+ * messages are under way, derived types in every collective, and every
+ * non-blocking collective, several at once and interleaved with a blocking
+ * one. With an argument, one erroneous use instead:
  *   uncommitted  MPI_Send with a type that was never committed
  *   freed        MPI_Send with the handle of a freed type
  *   badop        MPI_Allreduce with MPI_BAND on MPI_DOUBLE
@@ -307,6 +309,102 @@ static void collectives(void) {
   free(recvv);
 }
 
+/* Every non-blocking collective: several under way at once, one interleaved with a blocking collective, on
+ * MPI_COMM_WORLD and on a split communicator. */
+static void nonblocking(void) {
+  MPI_Request r[8];
+  double b[3] = {0, 0, 0};
+  if (rank == 5) b[0] = 1.25, b[1] = 2.5, b[2] = 3.75;
+  int red = -1, allmax = -1;
+  long sum = -1;
+  const long lr = rank + 1;
+  MPI_Ibarrier(MPI_COMM_WORLD, &r[0]);
+  MPI_Ibcast(b, 3, MPI_DOUBLE, 5, MPI_COMM_WORLD, &r[1]);
+  MPI_Ireduce(&rank, &red, 1, MPI_INT, MPI_SUM, 7, MPI_COMM_WORLD, &r[2]);
+  MPI_Iallreduce(&lr, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &r[3]);
+  int* g = calloc((size_t)size, sizeof(int));
+  int* sc = malloc(sizeof(int) * (size_t)size);
+  int* ag = calloc((size_t)size, sizeof(int));
+  int* a2o = malloc(sizeof(int) * (size_t)size);
+  int* a2i = calloc((size_t)size, sizeof(int));
+  for (int i = 0; i < size; ++i) {
+    sc[i] = rank == 2 ? 7 * i : -1;
+    a2o[i] = rank * 100 + i;
+  }
+  const int sq = rank * 3;
+  int piece = -1;
+  MPI_Igather(&sq, 1, MPI_INT, g, 1, MPI_INT, 4, MPI_COMM_WORLD, &r[4]);
+  MPI_Iscatter(sc, 1, MPI_INT, &piece, 1, MPI_INT, 2, MPI_COMM_WORLD, &r[5]);
+  MPI_Iallgather(&sq, 1, MPI_INT, ag, 1, MPI_INT, MPI_COMM_WORLD, &r[6]);
+  MPI_Ialltoall(a2o, 1, MPI_INT, a2i, 1, MPI_INT, MPI_COMM_WORLD, &r[7]);
+  /* A blocking collective while they are under way. */
+  MPI_Allreduce(&rank, &allmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Waitall(8, r, MPI_STATUSES_IGNORE);
+  int gw = 0, agw = 0, a2w = 0;
+  if (rank == 4)
+    for (int i = 0; i < size; ++i) gw += g[i] != 3 * i;
+  for (int i = 0; i < size; ++i) {
+    agw += ag[i] != 3 * i;
+    a2w += a2i[i] != i * 100 + rank;
+  }
+  printf(
+      "rank %d: ibcast %.2f %.2f %.2f, iallreduce %ld, allreduce between %d, iscatter %d, igather %s, iallgather %d "
+      "wrong, ialltoall %d wrong\n",
+      rank, b[0], b[1], b[2], sum, allmax, piece, rank == 4 ? (gw ? "WRONG" : "ok") : "-", agw, a2w);
+  if (rank == 7) printf("ireduce at 7: %d\n", red);
+  /* On a split communicator, completed by MPI_Test; a derived type in MPI_Ibcast. */
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int hr = -1;
+  MPI_Comm_rank(half, &hr);
+  double hs = -1, hv = rank + 0.5;
+  MPI_Request q;
+  MPI_Iallreduce(&hv, &hs, 1, MPI_DOUBLE, MPI_SUM, half, &q);
+  int flag = 0, tests = 0;
+  while (!flag) {
+    MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+    ++tests;
+  }
+  int m[6][4];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) m[i][j] = hr == 0 ? rank * 100 + i * 4 + j : -1;
+  MPI_Datatype col;
+  MPI_Type_vector(6, 1, 4, MPI_INT, &col);
+  MPI_Type_commit(&col);
+  MPI_Ibcast(&m[0][1], 1, col, 0, half, &q);
+  MPI_Type_free(&col);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  const int root = rank % 2; /* world rank of the half's rank 0 */
+  int cw = 0;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) cw += m[i][j] != (j == 1 || hr == 0 ? root * 100 + i * 4 + j : -1);
+  printf("rank %d: half %d: iallreduce %.1f, test returned %s, ibcast of a column %d wrong, request %s\n", rank,
+         rank % 2, hs, tests > 0 ? "done" : "WRONG", cw, q == MPI_REQUEST_NULL ? "freed" : "LEFT");
+  /* In place: each rank's block already in the receive buffer (MPI_DATATYPE_NULL as the unused send type). */
+  int hn = 0;
+  MPI_Comm_size(half, &hn);
+  int* ip = malloc(sizeof(int) * (size_t)hn);
+  for (int i = 0; i < hn; ++i) ip[i] = i == hr ? rank * 2 : -1;
+  MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ip, 1, MPI_INT, half, &q);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  int ipw = 0;
+  for (int i = 0; i < hn; ++i) ipw += ip[i] != (2 * i + rank % 2) * 2;
+  int* wp = malloc(sizeof(int) * (size_t)size);
+  for (int i = 0; i < size; ++i) wp[i] = i == rank ? rank + 40 : -1;
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, wp, 1, MPI_INT, MPI_COMM_WORLD);
+  int wpw = 0;
+  for (int i = 0; i < size; ++i) wpw += wp[i] != i + 40;
+  printf("rank %d: in place: iallgather %d wrong, allgather %d wrong\n", rank, ipw, wpw);
+  free(ip);
+  free(wp);
+  MPI_Comm_free(&half);
+  free(g);
+  free(sc);
+  free(ag);
+  free(a2o);
+  free(a2i);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -338,6 +436,7 @@ int main(int argc, char** argv) {
     columns(300); /* 2400 bytes: rendezvous */
     records();
     collectives();
+    nonblocking();
   }
   MPI_Finalize();
   printf("rank %d: done\n", rank);
