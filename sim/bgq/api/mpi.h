@@ -3,10 +3,13 @@
  * memory-FIFO packets (eager) or a request to send followed by a remote get
  * and an acknowledgement (rendezvous), matched by source, tag and
  * communicator in MPI's order; MPI_Barrier on MPI_COMM_WORLD is the GI
- * barrier. It runs on hopsim's BG/Q machine in every mode (simulated: every
- * packet is timed by the MU and torus model; native: the MU's work is done
- * by host copies). See docs/bgq.md, "MPI over the MU". This is not Open MPI's
- * mpi.h: BG/Q programs put this folder first on their include path.
+ * barrier. Derived datatypes are packed into a staging buffer unless their
+ * data is contiguous; non-blocking collectives are schedules of
+ * point-to-point messages. It runs on hopsim's BG/Q machine in every mode
+ * (simulated: every packet is timed by the MU and torus model; native: the
+ * MU's work is done by host copies). See docs/bgq.md, "MPI over the MU".
+ * This is not Open MPI's mpi.h: BG/Q programs put this folder first on their
+ * include path.
  *
  * A call outside what is declared here is a missing symbol at build time. */
 #ifndef HOPSIM_BGQ_MPI_H

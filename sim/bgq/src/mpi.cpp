@@ -12,7 +12,12 @@
 //  - matching by communicator, source and tag (wildcards) against posted
 //    receives in post order and unexpected messages in arrival order; each
 //    message carries a sequence number per pair of ranks, so messages
-//    between two ranks match in the order they were sent.
+//    between two ranks match in the order they were sent;
+//  - derived datatypes flattened to runs of bytes when built: a message of
+//    a contiguous one goes from and to the user's buffer, any other is
+//    packed into a staging buffer the request owns and unpacked on arrival;
+//  - non-blocking collectives as schedules of rounds of point-to-point
+//    messages that the progress engine advances.
 // The MPI state of a rank lives in its RankState and uses subgroup 64 of
 // its MU (one injection FIFO, one reception FIFO, base-address entries),
 // which the programs' own SPI code leaves to the system, and receive
@@ -2217,7 +2222,9 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
                                               static_cast<std::size_t>(count), t, op, root, cm.size(), cm.me);
   if (cm.me == root) {
     const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
-    sc->rounds.push_back({{}, [=] { std::memcpy(rbuf, acc, bytes); }});
+    sc->rounds.push_back({{}, [=] {
+                            if (bytes > 0) std::memcpy(rbuf, acc, bytes);
+                          }});
   }
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
@@ -2232,7 +2239,9 @@ int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_
   std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
                                               static_cast<std::size_t>(count), t, op, 0, cm.size(), cm.me);
   mpi_impl::bcast_rounds(*sc, acc, bytes, mpi_impl::bytes_type(), 0, cm.size(), cm.me);
-  sc->rounds.push_back({{}, [=] { std::memcpy(rbuf, acc, bytes); }});
+  sc->rounds.push_back({{}, [=] {
+                          if (bytes > 0) std::memcpy(rbuf, acc, bytes);
+                        }});
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
 }
