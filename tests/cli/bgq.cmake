@@ -220,6 +220,13 @@ cli_test(bgq_exec_mpi_types HAS "printed the same 332 lines"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_types && cat exec/sim.stdout exec/native.stdout")
 cli_test(bgq_exec_mpi_types_cma HAS "printed the same 332 lines" "ireduce at 7: 496"
   "rank 0: 1000 records from rank 31 (15000 bytes), type freed before the wait: 0 wrong"
+  "rank 0: column of 300 doubles from rank 31: 0 wrong, count 1, elements 300, as contiguous: 0 wrong, count 300"
+  "rank 6: 3 structs: 0 wrong, count 3, elements 15, 5 ints into pairs: count MPI_UNDEFINED, elements 5, 1 2 3 4 5 0, 1000 pairs: 0 wrong"
+  "rank 2: triangle of 820 ints from rank 1: 0 wrong"
+  "derived collectives: bcast of a column 0 wrong, gather of records 0 wrong, scatter of columns 0 wrong, allgather spread 0 wrong, alltoall strided 0 wrong"
+  "rank 4: ibcast 1.25 2.50 3.75, iallreduce 528, allreduce between 31, iscatter 28, igather ok, iallgather 0 wrong, ialltoall 0 wrong"
+  "rank 3: half 1: iallreduce 264.0, test returned done, ibcast of a column 0 wrong, request freed"
+  "rank 30: in place: iallgather 0 wrong, allgather 0 wrong"
   LACKS "DIFFERENT" "WRONG" "LEFT" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_types && cat exec/native.stdout")
 foreach(mode sim native)
