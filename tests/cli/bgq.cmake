@@ -195,6 +195,52 @@ cli_test(bgq_mpi_deadlock.sim RC 6 HAS "deadlock: 2 of 32 ranks can never contin
 cli_test(bgq_mpi_deadlock.native RC 6 HAS "deadlock: nothing moved for 3 s while every rank waits"
   "rank 1 in MPI_Recv (rank 0, tag 4)" "rank 0 in MPI_Recv (rank 1, tag 4)" "(30 finished)"
   TIMEOUT 60 CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/mpi_features deadlock)
+# Derived datatypes and non-blocking collectives (tests/bgq/programs/mpi_types.c):
+# type layouts, derived types in point to point on both sides of the eager
+# cut-off and in every collective, counts of partial receives, every
+# non-blocking collective; both modes, data checked, and over CMA processes.
+# Then a type not committed, a freed type, an op a type does not have and a
+# derived type in a reduction, each stopping the run.
+cli_test(bgq_exec_mpi_types HAS "printed the same 332 lines"
+  "type vector(4, 2, 5 int): size 32, lb 0, extent 68" "type hvector(3, 1, -16 B double): size 24, lb -32, extent 40"
+  "type indexed({2,1,3} at {4,0,9} int): size 24, lb 0, extent 48"
+  "type indexed_block(3, 2 at {1,5,3} short): size 12, lb 2, extent 12"
+  "type struct{int,double,char[3]}: size 15, lb 0, extent 24" "type struct{int,char}: size 5, lb 0, extent 8"
+  "type vector(2, 1, 2 struct): size 30, lb 0, extent 72" "types freed: null handles"
+  "rank 0: column of 300 doubles from rank 31: 0 wrong, count 1, elements 300, as contiguous: 0 wrong, count 300"
+  "rank 9: column of 16 doubles from rank 8: 0 wrong, count 1, elements 16, as contiguous: 0 wrong, count 16"
+  "rank 4: 1000 records from rank 3 (15000 bytes), type freed before the wait: 0 wrong"
+  "rank 6: 3 structs: 0 wrong, count 3, elements 15, 5 ints into pairs: count MPI_UNDEFINED, elements 5, 1 2 3 4 5 0, 1000 pairs: 0 wrong"
+  "rank 2: triangle of 820 ints from rank 1: 0 wrong"
+  "derived collectives: bcast of a column 0 wrong, gather of records 0 wrong, scatter of columns 0 wrong, allgather spread 0 wrong, alltoall strided 0 wrong"
+  "rank 4: ibcast 1.25 2.50 3.75, iallreduce 528, allreduce between 31, iscatter 28, igather ok, iallgather 0 wrong, ialltoall 0 wrong"
+  "ireduce at 7: 496" "rank 3: half 1: iallreduce 264.0, test returned done, ibcast of a column 0 wrong, request freed"
+  "rank 30: in place: iallgather 0 wrong, allgather 0 wrong"
+  LACKS "DIFFERENT" "WRONG" "LEFT" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_types && cat exec/sim.stdout exec/native.stdout")
+cli_test(bgq_exec_mpi_types_cma HAS "printed the same 332 lines" "ireduce at 7: 496"
+  "rank 0: 1000 records from rank 31 (15000 bytes), type freed before the wait: 0 wrong"
+  "rank 0: column of 300 doubles from rank 31: 0 wrong, count 1, elements 300, as contiguous: 0 wrong, count 300"
+  "rank 6: 3 structs: 0 wrong, count 3, elements 15, 5 ints into pairs: count MPI_UNDEFINED, elements 5, 1 2 3 4 5 0, 1000 pairs: 0 wrong"
+  "rank 2: triangle of 820 ints from rank 1: 0 wrong"
+  "derived collectives: bcast of a column 0 wrong, gather of records 0 wrong, scatter of columns 0 wrong, allgather spread 0 wrong, alltoall strided 0 wrong"
+  "rank 4: ibcast 1.25 2.50 3.75, iallreduce 528, allreduce between 31, iscatter 28, igather ok, iallgather 0 wrong, ialltoall 0 wrong"
+  "rank 3: half 1: iallreduce 264.0, test returned done, ibcast of a column 0 wrong, request freed"
+  "rank 30: in place: iallgather 0 wrong, allgather 0 wrong"
+  LACKS "DIFFERENT" "WRONG" "LEFT" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_types && cat exec/native.stdout")
+foreach(mode sim native)
+  cli_test(bgq_mpi_uncommitted_type.${mode} RC 5
+    HAS "hopsim: rank 0: MPI_Send: datatype 0x10000 is not committed (MPI_ERR_TYPE)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_types uncommitted)
+  cli_test(bgq_mpi_freed_type.${mode} RC 5 HAS "hopsim: rank 0: MPI_Send: datatype 0x10000 was freed (MPI_ERR_TYPE)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_types freed)
+  cli_test(bgq_mpi_invalid_op.${mode} RC 5 HAS "MPI_Allreduce: op 6 on datatype 0x308 (MPI_ERR_OP)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_types badop)
+  cli_test(bgq_mpi_derived_reduction.${mode} RC 5
+    HAS "MPI_Allreduce: datatype 0x10000 is derived: reductions take predefined types (MPI_ERR_TYPE)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_types derivedop)
+endforeach()
 # The halo exchange in MPI (kernels/bgq/mpi_halo.c, Qspi NonBlocking.c's
 # shape): data checked in both modes; the calibration check of the MPI
 # software cycles (hardware.md: about 2.2 us = 3520 cycles nearest-neighbour

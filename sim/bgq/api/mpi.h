@@ -3,10 +3,13 @@
  * memory-FIFO packets (eager) or a request to send followed by a remote get
  * and an acknowledgement (rendezvous), matched by source, tag and
  * communicator in MPI's order; MPI_Barrier on MPI_COMM_WORLD is the GI
- * barrier. It runs on hopsim's BG/Q machine in every mode (simulated: every
- * packet is timed by the MU and torus model; native: the MU's work is done
- * by host copies). See docs/bgq.md, "MPI over the MU". This is not Open MPI's
- * mpi.h: BG/Q programs put this folder first on their include path.
+ * barrier. Derived datatypes are packed into a staging buffer unless their
+ * data is contiguous; non-blocking collectives are schedules of
+ * point-to-point messages. It runs on hopsim's BG/Q machine in every mode
+ * (simulated: every packet is timed by the MU and torus model; native: the
+ * MU's work is done by host copies). See docs/bgq.md, "MPI over the MU".
+ * This is not Open MPI's mpi.h: BG/Q programs put this folder first on their
+ * include path.
  *
  * A call outside what is declared here is a missing symbol at build time. */
 #ifndef HOPSIM_BGQ_MPI_H
@@ -48,6 +51,18 @@ extern "C" {
 #define MPI_Wtick HOPSIM_BGQ_MPI_NAME(MPI_Wtick)
 #define MPI_Type_size HOPSIM_BGQ_MPI_NAME(MPI_Type_size)
 #define MPI_Get_count HOPSIM_BGQ_MPI_NAME(MPI_Get_count)
+#define MPI_Get_elements HOPSIM_BGQ_MPI_NAME(MPI_Get_elements)
+#define MPI_Get_address HOPSIM_BGQ_MPI_NAME(MPI_Get_address)
+#define MPI_Type_contiguous HOPSIM_BGQ_MPI_NAME(MPI_Type_contiguous)
+#define MPI_Type_vector HOPSIM_BGQ_MPI_NAME(MPI_Type_vector)
+#define MPI_Type_create_hvector HOPSIM_BGQ_MPI_NAME(MPI_Type_create_hvector)
+#define MPI_Type_indexed HOPSIM_BGQ_MPI_NAME(MPI_Type_indexed)
+#define MPI_Type_create_indexed_block HOPSIM_BGQ_MPI_NAME(MPI_Type_create_indexed_block)
+#define MPI_Type_create_struct HOPSIM_BGQ_MPI_NAME(MPI_Type_create_struct)
+#define MPI_Type_create_resized HOPSIM_BGQ_MPI_NAME(MPI_Type_create_resized)
+#define MPI_Type_commit HOPSIM_BGQ_MPI_NAME(MPI_Type_commit)
+#define MPI_Type_free HOPSIM_BGQ_MPI_NAME(MPI_Type_free)
+#define MPI_Type_get_extent HOPSIM_BGQ_MPI_NAME(MPI_Type_get_extent)
 #define MPI_Send HOPSIM_BGQ_MPI_NAME(MPI_Send)
 #define MPI_Ssend HOPSIM_BGQ_MPI_NAME(MPI_Ssend)
 #define MPI_Recv HOPSIM_BGQ_MPI_NAME(MPI_Recv)
@@ -70,10 +85,20 @@ extern "C" {
 #define MPI_Scatter HOPSIM_BGQ_MPI_NAME(MPI_Scatter)
 #define MPI_Allgather HOPSIM_BGQ_MPI_NAME(MPI_Allgather)
 #define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
+#define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
+#define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
+#define MPI_Ireduce HOPSIM_BGQ_MPI_NAME(MPI_Ireduce)
+#define MPI_Iallreduce HOPSIM_BGQ_MPI_NAME(MPI_Iallreduce)
+#define MPI_Igather HOPSIM_BGQ_MPI_NAME(MPI_Igather)
+#define MPI_Iscatter HOPSIM_BGQ_MPI_NAME(MPI_Iscatter)
+#define MPI_Iallgather HOPSIM_BGQ_MPI_NAME(MPI_Iallgather)
+#define MPI_Ialltoall HOPSIM_BGQ_MPI_NAME(MPI_Ialltoall)
 
 typedef int MPI_Comm;
-/* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it. */
+/* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
+ * handle of the rank that made it (from 0x10000). */
 typedef int MPI_Datatype;
+typedef ptrdiff_t MPI_Aint;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
@@ -116,6 +141,7 @@ typedef struct {
 #define MPI_ERRORS_ARE_FATAL 1
 #define MPI_ERRORS_RETURN 2
 
+#define MPI_DATATYPE_NULL 0
 #define MPI_BYTE 0x001
 #define MPI_PACKED 0x001
 #define MPI_CHAR 0x101
@@ -187,7 +213,31 @@ int MPI_Get_processor_name(char* name, int* resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 int MPI_Type_size(MPI_Datatype type, int* size);
+/* Whole elements of `type` that arrived, or MPI_UNDEFINED when the bytes are not a whole number of them. */
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count);
+/* Basic elements that arrived (a partial last element of `type` counts its whole basic elements). */
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count);
+int MPI_Get_address(const void* location, MPI_Aint* address);
+
+/* Derived datatypes (MPI 4.0, 5.1). A type is usable in communication once committed; a derived type's data
+ * is packed into a contiguous buffer before it is sent and unpacked after it arrives (a type whose data is
+ * contiguous is sent from and received into the user's buffer). Reductions take predefined types only. */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype);
+/* The extent is rounded up to the strictest alignment of the basic types in it (as a C struct is), unless a
+ * member type has bounds set by MPI_Type_create_resized. */
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           const MPI_Datatype types[], MPI_Datatype* newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype);
+int MPI_Type_commit(MPI_Datatype* type);
+/* Sets *type to MPI_DATATYPE_NULL; communication already started with the type completes. */
+int MPI_Type_free(MPI_Datatype* type);
+int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent);
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
@@ -220,6 +270,24 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
+ * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances
+ * whenever the rank is in an MPI call; MPI_Test/Wait/Waitall/Waitany complete the request. */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request);
+int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request* request);
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 
 #ifdef __cplusplus
 }

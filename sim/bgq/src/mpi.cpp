@@ -12,7 +12,12 @@
 //  - matching by communicator, source and tag (wildcards) against posted
 //    receives in post order and unexpected messages in arrival order; each
 //    message carries a sequence number per pair of ranks, so messages
-//    between two ranks match in the order they were sent.
+//    between two ranks match in the order they were sent;
+//  - derived datatypes flattened to runs of bytes when built: a message of
+//    a contiguous one goes from and to the user's buffer, any other is
+//    packed into a staging buffer the request owns and unpacked on arrival;
+//  - non-blocking collectives as schedules of rounds of point-to-point
+//    messages that the progress engine advances.
 // The MPI state of a rank lives in its RankState and uses subgroup 64 of
 // its MU (one injection FIFO, one reception FIFO, base-address entries),
 // which the programs' own SPI code leaves to the system, and receive
@@ -26,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -79,11 +85,47 @@ struct Comm {
   bool fatal = true;
   bool active = true;
   std::vector<int> dims, periods;  // a Cartesian communicator
+  std::uint32_t nbc_seq = 0;       // non-blocking collectives started (members start them in one order)
 };
+
+// A datatype flattened to its typemap's runs of bytes, in the order the
+// typemap lists them (the order of the packed data), each run made of
+// basic elements of one size.
+struct Block {
+  std::int64_t off = 0;  // displacement from the buffer's address
+  std::uint64_t len = 0;
+  std::uint32_t elem = 1;  // bytes per basic element
+};
+struct TypeInfo {
+  std::vector<Block> blocks;
+  std::uint64_t size = 0;      // bytes of data in one element
+  std::uint64_t elements = 0;  // basic elements in one element
+  std::int64_t lb = 0, ub = 0;
+  std::uint32_t align = 1;       // the strictest basic element's size
+  bool explicit_bounds = false;  // set by MPI_Type_create_resized, kept by types built from it
+  bool committed = false;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;  // the predefined type this is, if it is one
+  std::int64_t extent() const { return ub - lb; }
+  // Whether `count` elements are `count * size` bytes from the buffer + lb, in typemap order.
+  bool contiguous() const {
+    return static_cast<std::int64_t>(size) == extent() &&
+           (blocks.empty() || (blocks.size() == 1 && blocks[0].off == lb));
+  }
+};
+using TypeRef = std::shared_ptr<const TypeInfo>;
+
+struct Schedule;
 
 struct Request {
   bool active = false, done = false, send = false;
+  bool coll = false;  // a non-blocking collective (its schedule below)
   int comm = 0;
+  // a derived type's data, packed: what a send sends, or where a receive lands before it is unpacked
+  std::vector<std::uint8_t> pack;
+  TypeRef utype;  // a receive to unpack: the user's type, buffer and count
+  void* ubuf = nullptr;
+  std::size_t ucount = 0;
+  std::shared_ptr<Schedule> sched;
   // receive
   void* buf = nullptr;
   std::size_t cap = 0;
@@ -114,6 +156,33 @@ struct Partial {
   std::uint64_t got = 0;
 };
 
+// A non-blocking collective: rounds of point-to-point messages on the
+// communicator's collective context; a round starts when the one before it
+// has completed and its `after` (a combine, a copy) has run.
+struct Xfer {
+  bool send = false;
+  void* rbuf = nullptr;        // a receive's
+  const void* sbuf = nullptr;  // a send's
+  std::size_t count = 0;
+  TypeRef type;
+  int peer = 0;
+};
+struct Round {
+  std::vector<Xfer> xfers;
+  std::function<void()> after;
+};
+struct Schedule {
+  MPI_Comm comm = 0;
+  int tag = 0;
+  const char* fn = "";
+  std::vector<Round> rounds;
+  std::size_t next = 0;                         // the round to start next
+  std::vector<int> live;                        // the requests of the round under way
+  std::vector<std::vector<std::uint8_t>> temp;  // accumulators and receive buffers
+};
+
+constexpr MPI_Datatype kDerived = 0x10000;  // the first derived type's handle
+
 }  // namespace
 
 struct MpiState {
@@ -139,8 +208,11 @@ struct MpiState {
   std::array<std::vector<std::vector<std::uint8_t>>, kInjFifos> staging;
   double owed = 0;  // software cycles not yet charged
   std::uint16_t next_context = 4;
-  const char* coll = "MPI_Barrier";           // the collective call under way (error messages)
-  alignas(8) std::uint64_t coll_counter = 0;  // the collective network's reception counter
+  const char* coll = "MPI_Barrier";              // the collective call under way (error messages)
+  alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
+  std::vector<std::shared_ptr<TypeInfo>> types;  // derived type kDerived + i; null once freed
+  std::vector<int> scheduled;                    // non-blocking collectives under way
+  bool advancing = false;                        // the progress engine is advancing them
 };
 
 void reserve_mpi_fifo(RankState& st) {
@@ -220,11 +292,158 @@ int error(int comm, int code, const char* fn, const std::string& what) {
   return code;
 }
 
+// The size of a predefined type, 0 for anything else.
 std::size_t type_size(MPI_Datatype t) {
+  if (t < 0 || t >= 0x400) return 0;
   const int sz = t & 0xFF, kind = t >> 8;
   const bool ok = (kind == 0 && sz == 1) || ((kind == 1 || kind == 2) && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) ||
                   (kind == 3 && (sz == 4 || sz == 8));
   return ok ? static_cast<std::size_t>(sz) : 0;
+}
+
+// ---- datatypes ----
+
+// A predefined type's typemap (one element, committed), or null.
+TypeRef predefined(MPI_Datatype t) {
+  static const std::map<MPI_Datatype, TypeRef> all = [] {
+    std::map<MPI_Datatype, TypeRef> m;
+    for (int kind = 0; kind < 4; ++kind)
+      for (const int sz : {1, 2, 4, 8}) {
+        const int code = (kind << 8) | sz;
+        if (type_size(code) == 0) continue;
+        auto ti = std::make_shared<TypeInfo>();
+        const auto u = static_cast<std::uint32_t>(sz);
+        ti->blocks = {{0, u, u}};
+        ti->size = u;
+        ti->elements = 1;
+        ti->ub = sz;
+        ti->align = u;
+        ti->committed = true;
+        ti->basic = code;
+        m.emplace(code, std::move(ti));
+      }
+    return m;
+  }();
+  const auto it = all.find(t);
+  return it == all.end() ? nullptr : it->second;
+}
+
+TypeRef bytes_type() { return predefined(MPI_BYTE); }
+
+// Type `t` of this rank: *out set, or what is wrong with it (communication needs it committed).
+std::string find_type(MpiState& s, MPI_Datatype t, TypeRef& out, bool for_communication) {
+  if (t >= kDerived && static_cast<std::size_t>(t - kDerived) < s.types.size()) {
+    const auto& d = s.types[static_cast<std::size_t>(t - kDerived)];
+    if (!d) return fmt::format("datatype 0x{:x} was freed", t);
+    if (for_communication && !d->committed) return fmt::format("datatype 0x{:x} is not committed", t);
+    out = d;
+    return {};
+  }
+  out = predefined(t);
+  return out ? std::string{} : fmt::format("datatype 0x{:x} is not a type hopsim's MPI has", t);
+}
+
+// Appends `len` bytes of `elem`-byte elements at `off`, merged with the run before when they continue it.
+void append_run(TypeInfo& t, std::int64_t off, std::uint64_t len, std::uint32_t elem) {
+  if (len == 0) return;
+  if (!t.blocks.empty()) {
+    Block& b = t.blocks.back();
+    if (b.elem == elem && b.off + static_cast<std::int64_t>(b.len) == off) {
+      b.len += len;
+      return;
+    }
+  }
+  t.blocks.push_back({off, len, elem});
+}
+
+// Builds a type from copies of other types: the typemap of `old` at each displacement, in order.
+class TypeBuilder {
+ public:
+  void add(const TypeInfo& old, std::int64_t disp, std::uint64_t copies) {
+    if (copies == 0) return;
+    const std::int64_t ext = old.extent();
+    for (std::uint64_t i = 0; i < copies; ++i) {
+      const std::int64_t at = disp + static_cast<std::int64_t>(i) * ext;
+      for (const Block& b : old.blocks) append_run(t_, at + b.off, b.len, b.elem);
+      const std::int64_t lb = at + old.lb, ub = at + old.ub;
+      if (!any_) {
+        t_.lb = lb;
+        t_.ub = ub;
+      }
+      t_.lb = std::min(t_.lb, lb);
+      t_.ub = std::max(t_.ub, ub);
+      any_ = true;
+    }
+    t_.size += old.size * copies;
+    t_.elements += old.elements * copies;
+    t_.align = std::max(t_.align, old.align);
+    t_.explicit_bounds = t_.explicit_bounds || old.explicit_bounds;
+  }
+  // A struct's extent is padded to its strictest alignment unless bounds were set explicitly.
+  std::shared_ptr<TypeInfo> done(bool pad) {
+    if (pad && !t_.explicit_bounds) {
+      const auto a = static_cast<std::int64_t>(t_.align);
+      const std::int64_t ext = t_.extent();
+      t_.ub = t_.lb + (ext + a - 1) / a * a;
+    }
+    return std::make_shared<TypeInfo>(std::move(t_));
+  }
+
+ private:
+  TypeInfo t_;
+  bool any_ = false;
+};
+
+MPI_Datatype add_type(MpiState& s, std::shared_ptr<TypeInfo> t) {
+  s.types.push_back(std::move(t));
+  return kDerived + static_cast<MPI_Datatype>(s.types.size() - 1);
+}
+
+// Copies `count` elements of `t` at `buf` into `out`, in typemap order.
+void pack(const TypeInfo& t, const void* buf, std::size_t count, std::uint8_t* out) {
+  const auto base = reinterpret_cast<std::intptr_t>(buf);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::intptr_t at = base + static_cast<std::intptr_t>(i) * t.extent();
+    for (const Block& b : t.blocks) {
+      std::memcpy(out, reinterpret_cast<const void*>(at + b.off), b.len);
+      out += b.len;
+    }
+  }
+}
+
+// Copies the first `bytes` of packed data into elements of `t` at `buf` (a short message fills a prefix).
+void unpack(const TypeInfo& t, const std::uint8_t* in, std::size_t bytes, void* buf) {
+  const auto base = reinterpret_cast<std::intptr_t>(buf);
+  for (std::size_t i = 0; bytes > 0; ++i) {
+    const std::intptr_t at = base + static_cast<std::intptr_t>(i) * t.extent();
+    for (const Block& b : t.blocks) {
+      const std::size_t n = std::min<std::size_t>(b.len, bytes);
+      std::memcpy(reinterpret_cast<void*>(at + b.off), in, n);
+      in += n;
+      bytes -= n;
+      if (bytes == 0) return;
+    }
+  }
+}
+
+// `p` moved by `off` bytes (a derived type's displacements may be negative).
+template <class P>
+P* shifted(P* p, std::int64_t off) {
+  return reinterpret_cast<P*>(reinterpret_cast<std::intptr_t>(p) + off);
+}
+
+// Where `count` elements of a contiguous type start.
+template <class P>
+P* data_start(P* buf, const TypeInfo& t) {
+  return shifted(buf, t.lb);
+}
+
+// `scount` elements of `st` at `sbuf` into `rcount` elements of `rt` at `rbuf` (a root's own block).
+void local_copy(const void* sbuf, std::size_t scount, const TypeInfo& st, void* rbuf, std::size_t rcount,
+                const TypeInfo& rt) {
+  std::vector<std::uint8_t> tmp(scount * st.size);
+  pack(st, sbuf, scount, tmp.data());
+  unpack(rt, tmp.data(), std::min<std::size_t>(tmp.size(), rcount * rt.size), rbuf);
 }
 
 void setup(MpiState& s) {
@@ -373,7 +592,10 @@ void finish_recv(MpiState& s, Request& q, const Arrived& a) {
   q.sent = a.env.bytes;
   if (a.env.bytes > q.cap) q.status.MPI_ERROR = MPI_ERR_TRUNCATE;
   if (!a.rts) {
-    if (n > 0) std::memcpy(q.buf, a.data.data(), n);
+    if (n > 0 && q.utype)
+      unpack(*q.utype, a.data.data(), n, q.ubuf);
+    else if (n > 0)
+      std::memcpy(q.buf, a.data.data(), n);
     q.done = true;
     return;
   }
@@ -521,6 +743,8 @@ MpiState& mpi() {
   return s;
 }
 
+void advance(MpiState& s);
+
 // One pass of the progress engine: packets that arrived, rendezvous gets that finished, staging the MU has read.
 void progress(MpiState& s) {
   Machine& m = *Machine::current();
@@ -540,6 +764,7 @@ void progress(MpiState& s) {
       continue;
     }
     q.getting = false;
+    if (q.utype) unpack(*q.utype, q.pack.data(), static_cast<std::size_t>(q.status.hopsim_bytes), q.ubuf);
     q.done = true;
     send_ack(s, q.ack_to, q.ack_sreq);
     it = s.getting.erase(it);
@@ -549,6 +774,7 @@ void progress(MpiState& s) {
     auto& st = s.staging[f];
     if (st.size() > busy) st.erase(st.begin(), st.end() - static_cast<std::ptrdiff_t>(busy));
   }
+  if (!s.scheduled.empty()) advance(s);
   pay(s);
 }
 
@@ -588,19 +814,26 @@ int new_request(MpiState& s) {
 }
 
 void release(MpiState& s, MPI_Request* r) {
-  s.reqs[static_cast<std::size_t>(*r)]->active = false;
+  auto& q = *s.reqs[static_cast<std::size_t>(*r)];
+  q.active = false;
+  q.pack = {};
+  q.utype = nullptr;
+  q.sched = nullptr;
   s.free_reqs.push_back(*r);
   *r = MPI_REQUEST_NULL;
 }
 
 // Argument checks shared by the point-to-point calls; MPI_SUCCESS or the error's code.
-int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, int peer, int tag, bool recv) {
+// *type is set to the datatype's typemap.
+int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, int peer, int tag, bool recv,
+               TypeRef* type = nullptr) {
   const Comm* cm = comm_of(s, c);
   if (!cm)
     return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
   if (count < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
-  if (type_size(t) == 0)
-    return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is not a type hopsim's MPI has", t));
+  TypeRef ti;
+  if (const std::string bad = find_type(s, t, ti, true); !bad.empty()) return error(c, MPI_ERR_TYPE, fn, bad);
+  if (type) *type = ti;
   const int n = cm->size();
   if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= n))
     return error(c, MPI_ERR_RANK, fn, fmt::format("rank {} of a communicator of {}", peer, n));
@@ -609,11 +842,20 @@ int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype 
   return MPI_SUCCESS;
 }
 
-int start_send(MpiState& s, const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm c, bool sync,
-               std::uint16_t context_add, MPI_Request* r) {
+// Sends `count` elements of `t`: a contiguous type from `buf` itself, any other packed into the request first.
+int start_send(MpiState& s, const void* buf, std::size_t count, const TypeInfo& t, int dest, int tag, MPI_Comm c,
+               bool sync, std::uint16_t context_add, MPI_Request* r) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
   const int id = new_request(s);
   auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  const std::size_t bytes = count * t.size;
+  if (t.contiguous()) {
+    buf = data_start(buf, t);
+  } else {
+    q.pack.resize(bytes);
+    pack(t, buf, count, q.pack.data());
+    buf = q.pack.data();
+  }
   q.send = true;
   q.comm = c;
   q.src = dest;
@@ -646,13 +888,23 @@ int start_send(MpiState& s, const void* buf, std::size_t bytes, int dest, int ta
   return MPI_SUCCESS;
 }
 
-void start_recv(MpiState& s, void* buf, std::size_t cap, int src, int tag, MPI_Comm c, std::uint16_t context_add,
-                MPI_Request* r) {
+// Receives `count` elements of `t`: a contiguous type into `buf` itself, any other through the request's
+// staging buffer, unpacked when the data is in.
+void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int src, int tag, MPI_Comm c,
+                std::uint16_t context_add, MPI_Request* r) {
   const int id = new_request(s);
   auto& q = *s.reqs[static_cast<std::size_t>(id)];
   q.comm = c;
-  q.buf = buf;
-  q.cap = cap;
+  q.cap = count * t->size;
+  if (t->contiguous()) {
+    q.buf = data_start(buf, *t);
+  } else {
+    q.pack.resize(q.cap);
+    q.buf = q.pack.data();
+    q.utype = t;
+    q.ubuf = buf;
+    q.ucount = count;
+  }
   q.src = src;
   q.tag = tag;
   q.context = static_cast<std::uint16_t>(s.comms[static_cast<std::size_t>(c)].context + context_add);
@@ -678,7 +930,7 @@ void start_recv(MpiState& s, void* buf, std::size_t cap, int src, int tag, MPI_C
 // Completes request *r (which is done): its status, its error through its communicator's handler.
 int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
   auto& q = *s.reqs[static_cast<std::size_t>(*r)];
-  const MPI_Status status = q.send ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  const MPI_Status status = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
   const int comm = q.comm;
   const std::uint32_t sent = q.sent;
   release(s, r);
@@ -696,23 +948,24 @@ bool valid_request(MpiState& s, MPI_Request r) {
 
 // ---- collectives: point-to-point messages on the communicator's collective context ----
 
-void coll_send(MpiState& s, const void* buf, std::size_t bytes, int dest, MPI_Comm c, int tag) {
+void coll_send(MpiState& s, const void* buf, std::size_t count, const TypeRef& t, int dest, MPI_Comm c, int tag) {
   MPI_Request r = MPI_REQUEST_NULL;
-  start_send(s, buf, bytes, dest, tag, c, false, 1, &r);
+  start_send(s, buf, count, *t, dest, tag, c, false, 1, &r);
   auto& q = *s.reqs[static_cast<std::size_t>(r)];
   wait_for(
       s, [&] { return q.done; }, s.coll, dest, MPI_ANY_TAG);
   release(s, &r);
 }
 // A collective's message from `src`; one larger than expected means the ranks' calls do not match.
-void coll_recv(MpiState& s, void* buf, std::size_t bytes, int src, MPI_Comm c, int tag) {
+void coll_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int src, MPI_Comm c, int tag) {
   MPI_Request r = MPI_REQUEST_NULL;
-  start_recv(s, buf, bytes, src, tag, c, 1, &r);
+  start_recv(s, buf, count, t, src, tag, c, 1, &r);
   auto& q = *s.reqs[static_cast<std::size_t>(r)];
   wait_for(
       s, [&] { return q.done; }, s.coll, src, MPI_ANY_TAG);
   const bool truncated = q.status.MPI_ERROR == MPI_ERR_TRUNCATE;
   const std::uint32_t sent = q.sent;
+  const std::size_t bytes = q.cap;
   release(s, &r);
   if (truncated)
     error(c, MPI_ERR_TRUNCATE, s.coll,
@@ -806,19 +1059,19 @@ bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t c
 
 enum CollTag : int { kBarrierTag = 1, kBcastTag, kReduceTag, kGatherTag, kScatterTag, kAlltoallTag, kSplitTag };
 
-void bcast(MpiState& s, void* buf, std::size_t bytes, int root, MPI_Comm c) {
+void bcast(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int root, MPI_Comm c) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = cm.size(), vr = (cm.me - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      coll_recv(s, buf, bytes, (vr - mask + root) % n, c, kBcastTag);
+      coll_recv(s, buf, count, t, (vr - mask + root) % n, c, kBcastTag);
       break;
     }
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
-    if (vr + mask < n) coll_send(s, buf, bytes, (vr + mask + root) % n, c, kBcastTag);
+    if (vr + mask < n) coll_send(s, buf, count, t, (vr + mask + root) % n, c, kBcastTag);
 }
 
 void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
@@ -828,11 +1081,11 @@ void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op
   std::vector<std::uint8_t> in(bytes);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
-      coll_send(s, acc, bytes, (vr - mask + root) % n, c, kReduceTag);
+      coll_send(s, acc, bytes, bytes_type(), (vr - mask + root) % n, c, kReduceTag);
       return;
     }
     if (vr + mask < n) {
-      coll_recv(s, in.data(), bytes, (vr + mask + root) % n, c, kReduceTag);
+      coll_recv(s, in.data(), bytes, bytes_type(), (vr + mask + root) % n, c, kReduceTag);
       combine(t, op, acc, in.data(), count);
     }
   }
@@ -843,8 +1096,8 @@ void barrier(MpiState& s, MPI_Comm c) {
   const int n = cm.size();
   for (int k = 1; k < n; k <<= 1) {
     MPI_Request r = MPI_REQUEST_NULL;
-    start_recv(s, nullptr, 0, (cm.me - k + n) % n, kBarrierTag, c, 1, &r);
-    coll_send(s, nullptr, 0, (cm.me + k) % n, c, kBarrierTag);
+    start_recv(s, nullptr, 0, bytes_type(), (cm.me - k + n) % n, kBarrierTag, c, 1, &r);
+    coll_send(s, nullptr, 0, bytes_type(), (cm.me + k) % n, c, kBarrierTag);
     auto& q = *s.reqs[static_cast<std::size_t>(r)];
     wait_for(
         s, [&] { return q.done; }, s.coll, (cm.me - k + n) % n, MPI_ANY_TAG);
@@ -923,7 +1176,7 @@ bool network_allreduce(MpiState& s, const std::vector<std::uint8_t>& in, void* o
 std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
   std::int32_t ctx = s.next_context;
   reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, c);
-  bcast(s, &ctx, sizeof ctx, 0, c);
+  bcast(s, &ctx, sizeof ctx, bytes_type(), 0, c);
   if (ctx > 0xFFF0) fail("MPI: more than 32760 communicators were created");
   s.next_context = static_cast<std::uint16_t>(ctx + 2);
   return static_cast<std::uint16_t>(ctx);
@@ -945,6 +1198,164 @@ const Comm* get_comm(MpiState& s, MPI_Comm c, const char* fn, int* err) {
   if (!cm)
     *err = error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
   return cm;
+}
+
+// Arguments of a reduction: a predefined type (MPI 4.0, 6.9.2) and an op it has.
+int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, MPI_Op op, int root) {
+  TypeRef ti;
+  if (const int e = check_args(s, fn, c, count, t, root, 0, false, &ti)) return e;
+  if (ti->basic == MPI_DATATYPE_NULL)
+    return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is derived: reductions take predefined types", t));
+  if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
+  return MPI_SUCCESS;
+}
+
+// ---- non-blocking collectives: schedules the progress engine advances ----
+
+constexpr int kNbcTag = 0x1000;  // collective-context tags from here: one per started non-blocking collective
+
+std::shared_ptr<Schedule> new_schedule(MpiState& s, MPI_Comm c, const char* fn) {
+  auto sc = std::make_shared<Schedule>();
+  sc->comm = c;
+  sc->fn = fn;
+  auto& cm = s.comms[static_cast<std::size_t>(c)];
+  sc->tag = kNbcTag + static_cast<int>(cm.nbc_seq++ % 0x100000);
+  return sc;
+}
+
+Xfer recv_of(void* buf, std::size_t count, TypeRef t, int peer) {
+  Xfer x;
+  x.rbuf = buf;
+  x.count = count;
+  x.type = std::move(t);
+  x.peer = peer;
+  return x;
+}
+Xfer send_of(const void* buf, std::size_t count, TypeRef t, int peer) {
+  Xfer x;
+  x.send = true;
+  x.sbuf = buf;
+  x.count = count;
+  x.type = std::move(t);
+  x.peer = peer;
+  return x;
+}
+
+// The binomial tree of `bcast`: a receive from the parent, then the sends to the children.
+void bcast_rounds(Schedule& sc, void* buf, std::size_t count, const TypeRef& t, int root, int n, int me) {
+  const int vr = (me - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (vr & mask) {
+      sc.rounds.push_back({{recv_of(buf, count, t, (vr - mask + root) % n)}, {}});
+      break;
+    }
+    mask <<= 1;
+  }
+  Round sends;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) sends.xfers.push_back(send_of(buf, count, t, (vr + mask + root) % n));
+  sc.rounds.push_back(std::move(sends));
+}
+
+// The binomial tree of `reduce` on an accumulator the schedule owns (returned), combined in the same order.
+std::uint8_t* reduce_rounds(Schedule& sc, const void* in, std::size_t count, MPI_Datatype t, MPI_Op op, int root, int n,
+                            int me) {
+  const std::size_t bytes = count * type_size(t);
+  sc.temp.emplace_back(bytes);
+  sc.temp.emplace_back(bytes);
+  std::uint8_t* acc = sc.temp[sc.temp.size() - 2].data();
+  std::uint8_t* part = sc.temp.back().data();
+  if (bytes > 0) std::memcpy(acc, in, bytes);
+  const int vr = (me - root + n) % n;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      sc.rounds.push_back({{send_of(acc, bytes, bytes_type(), (vr - mask + root) % n)}, {}});
+      break;
+    }
+    if (vr + mask < n)
+      sc.rounds.push_back(
+          {{recv_of(part, bytes, bytes_type(), (vr + mask + root) % n)}, [=] { combine(t, op, acc, part, count); }});
+  }
+  return acc;
+}
+
+// A linear gather at `root` in one round; the root's own block is copied now.
+void gather_round(Schedule& sc, const void* sbuf, std::size_t scount, const TypeRef& st, void* rbuf, std::size_t rcount,
+                  const TypeRef& rt, int root, int n, int me) {
+  Round rd;
+  if (me != root) {
+    rd.xfers.push_back(send_of(sbuf, scount, st, root));
+  } else {
+    const std::int64_t slot = static_cast<std::int64_t>(rcount) * rt->extent();
+    for (int k = 0; k < n; ++k) {
+      void* at = shifted(rbuf, k * slot);
+      if (k != root)
+        rd.xfers.push_back(recv_of(at, rcount, rt, k));
+      else if (!in_place(sbuf))
+        local_copy(sbuf, scount, *st, at, rcount, *rt);
+    }
+  }
+  sc.rounds.push_back(std::move(rd));
+}
+
+// Moves `sc` on as far as its messages allow: true once its last round has completed.
+bool step(MpiState& s, Schedule& sc) {
+  for (;;) {
+    for (const int id : sc.live)
+      if (!s.reqs[static_cast<std::size_t>(id)]->done) return false;
+    for (int id : sc.live) {
+      const auto& q = *s.reqs[static_cast<std::size_t>(id)];
+      if (!q.send && q.status.MPI_ERROR == MPI_ERR_TRUNCATE)
+        error(sc.comm, MPI_ERR_TRUNCATE, sc.fn,
+              fmt::format("rank {} of the communicator sent {} bytes where this rank expects {}: the ranks' calls do "
+                          "not match",
+                          q.status.MPI_SOURCE, q.sent, q.cap));
+      release(s, &id);
+    }
+    sc.live.clear();
+    if (sc.next > 0 && sc.rounds[sc.next - 1].after) sc.rounds[sc.next - 1].after();
+    if (sc.next == sc.rounds.size()) return true;
+    const Round& rd = sc.rounds[sc.next++];
+    for (const Xfer& x : rd.xfers) {
+      MPI_Request r = MPI_REQUEST_NULL;
+      if (x.send)
+        start_send(s, x.sbuf, x.count, *x.type, x.peer, sc.tag, sc.comm, false, 1, &r);
+      else
+        start_recv(s, x.rbuf, x.count, x.type, x.peer, sc.tag, sc.comm, 1, &r);
+      sc.live.push_back(r);
+    }
+  }
+}
+
+// Advances every non-blocking collective under way (from the progress engine; never within itself).
+void advance(MpiState& s) {
+  if (s.advancing) return;
+  s.advancing = true;
+  for (std::size_t i = 0; i < s.scheduled.size();) {
+    auto& q = *s.reqs[static_cast<std::size_t>(s.scheduled[i])];
+    if (step(s, *q.sched)) {
+      q.done = true;
+      s.scheduled.erase(s.scheduled.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  s.advancing = false;
+}
+
+// The request of a non-blocking collective: its first round starts now.
+void start_schedule(MpiState& s, std::shared_ptr<Schedule> sc, MPI_Request* r) {
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.coll = true;
+  q.comm = sc->comm;
+  q.src = MPI_ANY_SOURCE;
+  q.tag = MPI_ANY_TAG;
+  q.sched = std::move(sc);
+  *r = id;
+  s.scheduled.push_back(id);
+  advance(s);
 }
 
 }  // namespace
@@ -1045,11 +1456,12 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
     all[0] = color;
     all[1] = key;
     for (int r = 1; r < n; ++r)
-      mpi_impl::coll_recv(s, &all[2 * static_cast<std::size_t>(r)], 8, r, c, mpi_impl::kSplitTag);
+      mpi_impl::coll_recv(s, &all[2 * static_cast<std::size_t>(r)], 8, mpi_impl::bytes_type(), r, c,
+                          mpi_impl::kSplitTag);
   } else {
-    mpi_impl::coll_send(s, mine.data(), 8, 0, c, mpi_impl::kSplitTag);
+    mpi_impl::coll_send(s, mine.data(), 8, mpi_impl::bytes_type(), 0, c, mpi_impl::kSplitTag);
   }
-  mpi_impl::bcast(s, all.data(), all.size() * 4, 0, c);
+  mpi_impl::bcast(s, all.data(), all.size() * 4, mpi_impl::bytes_type(), 0, c);
   const std::uint16_t ctx = mpi_impl::agree_context(s, c);
   if (color == MPI_UNDEFINED) {
     *out = MPI_COMM_NULL;
@@ -1148,41 +1560,248 @@ double MPI_Wtime(void) {
 }
 double MPI_Wtick(void) { return 1.0 / Machine::current()->params().clock_hz; }
 
+}  // extern "C"
+
+namespace hopsim::bgq {
+namespace {
+// Type `t` for a query or a constructor in `fn` (committed or not), or null with *err set.
+TypeRef type_arg(MpiState& s, MPI_Datatype t, const char* fn, int* err) {
+  TypeRef ti;
+  if (const std::string bad = find_type(s, t, ti, false); !bad.empty()) {
+    *err = error(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, bad);
+    return nullptr;
+  }
+  return ti;
+}
+
+int bad_count(const char* fn, int count) {
+  return error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
+}
+
+// A type of `count` blocks of `old`: block i has blocklength(i) elements at byte displacement disp(i).
+template <class Len, class Disp>
+int make_type(MpiState& s, const char* fn, int count, MPI_Datatype old, Len blocklength, Disp disp, bool pad,
+              MPI_Datatype* out) {
+  if (count < 0) return bad_count(fn, count);
+  int err = MPI_SUCCESS;
+  const TypeRef o = type_arg(s, old, fn, &err);
+  if (!o) return err;
+  TypeBuilder b;
+  for (int i = 0; i < count; ++i) {
+    const int len = blocklength(i);
+    if (len < 0) return bad_count(fn, len);
+    b.add(*o, disp(i), static_cast<std::uint64_t>(len));
+  }
+  *out = add_type(s, b.done(pad));
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
 int MPI_Type_size(MPI_Datatype t, int* size) {
-  const std::size_t n = mpi_impl::type_size(t);
-  if (n == 0) return MPI_ERR_TYPE;
-  *size = static_cast<int>(n);
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Type_size", &err);
+  if (!ti) return err;
+  *size = static_cast<int>(ti->size);
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent(MPI_Datatype t, MPI_Aint* lb, MPI_Aint* extent) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Type_get_extent", &err);
+  if (!ti) return err;
+  *lb = static_cast<MPI_Aint>(ti->lb);
+  *extent = static_cast<MPI_Aint>(ti->extent());
   return MPI_SUCCESS;
 }
 
 int MPI_Get_count(const MPI_Status* st, MPI_Datatype t, int* count) {
-  const std::size_t n = mpi_impl::type_size(t);
-  if (!st || n == 0) return MPI_ERR_ARG;
-  *count = st->hopsim_bytes % static_cast<int>(n) == 0 ? st->hopsim_bytes / static_cast<int>(n) : MPI_UNDEFINED;
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Get_count", &err);
+  if (!ti) return err;
+  if (!st || !count) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_count", "null status or count");
+  const auto bytes = static_cast<std::uint64_t>(st->hopsim_bytes);
+  if (ti->size == 0)
+    *count = 0;
+  else
+    *count = bytes % ti->size == 0 ? static_cast<int>(bytes / ti->size) : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
+
+int MPI_Get_elements(const MPI_Status* st, MPI_Datatype t, int* count) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Get_elements", &err);
+  if (!ti) return err;
+  if (!st || !count) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_elements", "null status or count");
+  auto bytes = static_cast<std::uint64_t>(st->hopsim_bytes);
+  if (ti->size == 0) {
+    *count = 0;
+    return MPI_SUCCESS;
+  }
+  std::uint64_t n = bytes / ti->size * ti->elements;
+  bytes %= ti->size;
+  for (const auto& b : ti->blocks) {  // the last, partial element: its whole basic elements
+    const std::uint64_t part = std::min<std::uint64_t>(b.len, bytes);
+    if (part % b.elem != 0) {
+      *count = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    n += part / b.elem;
+    bytes -= part;
+  }
+  *count = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+  *address = static_cast<MPI_Aint>(reinterpret_cast<std::intptr_t>(location));
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  if (count < 0) return mpi_impl::bad_count("MPI_Type_contiguous", count);
+  return mpi_impl::make_type(
+      s, "MPI_Type_contiguous", 1, old, [&](int) { return count; }, [](int) { return std::int64_t{0}; }, false, out);
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  return mpi_impl::make_type(
+      s, "MPI_Type_create_hvector", count, old, [&](int) { return blocklength; },
+      [&](int i) { return static_cast<std::int64_t>(i) * stride; }, false, out);
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_vector", &err);
+  if (!o) return err;
+  const std::int64_t ext = o->extent();
+  return mpi_impl::make_type(
+      s, "MPI_Type_vector", count, old, [&](int) { return blocklength; },
+      [&](int i) { return static_cast<std::int64_t>(i) * stride * ext; }, false, out);
+}
+
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype old,
+                     MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_indexed", &err);
+  if (!o) return err;
+  const std::int64_t ext = o->extent();
+  return mpi_impl::make_type(
+      s, "MPI_Type_indexed", count, old, [&](int i) { return blocklengths[i]; },
+      [&](int i) { return static_cast<std::int64_t>(displacements[i]) * ext; }, false, out);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype old,
+                                  MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_create_indexed_block", &err);
+  if (!o) return err;
+  const std::int64_t ext = o->extent();
+  return mpi_impl::make_type(
+      s, "MPI_Type_create_indexed_block", count, old, [&](int) { return blocklength; },
+      [&](int i) { return static_cast<std::int64_t>(displacements[i]) * ext; }, false, out);
+}
+
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           const MPI_Datatype types[], MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  const char* fn = "MPI_Type_create_struct";
+  if (count < 0) return mpi_impl::bad_count(fn, count);
+  mpi_impl::TypeBuilder b;
+  for (int i = 0; i < count; ++i) {
+    int err = MPI_SUCCESS;
+    const mpi_impl::TypeRef o = mpi_impl::type_arg(s, types[i], fn, &err);
+    if (!o) return err;
+    if (blocklengths[i] < 0) return mpi_impl::bad_count(fn, blocklengths[i]);
+    b.add(*o, static_cast<std::int64_t>(displacements[i]), static_cast<std::uint64_t>(blocklengths[i]));
+  }
+  *out = mpi_impl::add_type(s, b.done(true));
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_create_resized", &err);
+  if (!o) return err;
+  auto t = std::make_shared<mpi_impl::TypeInfo>(*o);
+  t->lb = lb;
+  t->ub = lb + extent;
+  t->explicit_bounds = true;
+  t->committed = false;
+  t->basic = MPI_DATATYPE_NULL;
+  *out = mpi_impl::add_type(s, std::move(t));
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_commit(MPI_Datatype* t) {
+  auto& s = mpi_impl::mpi();
+  if (!t) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_commit", "null datatype");
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::type_arg(s, *t, "MPI_Type_commit", &err)) return err;
+  if (*t >= mpi_impl::kDerived) s.types[static_cast<std::size_t>(*t - mpi_impl::kDerived)]->committed = true;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_free(MPI_Datatype* t) {
+  auto& s = mpi_impl::mpi();
+  if (!t || *t < mpi_impl::kDerived || static_cast<std::size_t>(*t - mpi_impl::kDerived) >= s.types.size() ||
+      !s.types[static_cast<std::size_t>(*t - mpi_impl::kDerived)])
+    return mpi_impl::error(
+        MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_free",
+        fmt::format("datatype 0x{:x} is not a derived type of this rank", t ? *t : MPI_DATATYPE_NULL));
+  s.types[static_cast<std::size_t>(*t - mpi_impl::kDerived)] = nullptr;  // requests that use it keep their copy
+  *t = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace hopsim::bgq {
+namespace {
+int isend(const char* fn, const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, bool sync,
+          MPI_Request* r) {
+  auto& s = mpi();
+  TypeRef ti;
+  if (const int e = check_args(s, fn, c, count, t, dest, tag, false, &ti)) return e;
+  return start_send(s, buf, static_cast<std::size_t>(count), *ti, dest, tag, c, sync, 0, r);
+}
+
+int irecv(const char* fn, void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi();
+  TypeRef ti;
+  if (const int e = check_args(s, fn, c, count, t, source, tag, true, &ti)) return e;
+  start_recv(s, buf, static_cast<std::size_t>(count), ti, source, tag, c, 0, r);
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
 
 // ---- point to point ----
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
-  auto& s = mpi_impl::mpi();
-  if (const int e = mpi_impl::check_args(s, "MPI_Isend", c, count, t, dest, tag, false)) return e;
-  return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, false, 0,
-                              r);
+  return mpi_impl::isend("MPI_Isend", buf, count, t, dest, tag, c, false, r);
 }
 
 int MPI_Issend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
-  auto& s = mpi_impl::mpi();
-  if (const int e = mpi_impl::check_args(s, "MPI_Issend", c, count, t, dest, tag, false)) return e;
-  return mpi_impl::start_send(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), dest, tag, c, true, 0,
-                              r);
+  return mpi_impl::isend("MPI_Issend", buf, count, t, dest, tag, c, true, r);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
-  auto& s = mpi_impl::mpi();
-  if (const int e = mpi_impl::check_args(s, "MPI_Irecv", c, count, t, source, tag, true)) return e;
-  mpi_impl::start_recv(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), source, tag, c, 0, r);
-  return MPI_SUCCESS;
+  return mpi_impl::irecv("MPI_Irecv", buf, count, t, source, tag, c, r);
 }
 
 }  // extern "C"
@@ -1266,27 +1885,27 @@ int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
 
 int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   MPI_Request r = MPI_REQUEST_NULL;
-  if (const int e = MPI_Isend(buf, count, t, dest, tag, c, &r)) return e;
+  if (const int e = mpi_impl::isend("MPI_Send", buf, count, t, dest, tag, c, false, &r)) return e;
   return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Send");
 }
 
 int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   MPI_Request r = MPI_REQUEST_NULL;
-  if (const int e = MPI_Issend(buf, count, t, dest, tag, c, &r)) return e;
+  if (const int e = mpi_impl::isend("MPI_Ssend", buf, count, t, dest, tag, c, true, &r)) return e;
   return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Ssend");
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Status* st) {
   MPI_Request r = MPI_REQUEST_NULL;
-  if (const int e = MPI_Irecv(buf, count, t, source, tag, c, &r)) return e;
+  if (const int e = mpi_impl::irecv("MPI_Recv", buf, count, t, source, tag, c, &r)) return e;
   return mpi_impl::wait_request(&r, st, "MPI_Recv");
 }
 
 int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
                  MPI_Datatype rtype, int source, int rtag, MPI_Comm c, MPI_Status* st) {
   MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  if (const int e = MPI_Irecv(rbuf, rcount, rtype, source, rtag, c, &r[0])) return e;
-  if (const int e = MPI_Isend(sbuf, scount, stype, dest, stag, c, &r[1])) return e;
+  if (const int e = mpi_impl::irecv("MPI_Sendrecv", rbuf, rcount, rtype, source, rtag, c, &r[0])) return e;
+  if (const int e = mpi_impl::isend("MPI_Sendrecv", sbuf, scount, stype, dest, stag, c, false, &r[1])) return e;
   const int rs = mpi_impl::wait_request(&r[1], MPI_STATUS_IGNORE, "MPI_Sendrecv");
   const int rr = mpi_impl::wait_request(&r[0], st, "MPI_Sendrecv");
   return rr != MPI_SUCCESS ? rr : rs;
@@ -1435,21 +2054,20 @@ int MPI_Barrier(MPI_Comm c) {
 int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Bcast";
-  if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false)) return e;
-  mpi_impl::bcast(s, buf, static_cast<std::size_t>(count) * mpi_impl::type_size(t), root, c);
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false, &ti)) return e;
+  mpi_impl::bcast(s, buf, static_cast<std::size_t>(count), ti, root, c);
   return MPI_SUCCESS;
 }
 
 int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Reduce";
-  if (const int e = mpi_impl::check_args(s, "MPI_Reduce", c, count, t, root, 0, false)) return e;
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce", c, count, t, op, root)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  if (bytes > 0 && !mpi_impl::op_valid(t, op))
-    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Reduce", fmt::format("op {} on datatype 0x{:x}", op, t));
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
   if (root_me) std::memcpy(rbuf, acc.data(), bytes);
   return MPI_SUCCESS;
@@ -1458,15 +2076,13 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
 int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Allreduce";
-  if (const int e = mpi_impl::check_args(s, "MPI_Allreduce", c, count, t, 0, 0, false)) return e;
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Allreduce", c, count, t, op, 0)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  if (bytes > 0 && !mpi_impl::op_valid(t, op))
-    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Allreduce", fmt::format("op {} on datatype 0x{:x}", op, t));
   if (c == MPI_COMM_WORLD && mpi_impl::network_allreduce(s, acc, rbuf, t, op)) return MPI_SUCCESS;
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
-  mpi_impl::bcast(s, acc.data(), bytes, 0, c);
+  mpi_impl::bcast(s, acc.data(), bytes, mpi_impl::bytes_type(), 0, c);
   std::memcpy(rbuf, acc.data(), bytes);
   return MPI_SUCCESS;
 }
@@ -1475,21 +2091,22 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
                MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Gather";
-  if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false)) return e;
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
+    if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false, &st)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
-  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
   if (cm.me != root) {
-    mpi_impl::coll_send(s, sbuf, sb, root, c, mpi_impl::kGatherTag);
+    mpi_impl::coll_send(s, sbuf, static_cast<std::size_t>(scount), st, root, c, mpi_impl::kGatherTag);
     return MPI_SUCCESS;
   }
-  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
-  auto* out = static_cast<std::uint8_t*>(rbuf);
+  if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, rcount, rtype, root, 0, false, &rt)) return e;
+  const std::int64_t slot = rcount * rt->extent();
   for (int r = 0; r < cm.size(); ++r) {
-    if (r == root) {
-      if (!mpi_impl::in_place(sbuf)) std::memcpy(out + static_cast<std::size_t>(r) * rb, sbuf, std::min(sb, rb));
-      continue;
-    }
-    mpi_impl::coll_recv(s, out + static_cast<std::size_t>(r) * rb, rb, r, c, mpi_impl::kGatherTag);
+    void* at = mpi_impl::shifted(rbuf, r * slot);
+    if (r != root)
+      mpi_impl::coll_recv(s, at, static_cast<std::size_t>(rcount), rt, r, c, mpi_impl::kGatherTag);
+    else if (!mpi_impl::in_place(sbuf))
+      mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, at, static_cast<std::size_t>(rcount), *rt);
   }
   return MPI_SUCCESS;
 }
@@ -1498,30 +2115,39 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
                 MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Scatter";
-  if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false)) return e;
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false, &rt)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
-  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
   if (cm.me != root) {
-    mpi_impl::coll_recv(s, rbuf, rb, root, c, mpi_impl::kScatterTag);
+    mpi_impl::coll_recv(s, rbuf, static_cast<std::size_t>(rcount), rt, root, c, mpi_impl::kScatterTag);
     return MPI_SUCCESS;
   }
-  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
-  const auto* in = static_cast<const std::uint8_t*>(sbuf);
+  if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, scount, stype, root, 0, false, &st)) return e;
+  const std::int64_t slot = scount * st->extent();
   for (int r = 0; r < cm.size(); ++r) {
-    if (r == root) {
-      if (!mpi_impl::in_place(rbuf)) std::memcpy(rbuf, in + static_cast<std::size_t>(r) * sb, std::min(sb, rb));
-      continue;
-    }
-    mpi_impl::coll_send(s, in + static_cast<std::size_t>(r) * sb, sb, r, c, mpi_impl::kScatterTag);
+    const void* at = mpi_impl::shifted(sbuf, r * slot);
+    if (r != root)
+      mpi_impl::coll_send(s, at, static_cast<std::size_t>(scount), st, r, c, mpi_impl::kScatterTag);
+    else if (!mpi_impl::in_place(rbuf))
+      mpi_impl::local_copy(at, static_cast<std::size_t>(scount), *st, rbuf, static_cast<std::size_t>(rcount), *rt);
   }
   return MPI_SUCCESS;
 }
 
 int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm c) {
+  int n = 0, me = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  MPI_Comm_rank(c, &me);
+  if (mpi_impl::in_place(sbuf) && me != 0) {  // a rank's block is in recvbuf: it sends that to the gather
+    MPI_Aint lb = 0, ext = 0;
+    if (const int e = MPI_Type_get_extent(rtype, &lb, &ext)) return e;
+    sbuf = mpi_impl::shifted(static_cast<const void*>(rbuf), static_cast<std::int64_t>(me) * rcount * ext);
+    scount = rcount;
+    stype = rtype;
+  }
   if (const int e = MPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, 0, c)) return e;
-  int n = 0;
-  MPI_Comm_size(c, &n);
   return MPI_Bcast(rbuf, rcount * n, rtype, 0, c);
 }
 
@@ -1529,20 +2155,21 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
                  MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   s.coll = "MPI_Alltoall";
-  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false)) return e;
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = cm.size();
-  const std::size_t sb = static_cast<std::size_t>(scount) * mpi_impl::type_size(stype);
-  const std::size_t rb = static_cast<std::size_t>(rcount) * mpi_impl::type_size(rtype);
+  const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
   std::vector<MPI_Request> rs(2 * static_cast<std::size_t>(n), MPI_REQUEST_NULL);
   for (int k = 0; k < n; ++k) {  // pairwise: rank me + k, so not everyone sends to rank 0 first
     const int from = (cm.me - k + n) % n;
-    mpi_impl::start_recv(s, static_cast<std::uint8_t*>(rbuf) + static_cast<std::size_t>(from) * rb, rb, from,
+    mpi_impl::start_recv(s, mpi_impl::shifted(rbuf, from * rslot), static_cast<std::size_t>(rcount), rt, from,
                          mpi_impl::kAlltoallTag, c, 1, &rs[static_cast<std::size_t>(k)]);
   }
   for (int k = 0; k < n; ++k) {
     const int to = (cm.me + k) % n;
-    mpi_impl::start_send(s, static_cast<const std::uint8_t*>(sbuf) + static_cast<std::size_t>(to) * sb, sb, to,
+    mpi_impl::start_send(s, mpi_impl::shifted(sbuf, to * sslot), static_cast<std::size_t>(scount), *st, to,
                          mpi_impl::kAlltoallTag, c, false, 1,
                          &rs[static_cast<std::size_t>(n) + static_cast<std::size_t>(k)]);
   }
@@ -1552,6 +2179,164 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
         s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
     mpi_impl::release(s, &r);
   }
+  return MPI_SUCCESS;
+}
+
+// ---- non-blocking collectives ----
+
+int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Ibarrier", &err);
+  if (!cm) return err;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ibarrier");
+  const int n = cm->size();
+  for (int k = 1; k < n; k <<= 1) {  // dissemination
+    mpi_impl::Round rd;
+    rd.xfers.push_back(mpi_impl::recv_of(nullptr, 0, mpi_impl::bytes_type(), (cm->me - k + n) % n));
+    rd.xfers.push_back(mpi_impl::send_of(nullptr, 0, mpi_impl::bytes_type(), (cm->me + k) % n));
+    sc->rounds.push_back(std::move(rd));
+  }
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ibcast", c, count, t, root, 0, false, &ti)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ibcast");
+  mpi_impl::bcast_rounds(*sc, buf, static_cast<std::size_t>(count), ti, root, cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+                MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ireduce");
+  std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
+                                              static_cast<std::size_t>(count), t, op, root, cm.size(), cm.me);
+  if (cm.me == root) {
+    const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+    sc->rounds.push_back({{}, [=] {
+                            if (bytes > 0) std::memcpy(rbuf, acc, bytes);
+                          }});
+  }
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Iallreduce", c, count, t, op, 0)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallreduce");
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
+                                              static_cast<std::size_t>(count), t, op, 0, cm.size(), cm.me);
+  mpi_impl::bcast_rounds(*sc, acc, bytes, mpi_impl::bytes_type(), 0, cm.size(), cm.me);
+  sc->rounds.push_back({{}, [=] {
+                          if (bytes > 0) std::memcpy(rbuf, acc, bytes);
+                        }});
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
+    if (const int e = mpi_impl::check_args(s, "MPI_Igather", c, scount, stype, root, 0, false, &st)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root)
+    if (const int e = mpi_impl::check_args(s, "MPI_Igather", c, rcount, rtype, root, 0, false, &rt)) return e;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Igather");
+  mpi_impl::gather_round(*sc, sbuf, static_cast<std::size_t>(scount), st, rbuf, static_cast<std::size_t>(rcount), rt,
+                         root, cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Iscatter", c, rcount, rtype, root, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root)
+    if (const int e = mpi_impl::check_args(s, "MPI_Iscatter", c, scount, stype, root, 0, false, &st)) return e;
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iscatter");
+  mpi_impl::Round rd;
+  if (cm.me != root) {
+    rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, root));
+  } else {
+    const std::int64_t slot = scount * st->extent();
+    for (int k = 0; k < cm.size(); ++k) {
+      const void* at = mpi_impl::shifted(sbuf, k * slot);
+      if (k != root)
+        rd.xfers.push_back(mpi_impl::send_of(at, static_cast<std::size_t>(scount), st, k));
+      else if (!mpi_impl::in_place(rbuf))
+        mpi_impl::local_copy(at, static_cast<std::size_t>(scount), *st, rbuf, static_cast<std::size_t>(rcount), *rt);
+    }
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Iallgather", c, scount, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Iallgather", c, rcount, rtype, 0, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallgather");
+  // Gather at 0, then its broadcast; in place, a rank's block is already in rbuf.
+  const void* mine = sbuf;
+  if (mpi_impl::in_place(sbuf) && cm.me != 0) {
+    mine = mpi_impl::shifted(rbuf, static_cast<std::int64_t>(cm.me) * rcount * rt->extent());
+    st = rt;
+    scount = rcount;
+  }
+  mpi_impl::gather_round(*sc, mine, static_cast<std::size_t>(scount), st, rbuf, static_cast<std::size_t>(rcount), rt, 0,
+                         cm.size(), cm.me);
+  mpi_impl::bcast_rounds(*sc, rbuf, static_cast<std::size_t>(rcount) * static_cast<std::size_t>(cm.size()), rt, 0,
+                         cm.size(), cm.me);
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, scount, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = cm.size();
+  const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
+  auto sc = mpi_impl::new_schedule(s, c, "MPI_Ialltoall");
+  mpi_impl::Round rd;  // pairwise order, as MPI_Alltoall
+  for (int k = 0; k < n; ++k) {
+    const int from = (cm.me - k + n) % n;
+    rd.xfers.push_back(
+        mpi_impl::recv_of(mpi_impl::shifted(rbuf, from * rslot), static_cast<std::size_t>(rcount), rt, from));
+  }
+  for (int k = 0; k < n; ++k) {
+    const int to = (cm.me + k) % n;
+    rd.xfers.push_back(
+        mpi_impl::send_of(mpi_impl::shifted(sbuf, to * sslot), static_cast<std::size_t>(scount), st, to));
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
 }
 
