@@ -317,7 +317,7 @@ TEST_CASE("a write outside every core's memory names the core and the address") 
                       int v = 1;
                       if (get_global_id(0) == 5) e_write(&e_group_config, &v, 7, 7, reinterpret_cast<void*>(0x10), 4);
                     }),
-                    Contains("core 5") && Contains("0x9cf00010") && Contains("outside"));
+                    Contains("core(1,1)") && Contains("0x9cf00010") && Contains("outside"));
 }
 
 TEST_CASE("the stdcl barrier and e-lib writes on a simulated 64-core E64G401") {

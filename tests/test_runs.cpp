@@ -72,7 +72,7 @@ TEST_CASE("a kernel writing outside memory stops a simulated run with core and a
 TEST_CASE("a deadlocked kernel is reported in simulation, naming the blocked cores") {
   CHECK_THROWS_WITH(
       run_scenario(passing("sim", {{"repeat", 1}, {"n_max", 1}, {"methods", {"deadlock"}}}, tmpdir("deadlock"))),
-      Contains("deadlock") && Contains("core 1 (coreid 0x809"));
+      Contains("deadlock") && Contains("core(0,1) (coreid 0x809)"));
 }
 
 TEST_CASE("the passing kernels refuse a machine that is not 16 cores") {

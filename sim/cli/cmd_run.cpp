@@ -17,6 +17,8 @@
 #include "hopsim/core/preset.hpp"
 #include "hopsim/core/program.hpp"
 #include "hopsim/core/scenario.hpp"
+#include "hopsim/studies/curve.hpp"
+#include "hopsim/studies/sweep.hpp"
 
 namespace hopsim::cli {
 namespace {
@@ -73,21 +75,20 @@ int list(const std::string& what, const std::string& preset_name) {
   if (what == "families") list_families();
   if (what == "kernels") list_kernels();
   if (what == "keys") {
-    // Every scenario key with its type, default and meaning; with a preset, its parameters too.
-    std::size_t wk = 0, wt = 0, wd = 0;
-    for (const auto& k : scenario_keys()) {
-      wk = std::max(wk, k.key.size());
-      wt = std::max(wt, k.type.size());
-      wd = std::max(wd, k.default_value.size());
-    }
-    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "key", wk, "type", wt, "default", wd, "meaning");
-    for (const auto& k : scenario_keys())
-      std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", k.key, wk, k.type, wt, k.default_value, wd, k.meaning);
+    // Every key of the three kinds of file, with its type, default and meaning; with a preset,
+    // that preset's parameters too (checked first, so a bad name prints nothing else).
+    std::optional<Preset> preset;
+    if (!preset_name.empty()) preset = load_preset(preset_name, "preset");
+    std::cout << "hopsim run scenarios (hopsim run, compare, sweep --kind run):\n";
+    print_keys(std::cout, scenario_keys());
     std::cout << "\nAny key can be set on the command line: --set KEY=VALUE (VALUE as JSON when it parses).\n";
-    if (preset_name.empty()) return 0;
-    const auto preset = load_preset(preset_name, "preset");
+    std::cout << "\ntraffic scenarios (hopsim curve, sweep --kind traffic; docs/traffic.md):\n";
+    print_keys(std::cout, studies::traffic_scenario_keys());
+    std::cout << "\nsweep files (hopsim sweep; docs/traffic.md):\n";
+    print_keys(std::cout, studies::sweep_file_keys());
+    if (!preset) return 0;
     std::cout << fmt::format("\nmachine.* for {}: each parameter below, its value the default\n", preset_name);
-    find_family(preset.family, "preset " + preset_name).print_params(preset_name, std::cout);
+    find_family(preset->family, "preset " + preset_name).print_params(preset_name, std::cout);
     return 0;
   }
   if (what != "params") return 0;

@@ -11,7 +11,7 @@ bash "$expect" --dir "$work" --rc 0 -- "$hopsim" run "$scenario" --mode "$mode" 
 cd "$work" || exit 1
 mkdir before && cp -p out/results.json out/results.csv before/ || exit 1
 
-bash "$expect" --rc 5 --has "core 5" --has "outside" -- \
+bash "$expect" --rc 5 --has "core(1,1)" --has "outside" -- \
   "$hopsim" run "$scenario" --mode "$mode" --out out "${fast[@]}" --set 'kernel.args.methods=["writeOutside"]' || exit 1
 
 status=0

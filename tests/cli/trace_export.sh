@@ -12,7 +12,7 @@ expect="$(dirname "$0")/expect.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 bash "$expect" --rc 0 --has "trace: run.db" -- "$hopsim" run "$scenario" --mode sim --set kernel.args.repeat=2 \
   --set kernel.args.n_max=2 --out out --trace run.db --trace-detail hops || exit 1
-bash "$expect" --rc 0 --has "complete" --has "hottest links" --has "eject 0" -- "$hopsim" trace stats run.db || exit 1
+bash "$expect" --rc 0 --has "complete" --has "hottest links" --has "eject (0,0)" -- "$hopsim" trace stats run.db || exit 1
 bash "$expect" --rc 0 --has "wrote run.json" -- "$hopsim" trace export run.db --perfetto run.json || exit 1
 bash "$expect" --rc 0 -- "$hopsim" trace export run.db --csv links --output links.csv || exit 1
 for t in transactions hops pe_states link_counters launches; do

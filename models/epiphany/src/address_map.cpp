@@ -16,7 +16,7 @@ std::uint32_t AddressMap::coreid(int row, int col) const {
 }
 
 std::string AddressMap::describe_core(std::uint32_t core) const {
-  return fmt::format("core {} (coreid 0x{:03x}, row {}, col {})", core, coreid_of(core), row_of(core), col_of(core));
+  return fmt::format("core({},{}) (coreid 0x{:03x})", row_of(core), col_of(core), coreid_of(core));
 }
 
 }  // namespace hopsim::epiphany::model

@@ -110,10 +110,14 @@ std::string MeshTiming::link_name(std::size_t link) const {
     const auto b = mesh_.coord_of(mesh_.link_target(static_cast<topo::LinkId>(link)));
     return fmt::format("({},{})->({},{})", a[0], a[1], b[0], b[1]);
   }
+  // A core's own injection and ejection channels, named by the core's (row,col).
   link -= mesh_links_;
-  if (link < n_) return fmt::format("inject {}", link);
-  link -= n_;
-  if (link < n_) return fmt::format("eject {}", link);
+  const bool inject = link < n_;
+  if (!inject) link -= n_;
+  if (link < n_) {
+    const auto c = mesh_.coord_of(static_cast<topo::NodeId>(link));
+    return fmt::format("{} ({},{})", inject ? "inject" : "eject", c[0], c[1]);
+  }
   return "elink";
 }
 

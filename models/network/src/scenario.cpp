@@ -1,6 +1,7 @@
 #include "hopsim/network/model/scenario.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -8,10 +9,45 @@
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/resources.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/core/strict_json.hpp"
 #include "hopsim/epiphany/model/params.hpp"
 
 namespace hopsim::network::model {
+
+namespace {
+
+// Every key of a traffic scenario (docs/traffic.md); the loader accepts exactly these.
+constexpr std::array<ScenarioKey, 24> kTrafficKeys = {{
+    {"network", "object", "{}", "the network: a preset, its shape and parameter overrides"},
+    {"network.preset", "string", "\"e64g401\"",
+     "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq); hopsim list machines"},
+    {"network.topology", "string", "\"mesh\"", "mesh or torus (torus: network presets only)"},
+    {"network.dims", "extents", "the preset's (8x8)", "\"4x4x4\" or [4, 4, 4]; the eMesh is 2-D, at most 64x64"},
+    {"network.params", "object", "{}", "parameter overrides (hopsim list params PRESET)"},
+    {"network.params.*", "quantity", "the preset's", "one network parameter, a number or a string with units"},
+    {"traffic", "object", "{}", "the synthetic traffic"},
+    {"traffic.pattern", "string", "\"uniform\"",
+     "uniform, transpose, bit_complement, bit_reverse, shuffle, tornado, neighbor or hotspot"},
+    {"traffic.hotspot", "object", "-", "with pattern hotspot: the hot node and its share of the packets"},
+    {"traffic.hotspot.node", "integer >= 0", "0", "the hot node's index"},
+    {"traffic.hotspot.fraction", "number", "0.1", "share of packets sent to the hot node"},
+    {"traffic.injection", "string", "\"bernoulli\"", "bernoulli or bursty (on/off)"},
+    {"traffic.burst_mean", "number >= 1", "8", "bursty: mean packets per burst"},
+    {"traffic.load", "number in (0, 1]", "0.1", "offered load, packets per node per cycle"},
+    {"traffic.packet_bytes", "integer", "8 (eMesh), one flit", "packet size in bytes"},
+    {"traffic.packet_sizes", "list", "-", "[{\"bytes\": B, \"weight\": W}, ...] instead of packet_bytes"},
+    {"traffic.seed", "integer >= 0", "1", "random seed of the traffic"},
+    {"phases", "object", "{}", "warm-up, measurement window and drain limit"},
+    {"phases.warmup", "cycles", "1000", "cycles before the measurement window"},
+    {"phases.measure", "cycles", "10000", "cycles of the measurement window"},
+    {"phases.drain", "cycles", "20000", "cycles the measured packets may take to arrive after the window"},
+    {"curve", "object", "{}", "hopsim curve: loads step, 2 step, ... up to max"},
+    {"curve.step", "number in (0, 1]", "0.05", "load step of hopsim curve"},
+    {"curve.max", "number in (0, 1]", "1", "highest load of hopsim curve (it stops at saturation)"},
+}};
+
+}  // namespace
 
 namespace {
 
@@ -142,7 +178,7 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
 
 void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
   const nlohmann::json net = section(doc, "network");
-  require_known_keys(net, "network", {"preset", "topology", "dims", "params"});
+  require_known_keys(net, "network", key_names(kTrafficKeys, "network"));
   sc.preset = get_string(net, "preset", "network", "e64g401");
   const auto preset = load_preset(sc.preset, "network.preset");
   const nlohmann::json params = section(net, "params");
@@ -196,8 +232,7 @@ void read_injection(const nlohmann::json& tr, TrafficConfig& c) {
 
 void read_traffic(const nlohmann::json& doc, TrafficConfig& c) {
   const nlohmann::json tr = section(doc, "traffic");
-  require_known_keys(tr, "traffic",
-                     {"pattern", "hotspot", "injection", "burst_mean", "load", "packet_bytes", "packet_sizes", "seed"});
+  require_known_keys(tr, "traffic", key_names(kTrafficKeys, "traffic"));
   try {
     c.pattern = parse_pattern(get_string(tr, "pattern", "traffic", "uniform"));
   } catch (const std::invalid_argument& e) {
@@ -205,7 +240,7 @@ void read_traffic(const nlohmann::json& doc, TrafficConfig& c) {
   }
   if (tr.contains("hotspot")) {
     const auto& h = tr["hotspot"];
-    require_known_keys(h, "traffic.hotspot", {"node", "fraction"});
+    require_known_keys(h, "traffic.hotspot", key_names(kTrafficKeys, "traffic.hotspot"));
     const int node = get_int(h, "node", "traffic.hotspot", 0);
     if (node < 0) throw ConfigError("traffic.hotspot.node: must be >= 0");
     c.hotspot_node = static_cast<std::uint32_t>(node);
@@ -221,14 +256,14 @@ void read_traffic(const nlohmann::json& doc, TrafficConfig& c) {
 void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
   TrafficConfig& c = sc.config;
   const nlohmann::json ph = section(doc, "phases");
-  require_known_keys(ph, "phases", {"warmup", "measure", "drain"});
+  require_known_keys(ph, "phases", key_names(kTrafficKeys, "phases"));
   c.warmup = get_cycles(ph, "warmup", "phases", 1000);
   c.measure = get_cycles(ph, "measure", "phases", 10000);
   c.drain_limit = get_cycles(ph, "drain", "phases", 20000);
   if (c.measure <= 0) throw ConfigError("phases.measure: must be > 0 cycles");
 
   const nlohmann::json cu = section(doc, "curve");
-  require_known_keys(cu, "curve", {"step", "max"});
+  require_known_keys(cu, "curve", key_names(kTrafficKeys, "curve"));
   sc.curve_step = get_number(cu, "step", "curve", 0.05);
   sc.curve_max = get_number(cu, "max", "curve", 1.0);
   if (!(sc.curve_step > 0 && sc.curve_step <= 1))
@@ -239,8 +274,10 @@ void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
 
 }  // namespace
 
+std::span<const ScenarioKey> traffic_scenario_keys() { return kTrafficKeys; }
+
 TrafficScenario load_traffic_scenario(const nlohmann::json& doc, const std::string& origin) {
-  require_known_keys(doc, "", {"network", "traffic", "phases", "curve"});
+  require_known_keys(doc, "", key_names(kTrafficKeys, ""));
   TrafficScenario sc;
   read_network(doc, sc);
   read_traffic(doc, sc.config);

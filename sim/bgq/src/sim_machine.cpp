@@ -89,6 +89,11 @@ struct Pending {
   std::vector<std::uint8_t> payload;
 };
 
+// "a,b,c,d,e": a node's torus coordinates, as node and link names show them.
+std::string coords_text(const std::array<int, model::kDims>& c) {
+  return fmt::format("{},{},{},{},{}", c[0], c[1], c[2], c[3], c[4]);
+}
+
 // Records the run into a trace: nodes with torus coordinates, the 10 links
 // of each node, one transaction per descriptor with its packets' hops, and
 // link counters.
@@ -98,7 +103,7 @@ class Tracer final : public model::NetObserver {
     static const char* dn = "ABCDE";
     for (std::uint32_t n = 0; n < t.nodes(); ++n) {
       const auto c = t.coords(n);
-      w_.add_node({n, fmt::format("node {} ({},{},{},{},{})", n, c[0], c[1], c[2], c[3], c[4]), "node",
+      w_.add_node({n, fmt::format("node {} ({})", n, coords_text(c)), "node",
                    fmt::format("[{},{},{},{},{}]", c[0], c[1], c[2], c[3], c[4])});
     }
     for (std::uint32_t n = 0; n < t.nodes(); ++n)
@@ -106,7 +111,7 @@ class Tracer final : public model::NetObserver {
         if (t.dims()[static_cast<std::size_t>(d)] < 2) continue;
         for (int dir : {+1, -1})
           w_.add_link({model::link_index(n, d, dir), "torus", n, t.neighbour(n, d, dir),
-                       fmt::format("{}{} of node {}", dn[d], dir > 0 ? '+' : '-', n)});
+                       fmt::format("({}) {}{}", coords_text(t.coords(n)), dn[d], dir > 0 ? '+' : '-')});
       }
   }
   void hop(std::uint32_t link, model::Tick requested, model::Tick start, model::Tick ser,

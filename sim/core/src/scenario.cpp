@@ -1,8 +1,10 @@
 #include "hopsim/core/scenario.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -72,9 +74,11 @@ constexpr std::array<ScenarioKey, 24> kKeys = {{
 
 std::span<const ScenarioKey> scenario_keys() { return kKeys; }
 
-std::vector<std::string_view> scenario_key_names(std::string_view section) {
+std::vector<std::string_view> scenario_key_names(std::string_view section) { return key_names(kKeys, section); }
+
+std::vector<std::string_view> key_names(std::span<const ScenarioKey> keys, std::string_view section) {
   std::vector<std::string_view> out;
-  for (const auto& k : kKeys) {
+  for (const auto& k : keys) {
     std::string_view rest = k.key;
     if (!section.empty()) {
       if (rest.size() <= section.size() + 1 || rest.substr(0, section.size()) != section || rest[section.size()] != '.')
@@ -85,6 +89,18 @@ std::vector<std::string_view> scenario_key_names(std::string_view section) {
     out.push_back(rest);
   }
   return out;
+}
+
+void print_keys(std::ostream& out, std::span<const ScenarioKey> keys) {
+  std::size_t wk = 3, wt = 4, wd = 7;
+  for (const auto& k : keys) {
+    wk = std::max(wk, k.key.size());
+    wt = std::max(wt, k.type.size());
+    wd = std::max(wd, k.default_value.size());
+  }
+  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "key", wk, "type", wt, "default", wd, "meaning");
+  for (const auto& k : keys)
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", k.key, wk, k.type, wt, k.default_value, wd, k.meaning);
 }
 
 std::string to_string(ComputeModel m) {

@@ -111,7 +111,7 @@ NativeRuns run_native_runs(RingArgs& a, const hh::model::Profile& p, const Probe
   Progress progress("host predict: native run", static_cast<std::size_t>(runs));
   for (int k = 0; k < runs; ++k) {
     n.all.push_back(run_native(a, probe, &n.rates[static_cast<std::size_t>(k)]));
-    progress.update(static_cast<std::size_t>(k + 1));
+    progress.update(static_cast<std::size_t>(k) + 1);
   }
   mean_speeds(n, p, runs);
   median_handovers(n, p);

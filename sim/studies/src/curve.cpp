@@ -444,6 +444,8 @@ std::vector<network::model::TrafficResult> means(const std::vector<SeededPoint>&
 
 }  // namespace
 
+std::span<const ScenarioKey> traffic_scenario_keys() { return network::model::traffic_scenario_keys(); }
+
 int run_curve(const CurveOptions& o) {
   if (o.seeds < 1 || o.seeds > 1000) throw ConfigError(fmt::format("--seeds {}: must be in 1..1000", o.seeds));
   const auto sc =

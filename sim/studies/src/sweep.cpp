@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "hopsim/studies/sweep.hpp"
@@ -222,6 +224,19 @@ struct Mpi {
 };
 #endif
 
+// Every key of a sweep file (docs/traffic.md, "Sweeps"); the reader accepts exactly these.
+constexpr std::array<ScenarioKey, 5> kSweepKeys = {{
+    {"kind", "string", "\"traffic\"",
+     "traffic (each point a traffic scenario, in process) or run (each point a hopsim run scenario, a child "
+     "process); --kind"},
+    {"scenario", "path or object", "required",
+     "the base scenario, relative to the sweep file's folder; kind traffic also takes the scenario itself; "
+     "--scenario"},
+    {"sweep", "object", "{}", "swept keys: {\"KEY\": [v1, v2, ...]} or \"low:high:step\"; --sweep KEY=v1,v2"},
+    {"sweep.*", "list", "-", "one swept key of the base scenario, e.g. traffic.load; the first key varies slowest"},
+    {"out", "path", "\"out/NAME\"", "the results folder, relative to the sweep file's folder; --out"},
+}};
+
 class Sweep {
  public:
   explicit Sweep(const SweepOptions& o) : o_(o) {
@@ -233,9 +248,10 @@ class Sweep {
       (void)parse_json_text(text, path);  // syntax errors with a line number
       file = nlohmann::ordered_json::parse(text);
       if (!file.is_object()) throw ConfigError(path + ": expected a JSON object");
+      const auto known = key_names(kSweepKeys, "");
       for (const auto& [k, v] : file.items())
-        if (k != "kind" && k != "scenario" && k != "sweep" && k != "out")
-          throw ConfigError(fmt::format("{}: {}: unknown key (known keys: kind, scenario, sweep, out)", path, k));
+        if (std::find(known.begin(), known.end(), k) == known.end())
+          throw ConfigError(fmt::format("{}: {}: unknown key (known keys: {})", path, k, fmt::join(known, ", ")));
       base_dir = fs::absolute(path).parent_path();
     }
     if (file.contains("kind") && !file["kind"].is_string()) throw ConfigError("kind: expected \"traffic\" or \"run\"");
@@ -611,6 +627,8 @@ class Sweep {
 };
 
 }  // namespace
+
+std::span<const ScenarioKey> sweep_file_keys() { return kSweepKeys; }
 
 int run_sweep(const SweepOptions& o) {
   Mpi mpi;

@@ -4,6 +4,7 @@
 // the seed and the outputs. Unknown keys and bad values are ConfigErrors
 // naming the key. The resolved document is echoed into every output.
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 #include <optional>
 #include <span>
@@ -77,5 +78,9 @@ struct ScenarioKey {
 std::span<const ScenarioKey> scenario_keys();
 // The names directly under `section` ("" for the top level, "outputs").
 std::vector<std::string_view> scenario_key_names(std::string_view section);
+// The same for any table of keys (traffic scenarios, sweep files): what require_known_keys checks.
+std::vector<std::string_view> key_names(std::span<const ScenarioKey> keys, std::string_view section);
+// Prints a table of keys: key, type, default, meaning, in aligned columns.
+void print_keys(std::ostream& out, std::span<const ScenarioKey> keys);
 
 }  // namespace hopsim

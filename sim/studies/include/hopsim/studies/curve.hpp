@@ -3,8 +3,11 @@
 // mesh or torus, from a traffic scenario file and/or options, optionally
 // against a reference curve (BookSim2's); table, CSV and chart.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "hopsim/core/scenario.hpp"
 
 namespace hopsim::studies {
 
@@ -29,5 +32,8 @@ struct CurveOptions {
 // Runs the curve, prints it, writes the files asked for; 3 when a compared
 // load is off by more than max_error. Throws ConfigError on bad options.
 int run_curve(const CurveOptions& o);
+
+// Every key of a traffic scenario with its type, default and meaning (hopsim list keys).
+std::span<const ScenarioKey> traffic_scenario_keys();
 
 }  // namespace hopsim::studies

@@ -3,8 +3,11 @@
 // scenario (a traffic scenario run in process, or `hopsim run` scenarios as
 // child processes), one result table, resumable, split across MPI ranks
 // when launched by mpirun (docs/traffic.md, "Sweeps").
+#include <span>
 #include <string>
 #include <vector>
+
+#include "hopsim/core/scenario.hpp"
 
 namespace hopsim::studies {
 
@@ -18,6 +21,9 @@ struct SweepOptions {
   // becomes the number of seeds that saturated.
   int seeds = 1;
 };
+
+// Every key of a sweep file with its type, default and meaning (hopsim list keys).
+std::span<const ScenarioKey> sweep_file_keys();
 
 // Runs (or resumes) the sweep; returns the exit code. Throws ConfigError on
 // a bad sweep file, key or point before any point runs.

@@ -45,7 +45,7 @@ class AddressMap {
     }
     return loc;
   }
-  // "core 2 (coreid 0x80a, row 0, col 2)" for messages.
+  // "core(0,2) (coreid 0x80a)" for messages, as traces name cores.
   std::string describe_core(std::uint32_t core) const;
 
   std::uint32_t local_size() const { return p_.local_mem; }

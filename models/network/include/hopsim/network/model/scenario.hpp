@@ -3,12 +3,14 @@
 // study (network preset and shape, pattern, injection process, load,
 // packet sizes, phases, curve range). Every key is checked; errors are
 // hopsim::ConfigError naming the key path. See docs/traffic.md.
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "hopsim/core/preset.hpp"
+#include "hopsim/core/scenario.hpp"
 #include "hopsim/network/model/traffic.hpp"
 
 namespace hopsim::network::model {
@@ -19,6 +21,9 @@ struct TrafficScenario {
   double curve_step = 0.05, curve_max = 1.0;
   nlohmann::json echo;  // the resolved parameters with their sources
 };
+
+// Every key of a traffic scenario with its type, default and meaning (hopsim list keys).
+std::span<const ScenarioKey> traffic_scenario_keys();
 
 // Parameters of the generic network presets (family "network").
 const std::vector<ParamDecl>& network_param_decls();
