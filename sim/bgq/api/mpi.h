@@ -41,6 +41,7 @@ extern "C" {
 #define MPI_Comm_free HOPSIM_BGQ_MPI_NAME(MPI_Comm_free)
 #define MPI_Comm_set_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_set_errhandler)
 #define MPI_Error_string HOPSIM_BGQ_MPI_NAME(MPI_Error_string)
+#define MPI_Error_class HOPSIM_BGQ_MPI_NAME(MPI_Error_class)
 #define MPI_Cart_create HOPSIM_BGQ_MPI_NAME(MPI_Cart_create)
 #define MPI_Cart_shift HOPSIM_BGQ_MPI_NAME(MPI_Cart_shift)
 #define MPI_Cart_coords HOPSIM_BGQ_MPI_NAME(MPI_Cart_coords)
@@ -85,6 +86,14 @@ extern "C" {
 #define MPI_Scatter HOPSIM_BGQ_MPI_NAME(MPI_Scatter)
 #define MPI_Allgather HOPSIM_BGQ_MPI_NAME(MPI_Allgather)
 #define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
+#define MPI_Gatherv HOPSIM_BGQ_MPI_NAME(MPI_Gatherv)
+#define MPI_Scatterv HOPSIM_BGQ_MPI_NAME(MPI_Scatterv)
+#define MPI_Allgatherv HOPSIM_BGQ_MPI_NAME(MPI_Allgatherv)
+#define MPI_Alltoallv HOPSIM_BGQ_MPI_NAME(MPI_Alltoallv)
+#define MPI_Scan HOPSIM_BGQ_MPI_NAME(MPI_Scan)
+#define MPI_Exscan HOPSIM_BGQ_MPI_NAME(MPI_Exscan)
+#define MPI_Reduce_scatter HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter)
+#define MPI_Reduce_scatter_block HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_block)
 #define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
 #define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
 #define MPI_Ireduce HOPSIM_BGQ_MPI_NAME(MPI_Ireduce)
@@ -201,6 +210,8 @@ int MPI_Comm_free(MPI_Comm* comm);
 /* MPI_ERRORS_ARE_FATAL (the default: the run stops naming the rank, the call and the error) or MPI_ERRORS_RETURN. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler handler);
 int MPI_Error_string(int errorcode, char* string, int* resultlen);
+/* The class of a code this MPI returned: the code itself (every code is a class). */
+int MPI_Error_class(int errorcode, int* errorclass);
 int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* cart);
 int MPI_Cart_shift(MPI_Comm cart, int direction, int disp, int* source, int* dest);
 int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
@@ -270,6 +281,23 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
+/* The v-collectives: Gatherv and Scatterv linear at the root, Allgatherv and Alltoallv pairwise exchanges. */
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+/* Prefix reductions: a chain of point-to-point messages in rank order (Exscan leaves rank 0's recvbuf as it is). */
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+/* A reduction at rank 0, then its blocks scattered (Scatterv). */
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm);
 
 /* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
  * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances
