@@ -266,3 +266,10 @@ cli_test(bgq_exec_mpi_calls HAS "printed the same 66 lines" "mpi_calls: 32 ranks
   "error class 15, probe of MPI_PROC_NULL: flag 1 count 0, bytes bor 0xff band 0xf0, 2 GiB send: 2"
   LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_calls && cat exec/sim.stdout exec/native.stdout")
+# MPICH's test programs (tests/external/mpich_tests.sh) need a checkout of
+# MPICH, which CI has not: its argument checks only.
+set(CLI_MPICH_TESTS ${CMAKE_SOURCE_DIR}/tests/external/mpich_tests.sh)
+cli_test(bgq_mpich_tests_no_checkout RC 2 HAS "usage:" CMD bash ${CLI_MPICH_TESTS})
+cli_test(bgq_mpich_tests_not_mpich RC 2 HAS "no MPICH test/mpi here" CMD bash ${CLI_MPICH_TESTS} ${CMAKE_SOURCE_DIR}/docs)
+cli_test(bgq_mpich_tests_bad_ranks RC 2 HAS "--ranks takes a positive number, got 'x'"
+  CMD bash ${CLI_MPICH_TESTS} ${CMAKE_SOURCE_DIR}/docs --ranks x)
