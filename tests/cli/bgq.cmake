@@ -258,9 +258,11 @@ cli_test(bgq_mpi_latency_calibration_control HAS "zero-byte ping-pong with a nei
   CMD env HOPSIM_MODE=sim HOPSIM_SCENARIO=${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json ${CLI_MPI_HALO} 1 1024)
 # The calls MPICH's test programs need beyond those (tests/bgq/programs/mpi_calls.c):
 # v-collectives, Scan/Exscan, Reduce_scatter(_block), Error_class, a probe
-# of MPI_PROC_NULL, bitwise ops on MPI_BYTE, a 2 GiB message refused; both
-# modes, data checked.
-cli_test(bgq_exec_mpi_calls HAS "printed the same 66 lines" "mpi_calls: 32 ranks, all checks passed"
+# of MPI_PROC_NULL, bitwise ops on MPI_BYTE, user ops, Waitsome/Testsome/
+# Testany, a 2 GiB message refused; both modes, data checked.
+cli_test(bgq_exec_mpi_calls HAS "printed the same 68 lines" "mpi_calls: 32 ranks, all checks passed"
+  "user ops: reduce at 5 (100, 231), allreduce sum 496, ordered ireduce at 5 refused: 10: ok"
+  "waitsome/testsome/testany: 3 receives from 10: 10000 10001 10002: ok"
   "rank 31: gatherv at 3, scatterv from 5, allgatherv, alltoallv (48 ints in): ok"
   "rank 7: scan 36 16, exscan 28, reduce_scatter 816 848, reduce_scatter_block 434 465: ok"
   "error class 15, probe of MPI_PROC_NULL: flag 1 count 0, bytes bor 0xff band 0xf0, 2 GiB send: 2"

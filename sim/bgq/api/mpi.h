@@ -76,6 +76,9 @@ extern "C" {
 #define MPI_Waitany HOPSIM_BGQ_MPI_NAME(MPI_Waitany)
 #define MPI_Test HOPSIM_BGQ_MPI_NAME(MPI_Test)
 #define MPI_Testall HOPSIM_BGQ_MPI_NAME(MPI_Testall)
+#define MPI_Testany HOPSIM_BGQ_MPI_NAME(MPI_Testany)
+#define MPI_Testsome HOPSIM_BGQ_MPI_NAME(MPI_Testsome)
+#define MPI_Waitsome HOPSIM_BGQ_MPI_NAME(MPI_Waitsome)
 #define MPI_Iprobe HOPSIM_BGQ_MPI_NAME(MPI_Iprobe)
 #define MPI_Probe HOPSIM_BGQ_MPI_NAME(MPI_Probe)
 #define MPI_Barrier HOPSIM_BGQ_MPI_NAME(MPI_Barrier)
@@ -94,6 +97,8 @@ extern "C" {
 #define MPI_Exscan HOPSIM_BGQ_MPI_NAME(MPI_Exscan)
 #define MPI_Reduce_scatter HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter)
 #define MPI_Reduce_scatter_block HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_block)
+#define MPI_Op_create HOPSIM_BGQ_MPI_NAME(MPI_Op_create)
+#define MPI_Op_free HOPSIM_BGQ_MPI_NAME(MPI_Op_free)
 #define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
 #define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
 #define MPI_Ireduce HOPSIM_BGQ_MPI_NAME(MPI_Ireduce)
@@ -176,6 +181,7 @@ typedef struct {
 #define MPI_FLOAT 0x304
 #define MPI_DOUBLE 0x308
 
+#define MPI_OP_NULL 0
 #define MPI_MAX 1
 #define MPI_MIN 2
 #define MPI_SUM 3
@@ -263,6 +269,11 @@ int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses);
 int MPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status);
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
 int MPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses);
+/* *flag 1 with *index MPI_UNDEFINED when no request is active (MPI 4.0, 3.7.5). */
+int MPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);
+/* *outcount MPI_UNDEFINED when no request is active. */
+int MPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);
+int MPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 
@@ -298,6 +309,11 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        MPI_Comm comm);
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm);
+/* User ops (MPI 4.0, 6.9.5) on predefined types. An op made with commute = 0 combines in rank order: MPI_Reduce
+ * to a root other than 0 reduces at rank 0 and sends the result on; MPI_Ireduce refuses it (MPI_ERR_OP). */
+typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int MPI_Op_free(MPI_Op* op);
 
 /* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
  * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances

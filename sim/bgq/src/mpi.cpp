@@ -183,6 +183,13 @@ struct Schedule {
 };
 
 constexpr MPI_Datatype kDerived = 0x10000;  // the first derived type's handle
+constexpr MPI_Op kUserOp = 32;              // the first user op's handle (MPI_Op_create)
+
+struct UserOp {
+  MPI_User_function* fn = nullptr;
+  bool commute = true;
+  bool freed = false;  // new calls refuse it; reductions under way still combine with it
+};
 
 }  // namespace
 
@@ -213,6 +220,7 @@ struct MpiState {
   alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
   std::vector<std::shared_ptr<TypeInfo>> types;  // derived type kDerived + i; null once freed
   std::vector<int> scheduled;                    // non-blocking collectives under way
+  std::vector<UserOp> ops;                       // user op kUserOp + i
   bool advancing = false;                        // the progress engine is advancing them
 };
 
@@ -1016,15 +1024,39 @@ void combine_as(MPI_Op op, T* acc, const T* in, std::size_t n) {
   }
 }
 
+// User op `op` (freed or not), or null when it is not one.
+UserOp* user_op(MPI_Op op) {
+  auto& ops = state().ops;
+  if (op < kUserOp || op - kUserOp >= static_cast<int>(ops.size())) return nullptr;
+  return &ops[static_cast<std::size_t>(op - kUserOp)];
+}
+// Whether ranks must combine in rank order: a user op made with commute = 0.
+bool ordered(MPI_Op op) {
+  const UserOp* u = user_op(op);
+  return u && !u->commute;
+}
+
 // acc = acc op in, count elements of type t; false for an op the type does not have.
 // Whether `op` applies to `t` (every op to integers; no bitwise op to floating point; only bitwise ones to MPI_BYTE).
 bool op_valid(MPI_Datatype t, MPI_Op op) {
+  if (op >= kUserOp) return user_op(op) != nullptr && !user_op(op)->freed && type_size(t) != 0;
   const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
   if (t == MPI_BYTE) return bitwise;  // MPI 4.0, 6.9.2: the byte class takes the bitwise ops only
   return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
 }
 
 bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
+  // A user op was checked when the call started (it may have been freed since). Its function computes
+  // inoutvec = invec op inoutvec: acc op in, with acc as invec.
+  if (op >= kUserOp && user_op(op)) {
+    std::vector<std::uint8_t> out(static_cast<const std::uint8_t*>(in),
+                                  static_cast<const std::uint8_t*>(in) + count * type_size(t));
+    int len = static_cast<int>(count);
+    MPI_Datatype type = t;
+    user_op(op)->fn(acc, out.data(), &len, &type);
+    if (!out.empty()) std::memcpy(acc, out.data(), out.size());
+    return true;
+  }
   if (!op_valid(t, op)) return false;
   switch (t) {
     case MPI_CHAR:
@@ -1938,6 +1970,77 @@ int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
   return mpi_impl::complete(s, &rs[*index], st, "MPI_Waitany");
 }
 
+// One pass of the progress engine, then the first request of `rs` that is done, completed: *index (MPI_UNDEFINED when
+// none is done), *flag (1 also when none is active, MPI 4.0, 3.7.5).
+int MPI_Testany(int count, MPI_Request* rs, int* index, int* flag, MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  *index = MPI_UNDEFINED;
+  bool any = false;
+  for (int i = 0; i < count; ++i) {
+    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::valid_request(s, rs[i]))
+      return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testany",
+                             fmt::format("request {} is not active", rs[i]));
+    any = true;
+    if (s.reqs[static_cast<std::size_t>(rs[i])]->done) {
+      *index = i;
+      *flag = 1;
+      return mpi_impl::complete(s, &rs[i], st, "MPI_Testany");
+    }
+  }
+  *flag = any ? 0 : 1;
+  if (!any && st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+  return MPI_SUCCESS;
+}
+
+// Completes every request of `rs` that is done: their indices and statuses in order; *outcount MPI_UNDEFINED when
+// none is active.
+int MPI_Testsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  *outcount = 0;
+  bool any = false;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::valid_request(s, rs[i]))
+      return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome",
+                             fmt::format("request {} is not active", rs[i]));
+    any = true;
+    if (!s.reqs[static_cast<std::size_t>(rs[i])]->done) continue;
+    MPI_Status* st = sts ? &sts[*outcount] : nullptr;
+    indices[*outcount] = i;
+    ++*outcount;
+    if (mpi_impl::complete(s, &rs[i], st, "MPI_Testsome") != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+  }
+  if (!any) *outcount = MPI_UNDEFINED;
+  return rc;
+}
+
+int MPI_Waitsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
+  auto& s = mpi_impl::mpi();
+  bool any = false;
+  for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
+  if (!any) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  mpi_impl::wait_for(
+      s,
+      [&] {
+        for (int i = 0; i < count; ++i)
+          if (rs[i] != MPI_REQUEST_NULL &&
+              (!mpi_impl::valid_request(s, rs[i]) || s.reqs[static_cast<std::size_t>(rs[i])]->done))
+            return true;
+        return false;
+      },
+      "MPI_Waitsome");
+  return MPI_Testsome(count, rs, outcount, indices, sts);
+}
+
 int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int e = mpi_impl::isend("MPI_Send", buf, count, t, dest, tag, c, false, &r)) return e;
@@ -2128,7 +2231,14 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
+  if (mpi_impl::ordered(op) && root != 0) {  // the tree combines in rank order from rank 0 only
+    const int me = s.comms[static_cast<std::size_t>(c)].me;
+    mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
+    if (me == 0) mpi_impl::coll_send(s, acc.data(), bytes, mpi_impl::bytes_type(), root, c, mpi_impl::kReduceTag);
+    if (root_me) mpi_impl::coll_recv(s, acc.data(), bytes, mpi_impl::bytes_type(), 0, c, mpi_impl::kReduceTag);
+  } else {
+    mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
+  }
   if (root_me) std::memcpy(rbuf, acc.data(), bytes);
   return MPI_SUCCESS;
 }
@@ -2422,6 +2532,26 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
   return MPI_Scatterv(all.data(), rcounts, displs.data(), t, rbuf, rcounts[me], t, 0, c);
 }
 
+int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
+  auto& s = mpi_impl::mpi();
+  if (!fn || !op) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "null function or op");
+  s.ops.push_back({fn, commute != 0});
+  *op = mpi_impl::kUserOp + static_cast<int>(s.ops.size()) - 1;
+  return MPI_SUCCESS;
+}
+
+// Reductions already started with the op complete with it; its handle is not reused.
+int MPI_Op_free(MPI_Op* op) {
+  mpi_impl::mpi();
+  mpi_impl::UserOp* u = op ? mpi_impl::user_op(*op) : nullptr;
+  if (!u || u->freed)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
+                           fmt::format("op {} is not a user op, or was freed", op ? *op : MPI_OP_NULL));
+  u->freed = true;
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
 int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   int n = 0;
   if (const int e = MPI_Comm_size(c, &n)) return e;
@@ -2463,6 +2593,11 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
                 MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
+  if (mpi_impl::ordered(op) && root != 0)
+    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Ireduce",
+                           fmt::format("op {} does not commute: the schedule combines in rank order at root 0 only "
+                                       "(root {})",
+                                       op, root));
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Ireduce");
   std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,

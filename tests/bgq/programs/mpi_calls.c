@@ -3,7 +3,8 @@
  * every mode: the v-collectives (Gatherv, Scatterv, Allgatherv and Alltoallv,
  * in place too), Scan and Exscan, Reduce_scatter and Reduce_scatter_block,
  * Error_class, a probe of MPI_PROC_NULL, bitwise reductions of MPI_BYTE,
- * and a message of 2 GiB refused
+ * user ops (one that does not commute, so the order shows), Waitsome,
+ * Testsome and Testany, and a message of 2 GiB refused
  * under MPI_ERRORS_RETURN. A mismatch prints WRONG and what was found. */
 #include <mpi.h>
 
@@ -125,6 +126,52 @@ static void prefix_and_reduce_scatter(void) {
   free(counts), free(send), free(block);
 }
 
+/* (a, b) op (c, d) = (a, d): associative, not commutative, so the result shows the order ranks combine in. */
+static void first_last(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i + 1 < *len; i += 2) ((int*)inout)[i] = ((const int*)in)[i];
+}
+static void add_long(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *len; ++i) ((long*)inout)[i] += ((const long*)in)[i];
+}
+
+static void user_ops(void) {
+  MPI_Op fl, add;
+  MPI_Op_create(first_last, 0, &fl);
+  MPI_Op_create(add_long, 1, &add);
+  int pair[2] = {100 + rank, 200 + rank}, red[2] = {-1, -1}, scan[2] = {-1, -1}, all[2] = {-1, -1};
+  MPI_Reduce(pair, red, 2, MPI_INT, fl, 5, MPI_COMM_WORLD);
+  if (rank == 5) {
+    check("user op reduce at 5", 0, red[0], 100);
+    check("user op reduce at 5", 1, red[1], 200 + size - 1);
+  }
+  MPI_Scan(pair, scan, 2, MPI_INT, fl, MPI_COMM_WORLD);
+  check("user op scan", 0, scan[0], 100);
+  check("user op scan", 1, scan[1], 200 + rank);
+  MPI_Allreduce(pair, all, 2, MPI_INT, fl, MPI_COMM_WORLD);
+  check("user op allreduce", 0, all[0], 100);
+  check("user op allreduce", 1, all[1], 200 + size - 1);
+  long v = rank, sum = 0;
+  MPI_Allreduce(&v, &sum, 1, MPI_LONG, add, MPI_COMM_WORLD);
+  check("user op sum", 0, sum, (long)size * (size - 1) / 2);
+  MPI_Request r = MPI_REQUEST_NULL;
+  long isum = 0;
+  MPI_Ireduce(&v, &isum, 1, MPI_LONG, add, 3, MPI_COMM_WORLD, &r);
+  MPI_Op_free(&add); /* the reduction under way still combines with it */
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (rank == 3) check("user op ireduce at 3", 0, isum, (long)size * (size - 1) / 2);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int refused = MPI_Ireduce(pair, red, 2, MPI_INT, fl, 5, MPI_COMM_WORLD, &r);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  check("ordered op ireduce at 5", 0, refused, MPI_ERR_OP);
+  MPI_Op_free(&fl);
+  check("freed op", 0, fl, MPI_OP_NULL);
+  if (rank == 5)
+    printf("user ops: reduce at 5 (%d, %d), allreduce sum %ld, ordered ireduce at 5 refused: %d: %s\n", red[0], red[1],
+           sum, refused, errors ? "WRONG" : "ok");
+}
+
 static void small_calls(void) {
   int cls = -1;
   MPI_Error_class(MPI_ERR_TRUNCATE, &cls);
@@ -156,6 +203,51 @@ static void small_calls(void) {
            flag, count, bits, band, big);
 }
 
+/* Three receives from the next rank, completed by Waitsome, Testsome and Testany as they come. */
+static void some_and_any(void) {
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  int got[3] = {-1, -1, -1}, out[3], seen[3] = {0, 0, 0}, done = 0, calls = 0;
+  MPI_Request rr[3], sr[3];
+  for (int t = 0; t < 3; ++t) MPI_Irecv(&got[t], 1, MPI_INT, next, t, MPI_COMM_WORLD, &rr[t]);
+  for (int t = 2; t >= 0; --t) {
+    out[t] = 1000 * rank + t;
+    MPI_Isend(&out[t], 1, MPI_INT, prev, t, MPI_COMM_WORLD, &sr[t]);
+  }
+  while (done < 3) {
+    int n = 0, idx[3];
+    MPI_Status st[3];
+    if (calls % 3 == 0) {
+      MPI_Waitsome(3, rr, &n, idx, st);
+    } else if (calls % 3 == 1) {
+      MPI_Testsome(3, rr, &n, idx, st);
+    } else {
+      int flag = 0;
+      MPI_Testany(3, rr, &idx[0], &flag, &st[0]);
+      n = flag && idx[0] != MPI_UNDEFINED ? 1 : 0;
+    }
+    ++calls;
+    for (int k = 0; k < n; ++k) {
+      check("some: request done twice", idx[k], seen[idx[k]]++, 0);
+      check("some: source", idx[k], st[k].MPI_SOURCE, next);
+      check("some: tag", idx[k], st[k].MPI_TAG, idx[k]);
+      ++done;
+    }
+  }
+  for (int t = 0; t < 3; ++t) check("some: data", t, got[t], 1000 * next + t);
+  int n = 0, index = 0, flag = 0;
+  MPI_Testsome(3, rr, &n, NULL, MPI_STATUSES_IGNORE);
+  check("testsome of none active", 0, n, MPI_UNDEFINED);
+  MPI_Waitsome(3, rr, &n, NULL, MPI_STATUSES_IGNORE);
+  check("waitsome of none active", 0, n, MPI_UNDEFINED);
+  MPI_Testany(3, rr, &index, &flag, MPI_STATUS_IGNORE);
+  check("testany of none active: flag", 0, flag, 1);
+  check("testany of none active: index", 0, index, MPI_UNDEFINED);
+  MPI_Waitall(3, sr, MPI_STATUSES_IGNORE);
+  if (rank == 9)
+    printf("waitsome/testsome/testany: 3 receives from %d: %d %d %d: %s\n", next, got[0], got[1], got[2],
+           errors ? "WRONG" : "ok");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -163,6 +255,8 @@ int main(int argc, char** argv) {
   vcollectives();
   prefix_and_reduce_scatter();
   small_calls();
+  user_ops();
+  some_and_any();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("mpi_calls: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
