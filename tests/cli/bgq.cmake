@@ -259,8 +259,10 @@ cli_test(bgq_mpi_latency_calibration_control HAS "zero-byte ping-pong with a nei
 # The calls MPICH's test programs need beyond those (tests/bgq/programs/mpi_calls.c):
 # v-collectives, Scan/Exscan, Reduce_scatter(_block), Error_class, a probe
 # of MPI_PROC_NULL, bitwise ops on MPI_BYTE, user ops, Waitsome/Testsome/
-# Testany, a 2 GiB message refused; both modes, data checked.
-cli_test(bgq_exec_mpi_calls HAS "printed the same 68 lines" "mpi_calls: 32 ranks, all checks passed"
+# Testany, Rsend/Irsend, Request_get_status, Cart_get, Reduce_local, a 2 GiB
+# message refused; both modes, data checked.
+cli_test(bgq_exec_mpi_calls HAS "printed the same 69 lines" "mpi_calls: 32 ranks, all checks passed"
+  "rsend 100, irsend 121, get_status source 10, cart_get 8x4 (1,0) at (2,3), reduce_local (1, 4): ok"
   "user ops: reduce at 5 (100, 231), allreduce sum 496, ordered ireduce at 5 refused: 10: ok"
   "waitsome/testsome/testany: 3 receives from 10: 10000 10001 10002: ok"
   "rank 31: gatherv at 3, scatterv from 5, allgatherv, alltoallv (48 ints in): ok"

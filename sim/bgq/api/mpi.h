@@ -46,6 +46,7 @@ extern "C" {
 #define MPI_Cart_shift HOPSIM_BGQ_MPI_NAME(MPI_Cart_shift)
 #define MPI_Cart_coords HOPSIM_BGQ_MPI_NAME(MPI_Cart_coords)
 #define MPI_Cart_rank HOPSIM_BGQ_MPI_NAME(MPI_Cart_rank)
+#define MPI_Cart_get HOPSIM_BGQ_MPI_NAME(MPI_Cart_get)
 #define MPI_Dims_create HOPSIM_BGQ_MPI_NAME(MPI_Dims_create)
 #define MPI_Get_processor_name HOPSIM_BGQ_MPI_NAME(MPI_Get_processor_name)
 #define MPI_Wtime HOPSIM_BGQ_MPI_NAME(MPI_Wtime)
@@ -98,6 +99,10 @@ extern "C" {
 #define MPI_Reduce_scatter HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter)
 #define MPI_Reduce_scatter_block HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_block)
 #define MPI_Op_create HOPSIM_BGQ_MPI_NAME(MPI_Op_create)
+#define MPI_Reduce_local HOPSIM_BGQ_MPI_NAME(MPI_Reduce_local)
+#define MPI_Rsend HOPSIM_BGQ_MPI_NAME(MPI_Rsend)
+#define MPI_Irsend HOPSIM_BGQ_MPI_NAME(MPI_Irsend)
+#define MPI_Request_get_status HOPSIM_BGQ_MPI_NAME(MPI_Request_get_status)
 #define MPI_Op_free HOPSIM_BGQ_MPI_NAME(MPI_Op_free)
 #define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
 #define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
@@ -222,6 +227,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
 int MPI_Cart_shift(MPI_Comm cart, int direction, int disp, int* source, int* dest);
 int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
 int MPI_Cart_rank(MPI_Comm cart, const int* coords, int* rank);
+int MPI_Cart_get(MPI_Comm cart, int maxdims, int* dims, int* periods, int* coords);
 /* Balanced factors of nnodes for the dims that are 0, in non-increasing order (MPI 4.0, 7.5.2). */
 int MPI_Dims_create(int nnodes, int ndims, int* dims);
 /* "bgq-node-R (A,B,C,D,E)": the same in every mode. */
@@ -264,6 +270,11 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
+/* Ready sends are standard sends (the standard allows it). */
+int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+/* Whether the request is done, with its status, leaving it for a wait or test. */
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int MPI_Wait(MPI_Request* request, MPI_Status* status);
 int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses);
 int MPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status);
@@ -314,6 +325,8 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
 int MPI_Op_free(MPI_Op* op);
+/* inoutbuf = inbuf op inoutbuf on the calling rank alone. */
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype type, MPI_Op op);
 
 /* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
  * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances

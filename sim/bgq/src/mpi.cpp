@@ -2053,6 +2053,37 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI
   return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Ssend");
 }
 
+// A ready send is a standard send: MPI 4.0, 3.4 lets it be one (the receive is posted already).
+int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = mpi_impl::isend("MPI_Rsend", buf, count, t, dest, tag, c, false, &r)) return e;
+  return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Rsend");
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::isend("MPI_Irsend", buf, count, t, dest, tag, c, false, r);
+}
+
+// MPI_Test that leaves the request as it is: done or not, it stays for a later wait or test.
+int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  if (!flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Request_get_status", "null flag");
+  if (r == MPI_REQUEST_NULL) {
+    *flag = 1;
+    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    return MPI_SUCCESS;
+  }
+  if (!mpi_impl::valid_request(s, r))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
+                           fmt::format("request {} is not active", r));
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  const auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  *flag = q.done ? 1 : 0;
+  if (q.done && st) *st = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  return MPI_SUCCESS;
+}
+
 int MPI_Recv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Status* st) {
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int e = mpi_impl::irecv("MPI_Recv", buf, count, t, source, tag, c, &r)) return e;
@@ -2143,6 +2174,21 @@ int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
     rank /= cm->dims[static_cast<std::size_t>(i)];
   }
   return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm c, int maxdims, int* dims, int* periods, int* coords) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_get", &err);
+  if (!cm) return err;
+  if (cm->dims.empty())
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_get", fmt::format("{} is not a Cartesian communicator", c));
+  const int n = std::min(maxdims, static_cast<int>(cm->dims.size()));
+  for (int i = 0; i < n; ++i) {
+    dims[i] = cm->dims[static_cast<std::size_t>(i)];
+    periods[i] = cm->periods[static_cast<std::size_t>(i)];
+  }
+  return MPI_Cart_coords(c, cm->me, maxdims, coords);
 }
 
 int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
@@ -2530,6 +2576,18 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
   std::vector<std::uint8_t> all(static_cast<std::size_t>(total) * mpi_impl::type_size(t));
   if (const int e = MPI_Reduce(mpi_impl::in_place(sbuf) ? rbuf : sbuf, all.data(), total, t, op, 0, c)) return e;
   return MPI_Scatterv(all.data(), rcounts, displs.data(), t, rbuf, rcounts[me], t, 0, c);
+}
+
+// inoutbuf = inbuf op inoutbuf, on this rank alone (MPI 4.0, 6.9.7).
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_local", MPI_COMM_SELF, count, t, op, 0)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::vector<std::uint8_t> acc(static_cast<const std::uint8_t*>(inbuf),
+                                static_cast<const std::uint8_t*>(inbuf) + bytes);
+  mpi_impl::combine(t, op, acc.data(), inoutbuf, static_cast<std::size_t>(count));
+  if (bytes > 0) std::memcpy(inoutbuf, acc.data(), bytes);
+  return MPI_SUCCESS;
 }
 
 int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {

@@ -4,7 +4,8 @@
  * in place too), Scan and Exscan, Reduce_scatter and Reduce_scatter_block,
  * Error_class, a probe of MPI_PROC_NULL, bitwise reductions of MPI_BYTE,
  * user ops (one that does not commute, so the order shows), Waitsome,
- * Testsome and Testany, and a message of 2 GiB refused
+ * Testsome and Testany, Rsend/Irsend, Request_get_status, Cart_get,
+ * Reduce_local, and a message of 2 GiB refused
  * under MPI_ERRORS_RETURN. A mismatch prints WRONG and what was found. */
 #include <mpi.h>
 
@@ -248,6 +249,61 @@ static void some_and_any(void) {
            errors ? "WRONG" : "ok");
 }
 
+/* Ready sends to receives posted before a barrier, one watched by MPI_Request_get_status; Cart_get; Reduce_local. */
+static void ready_and_local(void) {
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  int a = -1, b = -1, x = 10 * rank, y = 10 * rank + 1, flag = 0;
+  MPI_Request rr[2], sr;
+  MPI_Status st = {0, 0, 0, 0};
+  MPI_Irecv(&a, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &rr[0]);
+  MPI_Irecv(&b, 1, MPI_INT, next, 8, MPI_COMM_WORLD, &rr[1]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Rsend(&x, 1, MPI_INT, next, 7, MPI_COMM_WORLD);
+  MPI_Irsend(&y, 1, MPI_INT, prev, 8, MPI_COMM_WORLD, &sr);
+  while (!flag) {
+    MPI_Request_get_status(rr[0], &flag, &st);
+  }
+  check("get_status source", 0, st.MPI_SOURCE, prev);
+  check("get_status tag", 0, st.MPI_TAG, 7);
+  check("get_status left the request", 0, rr[0] != MPI_REQUEST_NULL, 1);
+  MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+  MPI_Wait(&sr, MPI_STATUS_IGNORE);
+  check("rsend", 0, a, 10 * prev);
+  check("irsend", 0, b, 10 * next + 1);
+  MPI_Request_get_status(MPI_REQUEST_NULL, &flag, MPI_STATUS_IGNORE);
+  check("get_status of null", 0, flag, 1);
+
+  int dims[2] = {0, 0}, periods[2] = {1, 0}, gd[2] = {-1, -1}, gp[2] = {-1, -1}, gc[2] = {-1, -1}, cc[2] = {-2, -2};
+  MPI_Comm cart;
+  MPI_Dims_create(size, 2, dims);
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  int crank = -1;
+  MPI_Comm_rank(cart, &crank);
+  MPI_Cart_get(cart, 2, gd, gp, gc);
+  MPI_Cart_coords(cart, crank, 2, cc);
+  for (int i = 0; i < 2; ++i) {
+    check("cart_get dims", i, gd[i], dims[i]);
+    check("cart_get periods", i, gp[i], periods[i]);
+    check("cart_get coords", i, gc[i], cc[i]);
+  }
+  MPI_Comm_free(&cart);
+
+  MPI_Op fl;
+  MPI_Op_create(first_last, 0, &fl);
+  int in[2] = {1, 2}, inout[2] = {3, 4};
+  MPI_Reduce_local(in, inout, 2, MPI_INT, fl);
+  check("reduce_local ordered", 0, inout[0], 1);
+  check("reduce_local ordered", 1, inout[1], 4);
+  MPI_Op_free(&fl);
+  double d[2] = {1.5, -2.0}, e[2] = {0.5, 3.0};
+  MPI_Reduce_local(d, e, 2, MPI_DOUBLE, MPI_MAX);
+  check("reduce_local max", 0, (long)(e[0] * 2), 3);
+  check("reduce_local max", 1, (long)e[1], 3);
+  if (rank == 11)
+    printf("rsend %d, irsend %d, get_status source %d, cart_get %dx%d (%d,%d) at (%d,%d), reduce_local (%d, %d): %s\n",
+           a, b, st.MPI_SOURCE, gd[0], gd[1], gp[0], gp[1], gc[0], gc[1], inout[0], inout[1], errors ? "WRONG" : "ok");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -257,6 +313,7 @@ int main(int argc, char** argv) {
   small_calls();
   user_ops();
   some_and_any();
+  ready_and_local();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("mpi_calls: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
