@@ -256,3 +256,24 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json
   "{\"machine\": {\"preset\": \"bgq\", \"mpi_send_cycles\": 0, \"mpi_recv_cycles\": 0}}\n")
 cli_test(bgq_mpi_latency_calibration_control HAS "zero-byte ping-pong with a neighbour: 554 cycles per half round trip"
   CMD env HOPSIM_MODE=sim HOPSIM_SCENARIO=${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json ${CLI_MPI_HALO} 1 1024)
+# The calls MPICH's test programs need beyond those (tests/bgq/programs/mpi_calls.c):
+# v-collectives, Scan/Exscan, Reduce_scatter(_block), Error_class, a probe
+# of MPI_PROC_NULL, bitwise ops on MPI_BYTE, user ops, Waitsome/Testsome/
+# Testany, Rsend/Irsend, Request_get_status, Cart_get, Reduce_local, a 2 GiB
+# message refused; both modes, data checked.
+cli_test(bgq_exec_mpi_calls HAS "printed the same 69 lines" "mpi_calls: 32 ranks, all checks passed"
+  "rsend 100, irsend 121, get_status source 10, cart_get 8x4 (1,0) at (2,3), reduce_local (1, 4): ok"
+  "user ops: reduce at 5 (100, 231), allreduce sum 496, ordered ireduce at 5 refused: 10: ok"
+  "waitsome/testsome/testany: 3 receives from 10: 10000 10001 10002: ok"
+  "rank 31: gatherv at 3, scatterv from 5, allgatherv, alltoallv (48 ints in): ok"
+  "rank 7: scan 36 16, exscan 28, reduce_scatter 816 848, reduce_scatter_block 434 465: ok"
+  "error class 15, probe of MPI_PROC_NULL: flag 1 count 0, bytes bor 0xff band 0xf0, 2 GiB send: 2"
+  LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_calls && cat exec/sim.stdout exec/native.stdout")
+# MPICH's test programs (tests/external/mpich_tests.sh) need a checkout of
+# MPICH, which CI has not: its argument checks only.
+set(CLI_MPICH_TESTS ${CMAKE_SOURCE_DIR}/tests/external/mpich_tests.sh)
+cli_test(bgq_mpich_tests_no_checkout RC 2 HAS "usage:" CMD bash ${CLI_MPICH_TESTS})
+cli_test(bgq_mpich_tests_not_mpich RC 2 HAS "no MPICH test/mpi here" CMD bash ${CLI_MPICH_TESTS} ${CMAKE_SOURCE_DIR}/docs)
+cli_test(bgq_mpich_tests_bad_ranks RC 2 HAS "--ranks takes a positive number, got 'x'"
+  CMD bash ${CLI_MPICH_TESTS} ${CMAKE_SOURCE_DIR}/docs --ranks x)

@@ -41,10 +41,12 @@ extern "C" {
 #define MPI_Comm_free HOPSIM_BGQ_MPI_NAME(MPI_Comm_free)
 #define MPI_Comm_set_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_set_errhandler)
 #define MPI_Error_string HOPSIM_BGQ_MPI_NAME(MPI_Error_string)
+#define MPI_Error_class HOPSIM_BGQ_MPI_NAME(MPI_Error_class)
 #define MPI_Cart_create HOPSIM_BGQ_MPI_NAME(MPI_Cart_create)
 #define MPI_Cart_shift HOPSIM_BGQ_MPI_NAME(MPI_Cart_shift)
 #define MPI_Cart_coords HOPSIM_BGQ_MPI_NAME(MPI_Cart_coords)
 #define MPI_Cart_rank HOPSIM_BGQ_MPI_NAME(MPI_Cart_rank)
+#define MPI_Cart_get HOPSIM_BGQ_MPI_NAME(MPI_Cart_get)
 #define MPI_Dims_create HOPSIM_BGQ_MPI_NAME(MPI_Dims_create)
 #define MPI_Get_processor_name HOPSIM_BGQ_MPI_NAME(MPI_Get_processor_name)
 #define MPI_Wtime HOPSIM_BGQ_MPI_NAME(MPI_Wtime)
@@ -75,6 +77,9 @@ extern "C" {
 #define MPI_Waitany HOPSIM_BGQ_MPI_NAME(MPI_Waitany)
 #define MPI_Test HOPSIM_BGQ_MPI_NAME(MPI_Test)
 #define MPI_Testall HOPSIM_BGQ_MPI_NAME(MPI_Testall)
+#define MPI_Testany HOPSIM_BGQ_MPI_NAME(MPI_Testany)
+#define MPI_Testsome HOPSIM_BGQ_MPI_NAME(MPI_Testsome)
+#define MPI_Waitsome HOPSIM_BGQ_MPI_NAME(MPI_Waitsome)
 #define MPI_Iprobe HOPSIM_BGQ_MPI_NAME(MPI_Iprobe)
 #define MPI_Probe HOPSIM_BGQ_MPI_NAME(MPI_Probe)
 #define MPI_Barrier HOPSIM_BGQ_MPI_NAME(MPI_Barrier)
@@ -85,6 +90,20 @@ extern "C" {
 #define MPI_Scatter HOPSIM_BGQ_MPI_NAME(MPI_Scatter)
 #define MPI_Allgather HOPSIM_BGQ_MPI_NAME(MPI_Allgather)
 #define MPI_Alltoall HOPSIM_BGQ_MPI_NAME(MPI_Alltoall)
+#define MPI_Gatherv HOPSIM_BGQ_MPI_NAME(MPI_Gatherv)
+#define MPI_Scatterv HOPSIM_BGQ_MPI_NAME(MPI_Scatterv)
+#define MPI_Allgatherv HOPSIM_BGQ_MPI_NAME(MPI_Allgatherv)
+#define MPI_Alltoallv HOPSIM_BGQ_MPI_NAME(MPI_Alltoallv)
+#define MPI_Scan HOPSIM_BGQ_MPI_NAME(MPI_Scan)
+#define MPI_Exscan HOPSIM_BGQ_MPI_NAME(MPI_Exscan)
+#define MPI_Reduce_scatter HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter)
+#define MPI_Reduce_scatter_block HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_block)
+#define MPI_Op_create HOPSIM_BGQ_MPI_NAME(MPI_Op_create)
+#define MPI_Reduce_local HOPSIM_BGQ_MPI_NAME(MPI_Reduce_local)
+#define MPI_Rsend HOPSIM_BGQ_MPI_NAME(MPI_Rsend)
+#define MPI_Irsend HOPSIM_BGQ_MPI_NAME(MPI_Irsend)
+#define MPI_Request_get_status HOPSIM_BGQ_MPI_NAME(MPI_Request_get_status)
+#define MPI_Op_free HOPSIM_BGQ_MPI_NAME(MPI_Op_free)
 #define MPI_Ibarrier HOPSIM_BGQ_MPI_NAME(MPI_Ibarrier)
 #define MPI_Ibcast HOPSIM_BGQ_MPI_NAME(MPI_Ibcast)
 #define MPI_Ireduce HOPSIM_BGQ_MPI_NAME(MPI_Ireduce)
@@ -167,6 +186,7 @@ typedef struct {
 #define MPI_FLOAT 0x304
 #define MPI_DOUBLE 0x308
 
+#define MPI_OP_NULL 0
 #define MPI_MAX 1
 #define MPI_MIN 2
 #define MPI_SUM 3
@@ -201,10 +221,13 @@ int MPI_Comm_free(MPI_Comm* comm);
 /* MPI_ERRORS_ARE_FATAL (the default: the run stops naming the rank, the call and the error) or MPI_ERRORS_RETURN. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler handler);
 int MPI_Error_string(int errorcode, char* string, int* resultlen);
+/* The class of a code this MPI returned: the code itself (every code is a class). */
+int MPI_Error_class(int errorcode, int* errorclass);
 int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* cart);
 int MPI_Cart_shift(MPI_Comm cart, int direction, int disp, int* source, int* dest);
 int MPI_Cart_coords(MPI_Comm cart, int rank, int maxdims, int* coords);
 int MPI_Cart_rank(MPI_Comm cart, const int* coords, int* rank);
+int MPI_Cart_get(MPI_Comm cart, int maxdims, int* dims, int* periods, int* coords);
 /* Balanced factors of nnodes for the dims that are 0, in non-increasing order (MPI 4.0, 7.5.2). */
 int MPI_Dims_create(int nnodes, int ndims, int* dims);
 /* "bgq-node-R (A,B,C,D,E)": the same in every mode. */
@@ -247,11 +270,21 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
+/* Ready sends are standard sends (the standard allows it). */
+int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+/* Whether the request is done, with its status, leaving it for a wait or test. */
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int MPI_Wait(MPI_Request* request, MPI_Status* status);
 int MPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses);
 int MPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status);
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
 int MPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses);
+/* *flag 1 with *index MPI_UNDEFINED when no request is active (MPI 4.0, 3.7.5). */
+int MPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);
+/* *outcount MPI_UNDEFINED when no request is active. */
+int MPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);
+int MPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 
@@ -270,6 +303,30 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
+/* The v-collectives: Gatherv and Scatterv linear at the root, Allgatherv and Alltoallv pairwise exchanges. */
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+/* Prefix reductions: a chain of point-to-point messages in rank order (Exscan leaves rank 0's recvbuf as it is). */
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+/* A reduction at rank 0, then its blocks scattered (Scatterv). */
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm);
+/* User ops (MPI 4.0, 6.9.5) on predefined types. An op made with commute = 0 combines in rank order: MPI_Reduce
+ * to a root other than 0 reduces at rank 0 and sends the result on; MPI_Ireduce refuses it (MPI_ERR_OP). */
+typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int MPI_Op_free(MPI_Op* op);
+/* inoutbuf = inbuf op inoutbuf on the calling rank alone. */
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype type, MPI_Op op);
 
 /* Non-blocking collectives: each is a schedule of rounds of point-to-point messages (the trees and exchanges
  * of the blocking calls, on every communicator, MPI_COMM_WORLD included) that MPI's progress engine advances

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -182,6 +183,13 @@ struct Schedule {
 };
 
 constexpr MPI_Datatype kDerived = 0x10000;  // the first derived type's handle
+constexpr MPI_Op kUserOp = 32;              // the first user op's handle (MPI_Op_create)
+
+struct UserOp {
+  MPI_User_function* fn = nullptr;
+  bool commute = true;
+  bool freed = false;  // new calls refuse it; reductions under way still combine with it
+};
 
 }  // namespace
 
@@ -212,6 +220,7 @@ struct MpiState {
   alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
   std::vector<std::shared_ptr<TypeInfo>> types;  // derived type kDerived + i; null once freed
   std::vector<int> scheduled;                    // non-blocking collectives under way
+  std::vector<UserOp> ops;                       // user op kUserOp + i
   bool advancing = false;                        // the progress engine is advancing them
 };
 
@@ -833,6 +842,10 @@ int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype 
   if (count < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
   TypeRef ti;
   if (const std::string bad = find_type(s, t, ti, true); !bad.empty()) return error(c, MPI_ERR_TYPE, fn, bad);
+  // A status counts bytes in an int (MPI_Get_count of MPI_BYTE must fit), so a message stays below 2 GiB.
+  if (static_cast<std::uint64_t>(count) * ti->size > static_cast<std::uint64_t>(INT_MAX))
+    return error(c, MPI_ERR_COUNT, fn,
+                 fmt::format("{} elements of {} bytes: messages of 2 GiB or more are not supported", count, ti->size));
   if (type) *type = ti;
   const int n = cm->size();
   if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= n))
@@ -1011,19 +1024,45 @@ void combine_as(MPI_Op op, T* acc, const T* in, std::size_t n) {
   }
 }
 
+// User op `op` (freed or not), or null when it is not one.
+UserOp* user_op(MPI_Op op) {
+  auto& ops = state().ops;
+  if (op < kUserOp || op - kUserOp >= static_cast<int>(ops.size())) return nullptr;
+  return &ops[static_cast<std::size_t>(op - kUserOp)];
+}
+// Whether ranks must combine in rank order: a user op made with commute = 0.
+bool ordered(MPI_Op op) {
+  const UserOp* u = user_op(op);
+  return u && !u->commute;
+}
+
 // acc = acc op in, count elements of type t; false for an op the type does not have.
-// Whether `op` applies to `t` (every op to integers; no bitwise op to floating point; none to MPI_BYTE).
+// Whether `op` applies to `t` (every op to integers; no bitwise op to floating point; only bitwise ones to MPI_BYTE).
 bool op_valid(MPI_Datatype t, MPI_Op op) {
+  if (op >= kUserOp) return user_op(op) != nullptr && !user_op(op)->freed && type_size(t) != 0;
   const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+  if (t == MPI_BYTE) return bitwise;  // MPI 4.0, 6.9.2: the byte class takes the bitwise ops only
   return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
 }
 
 bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
+  // A user op was checked when the call started (it may have been freed since). Its function computes
+  // inoutvec = invec op inoutvec: acc op in, with acc as invec.
+  if (op >= kUserOp && user_op(op)) {
+    std::vector<std::uint8_t> out(static_cast<const std::uint8_t*>(in),
+                                  static_cast<const std::uint8_t*>(in) + count * type_size(t));
+    int len = static_cast<int>(count);
+    MPI_Datatype type = t;
+    user_op(op)->fn(acc, out.data(), &len, &type);
+    if (!out.empty()) std::memcpy(acc, out.data(), out.size());
+    return true;
+  }
   if (!op_valid(t, op)) return false;
   switch (t) {
     case MPI_CHAR:
       combine_as(op, static_cast<std::int8_t*>(acc), static_cast<const std::int8_t*>(in), count);
       break;
+    case MPI_BYTE:
     case MPI_UNSIGNED_CHAR:
       combine_as(op, static_cast<std::uint8_t*>(acc), static_cast<const std::uint8_t*>(in), count);
       break;
@@ -1208,6 +1247,45 @@ int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatyp
     return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is derived: reductions take predefined types", t));
   if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
   return MPI_SUCCESS;
+}
+
+// One rank's block in a pairwise exchange: `count` elements of `type` at `buf` (to send, or to receive into).
+template <class Buf>
+struct Part {
+  Buf buf = nullptr;
+  std::size_t count = 0;
+  TypeRef type;
+};
+using SendPart = Part<const void*>;
+using RecvPart = Part<void*>;
+
+// The pairwise exchange of MPI_Alltoall with a block of its own to and from every other rank (send(k), recv(k)):
+// receives from rank me - k and sends to rank me + k, so not everyone sends to rank 0 first. The caller copies
+// the rank's own block.
+template <class Send, class Recv>
+void exchange(MpiState& s, MPI_Comm c, Send send, Recv recv) {
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = cm.size();
+  std::vector<MPI_Request> rs;
+  rs.reserve(2 * static_cast<std::size_t>(n));
+  for (int k = 1; k < n; ++k) {
+    const int from = (cm.me - k + n) % n;
+    const RecvPart p = recv(from);
+    rs.push_back(MPI_REQUEST_NULL);
+    start_recv(s, p.buf, p.count, p.type, from, kAlltoallTag, c, 1, &rs.back());
+  }
+  for (int k = 1; k < n; ++k) {
+    const int to = (cm.me + k) % n;
+    const SendPart p = send(to);
+    rs.push_back(MPI_REQUEST_NULL);
+    start_send(s, p.buf, p.count, *p.type, to, kAlltoallTag, c, false, 1, &rs.back());
+  }
+  for (auto& r : rs) {
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
+    release(s, &r);
+  }
 }
 
 // ---- non-blocking collectives: schedules the progress engine advances ----
@@ -1510,6 +1588,15 @@ int MPI_Error_string(int code, char* out, int* len) {
   const std::string t = mpi_impl::error_name(code);
   std::snprintf(out, MPI_MAX_ERROR_STRING, "%s", t.c_str());
   *len = static_cast<int>(t.size());
+  return MPI_SUCCESS;
+}
+
+// Every code this MPI returns is an error class (MPI 4.0, 9.4).
+int MPI_Error_class(int code, int* cls) {
+  if (!cls || code < MPI_SUCCESS || code > MPI_ERR_LASTCODE)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class",
+                           fmt::format("error code {} is not one of this MPI's", code));
+  *cls = code;
   return MPI_SUCCESS;
 }
 
@@ -1883,6 +1970,77 @@ int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
   return mpi_impl::complete(s, &rs[*index], st, "MPI_Waitany");
 }
 
+// One pass of the progress engine, then the first request of `rs` that is done, completed: *index (MPI_UNDEFINED when
+// none is done), *flag (1 also when none is active, MPI 4.0, 3.7.5).
+int MPI_Testany(int count, MPI_Request* rs, int* index, int* flag, MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  *index = MPI_UNDEFINED;
+  bool any = false;
+  for (int i = 0; i < count; ++i) {
+    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::valid_request(s, rs[i]))
+      return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testany",
+                             fmt::format("request {} is not active", rs[i]));
+    any = true;
+    if (s.reqs[static_cast<std::size_t>(rs[i])]->done) {
+      *index = i;
+      *flag = 1;
+      return mpi_impl::complete(s, &rs[i], st, "MPI_Testany");
+    }
+  }
+  *flag = any ? 0 : 1;
+  if (!any && st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+  return MPI_SUCCESS;
+}
+
+// Completes every request of `rs` that is done: their indices and statuses in order; *outcount MPI_UNDEFINED when
+// none is active.
+int MPI_Testsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
+  auto& s = mpi_impl::mpi();
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  *outcount = 0;
+  bool any = false;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::valid_request(s, rs[i]))
+      return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome",
+                             fmt::format("request {} is not active", rs[i]));
+    any = true;
+    if (!s.reqs[static_cast<std::size_t>(rs[i])]->done) continue;
+    MPI_Status* st = sts ? &sts[*outcount] : nullptr;
+    indices[*outcount] = i;
+    ++*outcount;
+    if (mpi_impl::complete(s, &rs[i], st, "MPI_Testsome") != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+  }
+  if (!any) *outcount = MPI_UNDEFINED;
+  return rc;
+}
+
+int MPI_Waitsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
+  auto& s = mpi_impl::mpi();
+  bool any = false;
+  for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
+  if (!any) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  mpi_impl::wait_for(
+      s,
+      [&] {
+        for (int i = 0; i < count; ++i)
+          if (rs[i] != MPI_REQUEST_NULL &&
+              (!mpi_impl::valid_request(s, rs[i]) || s.reqs[static_cast<std::size_t>(rs[i])]->done))
+            return true;
+        return false;
+      },
+      "MPI_Waitsome");
+  return MPI_Testsome(count, rs, outcount, indices, sts);
+}
+
 int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int e = mpi_impl::isend("MPI_Send", buf, count, t, dest, tag, c, false, &r)) return e;
@@ -1893,6 +2051,37 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int e = mpi_impl::isend("MPI_Ssend", buf, count, t, dest, tag, c, true, &r)) return e;
   return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Ssend");
+}
+
+// A ready send is a standard send: MPI 4.0, 3.4 lets it be one (the receive is posted already).
+int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = mpi_impl::isend("MPI_Rsend", buf, count, t, dest, tag, c, false, &r)) return e;
+  return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Rsend");
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::isend("MPI_Irsend", buf, count, t, dest, tag, c, false, r);
+}
+
+// MPI_Test that leaves the request as it is: done or not, it stays for a later wait or test.
+int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  if (!flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Request_get_status", "null flag");
+  if (r == MPI_REQUEST_NULL) {
+    *flag = 1;
+    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    return MPI_SUCCESS;
+  }
+  if (!mpi_impl::valid_request(s, r))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
+                           fmt::format("request {} is not active", r));
+  mpi_impl::progress(s);
+  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  const auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  *flag = q.done ? 1 : 0;
+  if (q.done && st) *st = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  return MPI_SUCCESS;
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Status* st) {
@@ -1914,6 +2103,11 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
 int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true)) return e;
+  if (source == MPI_PROC_NULL) {  // a message from MPI_PROC_NULL is always there, empty (MPI 4.0, 3.8.1)
+    *flag = 1;
+    if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    return MPI_SUCCESS;
+  }
   mpi_impl::progress(s);
   mpi_impl::Request q;
   q.src = source;
@@ -1980,6 +2174,21 @@ int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
     rank /= cm->dims[static_cast<std::size_t>(i)];
   }
   return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm c, int maxdims, int* dims, int* periods, int* coords) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_get", &err);
+  if (!cm) return err;
+  if (cm->dims.empty())
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Cart_get", fmt::format("{} is not a Cartesian communicator", c));
+  const int n = std::min(maxdims, static_cast<int>(cm->dims.size()));
+  for (int i = 0; i < n; ++i) {
+    dims[i] = cm->dims[static_cast<std::size_t>(i)];
+    periods[i] = cm->periods[static_cast<std::size_t>(i)];
+  }
+  return MPI_Cart_coords(c, cm->me, maxdims, coords);
 }
 
 int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
@@ -2068,7 +2277,14 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
+  if (mpi_impl::ordered(op) && root != 0) {  // the tree combines in rank order from rank 0 only
+    const int me = s.comms[static_cast<std::size_t>(c)].me;
+    mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
+    if (me == 0) mpi_impl::coll_send(s, acc.data(), bytes, mpi_impl::bytes_type(), root, c, mpi_impl::kReduceTag);
+    if (root_me) mpi_impl::coll_recv(s, acc.data(), bytes, mpi_impl::bytes_type(), 0, c, mpi_impl::kReduceTag);
+  } else {
+    mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
+  }
   if (root_me) std::memcpy(rbuf, acc.data(), bytes);
   return MPI_SUCCESS;
 }
@@ -2182,6 +2398,225 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
   return MPI_SUCCESS;
 }
 
+int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[],
+                MPI_Datatype rtype, int root, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  s.coll = "MPI_Gatherv";
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Gatherv", c, scount, stype, root, 0, false, &st)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me != root) {
+    mpi_impl::coll_send(s, sbuf, static_cast<std::size_t>(scount), st, root, c, mpi_impl::kGatherTag);
+    return MPI_SUCCESS;
+  }
+  for (int r = 0; r < cm.size(); ++r)
+    if (const int e = mpi_impl::check_args(s, "MPI_Gatherv", c, rcounts[r], rtype, root, 0, false, &rt)) return e;
+  for (int r = 0; r < cm.size(); ++r) {
+    void* at = mpi_impl::shifted(rbuf, static_cast<std::int64_t>(displs[r]) * rt->extent());
+    const auto n = static_cast<std::size_t>(rcounts[r]);
+    if (r != root)
+      mpi_impl::coll_recv(s, at, n, rt, r, c, mpi_impl::kGatherTag);
+    else if (!mpi_impl::in_place(sbuf))
+      mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, at, n, *rt);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  s.coll = "MPI_Scatterv";
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, "MPI_Scatterv", c, rcount, rtype, root, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me != root) {
+    mpi_impl::coll_recv(s, rbuf, static_cast<std::size_t>(rcount), rt, root, c, mpi_impl::kScatterTag);
+    return MPI_SUCCESS;
+  }
+  for (int r = 0; r < cm.size(); ++r)
+    if (const int e = mpi_impl::check_args(s, "MPI_Scatterv", c, scounts[r], stype, root, 0, false, &st)) return e;
+  for (int r = 0; r < cm.size(); ++r) {
+    const void* at = mpi_impl::shifted(sbuf, static_cast<std::int64_t>(displs[r]) * st->extent());
+    const auto n = static_cast<std::size_t>(scounts[r]);
+    if (r != root)
+      mpi_impl::coll_send(s, at, n, st, r, c, mpi_impl::kScatterTag);
+    else if (!mpi_impl::in_place(rbuf))
+      mpi_impl::local_copy(at, n, *st, rbuf, static_cast<std::size_t>(rcount), *rt);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                   const int displs[], MPI_Datatype rtype, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  s.coll = "MPI_Allgatherv";
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, "MPI_Allgatherv", c, 0, rtype, 0, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  for (int r = 0; r < cm.size(); ++r)
+    if (rcounts[r] < 0)
+      return mpi_impl::error(c, MPI_ERR_COUNT, "MPI_Allgatherv", fmt::format("count {} for rank {}", rcounts[r], r));
+  const auto block = [&](int r) {
+    return mpi_impl::RecvPart{mpi_impl::shifted(rbuf, static_cast<std::int64_t>(displs[r]) * rt->extent()),
+                              static_cast<std::size_t>(rcounts[r]), rt};
+  };
+  const mpi_impl::RecvPart own = block(cm.me);
+  mpi_impl::SendPart mine{own.buf, own.count, own.type};  // in place, the rank's block is in recvbuf already
+  if (!mpi_impl::in_place(sbuf)) {
+    if (const int e = mpi_impl::check_args(s, "MPI_Allgatherv", c, scount, stype, 0, 0, false, &st)) return e;
+    mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, own.buf, own.count, *rt);
+    mine = {sbuf, static_cast<std::size_t>(scount), st};
+  }
+  mpi_impl::exchange(
+      s, c, [&](int) { return mine; }, block);
+  return MPI_SUCCESS;
+}
+
+int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                  const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  s.coll = "MPI_Alltoallv";
+  mpi_impl::TypeRef st, rt;
+  const bool inplace = mpi_impl::in_place(sbuf);
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (const int e = mpi_impl::check_args(s, "MPI_Alltoallv", c, 0, rtype, 0, 0, false, &rt)) return e;
+  if (!inplace)
+    if (const int e = mpi_impl::check_args(s, "MPI_Alltoallv", c, 0, stype, 0, 0, false, &st)) return e;
+  for (int r = 0; r < cm.size(); ++r)
+    if (rcounts[r] < 0 || (!inplace && scounts[r] < 0))
+      return mpi_impl::error(c, MPI_ERR_COUNT, "MPI_Alltoallv", fmt::format("a negative count for rank {}", r));
+  const auto rblock = [&](int r) {
+    return mpi_impl::RecvPart{mpi_impl::shifted(rbuf, static_cast<std::int64_t>(rdispls[r]) * rt->extent()),
+                              static_cast<std::size_t>(rcounts[r]), rt};
+  };
+  // In place, each block is sent from a packed copy of what recvbuf held, and the rank's own block stays.
+  std::vector<std::vector<std::uint8_t>> copies;
+  if (inplace) {
+    copies.resize(static_cast<std::size_t>(cm.size()));
+    for (int r = 0; r < cm.size(); ++r) {
+      auto& cp = copies[static_cast<std::size_t>(r)];
+      cp.resize(static_cast<std::size_t>(rcounts[r]) * rt->size);
+      mpi_impl::pack(*rt, rblock(r).buf, static_cast<std::size_t>(rcounts[r]), cp.data());
+    }
+  }
+  const auto sblock = [&](int r) {
+    if (inplace) {
+      auto& cp = copies[static_cast<std::size_t>(r)];
+      return mpi_impl::SendPart{cp.data(), cp.size(), mpi_impl::bytes_type()};
+    }
+    return mpi_impl::SendPart{mpi_impl::shifted(sbuf, static_cast<std::int64_t>(sdispls[r]) * st->extent()),
+                              static_cast<std::size_t>(scounts[r]), st};
+  };
+  if (!inplace) {
+    const mpi_impl::SendPart from = sblock(cm.me);
+    const mpi_impl::RecvPart to = rblock(cm.me);
+    mpi_impl::local_copy(from.buf, from.count, *from.type, to.buf, to.count, *to.type);
+  }
+  mpi_impl::exchange(s, c, sblock, rblock);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace hopsim::bgq {
+namespace {
+// MPI_Scan (inclusive) and MPI_Exscan: a chain, rank i combining what rank i - 1 passed on with its own data
+// (ranks in order, as MPI 4.0, 6.11 defines the prefix for ops that do not commute).
+int scan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
+         MPI_Comm c) {
+  auto& s = mpi();
+  s.coll = fn;
+  if (const int e = check_reduce(s, fn, c, count, t, op, 0)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const std::size_t bytes = static_cast<std::size_t>(count) * type_size(t);
+  std::vector<std::uint8_t> mine(bytes), acc(bytes);
+  std::memcpy(mine.data(), in_place(sbuf) ? rbuf : sbuf, bytes);
+  if (cm.me > 0) {
+    coll_recv(s, acc.data(), bytes, bytes_type(), cm.me - 1, c, kReduceTag);
+    if (!inclusive) std::memcpy(rbuf, acc.data(), bytes);  // rank 0's result is undefined, and left as it is
+    combine(t, op, acc.data(), mine.data(), static_cast<std::size_t>(count));
+  } else {
+    acc = mine;
+  }
+  if (inclusive) std::memcpy(rbuf, acc.data(), bytes);
+  if (cm.me + 1 < cm.size()) coll_send(s, acc.data(), bytes, bytes_type(), cm.me + 1, c, kReduceTag);
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return mpi_impl::scan("MPI_Scan", true, sbuf, rbuf, count, t, op, c);
+}
+
+int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return mpi_impl::scan("MPI_Exscan", false, sbuf, rbuf, count, t, op, c);
+}
+
+// A reduction of every block at rank 0, then its blocks scattered: block r (rcounts[r] elements) to rank r.
+int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  int n = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  std::vector<int> displs(static_cast<std::size_t>(n));
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    if (rcounts[r] < 0)
+      return mpi_impl::error(c, MPI_ERR_COUNT, "MPI_Reduce_scatter",
+                             fmt::format("count {} for rank {}", rcounts[r], r));
+    displs[static_cast<std::size_t>(r)] = total;
+    total += rcounts[r];
+  }
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_scatter", c, total, t, op, 0)) return e;
+  const int me = s.comms[static_cast<std::size_t>(c)].me;
+  std::vector<std::uint8_t> all(static_cast<std::size_t>(total) * mpi_impl::type_size(t));
+  if (const int e = MPI_Reduce(mpi_impl::in_place(sbuf) ? rbuf : sbuf, all.data(), total, t, op, 0, c)) return e;
+  return MPI_Scatterv(all.data(), rcounts, displs.data(), t, rbuf, rcounts[me], t, 0, c);
+}
+
+// inoutbuf = inbuf op inoutbuf, on this rank alone (MPI 4.0, 6.9.7).
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
+  auto& s = mpi_impl::mpi();
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_local", MPI_COMM_SELF, count, t, op, 0)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  std::vector<std::uint8_t> acc(static_cast<const std::uint8_t*>(inbuf),
+                                static_cast<const std::uint8_t*>(inbuf) + bytes);
+  mpi_impl::combine(t, op, acc.data(), inoutbuf, static_cast<std::size_t>(count));
+  if (bytes > 0) std::memcpy(inoutbuf, acc.data(), bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
+  auto& s = mpi_impl::mpi();
+  if (!fn || !op) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "null function or op");
+  s.ops.push_back({fn, commute != 0});
+  *op = mpi_impl::kUserOp + static_cast<int>(s.ops.size()) - 1;
+  return MPI_SUCCESS;
+}
+
+// Reductions already started with the op complete with it; its handle is not reused.
+int MPI_Op_free(MPI_Op* op) {
+  mpi_impl::mpi();
+  mpi_impl::UserOp* u = op ? mpi_impl::user_op(*op) : nullptr;
+  if (!u || u->freed)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
+                           fmt::format("op {} is not a user op, or was freed", op ? *op : MPI_OP_NULL));
+  u->freed = true;
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  int n = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  const std::vector<int> rcounts(static_cast<std::size_t>(n), rcount);
+  return MPI_Reduce_scatter(sbuf, rbuf, rcounts.data(), t, op, c);
+}
+
 // ---- non-blocking collectives ----
 
 int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
@@ -2216,6 +2651,11 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
                 MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
+  if (mpi_impl::ordered(op) && root != 0)
+    return mpi_impl::error(c, MPI_ERR_OP, "MPI_Ireduce",
+                           fmt::format("op {} does not commute: the schedule combines in rank order at root 0 only "
+                                       "(root {})",
+                                       op, root));
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Ireduce");
   std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
