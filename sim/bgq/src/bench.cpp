@@ -15,6 +15,7 @@
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/log.hpp"
 #include "hopsim/core/preset.hpp"
+#include "hopsim/core/progress.hpp"
 
 namespace hopsim::bgq {
 
@@ -201,6 +202,11 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
   std::string table =
       "torus,nodes,exchange_us,packets,packet_hops,host_seconds,packets_per_s,packet_hops_per_s,peak_rss_mib\n";
   const Exchange x{neighbours, iterations, msg, package};
+  // Progress by nodes simulated: a torus's time grows with its nodes.
+  double nodes_total = 0, nodes_done = 0;
+  for (const auto& d : dims) nodes_total += static_cast<double>(d[0]) * d[1] * d[2] * d[3] * d[4];
+  Progress progress("bgq scale: torus", dims.size());
+  std::size_t tori_done = 0;
   for (const auto& d : dims) {
     nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
     const model::Params p = model::params_from(ParamSet::resolve(model::param_decls(), preset, o, "machine"));
@@ -218,6 +224,8 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
     out.flush();
     table += fmt::format("{},{},{:.3f},{},{},{:.3f},{:.4g},{:.4g},{:.0f}\n", name, n, ex_us, pk, hops, host, pk / host,
                          hops / host, rss);
+    nodes_done += n;
+    progress.update(++tori_done, name, nodes_done / nodes_total);
   }
   out << "peak MiB is the process's peak resident memory so far (getrusage), so it only grows down the table\n";
   if (!csv.empty()) {

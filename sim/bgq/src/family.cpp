@@ -11,6 +11,7 @@
 #include "hopsim/bgq/exec.hpp"
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/bgq/run.hpp"
+#include "hopsim/core/commands.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/family.hpp"
 #include "hopsim/core/log.hpp"
@@ -67,6 +68,7 @@ void add_commands(Commands& c) {
       ->check(CLI::IsMember({8, 10}));
   scale->add_option("--machine", machine, "bgq preset for the link and MU parameters (default bgq)");
   scale->add_option("--csv", scale_csv, "also write the table as CSV");
+  add_progress_option(scale);
   c.on(scale, [] {
     return scale_benchmark(machine, tori, iterations, static_cast<std::uint64_t>(msg),
                            static_cast<std::uint64_t>(package), neighbours, scale_csv, std::cout);

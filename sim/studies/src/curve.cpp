@@ -196,10 +196,15 @@ std::string heading(const network::model::TrafficScenario& sc, bool at_reference
                      at_reference ? "at the reference's loads" : fmt::format("step {}", sc.curve_step));
 }
 
+// The units of both tables' columns.
+constexpr const char* kUnits =
+    "(offered, accepted: packets per node per cycle; latencies: cycles; hops: links per packet; max util: the "
+    "busiest link's busy share of the window)\n";
+
 // Prints the curve's table and returns it as CSV.
 std::string print_curve(const network::model::TrafficScenario& sc,
                         const std::vector<network::model::TrafficResult>& results, bool at_reference) {
-  std::cout << heading(sc, at_reference) << "\n";
+  std::cout << heading(sc, at_reference) << "\n" << kUnits;
   std::cout << fmt::format("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>8} {}\n", "offered", "accepted", "avg lat",
                            "p50", "p99", "net lat", "hops", "max util", "");
   std::string csv =
@@ -388,7 +393,8 @@ std::string print_seeded(const network::model::TrafficScenario& sc, const std::v
   std::cout << heading(sc, at_reference)
             << fmt::format(
                    ", {} seeds from {} (mean and 95% interval over the seeds that did not saturate at a load)\n",
-                   runs.size(), cfg.seed);
+                   runs.size(), cfg.seed)
+            << kUnits;
   std::cout << fmt::format("{:>8} {:>6} {:>9} {:>10} {:>8} {:>10} {:>10} {:>8} {}\n", "offered", "seeds", "accepted",
                            "avg lat", "+-95%", "p99", "net lat", "+-95%", "");
   std::string csv =
