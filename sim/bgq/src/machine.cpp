@@ -85,6 +85,7 @@ std::int64_t now_ns() {
 namespace {
 thread_local Machine* t_machine = nullptr;
 thread_local int t_rank = -1;
+Machine* (*g_provider)() = nullptr;
 }  // namespace
 
 Machine::Machine(const model::Params& p, nlohmann::json args) : p_(p), args_(std::move(args)) {
@@ -99,12 +100,24 @@ Machine::Machine(const model::Params& p, nlohmann::json args) : p_(p), args_(std
   init_collectives();
 }
 
+void reserve_mpi_fifo(RankState& st) {
+  std::lock_guard<std::mutex> lock(st.mu.rec_mutex);
+  auto& f = st.mu.rec[kMpiRecFifo];
+  f.allocated = f.initialised = f.enabled = true;
+  f.capacity = kMpiRecBytes;
+}
+
 Machine* Machine::current() {
+  if (!t_machine && g_provider) return g_provider();
   if (!t_machine) throw KernelError("a BG/Q SPI or MPI function was called outside a hopsim BG/Q run");
   return t_machine;
 }
-Machine* Machine::current_or_null() { return t_machine; }
-int Machine::current_rank() { return t_rank; }
+Machine* Machine::current_or_null() { return t_machine || !g_provider ? t_machine : g_provider(); }
+void Machine::set_provider(Machine* (*provider)()) { g_provider = provider; }
+int Machine::current_rank() {
+  if (!t_machine && g_provider) g_provider();
+  return t_rank;
+}
 void Machine::set_current(Machine* m, int rank) {
   t_machine = m;
   t_rank = rank;

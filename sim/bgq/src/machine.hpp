@@ -139,6 +139,13 @@ struct RankState {
   std::uint64_t instructions = 0;
 };
 
+// hopsim's MPI uses subgroup 64 of each MU; its reception FIFO is FIFO 0 of
+// the subgroup (global id 256), of 1 MiB (hopsim keeps the packets itself:
+// no memory of the program is taken).
+inline constexpr std::uint32_t kMpiSubgroup = 64;
+inline constexpr std::uint32_t kMpiRecFifo = kMpiSubgroup * 4;
+inline constexpr std::uint64_t kMpiRecBytes = std::uint64_t{1} << 20;
+
 // Enables MPI's reception FIFO (subgroup 64, FIFO 0) of a rank before its
 // program starts, as the system sets up the job's resources before main:
 // a message may arrive before the receiver's first MPI call.
@@ -229,6 +236,10 @@ class Machine {
   static Machine* current();
   // The calling thread's machine, or null (a thread the program made itself, e.g. OpenMP's).
   static Machine* current_or_null();
+  // Where a process is one rank of its own (native over Open MPI), a thread
+  // with no machine asks `provider`, which starts the process's machine the
+  // first time, makes it the calling thread's and returns it.
+  static void set_provider(Machine* (*provider)());
   static int current_rank();
 
  protected:

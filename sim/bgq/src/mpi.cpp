@@ -50,13 +50,12 @@ namespace hopsim::bgq {
 
 namespace {
 
-constexpr std::uint32_t kSubgroup = 64;
-constexpr std::uint32_t kRecFifo = kSubgroup * 4;  // global id of reception FIFO 0 of the subgroup
+constexpr std::uint32_t kSubgroup = kMpiSubgroup;
+constexpr std::uint32_t kRecFifo = kMpiRecFifo;
 constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
 constexpr std::uint32_t kInjFifos = 8;             // one per direction a message leaves in
 constexpr std::uint32_t kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
 constexpr std::uint64_t kInjBytes = std::uint64_t{16} * 1024;  // 256 descriptors per FIFO
-constexpr std::uint64_t kRecBytes = std::uint64_t{1} << 20;    // hopsim keeps the packets itself: no memory is taken
 constexpr std::uint64_t kWindowBits = 36;                      // a put offset holds 37 bits
 
 // The 16-byte msginfo every message starts with.
@@ -223,13 +222,6 @@ struct MpiState {
   std::vector<UserOp> ops;                       // user op kUserOp + i
   bool advancing = false;                        // the progress engine is advancing them
 };
-
-void reserve_mpi_fifo(RankState& st) {
-  std::lock_guard<std::mutex> lock(st.mu.rec_mutex);
-  auto& f = st.mu.rec[kRecFifo];
-  f.allocated = f.initialised = f.enabled = true;
-  f.capacity = kRecBytes;
-}
 
 namespace {
 
