@@ -216,8 +216,12 @@ if(TARGET hopsim_bgq_ompi)
   cli_test(bgq_openmpi_mpi HAS "mpi_features: Open MPI and simulated runs printed the same 54 lines"
     "rank 1: truncated receive returned MPI_ERR_TRUNCATE, first 0 last 9" "wildcards: 3 senders seen, 0 wrong"
     LACKS "DIFFERENT" TIMEOUT 120 CMD ${CLI_BGQ_OMPI} mpi)
-  cli_test(bgq_openmpi_tcp HAS "spi_paths: Open MPI and simulated runs printed the same 4 lines" LACKS "DIFFERENT"
-    TIMEOUT 120 CMD ${CLI_BGQ_OMPI} tcp)
+  cli_test(bgq_openmpi_tcp HAS "spi_paths: Open MPI and simulated runs printed the same 4 lines"
+    "\"direct_puts\":\"one-sided\"" LACKS "DIFFERENT" "no one-sided transport" TIMEOUT 120 CMD ${CLI_BGQ_OMPI} tcp)
+  cli_test(bgq_openmpi_messages HAS "own_main: Open MPI and simulated runs printed the same 4 lines"
+    "spi_paths: Open MPI and simulated runs printed the same 4 lines"
+    "hopsim: Open MPI has no one-sided transport for these processes" "direct puts go as messages"
+    "\"direct_puts\":\"messages\"" LACKS "DIFFERENT" TIMEOUT 120 CMD ${CLI_BGQ_OMPI} messages)
   cli_test(bgq_openmpi_collective HAS "exit status 2"
     "collective descriptors run in simulation and natively on machine.transport=threads, not over Open MPI"
     TIMEOUT 120 CMD ${CLI_BGQ_OMPI} collective)

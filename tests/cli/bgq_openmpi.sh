@@ -42,7 +42,7 @@ same() {
     diff "$work/sim.sorted" "$work/ompi.sorted" || true
     exit 1
   fi
-  tr -d ' \n' <"$work/report.json" | grep -o '"transport":"openmpi"' || { echo "no report"; exit 1; }
+  tr -d ' \n' <"$work/report.json" | grep -o '"\(transport\|direct_puts\)":"[a-z-]*"' || { echo "no report"; exit 1; }
 }
 
 MCA=""
@@ -53,6 +53,11 @@ case $case in
   tcp)
     MCA="--mca btl tcp,self --mca osc pt2pt"
     same spi_paths 5
+    ;;
+  messages)
+    MCA="--mca btl_vader_single_copy_mechanism none"
+    same own_main 2
+    same spi_paths 7
     ;;
   collective)
     rc=0

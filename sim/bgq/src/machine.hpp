@@ -183,6 +183,14 @@ class Machine {
   virtual void delay(double cycles) = 0;
   virtual void gi_enter() = 0;
   virtual void gi_wait() = 0;
+  // One wait for the GI barrier the calling rank entered last: true once the
+  // barrier has released it (as gi_wait), false when something arrived for
+  // the rank first (the caller runs its progress and polls again). MPI's
+  // barrier waits so, as PAMI's advances its context while it waits.
+  virtual bool gi_poll() {
+    gi_wait();
+    return true;
+  }
   virtual void rec_sync() = 0;  // before reading a reception FIFO
   // Base-address-table entry g of the calling rank was allocated or set.
   virtual void bat_updated(std::uint32_t) {}

@@ -832,6 +832,8 @@ int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype 
   if (!cm)
     return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
   if (count < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", count));
+  // Nothing moves to or from MPI_PROC_NULL: no datatype is needed (MPICH's recvnull receives MPI_DATATYPE_NULL).
+  if (t == MPI_DATATYPE_NULL && count == 0 && peer == MPI_PROC_NULL) t = MPI_BYTE;
   TypeRef ti;
   if (const std::string bad = find_type(s, t, ti, true); !bad.empty()) return error(c, MPI_ERR_TYPE, fn, bad);
   // A status counts bytes in an int (MPI_Get_count of MPI_BYTE must fit), so a message stays below 2 GiB.
@@ -2245,7 +2247,8 @@ int MPI_Barrier(MPI_Comm c) {
     mpi_impl::charge(s, m.params().mpi_send_cycles);
     mpi_impl::pay(s);
     m.gi_enter();
-    m.gi_wait();
+    // Messages that arrive meanwhile are handled (a rendezvous into a receive posted before the barrier).
+    while (!m.gi_poll()) mpi_impl::progress(s);
     return MPI_SUCCESS;
   }
   mpi_impl::barrier(s, c);

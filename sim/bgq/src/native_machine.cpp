@@ -136,6 +136,11 @@ class NativeMachine final : public Machine {
 
   void gi_enter() override { enter(gi_, self().gi_target); }
   void gi_wait() override { wait(gi_, self().gi_target, WaitKind::gi); }
+  bool gi_poll() override {
+    if (gi_.generation.load(std::memory_order_acquire) >= self().gi_target) return true;
+    wait_step(WaitKind::gi);
+    return false;
+  }
 
  private:
   struct Barrier {

@@ -171,6 +171,11 @@ class ProcessMachine final : public Machine {
 
   void gi_enter() override { self().gi_target = enter(arena_->gi); }
   void gi_wait() override { wait_barrier(arena_->gi, self().gi_target, WaitKind::gi); }
+  bool gi_poll() override {
+    if (arena_->gi.generation.load(std::memory_order_acquire) >= self().gi_target) return true;
+    wait_step(WaitKind::gi);
+    return false;
+  }
   void bat_updated(std::uint32_t g) override {
     const auto& mu = self().mu;
     auto& mirror = shared_[current_rank()].bat;

@@ -65,7 +65,7 @@ bool guarded_stacks(std::uint32_t ranks) {
   return 2L * ranks <= limit / 2;
 }
 
-enum class Wait : std::uint8_t { none, time, delivery, gi, done };
+enum class Wait : std::uint8_t { none, time, delivery, gi, done, gi_or_delivery };
 
 struct Event {
   model::Tick t;
@@ -214,8 +214,8 @@ class SimMachine final : public Machine {
       int shown = 0;
       for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
         if (wait_[r] == Wait::done) continue;
-        static constexpr std::array<const char*, 5> what = {"running", "time", "MU deliveries (spinning on memory)",
-                                                            "the GI barrier", "done"};
+        static constexpr std::array<const char*, 6> what = {
+            "running", "time", "MU deliveries (spinning on memory)", "the GI barrier", "done", "the GI barrier"};
         const std::string mpi = mpi_wait_text(rank(static_cast<int>(r)));
         who += fmt::format("{}rank {} waits {} at cycle {:.0f}", shown ? "; " : "", r,
                            mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[r])]) : mpi,
@@ -396,6 +396,23 @@ class SimMachine final : public Machine {
   void gi_wait() override {
     wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency));
   }
+  bool gi_poll() override {
+    const auto r = static_cast<std::uint32_t>(current_rank());
+    const std::uint64_t target = self().gi_target;
+    const auto released = [&] {
+      if (gi_.generation < target) return false;
+      clock_[r] = std::max(clock_[r], gi_.release[target - 1] + model::to_ticks(params().gi_barrier_latency));
+      return true;
+    };
+    if (released()) return true;
+    if (delivered_[r] == seen_[r]) {
+      gi_.waiting.push_back(r);
+      suspend(r, Wait::gi_or_delivery, 0);  // until the release or the next delivery to this node
+      if (released()) return true;
+    }
+    seen_[r] = delivered_[r];
+    return false;
+  }
 
  private:
   struct Barrier {
@@ -476,10 +493,7 @@ class SimMachine final : public Machine {
     pending_[idx].payload = std::move(p.payload);  // its buffer serves the next descriptor
     free_.push_back(idx);
     ++delivered_[p.dst];
-    if (wait_[p.dst] == Wait::delivery) {
-      wait_[p.dst] = Wait::time;
-      push(std::max(now_, clock_[p.dst]), 1, p.dst);
-    }
+    wake_on_delivery(p.dst, std::max(now_, clock_[p.dst]));
   }
 
   // A collective's result lands at receiver `k` (an event of kind 2).
@@ -489,10 +503,18 @@ class SimMachine final : public Machine {
     collective_deliver(*c, k, false);
     const std::uint32_t node = c->receivers[k].first;
     ++delivered_[node];
-    if (wait_[node] == Wait::delivery) {
-      wait_[node] = Wait::time;
-      push(std::max(now_, clock_[node]), 1, node);
-    }
+    wake_on_delivery(node, std::max(now_, clock_[node]));
+  }
+
+  // Something arrived at node r: a rank waiting for a delivery (or for the
+  // GI barrier or a delivery) goes on at `at`.
+  void wake_on_delivery(std::uint32_t r, model::Tick at) {
+    if (wait_[r] == Wait::gi_or_delivery)
+      std::erase(gi_.waiting, r);
+    else if (wait_[r] != Wait::delivery)
+      return;
+    wait_[r] = Wait::time;
+    push(at, 1, r);
   }
 
   static constexpr model::Tick kNever = ~model::Tick{0};
