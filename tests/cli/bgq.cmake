@@ -297,7 +297,8 @@ cli_test(bgq_mpi_latency_calibration_control HAS "zero-byte ping-pong with a nei
 # of MPI_PROC_NULL, bitwise ops on MPI_BYTE, user ops, Waitsome/Testsome/
 # Testany, Rsend/Irsend, Request_get_status, Cart_get, Reduce_local, a 2 GiB
 # message refused; both modes, data checked.
-cli_test(bgq_exec_mpi_calls HAS "printed the same 69 lines" "mpi_calls: 32 ranks, all checks passed"
+cli_test(bgq_exec_mpi_calls HAS "printed the same 70 lines" "mpi_calls: 32 ranks, all checks passed"
+  "rendezvous of 100000 bytes into a receive posted before MPI_Barrier: 0 wrong" "MPI_DATATYPE_NULL from MPI_PROC_NULL: ok"
   "rsend 100, irsend 121, get_status source 10, cart_get 8x4 (1,0) at (2,3), reduce_local (1, 4): ok"
   "user ops: reduce at 5 (100, 231), allreduce sum 496, ordered ireduce at 5 refused: 10: ok"
   "waitsome/testsome/testany: 3 receives from 10: 10000 10001 10002: ok"

@@ -304,6 +304,36 @@ static void ready_and_local(void) {
            a, b, st.MPI_SOURCE, gd[0], gd[1], gp[0], gp[1], gc[0], gc[1], inout[0], inout[1], errors ? "WRONG" : "ok");
 }
 
+/* A rendezvous into a receive posted before MPI_Barrier on the world: the
+ * barrier must handle the sender's request to send while it waits (else
+ * both ranks wait forever); and nothing from MPI_PROC_NULL with
+ * MPI_DATATYPE_NULL. */
+static void across_barrier(void) {
+  enum { kBig = 100000 };
+  static char big[kBig];
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (rank == 1) {
+    for (int i = 0; i < kBig; ++i) big[i] = (char)(i * 7 + 1);
+    MPI_Send(big, kBig, MPI_CHAR, 0, 5, MPI_COMM_WORLD);
+  }
+  if (rank == 0) MPI_Irecv(big, kBig, MPI_CHAR, 1, 5, MPI_COMM_WORLD, &r);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Status st;
+  MPI_Wait(&r, &st);
+  MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st);
+  check("recv from MPI_PROC_NULL: source", 0, st.MPI_SOURCE, MPI_PROC_NULL);
+  check("recv from MPI_PROC_NULL: tag", 0, st.MPI_TAG, MPI_ANY_TAG);
+  if (rank == 0) {
+    long wrong = 0;
+    for (int i = 0; i < kBig; ++i) wrong += big[i] != (char)(i * 7 + 1);
+    check("rendezvous across a barrier", 0, wrong, 0);
+    printf(
+        "rendezvous of %d bytes into a receive posted before MPI_Barrier: %ld wrong; MPI_DATATYPE_NULL from "
+        "MPI_PROC_NULL: %s\n",
+        kBig, wrong, errors ? "WRONG" : "ok");
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -314,6 +344,7 @@ int main(int argc, char** argv) {
   user_ops();
   some_and_any();
   ready_and_local();
+  across_barrier();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("mpi_calls: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
