@@ -47,8 +47,8 @@ static void pingpong(MPI_Comm cart, int peer_plus, int peer_minus, int coord0) {
   if (rank == 0) fprintf(stderr, "zero-byte ping-pong with a neighbour: %.0f cycles per half round trip\n", m);
 }
 
-/* MPI_Allreduce of one double: on MPI_COMM_WORLD (the collective network) and on a duplicate of it
- * (point-to-point trees). */
+/* MPI_Allreduce and MPI_Reduce of one double: on MPI_COMM_WORLD (the collective network) and on a duplicate
+ * of it (point-to-point trees). */
 static void allreduce(void) {
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -63,6 +63,16 @@ static void allreduce(void) {
     if (rank == 0) {
       printf("allreduce on %s: sum %.0f\n", names[k], y);
       fprintf(stderr, "MPI_Allreduce of one double on %s: %.0f cycles\n", names[k], m);
+    }
+    /* MPI_Reduce to rank 3: the time until the root has the sum (the others are done once their part is out). */
+    double z = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const uint64_t t1 = GetTimeBase();
+    for (int i = 0; i < 10; ++i) MPI_Reduce(&x, &z, 1, MPI_DOUBLE, MPI_SUM, 3, comms[k]);
+    const double at_root = (double)(GetTimeBase() - t1) / 10;
+    if (rank == 3) {
+      printf("reduce to rank 3 on %s: sum %.0f\n", names[k], z);
+      fprintf(stderr, "MPI_Reduce of one double to rank 3 on %s: %.0f cycles at the root\n", names[k], at_root);
     }
   }
   MPI_Comm_free(&dup);

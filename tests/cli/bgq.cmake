@@ -282,11 +282,15 @@ endforeach()
 # software cycles (hardware.md: about 2.2 us = 3520 cycles nearest-neighbour
 # latency) and its control, with the software cycles at 0.
 set(CLI_MPI_HALO ${CMAKE_BINARY_DIR}/kernels/bgq/mpi_halo)
-cli_test(bgq_mpi_halo HAS "printed the same 4 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
+cli_test(bgq_mpi_halo HAS "printed the same 6 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
   "allreduce on MPI_COMM_WORLD (collective network): sum 496" "allreduce on a duplicate (point to point): sum 496"
+  "reduce to rank 3 on MPI_COMM_WORLD (collective network): sum 496" "reduce to rank 3 on a duplicate (point to point): sum 496"
   "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576" LACKS "DIFFERENT"
   CMD ${HOPSIM} bgq exec --out exec ${CLI_MPI_HALO} 1 1024 4096)
 cli_test(bgq_mpi_latency_calibration HAS "zero-byte ping-pong with a neighbour: 3501 cycles per half round trip"
+  "MPI_Allreduce of one double on MPI_COMM_WORLD (collective network): 4083 cycles"
+  "MPI_Reduce of one double to rank 3 on MPI_COMM_WORLD (collective network): 3734 cycles at the root"
+  "MPI_Reduce of one double to rank 3 on a duplicate (point to point): 8484 cycles at the root"
   CMD env HOPSIM_MODE=sim ${CLI_MPI_HALO} 1 1024)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json
   "{\"machine\": {\"preset\": \"bgq\", \"mpi_send_cycles\": 0, \"mpi_recv_cycles\": 0}}\n")

@@ -1169,15 +1169,22 @@ int network_op(MPI_Datatype t, MPI_Op op) {
   }
 }
 
-// MPI_Allreduce on MPI_COMM_WORLD on the collective network, as PAMI does
-// it: every node injects a collective direct put on class route 0 (the
-// job's comm-world tree) and waits for its reception counter; false where
-// the hardware cannot (an op or type it has no code for, a machine without
-// collectives), and the caller uses point-to-point messages.
-bool network_allreduce(MpiState& s, const std::vector<std::uint8_t>& in, void* out, MPI_Datatype t, MPI_Op op) {
+// MPI_Allreduce (root < 0) and MPI_Reduce on MPI_COMM_WORLD on the
+// collective network, as PAMI does them: every node injects a collective
+// direct put on class route 0 (the job's comm-world tree); the result lands
+// in every node's `out` (allreduce) or the root's (reduce, Base.Dest the
+// root: the root's own descriptor names where), counted down on a reception
+// counter the receivers wait for; a reduce's other nodes are done once
+// their MU took the payload. False where the hardware cannot (an op or type
+// it has no code for, a machine without collectives), and the caller uses
+// point-to-point messages.
+bool network_reduce(MpiState& s, const std::vector<std::uint8_t>& in, void* out, MPI_Datatype t, MPI_Op op, int root) {
   const int code = network_op(t, op);
   Machine& m = *Machine::current();
   if (code < 0 || !m.collectives() || in.empty()) return false;
+  const bool all = root < 0;
+  const bool receives = all || root == Machine::current_rank();
+  const char* fn = all ? "MPI_Allreduce" : "MPI_Reduce";
   charge(s, m.params().mpi_send_cycles);
   pay(s);
   std::uint64_t off = 0, coff = 0;
@@ -1185,21 +1192,30 @@ bool network_allreduce(MpiState& s, const std::vector<std::uint8_t>& in, void* o
   info.Base.Payload_Address = reinterpret_cast<uint64_t>(in.data());
   info.Base.Message_Length = in.size();
   info.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CUSER;
+  if (!all) {
+    const auto c = m.torus().coords(static_cast<std::uint32_t>(root));
+    MUSPI_SetUpDestination(&info.Base.Dest, static_cast<uint32_t>(c[0]), static_cast<uint32_t>(c[1]),
+                           static_cast<uint32_t>(c[2]), static_cast<uint32_t>(c[3]), static_cast<uint32_t>(c[4]));
+  }
   info.Collective.Op_Code = static_cast<uint8_t>(code);
   info.Collective.Word_Length = static_cast<uint16_t>(t & 0xFF);
   info.Collective.Class_Route = 0;
-  info.Collective.Misc = MUHWI_PACKET_VIRTUAL_CHANNEL_USER_SUB_COMM | MUHWI_COLLECTIVE_TYPE_ALLREDUCE;
-  info.DirectPut.Rec_Payload_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(out), off);
+  info.Collective.Misc = MUHWI_PACKET_VIRTUAL_CHANNEL_USER_SUB_COMM |
+                         (all ? MUHWI_COLLECTIVE_TYPE_ALLREDUCE : MUHWI_COLLECTIVE_TYPE_REDUCE);
+  // A node that receives nothing names its own payload (the MU reads the fields only where the result lands).
+  const auto target = reinterpret_cast<std::uint64_t>(receives ? out : in.data());
+  info.DirectPut.Rec_Payload_Base_Address_Id = window(s, target, off);
   info.DirectPut.Rec_Payload_Offset = off;
   info.DirectPut.Rec_Counter_Base_Address_Id = window(s, reinterpret_cast<std::uint64_t>(&s.coll_counter), coff);
   info.DirectPut.Rec_Counter_Offset = coff;
   MUHWI_Descriptor_t d;
   MUSPI_CreateCollectiveDirectPutDescriptor(&d, &info);
-  std::atomic_ref<std::uint64_t>(s.coll_counter).store(in.size(), std::memory_order_release);
+  if (receives) std::atomic_ref<std::uint64_t>(s.coll_counter).store(in.size(), std::memory_order_release);
   inject(s, s.world, d, in);
+  if (!receives) return true;
   wait_for(
-      s, [&] { return std::atomic_ref<std::uint64_t>(s.coll_counter).load(std::memory_order_acquire) == 0; },
-      "MPI_Allreduce", MPI_ANY_SOURCE, MPI_ANY_TAG);
+      s, [&] { return std::atomic_ref<std::uint64_t>(s.coll_counter).load(std::memory_order_acquire) == 0; }, fn,
+      MPI_ANY_SOURCE, MPI_ANY_TAG);
   charge(s, m.params().mpi_recv_cycles);
   pay(s);
   return true;
@@ -2272,6 +2288,7 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
+  if (c == MPI_COMM_WORLD && mpi_impl::network_reduce(s, acc, rbuf, t, op, root)) return MPI_SUCCESS;
   if (mpi_impl::ordered(op) && root != 0) {  // the tree combines in rank order from rank 0 only
     const int me = s.comms[static_cast<std::size_t>(c)].me;
     mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
@@ -2291,7 +2308,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(bytes);
   std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  if (c == MPI_COMM_WORLD && mpi_impl::network_allreduce(s, acc, rbuf, t, op)) return MPI_SUCCESS;
+  if (c == MPI_COMM_WORLD && mpi_impl::network_reduce(s, acc, rbuf, t, op, -1)) return MPI_SUCCESS;
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
   mpi_impl::bcast(s, acc.data(), bytes, mpi_impl::bytes_type(), 0, c);
   std::memcpy(rbuf, acc.data(), bytes);
