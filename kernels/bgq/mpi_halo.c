@@ -47,7 +47,7 @@ static void pingpong(MPI_Comm cart, int peer_plus, int peer_minus, int coord0) {
   if (rank == 0) fprintf(stderr, "zero-byte ping-pong with a neighbour: %.0f cycles per half round trip\n", m);
 }
 
-/* MPI_Allreduce and MPI_Reduce of one double: on MPI_COMM_WORLD (the collective network) and on a duplicate
+/* MPI_Allreduce, MPI_Reduce and MPI_Bcast: on MPI_COMM_WORLD (the collective network) and on a duplicate
  * of it (point-to-point trees). */
 static void allreduce(void) {
   MPI_Comm dup;
@@ -70,6 +70,23 @@ static void allreduce(void) {
     const uint64_t t1 = GetTimeBase();
     for (int i = 0; i < 10; ++i) MPI_Reduce(&x, &z, 1, MPI_DOUBLE, MPI_SUM, 3, comms[k]);
     const double at_root = (double)(GetTimeBase() - t1) / 10;
+    /* MPI_Bcast of 4 doubles from rank 3: the time until the last rank has them. */
+    double v[4] = {0, 0, 0, 0};
+    MPI_Barrier(MPI_COMM_WORLD);
+    const uint64_t t2 = GetTimeBase();
+    for (int i = 0; i < 10; ++i) {
+      if (rank == 3)
+        for (int j = 0; j < 4; ++j) v[j] = 1000 * i + j + 0.5;
+      MPI_Bcast(v, 4, MPI_DOUBLE, 3, comms[k]);
+    }
+    double last = 0, mine = (double)(GetTimeBase() - t2) / 10;
+    MPI_Allreduce(&mine, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double wrong = v[0] != 9000.5 || v[3] != 9003.5, wrongs = 0;
+    MPI_Allreduce(&wrong, &wrongs, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("bcast from rank 3 on %s: %.0f ranks wrong\n", names[k], wrongs);
+      fprintf(stderr, "MPI_Bcast of 4 doubles from rank 3 on %s: %.0f cycles at the last rank\n", names[k], last);
+    }
     if (rank == 3) {
       printf("reduce to rank 3 on %s: sum %.0f\n", names[k], z);
       fprintf(stderr, "MPI_Reduce of one double to rank 3 on %s: %.0f cycles at the root\n", names[k], at_root);

@@ -282,7 +282,9 @@ endforeach()
 # software cycles (hardware.md: about 2.2 us = 3520 cycles nearest-neighbour
 # latency) and its control, with the software cycles at 0.
 set(CLI_MPI_HALO ${CMAKE_BINARY_DIR}/kernels/bgq/mpi_halo)
-cli_test(bgq_mpi_halo HAS "printed the same 6 lines" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
+cli_test(bgq_mpi_halo HAS "printed the same 8 lines"
+  "bcast from rank 3 on MPI_COMM_WORLD (collective network): 0 ranks wrong"
+  "bcast from rank 3 on a duplicate (point to point): 0 ranks wrong" "mpi halo, 1024 bytes per neighbour: 0 wrong of 262144"
   "allreduce on MPI_COMM_WORLD (collective network): sum 496" "allreduce on a duplicate (point to point): sum 496"
   "reduce to rank 3 on MPI_COMM_WORLD (collective network): sum 496" "reduce to rank 3 on a duplicate (point to point): sum 496"
   "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576" LACKS "DIFFERENT"
@@ -291,6 +293,8 @@ cli_test(bgq_mpi_latency_calibration HAS "zero-byte ping-pong with a neighbour: 
   "MPI_Allreduce of one double on MPI_COMM_WORLD (collective network): 4083 cycles"
   "MPI_Reduce of one double to rank 3 on MPI_COMM_WORLD (collective network): 3734 cycles at the root"
   "MPI_Reduce of one double to rank 3 on a duplicate (point to point): 8484 cycles at the root"
+  "MPI_Bcast of 4 doubles from rank 3 on MPI_COMM_WORLD (collective network): 1746 cycles at the last rank"
+  "MPI_Bcast of 4 doubles from rank 3 on a duplicate (point to point): 8573 cycles at the last rank"
   CMD env HOPSIM_MODE=sim ${CLI_MPI_HALO} 1 1024)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bgq-no-mpi-software.json
   "{\"machine\": {\"preset\": \"bgq\", \"mpi_send_cycles\": 0, \"mpi_recv_cycles\": 0}}\n")

@@ -21,7 +21,7 @@
 // The MPI state of a rank lives in its RankState and uses subgroup 64 of
 // its MU (one injection FIFO, one reception FIFO, base-address entries),
 // which the programs' own SPI code leaves to the system, and receive
-// functions 253-255. Simulated runs charge mpi_send_cycles per message sent
+// functions 252-255. Simulated runs charge mpi_send_cycles per message sent
 // and mpi_recv_cycles per message received (the software's overhead);
 // the packets themselves are timed by the MU and torus model.
 #include <algorithm>
@@ -54,7 +54,7 @@ constexpr std::uint32_t kSubgroup = kMpiSubgroup;
 constexpr std::uint32_t kRecFifo = kMpiRecFifo;
 constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
 constexpr std::uint32_t kInjFifos = 8;             // one per direction a message leaves in
-constexpr std::uint32_t kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
+constexpr std::uint32_t kBcastFn = 252, kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
 constexpr std::uint64_t kInjBytes = std::uint64_t{16} * 1024;  // 256 descriptors per FIFO
 constexpr std::uint64_t kWindowBits = 36;                      // a put offset holds 37 bits
 
@@ -208,7 +208,12 @@ struct MpiState {
   std::vector<int> posted;  // receive requests in post order
   std::vector<Arrived> unexpected;
   std::map<std::pair<int, std::uint16_t>, Partial> partial;
-  std::map<std::pair<int, std::uint16_t>, Arrived> early;     // ahead of their turn
+  std::map<std::pair<int, std::uint16_t>, Arrived> early;  // ahead of their turn
+  // Broadcasts on the collective network, by their number on MPI_COMM_WORLD: the packets in so far, and the
+  // numbers of this rank's own broadcasts, whose copies the network also delivers here (dropped).
+  std::map<std::uint16_t, Partial> bcasts;
+  std::map<std::uint16_t, std::uint64_t> own_bcasts;  // number -> bytes still to drop
+  std::uint16_t bcast_seq = 0;
   std::unordered_map<int, std::uint16_t> send_seq, recv_seq;  // per world rank written to / heard from
   std::vector<int> getting;                                   // rendezvous receives under way
   // Per injection FIFO: what its descriptors send, until the MU has read it.
@@ -731,7 +736,25 @@ int on_ack(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
   return 0;
 }
 
+// A packet of a broadcast on the collective network (software bytes: root, number, length).
+int on_bcast(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
+  auto& s = *static_cast<MpiState*>(param);
+  const Soft f = soft_bytes(h);
+  const std::uint64_t off = packet_offset(h);
+  const std::uint64_t n = std::min<std::uint64_t>(MUHWI_PACKET_MAX_PAYLOAD, f.len - off);
+  if (auto own = s.own_bcasts.find(f.seq); own != s.own_bcasts.end()) {
+    if ((own->second -= std::min(own->second, n)) == 0) s.own_bcasts.erase(own);
+    return 0;
+  }
+  auto& p = s.bcasts[f.seq];
+  p.bytes.resize(f.len);
+  std::memcpy(p.bytes.data() + off, payload(h), n);
+  p.got += n;
+  return 0;
+}
+
 void register_functions(MpiState& s) {
+  MUSPI_RegisterRecvFunction(on_bcast, &s, kBcastFn);
   MUSPI_RegisterRecvFunction(on_eager, &s, kEagerFn);
   MUSPI_RegisterRecvFunction(on_rts, &s, kRtsFn);
   MUSPI_RegisterRecvFunction(on_ack, &s, kAckFn);
@@ -1216,6 +1239,72 @@ bool network_reduce(MpiState& s, const std::vector<std::uint8_t>& in, void* out,
   wait_for(
       s, [&] { return std::atomic_ref<std::uint64_t>(s.coll_counter).load(std::memory_order_acquire) == 0; }, fn,
       MPI_ANY_SOURCE, MPI_ANY_TAG);
+  charge(s, m.params().mpi_recv_cycles);
+  pay(s);
+  return true;
+}
+
+// MPI_Bcast on MPI_COMM_WORLD on the collective network, as PAMI does it:
+// the root injects a collective broadcast on class route 0 as memory-FIFO
+// packets into every node's MPI reception FIFO (the data padded to whole
+// 8-byte words; the software bytes carry the root, the broadcast's number
+// and its length), and goes on once its MU took them; every other rank
+// gathers the packets of that number (whenever its progress engine runs:
+// they may come before it calls MPI_Bcast) and copies them into its buffer.
+// False where the machine has no collectives; the caller uses point to point.
+bool network_bcast(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int root) {
+  Machine& m = *Machine::current();
+  const std::size_t bytes = count * t->size;
+  if (!m.collectives() || bytes == 0) return false;
+  const std::uint16_t number = s.bcast_seq++;
+  const std::size_t padded = (bytes + 7) / 8 * 8;
+  if (s.world == root) {
+    charge(s, m.params().mpi_send_cycles);
+    pay(s);
+    std::vector<std::uint8_t> data(padded, 0);
+    if (t->contiguous())
+      std::memcpy(data.data(), data_start(buf, *t), bytes);
+    else
+      pack(*t, buf, count, data.data());
+    MUSPI_CollectiveMemoryFIFODescriptorInfo_t info{};
+    info.Base.Payload_Address = reinterpret_cast<uint64_t>(data.data());
+    info.Base.Message_Length = padded;
+    info.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_CUSER;
+    info.Collective.Word_Length = 8;
+    info.Collective.Class_Route = 0;
+    info.Collective.Misc = MUHWI_PACKET_VIRTUAL_CHANNEL_USER_SUB_COMM | MUHWI_COLLECTIVE_TYPE_BROADCAST;
+    info.MemFIFO.Rec_FIFO_Id = kRecFifo;
+    info.MemFIFO.SoftwareBytes[0] = static_cast<uint8_t>(kBcastFn);
+    const auto from = static_cast<std::uint32_t>(s.world);
+    const auto len = static_cast<std::uint32_t>(padded);
+    std::memcpy(&info.MemFIFO.SoftwareBytes[1], &from, 4);
+    std::memcpy(&info.MemFIFO.SoftwareBytes[5], &number, 2);
+    std::memcpy(&info.MemFIFO.SoftwareBytes[7], &len, 4);
+    MUHWI_Descriptor_t d;
+    MUSPI_CreateCollectiveMemoryFIFODescriptor(&d, &info);
+    s.own_bcasts[number] = padded;
+    inject(s, s.world, d, std::move(data));
+    pay(s);
+    return true;
+  }
+  wait_for(
+      s,
+      [&] {
+        const auto it = s.bcasts.find(number);
+        return it != s.bcasts.end() && it->second.got >= it->second.bytes.size();
+      },
+      "MPI_Bcast", root, MPI_ANY_TAG);
+  Partial p = std::move(s.bcasts[number]);
+  s.bcasts.erase(number);
+  if (p.bytes.size() != padded)
+    error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, "MPI_Bcast",
+          fmt::format("rank {} of the communicator sent {} bytes where this rank expects {}: the ranks' calls do not "
+                      "match",
+                      root, p.bytes.size(), padded));
+  if (t->contiguous())
+    std::memcpy(data_start(buf, *t), p.bytes.data(), bytes);
+  else
+    unpack(*t, p.bytes.data(), bytes, buf);
   charge(s, m.params().mpi_recv_cycles);
   pay(s);
   return true;
@@ -2276,6 +2365,8 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   s.coll = "MPI_Bcast";
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false, &ti)) return e;
+  if (c == MPI_COMM_WORLD && mpi_impl::network_bcast(s, buf, static_cast<std::size_t>(count), ti, root))
+    return MPI_SUCCESS;
   mpi_impl::bcast(s, buf, static_cast<std::size_t>(count), ti, root, c);
   return MPI_SUCCESS;
 }
