@@ -150,6 +150,14 @@ void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescrip
   std::memcpy(mh.Unused2, f.SoftwareBytes, sizeof mh.Unused2);
 }
 
+std::uint32_t Machine::take_descriptor(std::uint32_t node, const MUHWI_Descriptor_t& d) {
+  const std::uint32_t dst = check_descriptor(d, torus(), node);
+  auto& st = rank(static_cast<int>(node));
+  st.packets += model::packetise(d.Message_Length).packets;
+  st.bytes += d.Message_Length;
+  return dst;
+}
+
 double Machine::compute_cycles(std::uint64_t elements, int threads) {
   if (!counted_) return model::compute_cycles(p_, elements, threads);
   auto& w = self().counted;

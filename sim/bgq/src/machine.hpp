@@ -236,6 +236,10 @@ class Machine {
   // Carries out a finished collective's result at receiver k (direct put or
   // memory-FIFO packets).
   void collective_deliver(const CollectiveDone& c, std::size_t k, bool atomic);
+  // Node `node`'s MU takes point-to-point descriptor `d` (native runs):
+  // checked against the torus, its packets and bytes counted; returns the
+  // destination node.
+  std::uint32_t take_descriptor(std::uint32_t node, const MUHWI_Descriptor_t& d);
   // Class routes of the calling rank (Kernel_*CollectiveClassRoute).
   int32_t set_class_route(std::uint32_t id, const ClassRoute_t& cr);
   int32_t allocate_class_route(std::uint32_t id, bool allocate);

@@ -92,11 +92,8 @@ class NativeMachine final : public Machine {
   // Carries out descriptor `d` of node r's MU at once.
   void execute(std::uint32_t r, const MUHWI_Descriptor_t& d) {
     progress_.fetch_add(1, std::memory_order_relaxed);
-    auto& st = rank(static_cast<int>(r));
-    const std::uint32_t dst = check_descriptor(d, torus(), r);
+    const std::uint32_t dst = take_descriptor(r, d);
     const auto pk = model::packetise(d.Message_Length);
-    st.packets += pk.packets;
-    st.bytes += d.Message_Length;
     auto& mu = rank(static_cast<int>(dst)).mu;
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     const auto type = model::packet_type(d);

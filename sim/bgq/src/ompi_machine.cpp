@@ -312,12 +312,8 @@ class OmpiMachine final : public Machine {
 
   // Carries out descriptor `d` of this rank's MU.
   void execute(const MUHWI_Descriptor_t& d) {
-    auto& st = self();
     const auto me = static_cast<std::uint32_t>(me_);
-    const std::uint32_t dst = check_descriptor(d, torus(), me);
-    const auto pk = model::packetise(d.Message_Length);
-    st.packets += pk.packets;
-    st.bytes += d.Message_Length;
+    const std::uint32_t dst = take_descriptor(me, d);
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     const auto type = model::packet_type(d);
     if (type == MUHWI_PACKET_TYPE_PUT && (one_sided_ || dst == me)) {

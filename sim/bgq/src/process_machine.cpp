@@ -204,12 +204,8 @@ class ProcessMachine final : public Machine {
 
   // Carries out descriptor `d` of this node's MU at once.
   void execute(const MUHWI_Descriptor_t& d) {
-    auto& st = self();
-    const auto r = static_cast<std::uint32_t>(me_);
-    const std::uint32_t dst = check_descriptor(d, torus(), r);
+    const std::uint32_t dst = take_descriptor(static_cast<std::uint32_t>(me_), d);
     const auto pk = model::packetise(d.Message_Length);
-    st.packets += pk.packets;
-    st.bytes += d.Message_Length;
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     const auto type = model::packet_type(d);
     if (type == MUHWI_PACKET_TYPE_PUT) {
