@@ -222,10 +222,10 @@ int main(int argc, char** argv) {
     int v = 0;
     if (rank < 2) MPI_Recv(&v, 1, MPI_INT, 1 - rank, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(bad, "freed") == 0) {
-    MPI_Comm d;
+    MPI_Comm d, kept;
     MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    kept = d; /* the handle, used after it was freed */
     MPI_Comm_free(&d);
-    MPI_Comm kept = 2; /* the handle d had */
     MPI_Barrier(kept);
   } else if (strcmp(bad, "bcast") == 0) {
     int v[8] = {0};
