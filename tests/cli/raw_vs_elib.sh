@@ -13,7 +13,7 @@ set -u
 hopsim="$1" scenario="$2" work="$3"
 raw_scenario="$(dirname "$scenario")/raw/passing-raw.json"
 expect="$(dirname "$0")/expect.sh"
-repeat=100
+repeat=20
 args=(--mode both --set kernel.args.repeat=$repeat)
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
