@@ -548,6 +548,19 @@ void inject(MpiState& s, int to, MUHWI_Descriptor_t& d, std::vector<std::uint8_t
   s.staging[f].push_back(std::move(keep));
 }
 
+// The fields of a memory-FIFO message into MPI's reception FIFO: receive
+// function `fn`, then the software bytes soft_bytes() reads (sender, number, length).
+void set_software_bytes(MUSPI_MemoryFIFODescriptorInfoFields_t& f, std::uint32_t fn, int from, std::uint16_t seq,
+                        std::size_t bytes) {
+  f.Rec_FIFO_Id = kRecFifo;
+  f.SoftwareBytes[0] = static_cast<uint8_t>(fn);
+  const auto sender = static_cast<std::uint32_t>(from);
+  const auto len = static_cast<std::uint32_t>(bytes);
+  std::memcpy(&f.SoftwareBytes[1], &sender, 4);
+  std::memcpy(&f.SoftwareBytes[5], &seq, 2);
+  std::memcpy(&f.SoftwareBytes[7], &len, 4);
+}
+
 // A memory-FIFO message to `world` through receive function `fn`; the software bytes name the sender, the
 // pair's sequence number and the message's length.
 void send_fifo(MpiState& s, int world, std::uint32_t fn, std::uint16_t seq, std::vector<std::uint8_t> bytes) {
@@ -558,13 +571,7 @@ void send_fifo(MpiState& s, int world, std::uint32_t fn, std::uint16_t seq, std:
   destination(info.Base.Dest, world);
   info.Pt2Pt.Misc1 = MUHWI_PACKET_USE_DETERMINISTIC_ROUTING | MUHWI_PACKET_DO_NOT_ROUTE_TO_IO_NODE;
   info.Pt2Pt.Misc2 = MUHWI_PACKET_VIRTUAL_CHANNEL_DETERMINISTIC;
-  info.MemFIFO.Rec_FIFO_Id = kRecFifo;
-  info.MemFIFO.SoftwareBytes[0] = static_cast<uint8_t>(fn);
-  const auto from = static_cast<std::uint32_t>(s.world);
-  const auto len = static_cast<std::uint32_t>(bytes.size());
-  std::memcpy(&info.MemFIFO.SoftwareBytes[1], &from, 4);
-  std::memcpy(&info.MemFIFO.SoftwareBytes[5], &seq, 2);
-  std::memcpy(&info.MemFIFO.SoftwareBytes[7], &len, 4);
+  set_software_bytes(info.MemFIFO, fn, s.world, seq, bytes.size());
   MUHWI_Descriptor_t d;
   MUSPI_CreatePt2PtMemoryFIFODescriptor(&d, &info);
   inject(s, world, d, std::move(bytes));
@@ -1273,13 +1280,7 @@ bool network_bcast(MpiState& s, void* buf, std::size_t count, const TypeRef& t, 
     info.Collective.Word_Length = 8;
     info.Collective.Class_Route = 0;
     info.Collective.Misc = MUHWI_PACKET_VIRTUAL_CHANNEL_USER_SUB_COMM | MUHWI_COLLECTIVE_TYPE_BROADCAST;
-    info.MemFIFO.Rec_FIFO_Id = kRecFifo;
-    info.MemFIFO.SoftwareBytes[0] = static_cast<uint8_t>(kBcastFn);
-    const auto from = static_cast<std::uint32_t>(s.world);
-    const auto len = static_cast<std::uint32_t>(padded);
-    std::memcpy(&info.MemFIFO.SoftwareBytes[1], &from, 4);
-    std::memcpy(&info.MemFIFO.SoftwareBytes[5], &number, 2);
-    std::memcpy(&info.MemFIFO.SoftwareBytes[7], &len, 4);
+    set_software_bytes(info.MemFIFO, kBcastFn, s.world, number, padded);
     MUHWI_Descriptor_t d;
     MUSPI_CreateCollectiveMemoryFIFODescriptor(&d, &info);
     s.own_bcasts[number] = padded;

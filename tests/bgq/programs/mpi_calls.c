@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int rank, size;
 static int errors;
@@ -321,6 +322,11 @@ static void across_barrier(void) {
   MPI_Status st;
   MPI_Wait(&r, &st);
   MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(MPI_ERR_TRUNCATE, text, &len);
+  check("MPI_Error_string of MPI_ERR_TRUNCATE", 0,
+        strncmp(text, "MPI_ERR_TRUNCATE", 16) == 0 && len == (int)strlen(text), 1);
   check("recv from MPI_PROC_NULL: source", 0, st.MPI_SOURCE, MPI_PROC_NULL);
   check("recv from MPI_PROC_NULL: tag", 0, st.MPI_TAG, MPI_ANY_TAG);
   if (rank == 0) {
