@@ -89,7 +89,7 @@ cli_test(bgq_mpicc_unknown_option RC 2 HAS "hopsim-mpicc: unknown option --frob 
 cli_test(bgq_mpicc_no_input RC 2 HAS "hopsim-mpicc: no input files" CMD ${HOPSIM_BGQ_TREE}/bin/hopsim-mpicc -c -O2)
 cli_test(bgq_exec_bare_spin HAS "printed the same 32 lines" "rank 7 of 32: from rank 6, 0 wrong" LACKS "DIFFERENT" "failed"
   TIMEOUT 60 CMD ${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/bare_spin 2)
-cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 1, 1 process(es) per node"
+cli_test(bgq_exec_mpi_setup HAS "printed the same 39 lines" "provided 3, 1 process(es) per node"
   "dims_create(32, 4): rc 0 -> 4 2 2 2" "dims_create(12, 3): rc 0 -> 3 2 2" "dims_create(36, 3): rc 0 -> 4 3 3"
   "dims_create(12, 2) with 5 fixed: rc 12"
   "rank 31 on bgq-node-31 (1,1,1,1,1) (23 chars): delay ok, wtime ok, sum 15984000, ring ok" LACKS "SHORT" "BACKWARDS"
@@ -197,6 +197,36 @@ cli_test(bgq_mpi_deadlock.sim RC 6 HAS "deadlock: 2 of 32 ranks can never contin
 cli_test(bgq_mpi_deadlock.native RC 6 HAS "deadlock: nothing moved for 3 s while every rank waits"
   "rank 1 in MPI_Recv (rank 0, tag 4)" "rank 0 in MPI_Recv (rank 1, tag 4)" "(30 finished)"
   TIMEOUT 60 CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/mpi_features deadlock)
+# MPI_THREAD_MULTIPLE: threads a rank makes with pthread_create call MPI
+# (tests/bgq/programs/mpi_threads.c), on host threads, on a process per rank
+# and simulated as fibers of the rank; the lock's cost and the overlap of
+# the threads' exchanges in simulated cycles; a deadlock naming a thread;
+# a join of a thread that is not one.
+foreach(transport threads double)
+  cli_test(bgq_exec_mpi_threads.${transport} HAS "printed the same 3 lines"
+    "provided MPI_THREAD_MULTIPLE (queried the same: yes)"
+    "32 ranks: 467616 values checked, 0 wrong, 128 parts returned, mutex counter 128"
+    "parts outside the rank's own thread: 128"
+    LACKS "DIFFERENT" "WRONG"
+    TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport ${transport} --out exec ${CLI_BGQ_PROGS}/mpi_threads && cat exec/sim.stdout exec/native.stdout")
+endforeach()
+cli_test(bgq_mpi_threads_cost HAS "the four parts: 31537 cycles (mean over ranks)" "MPI_Iprobe: 200 cycles per call"
+  CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/mpi_threads)
+cli_test(bgq_mpi_threads_cost_single HAS "provided MPI_THREAD_SINGLE (queried the same: yes)"
+  "32 ranks: 467616 values checked, 0 wrong, 128 parts returned, mutex counter 128"
+  "parts outside the rank's own thread: 0" "the four parts: 61770 cycles (mean over ranks)"
+  "MPI_Iprobe: 40 cycles per call"
+  CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/mpi_threads single)
+cli_test(bgq_mpi_threads_deadlock.sim RC 6 HAS "deadlock: 32 of 32 ranks can never continue"
+  "rank 0 waits for a thread to end (pthread_join) at cycle" "rank 0 thread 2 waits in MPI_Recv (rank 1, tag 77)"
+  CMD env HOPSIM_MODE=sim ${CLI_BGQ_PROGS}/mpi_threads deadlock)
+cli_test(bgq_mpi_threads_deadlock.native RC 6 HAS "deadlock: nothing moved for 3 s while every rank waits"
+  "in MPI_Recv (rank 0, tag 77)" "in MPI_Recv (rank 1, tag 77)"
+  TIMEOUT 60 CMD env HOPSIM_MODE=native ${CLI_BGQ_PROGS}/mpi_threads deadlock)
+foreach(mode sim native)
+  cli_test(bgq_mpi_threads_badjoin.${mode} RC 5 HAS "hopsim: rank 0: pthread_join of a thread that is not"
+    TIMEOUT 60 CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_threads badjoin)
+endforeach()
 # Native runs over Open MPI (hopsim-mpicc --openmpi; tests/cli/bgq_openmpi.sh):
 # each path of the SPI, SPI with MPI, and an MPI program whose calls go to
 # Open MPI, each printing what the simulated run prints; over TCP with Open

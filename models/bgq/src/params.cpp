@@ -30,6 +30,8 @@ const std::vector<ParamDecl>& param_decls() {
       {"mpi_send_cycles", Dim::cycles, 0, 1e7, false, "MPI software cycles per message sent (envelope, injection)"},
       {"mpi_recv_cycles", Dim::cycles, 0, 1e7, false, "MPI software cycles per message received (matching, copy)"},
       {"mpi_eager_bytes", Dim::bytes, 0, 1e9, false, "largest MPI message sent eagerly; larger ones rendezvous"},
+      {"mpi_lock_cycles", Dim::cycles, 0, 1e7, false,
+       "MPI_THREAD_MULTIPLE: taking and releasing the rank's MPI lock around a call"},
       {"cores", Dim::count, 1, 64, true, "compute cores per node"},
       {"threads_per_core", Dim::count, 1, 8, true, "hardware threads per core"},
       {"element_cycles", Dim::cycles, 0.01, 1e6, false, "cycles per reduction element, one thread alone on a core"},
@@ -61,6 +63,7 @@ Params params_from(const ParamSet& s) {
   p.mpi_send_cycles = s.get("mpi_send_cycles");
   p.mpi_recv_cycles = s.get("mpi_recv_cycles");
   p.mpi_eager_bytes = s.get("mpi_eager_bytes");
+  p.mpi_lock_cycles = s.get("mpi_lock_cycles");
   p.cores = s.get_int("cores");
   p.threads_per_core = s.get_int("threads_per_core");
   p.element_cycles = s.get("element_cycles");

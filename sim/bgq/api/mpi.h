@@ -34,6 +34,7 @@ extern "C" {
 #define MPI_Finalized HOPSIM_BGQ_MPI_NAME(MPI_Finalized)
 #define MPI_Abort HOPSIM_BGQ_MPI_NAME(MPI_Abort)
 #define MPI_Query_thread HOPSIM_BGQ_MPI_NAME(MPI_Query_thread)
+#define MPI_Is_thread_main HOPSIM_BGQ_MPI_NAME(MPI_Is_thread_main)
 #define MPI_Comm_rank HOPSIM_BGQ_MPI_NAME(MPI_Comm_rank)
 #define MPI_Comm_size HOPSIM_BGQ_MPI_NAME(MPI_Comm_size)
 #define MPI_Comm_dup HOPSIM_BGQ_MPI_NAME(MPI_Comm_dup)
@@ -205,7 +206,10 @@ typedef struct {
 #define MPI_THREAD_MULTIPLE 3
 
 int MPI_Init(int* argc, char*** argv);
-/* Provides MPI_THREAD_FUNNELED at most (only the rank's own thread may call the SPI and MPI). */
+/* Provides the level required, up to MPI_THREAD_MULTIPLE: the threads a rank
+ * makes with pthread_create are threads of that rank (simulated: fibers with
+ * their own clocks), and under MPI_THREAD_MULTIPLE each call takes the rank's
+ * MPI lock (parameter mpi_lock_cycles). */
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
 int MPI_Initialized(int* flag);
 int MPI_Finalize(void);
@@ -213,6 +217,7 @@ int MPI_Finalized(int* flag);
 /* Stops the run with the rank, the communicator and the code (exit 3). */
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Query_thread(int* provided);
+int MPI_Is_thread_main(int* flag);
 int MPI_Comm_rank(MPI_Comm comm, int* rank);
 int MPI_Comm_size(MPI_Comm comm, int* size);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out);

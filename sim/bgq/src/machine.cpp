@@ -1,10 +1,13 @@
 #include "machine.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+
+#include <pthread.h>
 
 #include <fmt/format.h>
 
@@ -33,6 +36,10 @@ std::string wait_text(WaitKind k, int a, int b) {
           "in MUSPI_CheckDescComplete, waiting for {} descriptors of injection FIFO {}, more than it "
           "was given",
           b, a);
+    case WaitKind::mpi_lock:
+      return "waiting for MPI's lock (another thread of the rank is in an MPI call)";
+    case WaitKind::mutex:
+      return "waiting for a pthread mutex another thread of the rank holds";
     case WaitKind::none:
       break;
   }
@@ -124,6 +131,138 @@ void Machine::set_current(Machine* m, int rank) {
   crash::name_thread(m && rank >= 0 ? m->ranks_[static_cast<std::size_t>(rank)]->label.c_str() : nullptr);
 }
 RankState& Machine::self() { return *ranks_[static_cast<std::size_t>(t_rank)]; }
+
+// ---- Program threads on host threads (native runs) ----
+
+namespace {
+// What a program thread's pthread_exit throws up to its start (the
+// program's code is built with -fexceptions, so its frames unwind).
+struct ExitThread {
+  void* value;
+};
+// One program thread: its start, and its end once it has ended.
+struct ProgramThread {
+  Machine* machine = nullptr;
+  int rank = -1;
+  void* (*fn)(void*) = nullptr;
+  void* arg = nullptr;
+  std::mutex mutex;
+  bool ended = false, detached = false;
+  void* value = nullptr;
+  std::exception_ptr error;
+};
+std::mutex g_threads_mutex;
+std::map<pthread_t, std::shared_ptr<ProgramThread>> g_threads;  // host program threads not yet joined
+
+// A detached thread's error ends the run, as an error in a rank does.
+[[noreturn]] void detached_error(int rank, const std::exception_ptr& e) {
+  std::string what = "unknown error";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    what = x.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "hopsim: rank %d: a detached thread failed: %s\n", rank, what.c_str());
+  std::fflush(stderr);
+  std::_Exit(5);
+}
+}  // namespace
+
+void* Machine::host_thread_main(void* p) {
+  const std::shared_ptr<ProgramThread> t = *static_cast<std::shared_ptr<ProgramThread>*>(p);
+  delete static_cast<std::shared_ptr<ProgramThread>*>(p);
+  const crash::ThreadGuard guard(t->machine->rank(t->rank).label.c_str());
+  set_current(t->machine, t->rank);
+  void* value = nullptr;
+  std::exception_ptr error;
+  try {
+    value = t->fn(t->arg);
+  } catch (const ExitThread& e) {
+    value = e.value;
+  } catch (...) {
+    error = std::current_exception();
+  }
+  set_current(nullptr, -1);
+  const std::lock_guard<std::mutex> lock(t->mutex);
+  t->ended = true;
+  t->value = value;
+  t->error = error;
+  if (error && t->detached) detached_error(t->rank, error);
+  return nullptr;
+}
+
+std::uint64_t Machine::start_thread(void* (*fn)(void*), void* arg, const pthread_attr_t* attr) {
+  auto t = std::make_shared<ProgramThread>();
+  t->machine = this;
+  t->rank = current_rank();
+  t->fn = fn;
+  t->arg = arg;
+  int state = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &state);
+  t->detached = state == PTHREAD_CREATE_DETACHED;
+  pthread_t id{};
+  const std::lock_guard<std::mutex> lock(g_threads_mutex);
+  auto* start = new std::shared_ptr<ProgramThread>(t);
+  const int rc = pthread_create(&id, attr, &Machine::host_thread_main, start);
+  if (rc != 0) {
+    delete start;
+    throw KernelError(fmt::format("rank {}: pthread_create failed: {}", t->rank, std::strerror(rc)));
+  }
+  if (!t->detached) g_threads[id] = t;
+  return static_cast<std::uint64_t>(id);
+}
+
+void* Machine::join_thread(std::uint64_t handle) {
+  const auto id = static_cast<pthread_t>(handle);
+  std::shared_ptr<ProgramThread> t;
+  {
+    const std::lock_guard<std::mutex> lock(g_threads_mutex);
+    const auto it = g_threads.find(id);
+    if (it == g_threads.end())
+      throw KernelError(
+          fmt::format("rank {}: pthread_join of a thread that is not a joinable thread of this run", current_rank()));
+    t = it->second;
+    g_threads.erase(it);
+  }
+  pthread_join(id, nullptr);
+  if (t->error) std::rethrow_exception(t->error);
+  return t->value;
+}
+
+void Machine::detach_thread(std::uint64_t handle) {
+  const auto id = static_cast<pthread_t>(handle);
+  std::shared_ptr<ProgramThread> t;
+  {
+    const std::lock_guard<std::mutex> lock(g_threads_mutex);
+    const auto it = g_threads.find(id);
+    if (it == g_threads.end()) return;
+    t = it->second;
+    g_threads.erase(it);
+  }
+  pthread_detach(id);
+  const std::lock_guard<std::mutex> lock(t->mutex);
+  t->detached = true;
+  if (t->ended && t->error) detached_error(t->rank, t->error);
+}
+
+void Machine::exit_thread(void* value) { throw ExitThread{value}; }
+
+void Machine::note_mpi_wait(const char* call, int peer, int tag) {
+  auto& st = self();
+  const std::uintptr_t me = thread_key();
+  // Of a rank's threads, the one that noted a wait clears it.
+  if (!call && st.mpi_waiter.load(std::memory_order_relaxed) != me) return;
+  st.mpi_waiter.store(me, std::memory_order_relaxed);
+  st.mpi_peer.store(peer, std::memory_order_relaxed);
+  st.mpi_tag.store(tag, std::memory_order_relaxed);
+  st.mpi_call.store(call, std::memory_order_relaxed);
+}
+
+std::uintptr_t Machine::thread_key() {
+  static thread_local char key;
+  return reinterpret_cast<std::uintptr_t>(&key);
+}
 
 void set_base_fields(MUHWI_Descriptor_t& d, const MUSPI_BaseDescriptorInfoFields_t& b) {
   d = MUHWI_Descriptor_t{};
@@ -631,6 +770,60 @@ void __hopsim_bgq_count(uint64_t cycles, uint64_t instructions, uint64_t fpu) {
   st.counted.instructions += static_cast<double>(instructions);
   st.counted.fpu += static_cast<double>(fpu);
   st.instructions += instructions;
+}
+
+// The program's threads (hopsim-mpicc renames these pthread calls in the
+// program's objects to these, so its calls come here, and only its own:
+// libraries' threads are untouched): a thread a rank makes is a thread of that
+// rank (Machine::start_thread). In a simulated run a rank's threads are
+// fibers of one host thread, so a mutex another of them holds, or a
+// condition, is waited for by letting the others run. Threads that belong
+// to no rank (OpenMP's workers, library threads) get the host's calls.
+int __hopsim_pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0) return pthread_create(t, attr, fn, arg);
+  M();
+  *t = static_cast<pthread_t>(m->start_thread(fn, arg, attr));
+  return 0;
+}
+int __hopsim_pthread_join(pthread_t t, void** value) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0) return pthread_join(t, value);
+  M();
+  void* v = m->join_thread(static_cast<std::uint64_t>(t));
+  if (value) *value = v;
+  return 0;
+}
+int __hopsim_pthread_detach(pthread_t t) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0) return pthread_detach(t);
+  m->detach_thread(static_cast<std::uint64_t>(t));
+  return 0;
+}
+void __hopsim_pthread_exit(void* value) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0) pthread_exit(value);
+  m->exit_thread(value);
+}
+int __hopsim_pthread_mutex_lock(pthread_mutex_t* mx) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0 || m->mode() != hopsim::Mode::sim) return pthread_mutex_lock(mx);
+  for (std::uint64_t polls = 0;; ++polls) {
+    const int rc = pthread_mutex_trylock(mx);
+    if (rc != EBUSY) return rc;
+    if (polls == hopsim::bgq::kNeverDone)
+      fail(fmt::format("waits for a pthread mutex that no thread of the rank releases ({} polls)", polls));
+    M().idle_poll(hopsim::bgq::WaitKind::mutex, 0, 0);
+  }
+}
+int __hopsim_pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* mx) {
+  Machine* m = Machine::current_or_null();
+  if (!m || Machine::current_rank() < 0 || m->mode() != hopsim::Mode::sim) return pthread_cond_wait(c, mx);
+  // Woken at once (a wake-up POSIX allows without a signal): the caller
+  // checks its condition again, after the rank's other threads ran.
+  pthread_mutex_unlock(mx);
+  M().idle_poll(hopsim::bgq::WaitKind::mutex, 0, 0);
+  return __hopsim_pthread_mutex_lock(mx);
 }
 // NOLINTEND(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 

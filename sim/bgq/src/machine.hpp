@@ -5,6 +5,7 @@
 // threads, the MU's work done at once with real copies and atomics;
 // ProcessMachine: a forked process per rank, data moved by a host copy
 // transport of sim/host).
+#include <pthread.h>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -38,7 +39,7 @@ struct MpiState;  // mpi.cpp
 // run stops naming what each rank waits for.
 inline constexpr double kDeadlockSeconds = 3.0;
 inline constexpr std::int64_t kWaitingFreshNs = 500'000'000;
-enum class WaitKind : std::uint32_t { none, spin, gi, ring_full, finished, never_injected, inj_full };
+enum class WaitKind : std::uint32_t { none, spin, gi, ring_full, finished, never_injected, inj_full, mpi_lock, mutex };
 // "in MPI_Sendrecv, receiving from rank 1 with tag 7", ...
 std::string wait_text(WaitKind k, int a, int b);
 // Rank list "0-3, 7" for a message.
@@ -113,6 +114,7 @@ struct RankState {
   // The MPI call the rank waits in and for whom (mpi.cpp sets them around its waits), for deadlock reports.
   std::atomic<const char*> mpi_call{nullptr};
   std::atomic<int> mpi_peer{0}, mpi_tag{0};
+  std::atomic<std::uintptr_t> mpi_waiter{0};  // the thread (Machine::thread_key) that set them
   // Reporting.
   std::vector<Timing> timings;
   std::vector<Check> checks;
@@ -245,6 +247,27 @@ class Machine {
   int32_t allocate_class_route(std::uint32_t id, bool allocate);
   std::vector<std::uint32_t> free_class_routes();
 
+  // Threads a rank's program makes (pthread_create in a program built by
+  // hopsim-mpicc, whose link sends the call to __hopsim_pthread_create):
+  // fn(arg) runs as one more thread of the calling rank, its SPI and MPI
+  // calls the rank's. Natively a host thread; simulated, a fiber with its
+  // own clock, starting at its creator's. Returns the handle join_thread
+  // and detach_thread take.
+  virtual std::uint64_t start_thread(void* (*fn)(void*), void* arg, const pthread_attr_t* attr);
+  // Waits for the thread to end (simulated: the caller goes on from the
+  // thread's last cycle if that is later) and returns what fn returned; an
+  // error the thread raised is raised here.
+  virtual void* join_thread(std::uint64_t handle);
+  virtual void detach_thread(std::uint64_t handle);
+  // Ends the calling program thread with `value` (pthread_exit).
+  [[noreturn]] virtual void exit_thread(void* value);
+  // The MPI call the calling thread waits in, and for whom (null: none),
+  // for deadlock reports; kept per rank (RankState), and per thread where
+  // the machine names threads.
+  virtual void note_mpi_wait(const char* call, int peer, int tag);
+  // The calling thread, distinct among the threads of every rank (never 0).
+  virtual std::uintptr_t thread_key();
+
   static Machine* current();
   // The calling thread's machine, or null (a thread the program made itself, e.g. OpenMP's).
   static Machine* current_or_null();
@@ -256,6 +279,7 @@ class Machine {
 
  protected:
   static void set_current(Machine* m, int rank);
+  static void* host_thread_main(void* p);
   model::Params p_;
   nlohmann::json args_;
   bool counted_ = false;

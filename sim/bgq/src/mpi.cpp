@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -219,6 +220,13 @@ struct MpiState {
   // Per injection FIFO: what its descriptors send, until the MU has read it.
   std::array<std::vector<std::vector<std::uint8_t>>, kInjFifos> staging;
   double owed = 0;  // software cycles not yet charged
+  // MPI_THREAD_MULTIPLE: the level granted, and the rank's lock (owner: the
+  // Machine::thread_key of the thread in MPI, 0 when free; depth: its calls
+  // nested in one another).
+  int thread_level = MPI_THREAD_SINGLE;
+  std::uintptr_t main_thread = 0;
+  std::atomic<std::uintptr_t> owner{0};
+  int depth = 0;
   std::uint16_t next_context = 4;
   const char* coll = "MPI_Barrier";              // the collective call under way (error messages)
   alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
@@ -251,6 +259,93 @@ void pay(MpiState& s) {
     s.owed = 0;
     Machine::current()->delay(c);
   }
+}
+
+// MPI_THREAD_MULTIPLE: a rank's threads call MPI one at a time, under one
+// lock per rank (MPICH's global critical section), which a call releases
+// while it waits (so the others can call meanwhile, and one of them may
+// complete what it waits for). Taking it costs mpi_lock_cycles in a
+// simulated run; a thread that finds it taken polls until it is free
+// (simulated: its clock moves by poll_cycles per poll and the others run).
+void lock(MpiState& s) {
+  Machine& m = *Machine::current();
+  const std::uintptr_t me = m.thread_key();
+  if (s.owner.load(std::memory_order_relaxed) == me) {
+    ++s.depth;
+    return;
+  }
+  std::uintptr_t expected = 0;
+  while (!s.owner.compare_exchange_weak(expected, me, std::memory_order_acquire)) {
+    expected = 0;
+    m.idle_poll(WaitKind::mpi_lock, 0, 0);
+  }
+  s.depth = 1;
+  charge(s, m.params().mpi_lock_cycles);
+}
+void unlock(MpiState& s) {
+  if (--s.depth > 0) return;
+  pay(s);  // the software cycles of this call, on the caller's clock
+  s.owner.store(0, std::memory_order_release);
+}
+// Held by every MPI call for its duration where the level is
+// MPI_THREAD_MULTIPLE. While an exception unwinds the call (an MPI error, or
+// the end of a simulated run unwinding the fibers still waiting) the lock is
+// just given up: no time is charged.
+class Entered {
+ public:
+  explicit Entered(MpiState& s)
+      : s_(s.thread_level == MPI_THREAD_MULTIPLE ? &s : nullptr), unwinding_(std::uncaught_exceptions()) {
+    if (s_) lock(*s_);
+  }
+  ~Entered() {
+    if (!s_) return;
+    if (std::uncaught_exceptions() > unwinding_) {
+      if (--s_->depth <= 0) s_->owner.store(0, std::memory_order_release);
+      return;
+    }
+    unlock(*s_);
+  }
+  Entered(const Entered&) = delete;
+  Entered& operator=(const Entered&) = delete;
+
+ private:
+  MpiState* s_;
+  int unwinding_;
+};
+// Around a wait inside a call: the lock is free meanwhile, taken again after
+// (not while an exception unwinds the wait).
+class Released {
+ public:
+  explicit Released(MpiState& s)
+      : s_(s.thread_level == MPI_THREAD_MULTIPLE &&
+                   s.owner.load(std::memory_order_relaxed) == Machine::current()->thread_key()
+               ? &s
+               : nullptr),
+        unwinding_(std::uncaught_exceptions()) {
+    if (!s_) return;
+    depth_ = s_->depth;
+    pay(*s_);
+    s_->depth = 0;
+    s_->owner.store(0, std::memory_order_release);
+  }
+  ~Released() {
+    if (!s_ || std::uncaught_exceptions() > unwinding_) return;
+    lock(*s_);
+    s_->depth = depth_;
+  }
+  Released(const Released&) = delete;
+  Released& operator=(const Released&) = delete;
+
+ private:
+  MpiState* s_;
+  int depth_ = 0;
+  int unwinding_;
+};
+// One poll of a call that does not wait (MPI_Test, MPI_Iprobe): time passes
+// and the rank's other threads may run.
+void poll_unlocked(MpiState& s) {
+  const Released unlocked(s);
+  Machine::current()->idle_poll(WaitKind::spin, 0, 0);
 }
 
 const char* error_name(int code) {
@@ -812,16 +907,16 @@ void progress(MpiState& s) {
 // Blocks in the progress engine until `done` holds; a deadlock report names `call`, `peer` and `tag`.
 template <class Done>
 void wait_for(MpiState& s, Done done, const char* call = "MPI_Wait", int peer = MPI_ANY_SOURCE, int tag = MPI_ANY_TAG) {
-  auto& st = Machine::current()->self();
-  st.mpi_peer.store(peer, std::memory_order_relaxed);
-  st.mpi_tag.store(tag, std::memory_order_relaxed);
-  st.mpi_call.store(call, std::memory_order_relaxed);
+  Machine::current()->note_mpi_wait(call, peer, tag);
   for (;;) {
     progress(s);
     if (done()) break;
-    Machine::current()->spin();
+    const Released unlocked(s);
+    Machine& m = *Machine::current();
+    if (s.thread_level == MPI_THREAD_MULTIPLE) m.note_mpi_wait(call, peer, tag);  // the rank's last thread to poll
+    m.spin();
   }
-  st.mpi_call.store(nullptr, std::memory_order_relaxed);
+  Machine::current()->note_mpi_wait(nullptr, 0, 0);
 }
 
 Comm* comm_of(MpiState& s, MPI_Comm c) {
@@ -1549,13 +1644,27 @@ extern "C" {
 
 int MPI_Init(int*, char***) {
   auto& s = mpi_impl::mpi();
-  (void)s;
+  s.main_thread = Machine::current()->thread_key();
   return MPI_SUCCESS;
 }
 
+// Every level up to MPI_THREAD_MULTIPLE: the rank's threads are those it
+// makes with pthread_create (Machine::start_thread); under MULTIPLE each
+// call takes the rank's MPI lock.
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  if (provided) *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-  return MPI_Init(argc, argv);
+  const int e = MPI_Init(argc, argv);
+  auto& s = mpi_impl::mpi();
+  s.thread_level = std::clamp(required, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
+  s.main_thread = Machine::current()->thread_key();
+  if (provided) *provided = s.thread_level;
+  return e;
+}
+
+int MPI_Is_thread_main(int* flag) {
+  auto& s = mpi_impl::mpi();
+  const std::uintptr_t me = Machine::current()->thread_key();
+  *flag = s.main_thread == 0 ? 1 : me == s.main_thread ? 1 : 0;
+  return MPI_SUCCESS;
 }
 
 int MPI_Initialized(int* flag) {
@@ -1566,6 +1675,7 @@ int MPI_Initialized(int* flag) {
 
 int MPI_Finalize(void) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   // Sends whose rendezvous has not finished keep their buffers: finish them first.
   mpi_impl::wait_for(s, [&] {
     return std::none_of(s.reqs.begin(), s.reqs.end(), [](const auto& q) { return q->active && q->send && !q->done; });
@@ -1585,12 +1695,13 @@ int MPI_Abort(MPI_Comm comm, int code) {
 }
 
 int MPI_Query_thread(int* provided) {
-  *provided = MPI_THREAD_FUNNELED;
+  *provided = mpi_impl::mpi().thread_level;
   return MPI_SUCCESS;
 }
 
 int MPI_Comm_rank(MPI_Comm c, int* rank) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_rank", &err);
   if (!cm) return err;
@@ -1600,6 +1711,7 @@ int MPI_Comm_rank(MPI_Comm c, int* rank) {
 
 int MPI_Comm_size(MPI_Comm c, int* size) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_size", &err);
   if (!cm) return err;
@@ -1609,6 +1721,7 @@ int MPI_Comm_size(MPI_Comm c, int* size) {
 
 int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Comm_dup";
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_dup", &err);
@@ -1621,6 +1734,7 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
 
 int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Comm_split";
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_split", &err);
@@ -1665,6 +1779,7 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
 
 int MPI_Comm_free(MPI_Comm* c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!c || *c == MPI_COMM_WORLD || *c == MPI_COMM_SELF || !mpi_impl::comm_of(s, *c))
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free",
                            fmt::format("communicator {} cannot be freed", c ? *c : MPI_COMM_NULL));
@@ -1675,6 +1790,7 @@ int MPI_Comm_free(MPI_Comm* c) {
 
 int MPI_Comm_set_errhandler(MPI_Comm c, MPI_Errhandler h) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_set_errhandler", &err);
   if (!cm) return err;
@@ -1789,6 +1905,7 @@ extern "C" {
 
 int MPI_Type_size(MPI_Datatype t, int* size) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Type_size", &err);
   if (!ti) return err;
@@ -1798,6 +1915,7 @@ int MPI_Type_size(MPI_Datatype t, int* size) {
 
 int MPI_Type_get_extent(MPI_Datatype t, MPI_Aint* lb, MPI_Aint* extent) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Type_get_extent", &err);
   if (!ti) return err;
@@ -1808,6 +1926,7 @@ int MPI_Type_get_extent(MPI_Datatype t, MPI_Aint* lb, MPI_Aint* extent) {
 
 int MPI_Get_count(const MPI_Status* st, MPI_Datatype t, int* count) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Get_count", &err);
   if (!ti) return err;
@@ -1822,6 +1941,7 @@ int MPI_Get_count(const MPI_Status* st, MPI_Datatype t, int* count) {
 
 int MPI_Get_elements(const MPI_Status* st, MPI_Datatype t, int* count) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Get_elements", &err);
   if (!ti) return err;
@@ -1853,6 +1973,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address) {
 
 int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (count < 0) return mpi_impl::bad_count("MPI_Type_contiguous", count);
   return mpi_impl::make_type(
       s, "MPI_Type_contiguous", 1, old, [&](int) { return count; }, [](int) { return std::int64_t{0}; }, false, out);
@@ -1860,6 +1981,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   return mpi_impl::make_type(
       s, "MPI_Type_create_hvector", count, old, [&](int) { return blocklength; },
       [&](int i) { return static_cast<std::int64_t>(i) * stride; }, false, out);
@@ -1867,6 +1989,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_vector", &err);
   if (!o) return err;
@@ -1879,6 +2002,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MP
 int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype old,
                      MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_indexed", &err);
   if (!o) return err;
@@ -1891,6 +2015,7 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
 int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype old,
                                   MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_create_indexed_block", &err);
   if (!o) return err;
@@ -1903,6 +2028,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   const char* fn = "MPI_Type_create_struct";
   if (count < 0) return mpi_impl::bad_count(fn, count);
   mpi_impl::TypeBuilder b;
@@ -1919,6 +2045,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
 
 int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_create_resized", &err);
   if (!o) return err;
@@ -1934,6 +2061,7 @@ int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_
 
 int MPI_Type_commit(MPI_Datatype* t) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!t) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_commit", "null datatype");
   int err = MPI_SUCCESS;
   if (!mpi_impl::type_arg(s, *t, "MPI_Type_commit", &err)) return err;
@@ -1943,6 +2071,7 @@ int MPI_Type_commit(MPI_Datatype* t) {
 
 int MPI_Type_free(MPI_Datatype* t) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!t || *t < mpi_impl::kDerived || static_cast<std::size_t>(*t - mpi_impl::kDerived) >= s.types.size() ||
       !s.types[static_cast<std::size_t>(*t - mpi_impl::kDerived)])
     return mpi_impl::error(
@@ -1960,6 +2089,7 @@ namespace {
 int isend(const char* fn, const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, bool sync,
           MPI_Request* r) {
   auto& s = mpi();
+  const Entered entered(s);
   TypeRef ti;
   if (const int e = check_args(s, fn, c, count, t, dest, tag, false, &ti)) return e;
   return start_send(s, buf, static_cast<std::size_t>(count), *ti, dest, tag, c, sync, 0, r);
@@ -1967,6 +2097,7 @@ int isend(const char* fn, const void* buf, int count, MPI_Datatype t, int dest, 
 
 int irecv(const char* fn, void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
   auto& s = mpi();
+  const Entered entered(s);
   TypeRef ti;
   if (const int e = check_args(s, fn, c, count, t, source, tag, true, &ti)) return e;
   start_recv(s, buf, static_cast<std::size_t>(count), ti, source, tag, c, 0, r);
@@ -1997,6 +2128,7 @@ namespace hopsim::bgq {
 namespace {
 int wait_request(MPI_Request* r, MPI_Status* st, const char* fn) {
   auto& s = mpi();
+  const Entered entered(s);
   if (!r) return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "null request");
   if (*r == MPI_REQUEST_NULL) {
     if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
@@ -2025,6 +2157,7 @@ int MPI_Waitall(int count, MPI_Request* rs, MPI_Status* sts) {
 
 int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!r || !flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test", "null request or flag");
   if (*r == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -2033,15 +2166,16 @@ int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
   if (!mpi_impl::valid_request(s, *r))
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Test", fmt::format("request {} is not active", *r));
   mpi_impl::progress(s);
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   *flag = s.reqs[static_cast<std::size_t>(*r)]->done ? 1 : 0;
   return *flag ? mpi_impl::complete(s, r, st, "MPI_Test") : MPI_SUCCESS;
 }
 
 int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::progress(s);
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   for (int i = 0; i < count; ++i)
     if (rs[i] != MPI_REQUEST_NULL &&
         (!mpi_impl::valid_request(s, rs[i]) || !s.reqs[static_cast<std::size_t>(rs[i])]->done)) {
@@ -2054,6 +2188,7 @@ int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
 
 int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   *index = MPI_UNDEFINED;
   bool any = false;
   for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
@@ -2074,8 +2209,9 @@ int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
 // none is done), *flag (1 also when none is active, MPI 4.0, 3.7.5).
 int MPI_Testany(int count, MPI_Request* rs, int* index, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::progress(s);
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   *index = MPI_UNDEFINED;
   bool any = false;
   for (int i = 0; i < count; ++i) {
@@ -2099,8 +2235,9 @@ int MPI_Testany(int count, MPI_Request* rs, int* index, int* flag, MPI_Status* s
 // none is active.
 int MPI_Testsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::progress(s);
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   *outcount = 0;
   bool any = false;
   int rc = MPI_SUCCESS;
@@ -2122,6 +2259,7 @@ int MPI_Testsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_St
 
 int MPI_Waitsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_Status* sts) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   bool any = false;
   for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
   if (!any) {
@@ -2167,6 +2305,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MP
 // MPI_Test that leaves the request as it is: done or not, it stays for a later wait or test.
 int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Request_get_status", "null flag");
   if (r == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -2177,7 +2316,7 @@ int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
                            fmt::format("request {} is not active", r));
   mpi_impl::progress(s);
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   const auto& q = *s.reqs[static_cast<std::size_t>(r)];
   *flag = q.done ? 1 : 0;
   if (q.done && st) *st = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
@@ -2202,6 +2341,7 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
 
 int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true)) return e;
   if (source == MPI_PROC_NULL) {  // a message from MPI_PROC_NULL is always there, empty (MPI 4.0, 3.8.1)
     *flag = 1;
@@ -2220,7 +2360,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
       if (st) *st = {a.env.src, a.env.tag, MPI_SUCCESS, static_cast<int>(a.env.bytes)};
       return MPI_SUCCESS;
     }
-  Machine::current()->idle_poll(hopsim::bgq::WaitKind::spin, 0, 0);
+  mpi_impl::poll_unlocked(s);
   return MPI_SUCCESS;
 }
 
@@ -2237,6 +2377,7 @@ int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
 
 int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods, int, MPI_Comm* out) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Cart_create";
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, old, "MPI_Cart_create", &err);
@@ -2263,6 +2404,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
 
 int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_coords", &err);
   if (!cm) return err;
@@ -2278,6 +2420,7 @@ int MPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int* coords) {
 
 int MPI_Cart_get(MPI_Comm c, int maxdims, int* dims, int* periods, int* coords) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_get", &err);
   if (!cm) return err;
@@ -2293,6 +2436,7 @@ int MPI_Cart_get(MPI_Comm c, int maxdims, int* dims, int* periods, int* coords) 
 
 int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_rank", &err);
   if (!cm) return err;
@@ -2315,6 +2459,7 @@ int MPI_Cart_rank(MPI_Comm c, const int* coords, int* rank) {
 
 int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Cart_shift", &err);
   if (!cm) return err;
@@ -2344,6 +2489,7 @@ int MPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) 
 
 int MPI_Barrier(MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Barrier";
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Barrier", &err);
@@ -2354,7 +2500,13 @@ int MPI_Barrier(MPI_Comm c) {
     mpi_impl::pay(s);
     m.gi_enter();
     // Messages that arrive meanwhile are handled (a rendezvous into a receive posted before the barrier).
-    while (!m.gi_poll()) mpi_impl::progress(s);
+    for (;;) {
+      {
+        const mpi_impl::Released unlocked(s);
+        if (m.gi_poll()) break;
+      }
+      mpi_impl::progress(s);
+    }
     return MPI_SUCCESS;
   }
   mpi_impl::barrier(s, c);
@@ -2363,6 +2515,7 @@ int MPI_Barrier(MPI_Comm c) {
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Bcast";
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false, &ti)) return e;
@@ -2374,6 +2527,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
 
 int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Reduce";
   if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce", c, count, t, op, root)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
@@ -2395,6 +2549,7 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
 
 int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Allreduce";
   if (const int e = mpi_impl::check_reduce(s, "MPI_Allreduce", c, count, t, op, 0)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
@@ -2410,6 +2565,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
 int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Gather";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
@@ -2434,6 +2590,7 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
 int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Scatter";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(rbuf))
@@ -2474,6 +2631,7 @@ int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
 int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Alltoall";
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false, &st)) return e;
@@ -2505,6 +2663,7 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[],
                 MPI_Datatype rtype, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Gatherv";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))
@@ -2530,6 +2689,7 @@ int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, co
 int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount,
                  MPI_Datatype rtype, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Scatterv";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(rbuf))
@@ -2555,6 +2715,7 @@ int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_
 int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
                    const int displs[], MPI_Datatype rtype, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Allgatherv";
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, "MPI_Allgatherv", c, 0, rtype, 0, 0, false, &rt)) return e;
@@ -2581,6 +2742,7 @@ int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
 int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   s.coll = "MPI_Alltoallv";
   mpi_impl::TypeRef st, rt;
   const bool inplace = mpi_impl::in_place(sbuf);
@@ -2631,6 +2793,7 @@ namespace {
 int scan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
          MPI_Comm c) {
   auto& s = mpi();
+  const Entered entered(s);
   s.coll = fn;
   if (const int e = check_reduce(s, fn, c, count, t, op, 0)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
@@ -2664,6 +2827,7 @@ int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
 // A reduction of every block at rank 0, then its blocks scattered: block r (rcounts[r] elements) to rank r.
 int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int n = 0;
   if (const int e = MPI_Comm_size(c, &n)) return e;
   std::vector<int> displs(static_cast<std::size_t>(n));
@@ -2685,6 +2849,7 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
 // inoutbuf = inbuf op inoutbuf, on this rank alone (MPI 4.0, 6.9.7).
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_local", MPI_COMM_SELF, count, t, op, 0)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
   std::vector<std::uint8_t> acc(static_cast<const std::uint8_t*>(inbuf),
@@ -2696,6 +2861,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
 
 int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (!fn || !op) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "null function or op");
   s.ops.push_back({fn, commute != 0});
   *op = mpi_impl::kUserOp + static_cast<int>(s.ops.size()) - 1;
@@ -2704,7 +2870,7 @@ int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
 
 // Reductions already started with the op complete with it; its handle is not reused.
 int MPI_Op_free(MPI_Op* op) {
-  mpi_impl::mpi();
+  const mpi_impl::Entered entered(mpi_impl::mpi());
   mpi_impl::UserOp* u = op ? mpi_impl::user_op(*op) : nullptr;
   if (!u || u->freed)
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
@@ -2725,6 +2891,7 @@ int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datat
 
 int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Ibarrier", &err);
   if (!cm) return err;
@@ -2742,6 +2909,7 @@ int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
 
 int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, "MPI_Ibcast", c, count, t, root, 0, false, &ti)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
@@ -2754,6 +2922,7 @@ int MPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_R
 int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                 MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
   if (mpi_impl::ordered(op) && root != 0)
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Ireduce",
@@ -2776,6 +2945,7 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
 
 int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   if (const int e = mpi_impl::check_reduce(s, "MPI_Iallreduce", c, count, t, op, 0)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallreduce");
@@ -2793,6 +2963,7 @@ int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_
 int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
     if (const int e = mpi_impl::check_args(s, "MPI_Igather", c, scount, stype, root, 0, false, &st)) return e;
@@ -2809,6 +2980,7 @@ int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
 int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
                  MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(rbuf))
     if (const int e = mpi_impl::check_args(s, "MPI_Iscatter", c, rcount, rtype, root, 0, false, &rt)) return e;
@@ -2837,6 +3009,7 @@ int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                    MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))
     if (const int e = mpi_impl::check_args(s, "MPI_Iallgather", c, scount, stype, 0, 0, false, &st)) return e;
@@ -2861,6 +3034,7 @@ int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
 int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, scount, stype, 0, 0, false, &st)) return e;
   if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;

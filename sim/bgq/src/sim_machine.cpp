@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <queue>
 
 #include <fmt/format.h>
@@ -65,12 +66,20 @@ bool guarded_stacks(std::uint32_t ranks) {
   return 2L * ranks <= limit / 2;
 }
 
-enum class Wait : std::uint8_t { none, time, delivery, gi, done, gi_or_delivery };
+enum class Wait : std::uint8_t { none, time, delivery, gi, done, gi_or_delivery, join };
+
+// What a program thread's pthread_exit throws up to the start of its fiber.
+struct ThreadExit {
+  void* value;
+};
+
+// pthread_t of a rank's program thread in a simulated run: a tag and the thread's actor.
+constexpr std::uint64_t kThreadTag = std::uint64_t{0x6b} << 56;
 
 struct Event {
   model::Tick t;
   std::uint64_t seq;
-  std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake, 2 a collective's result
+  std::uint32_t kind;  // 0 delivery (before wakes at the same tick), 1 wake (of an actor), 2 a collective's result
   std::uint32_t idx;
   bool operator>(const Event& o) const {
     if (t != o.t) return t > o.t;
@@ -144,9 +153,7 @@ class SimMachine final : public Machine {
       tracer_ = std::make_unique<Tracer>(*trace, mu.network().torus());
       mu.network().set_observer(tracer_.get());
     }
-    clock_.assign(n_, 0);
-    wait_.assign(n_, Wait::none);
-    seen_.assign(n_, 0);
+    for (std::uint32_t r = 0; r < n_; ++r) add_actor(r);
     delivered_.assign(n_, 0);
     mu_busy_.assign(n_, 0);
     sending_.assign(n_, {});
@@ -161,13 +168,9 @@ class SimMachine final : public Machine {
   }
 
   void run(void (*entry)()) override {
-    fibers_.resize(n_);
-    sinks_.resize(n_);
-    stacks_.assign(n_, {});
-    errors_.assign(n_, nullptr);
-    const bool guard = guarded_stacks(n_);
+    guard_ = guarded_stacks(n_);
     for (std::uint32_t r = 0; r < n_; ++r) {
-      fibers_[r] = ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard, &stacks_[r]),
+      fibers_[r] = ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard_, &stacks_[r]),
                               [this, r, entry](ctx::fiber&& sink) {
                                 sinks_[r] = std::move(sink);
                                 try {
@@ -196,76 +199,151 @@ class SimMachine final : public Machine {
         deliver_collective(e.idx);
         continue;
       }
-      const std::uint32_t r = e.idx;
-      if (wait_[r] == Wait::done) continue;
-      wait_[r] = Wait::none;
-      clock_[r] = std::max(clock_[r], now_);
-      set_current(this, static_cast<int>(r));
+      const std::uint32_t a = e.idx;
+      if (wait_[a] == Wait::done) continue;
+      wait_[a] = Wait::none;
+      clock_[a] = std::max(clock_[a], now_);
+      cur_ = a;
+      set_current(this, static_cast<int>(node_[a]));
       const auto thread_stack = crash::stack_bounds();
-      crash::set_stack_bounds(stacks_[r]);
-      fibers_[r] = std::move(fibers_[r]).resume();
+      crash::set_stack_bounds(stacks_[a]);
+      fibers_[a] = std::move(fibers_[a]).resume();
       crash::set_stack_bounds(thread_stack);
       set_current(nullptr, -1);
-      if (errors_[r]) std::rethrow_exception(errors_[r]);
-      if (wait_[r] == Wait::done) ++finished;
+      if (errors_[a]) std::rethrow_exception(errors_[a]);
+      if (wait_[a] == Wait::done) {
+        ++finished;
+        for (const auto j : joiners_[a]) {
+          wait_[j] = Wait::time;
+          push(std::max(now_, clock_[a]), 1, j);
+        }
+        joiners_[a].clear();
+      }
     }
-    if (finished < n_) {
+    const auto actors = static_cast<std::uint32_t>(node_.size());
+    if (finished < actors) {
       std::string who;
       int shown = 0;
-      for (std::uint32_t r = 0; r < n_ && shown < 8; ++r) {
-        if (wait_[r] == Wait::done) continue;
-        static constexpr std::array<const char*, 6> what = {
-            "running", "time", "MU deliveries (spinning on memory)", "the GI barrier", "done", "the GI barrier"};
-        const std::string mpi = mpi_wait_text(rank(static_cast<int>(r)));
-        who += fmt::format("{}rank {} waits {} at cycle {:.0f}", shown ? "; " : "", r,
-                           mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[r])]) : mpi,
-                           model::to_cycles(clock_[r]));
-        ++shown;
-      }
-      throw DeadlockError(fmt::format("deadlock: {} of {} ranks can never continue ({})", n_ - finished, n_, who));
+      std::uint32_t ranks_left = 0;
+      for (std::uint32_t r = 0; r < n_; ++r)
+        for_actors(r, [&](std::uint32_t a) {
+          if (wait_[a] == Wait::done) return;
+          if (a < n_) ++ranks_left;
+          if (shown == 8) return;
+          static constexpr std::array<const char*, 7> what = {
+              "running", "time",           "MU deliveries (spinning on memory)", "the GI barrier",
+              "done",    "the GI barrier", "a thread to end (pthread_join)"};
+          const auto& mw = mpi_wait_[a];
+          const std::string mpi = wait_[a] == Wait::join ? "" : mpi_wait_text(mw.call, mw.peer, mw.tag);
+          who += fmt::format("{}{} waits {} at cycle {:.0f}", shown ? "; " : "", actor_name(a),
+                             mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[a])]) : mpi,
+                             model::to_cycles(clock_[a]));
+          ++shown;
+        });
+      throw DeadlockError(
+          ranks_left > 0
+              ? fmt::format("deadlock: {} of {} ranks can never continue ({})", ranks_left, n_, who)
+              : fmt::format("deadlock: {} threads the ranks made can never continue ({})", actors - finished, who));
     }
+  }
+
+  std::uint64_t start_thread(void* (*fn)(void*), void* arg, const pthread_attr_t* attr) override {
+    const std::uint32_t parent = cur_;
+    const std::uint32_t a = add_actor(node_[parent]);
+    threads_[node_[parent]].push_back(a);
+    int state = PTHREAD_CREATE_JOINABLE;
+    if (attr) pthread_attr_getdetachstate(attr, &state);
+    detached_[a] = state == PTHREAD_CREATE_DETACHED;
+    clock_[a] = clock_[parent];
+    fibers_[a] = ctx::fiber(std::allocator_arg, RankStack(rank_stack_bytes(), guard_, &stacks_[a]),
+                            [this, a, fn, arg](ctx::fiber&& sink) {
+                              sinks_[a] = std::move(sink);
+                              try {
+                                value_[a] = fn(arg);
+                              } catch (const ThreadExit& x) {
+                                value_[a] = x.value;
+                              } catch (const ctx::detail::forced_unwind&) {
+                                throw;
+                              } catch (...) {
+                                errors_[a] = std::current_exception();
+                              }
+                              wait_[a] = Wait::done;
+                              return std::move(sinks_[a]);
+                            });
+    push(clock_[a], 1, a);
+    return kThreadTag | a;
+  }
+
+  void* join_thread(std::uint64_t handle) override {
+    const std::uint32_t a = thread_of(handle, "pthread_join");
+    joined_[a] = 1;
+    const std::uint32_t me = cur_;
+    while (wait_[a] != Wait::done) {
+      joiners_[a].push_back(me);
+      suspend(me, Wait::join, 0);
+    }
+    clock_[me] = std::max(clock_[me], clock_[a]);
+    return value_[a];
+  }
+
+  void detach_thread(std::uint64_t handle) override { detached_[thread_of(handle, "pthread_detach")] = 1; }
+
+  [[noreturn]] void exit_thread(void* value) override {
+    if (cur_ < n_) throw KernelError(fmt::format("rank {}: pthread_exit in the rank's own thread", node_[cur_]));
+    throw ThreadExit{value};
+  }
+
+  std::uintptr_t thread_key() override { return std::uintptr_t{cur_} + 1; }
+
+  void note_mpi_wait(const char* call, int peer, int tag) override {
+    Machine::note_mpi_wait(call, peer, tag);
+    mpi_wait_[cur_] = {call, peer, tag};
   }
 
   std::uint64_t timebase() override { return static_cast<std::uint64_t>(model::to_cycles(me_clock())); }
 
   void inject(std::uint32_t fifo, const MUHWI_Descriptor_t& d) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    clock_[r] += inject_;
+    const auto a = cur_;
+    const auto r = node_[a];
+    clock_[a] += inject_;
     if (model::is_collective(d)) {
-      contribute(r, fifo, d);
+      contribute(a, fifo, d);
       return;
     }
-    const model::Tick done = start(r, fifo, d, clock_[r]);
+    const model::Tick done = start(r, fifo, d, clock_[a]);
     auto& open = sending_[r];
-    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[a]; });
     open.push_back({fifo, self().inj_count.get(fifo), done});
   }
 
   bool desc_complete(std::uint32_t fifo, std::uint64_t seq) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    clock_[r] += poll_;
-    auto& open = sending_[r];
-    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    const auto a = cur_;
+    clock_[a] += poll_;
+    auto& open = sending_[node_[a]];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[a]; });
     const auto it =
         std::find_if(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo && s.seq == seq; });
     if (it == open.end()) return true;
-    if (clock_[r] > now_)
-      suspend(r, Wait::time, clock_[r]);  // let everything before this clock happen
+    if (clock_[a] > now_)
+      suspend(a, Wait::time, clock_[a]);  // let everything before this clock happen
     else if (it->done == kNever)
-      suspend(r, Wait::delivery, 0);  // a collective still waiting for others: until something happens here
+      suspend(a, Wait::delivery, 0);  // a collective still waiting for others: until something happens here
     return false;
   }
 
   void idle_poll(WaitKind /*why*/, int /*a*/, int /*b*/) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    clock_[r] += poll_;
-    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);
+    const auto a = cur_;
+    clock_[a] += poll_;
+    if (clock_[a] > now_)
+      suspend(a, Wait::time, clock_[a]);
+    else if (a >= n_ || !threads_[a].empty())  // let the rank's other threads run (a lock one of them holds)
+      suspend(a, Wait::time, now_);
   }
 
   std::uint64_t inj_waiting(std::uint32_t fifo) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    auto& open = sending_[r];
-    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    const auto a = cur_;
+    auto& open = sending_[node_[a]];
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[a]; });
     return static_cast<std::uint64_t>(
         std::count_if(open.begin(), open.end(), [&](const Sending& s) { return s.fifo == fifo; }));
   }
@@ -273,11 +351,12 @@ class SimMachine final : public Machine {
   // Node r's collective descriptor: its MU reads the payload now; once every
   // member has contributed, the result lands at each receiver as the tree
   // schedule says (model::schedule_collective).
-  void contribute(std::uint32_t r, std::uint32_t fifo, const MUHWI_Descriptor_t& d) {
+  void contribute(std::uint32_t a, std::uint32_t fifo, const MUHWI_Descriptor_t& d) {
+    const std::uint32_t r = node_[a];
     const std::uint64_t seq = self().inj_count.get(fifo);
-    auto part = take_collective(r, fifo, seq, d, clock_[r]);
+    auto part = take_collective(r, fifo, seq, d, clock_[a]);
     auto& open = sending_[r];
-    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[r]; });
+    std::erase_if(open, [&](const Sending& s) { return s.done <= clock_[a]; });
     open.push_back({fifo, seq, kNever});
     auto done = collective_contribute(std::move(part));
     if (done) schedule(std::move(*done));
@@ -297,10 +376,11 @@ class SimMachine final : public Machine {
       mu_busy_[p.node] = std::max(mu_busy_[p.node], sent);
       for (auto& e : sending_[p.node])
         if (e.fifo == p.fifo && e.seq == p.seq) e.done = sent;
-      if (wait_[p.node] == Wait::delivery) {  // a bare MUSPI_CheckDescComplete loop
-        wait_[p.node] = Wait::time;
-        push(std::max(now_, std::max(clock_[p.node], sent)), 1, p.node);
-      }
+      for_actors(p.node, [&](std::uint32_t a) {
+        if (wait_[a] != Wait::delivery) return;  // a bare MUSPI_CheckDescComplete loop
+        wait_[a] = Wait::time;
+        push(std::max(now_, std::max(clock_[a], sent)), 1, a);
+      });
     }
     auto shared = std::make_shared<const CollectiveDone>(std::move(c));
     for (std::size_t k = 0; k < shared->receivers.size(); ++k) {
@@ -347,36 +427,38 @@ class SimMachine final : public Machine {
   }
 
   void spin() override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    clock_[r] += poll_;
-    if (delivered_[r] != seen_[r]) {
-      seen_[r] = delivered_[r];
+    const auto a = cur_;
+    const auto r = node_[a];
+    clock_[a] += poll_;
+    if (delivered_[r] != seen_[a]) {
+      seen_[a] = delivered_[r];
       return;
     }
-    if (clock_[r] > now_) {  // catch up: let everything before this clock happen
-      suspend(r, Wait::time, clock_[r]);
-      if (delivered_[r] != seen_[r]) {
-        seen_[r] = delivered_[r];
+    if (clock_[a] > now_) {  // catch up: let everything before this clock happen
+      suspend(a, Wait::time, clock_[a]);
+      if (delivered_[r] != seen_[a]) {
+        seen_[a] = delivered_[r];
         return;
       }
     }
-    suspend(r, Wait::delivery, 0);  // until the next delivery to this node
-    seen_[r] = delivered_[r];
+    suspend(a, Wait::delivery, 0);  // until the next delivery to this node
+    seen_[a] = delivered_[r];
   }
 
-  std::uint64_t deliveries() override { return delivered_[static_cast<std::uint32_t>(current_rank())]; }
+  std::uint64_t deliveries() override { return delivered_[node_[cur_]]; }
 
   void rec_sync() override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
-    if (clock_[r] > now_) suspend(r, Wait::time, clock_[r]);
-    seen_[r] = delivered_[r];
+    const auto a = cur_;
+    if (clock_[a] > now_) suspend(a, Wait::time, clock_[a]);
+    seen_[a] = delivered_[node_[a]];
   }
 
   void compute(std::uint64_t elements, int threads) override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
+    const auto a = cur_;
+    const auto r = node_[a];
     const double w = compute_cycles(elements, threads);
     const model::Tick W = model::to_ticks(w);
-    const model::Tick start = clock_[r];
+    const model::Tick start = clock_[a];
     const double k = params().mu_interference;
     model::Tick dur = W;
     if (k > 0 && mu_busy_[r] > start) {
@@ -387,30 +469,31 @@ class SimMachine final : public Machine {
                 ? static_cast<model::Tick>(slow)
                 : busy + static_cast<model::Tick>(static_cast<double>(W) - static_cast<double>(busy) / (1 + k));
     }
-    clock_[r] += dur;
+    clock_[a] += dur;
   }
 
-  void delay(double cycles) override { clock_[static_cast<std::uint32_t>(current_rank())] += model::to_ticks(cycles); }
+  void delay(double cycles) override { clock_[cur_] += model::to_ticks(cycles); }
 
   void gi_enter() override { enter(gi_, self().gi_target); }
   void gi_wait() override {
     wait_barrier(gi_, self().gi_target, Wait::gi, model::to_ticks(params().gi_barrier_latency));
   }
   bool gi_poll() override {
-    const auto r = static_cast<std::uint32_t>(current_rank());
+    const auto a = cur_;
+    const auto r = node_[a];
     const std::uint64_t target = self().gi_target;
     const auto released = [&] {
       if (gi_.generation < target) return false;
-      clock_[r] = std::max(clock_[r], gi_.release[target - 1] + model::to_ticks(params().gi_barrier_latency));
+      clock_[a] = std::max(clock_[a], gi_.release[target - 1] + model::to_ticks(params().gi_barrier_latency));
       return true;
     };
     if (released()) return true;
-    if (delivered_[r] == seen_[r]) {
-      gi_.waiting.push_back(r);
-      suspend(r, Wait::gi_or_delivery, 0);  // until the release or the next delivery to this node
+    if (delivered_[r] == seen_[a]) {
+      gi_.waiting.push_back(a);
+      suspend(a, Wait::gi_or_delivery, 0);  // until the release or the next delivery to this node
       if (released()) return true;
     }
-    seen_[r] = delivered_[r];
+    seen_[a] = delivered_[r];
     return false;
   }
 
@@ -423,7 +506,48 @@ class SimMachine final : public Machine {
     std::vector<std::uint32_t> waiting;
   };
 
-  model::Tick me_clock() { return clock_[static_cast<std::uint32_t>(current_rank())]; }
+  model::Tick me_clock() { return clock_[cur_]; }
+
+  // A fiber of node r: the rank's own (actor r) or a thread it made.
+  std::uint32_t add_actor(std::uint32_t r) {
+    const auto a = static_cast<std::uint32_t>(node_.size());
+    node_.push_back(r);
+    clock_.push_back(0);
+    wait_.push_back(Wait::none);
+    seen_.push_back(0);
+    fibers_.emplace_back();
+    sinks_.emplace_back();
+    stacks_.emplace_back();
+    errors_.emplace_back();
+    value_.push_back(nullptr);
+    joiners_.emplace_back();
+    detached_.push_back(0);
+    joined_.push_back(0);
+    mpi_wait_.emplace_back();
+    if (a < n_) threads_.emplace_back();
+    return a;
+  }
+  template <class F>
+  void for_actors(std::uint32_t r, F f) {
+    f(r);
+    for (const auto t : threads_[r]) f(t);
+  }
+  std::string actor_name(std::uint32_t a) const {
+    if (a < n_) return fmt::format("rank {}", a);
+    const auto& t = threads_[node_[a]];
+    return fmt::format("rank {} thread {}", node_[a], std::find(t.begin(), t.end(), a) - t.begin() + 1);
+  }
+  // The actor of a pthread_t from start_thread, which must be a joinable
+  // thread of the calling rank.
+  std::uint32_t thread_of(std::uint64_t handle, const char* call) {
+    const std::uint64_t a = handle & ~kThreadTag;
+    if ((handle & kThreadTag) != kThreadTag || a < n_ || a >= node_.size() || node_[a] != node_[cur_])
+      throw KernelError(fmt::format("rank {}: {} of a thread that is not one of this rank's", node_[cur_], call));
+    if (detached_[a] || joined_[a])
+      throw KernelError(fmt::format("rank {}: {} of {}, which is {}", node_[cur_], call, actor_name(a),
+                                    detached_[a] ? "detached" : "joined already"));
+    return static_cast<std::uint32_t>(a);
+  }
 
   void push(model::Tick t, std::uint32_t kind, std::uint32_t idx) { q_.push({t, seq_++, kind, idx}); }
 
@@ -434,7 +558,7 @@ class SimMachine final : public Machine {
   }
 
   void enter(Barrier& b, std::uint64_t& target) {
-    const auto r = static_cast<std::uint32_t>(current_rank());
+    const auto r = cur_;
     target = b.generation + 1;
     b.last = std::max(b.last, clock_[r]);
     if (++b.entered == size()) {
@@ -458,7 +582,7 @@ class SimMachine final : public Machine {
   }
 
   void wait_barrier(Barrier& b, std::uint64_t target, Wait w, model::Tick latency) {
-    const auto r = static_cast<std::uint32_t>(current_rank());
+    const auto r = cur_;
     while (b.generation < target) {
       b.waiting.push_back(r);
       suspend(r, w, 0);
@@ -493,7 +617,7 @@ class SimMachine final : public Machine {
     pending_[idx].payload = std::move(p.payload);  // its buffer serves the next descriptor
     free_.push_back(idx);
     ++delivered_[p.dst];
-    wake_on_delivery(p.dst, std::max(now_, clock_[p.dst]));
+    wake_on_delivery(p.dst);
   }
 
   // A collective's result lands at receiver `k` (an event of kind 2).
@@ -503,18 +627,20 @@ class SimMachine final : public Machine {
     collective_deliver(*c, k, false);
     const std::uint32_t node = c->receivers[k].first;
     ++delivered_[node];
-    wake_on_delivery(node, std::max(now_, clock_[node]));
+    wake_on_delivery(node);
   }
 
-  // Something arrived at node r: a rank waiting for a delivery (or for the
-  // GI barrier or a delivery) goes on at `at`.
-  void wake_on_delivery(std::uint32_t r, model::Tick at) {
-    if (wait_[r] == Wait::gi_or_delivery)
-      std::erase(gi_.waiting, r);
-    else if (wait_[r] != Wait::delivery)
-      return;
-    wait_[r] = Wait::time;
-    push(at, 1, r);
+  // Something arrived at node r: its fibers waiting for a delivery (or for
+  // the GI barrier or a delivery) go on now, or at their own clock if later.
+  void wake_on_delivery(std::uint32_t r) {
+    for_actors(r, [&](std::uint32_t a) {
+      if (wait_[a] == Wait::gi_or_delivery)
+        std::erase(gi_.waiting, a);
+      else if (wait_[a] != Wait::delivery)
+        return;
+      wait_[a] = Wait::time;
+      push(std::max(now_, clock_[a]), 1, a);
+    });
   }
 
   static constexpr model::Tick kNever = ~model::Tick{0};
@@ -522,12 +648,29 @@ class SimMachine final : public Machine {
   std::unique_ptr<Tracer> tracer_;
   std::vector<std::pair<std::shared_ptr<const CollectiveDone>, std::size_t>> collectives_;  // event kind 2
   std::uint32_t n_;
-  std::vector<ctx::fiber> fibers_, sinks_;
-  std::vector<crash::StackBounds> stacks_;  // each rank's fiber stack, for the crash report
+  // Per actor (a fiber: rank r's own is actor r, threads the ranks make
+  // follow): its node, fiber, clock and wait. Deques where a fiber switch may
+  // hold a reference while another actor is added.
+  std::vector<std::uint32_t> node_;
+  std::uint32_t cur_ = 0;  // the actor running
+  bool guard_ = true;
+  std::deque<ctx::fiber> fibers_, sinks_;
+  std::deque<crash::StackBounds> stacks_;  // each fiber's stack, for the crash report
   std::vector<std::exception_ptr> errors_;
   std::vector<model::Tick> clock_;
   std::vector<Wait> wait_;
-  std::vector<std::uint64_t> seen_, delivered_;
+  std::vector<std::uint64_t> seen_;
+  std::vector<void*> value_;                         // what a thread returned
+  std::vector<std::vector<std::uint32_t>> joiners_;  // who waits in pthread_join for it
+  std::vector<std::uint8_t> detached_, joined_;
+  struct MpiWait {
+    const char* call = nullptr;
+    int peer = 0, tag = 0;
+  };
+  std::vector<MpiWait> mpi_wait_;                    // the MPI call each waits in
+  std::vector<std::vector<std::uint32_t>> threads_;  // per node: the threads its rank made
+  // Per node.
+  std::vector<std::uint64_t> delivered_;
   std::vector<model::Tick> mu_busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> q_;
   std::vector<Pending> pending_;

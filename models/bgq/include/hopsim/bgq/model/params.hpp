@@ -28,6 +28,7 @@ struct Params {
   double gi_barrier_latency = 0;      // cycles from the last node's enter to everyone seeing it
   double mpi_send_cycles = 0;         // MPI software per message sent
   double mpi_recv_cycles = 0;         // MPI software per message received
+  double mpi_lock_cycles = 0;         // MPI_THREAD_MULTIPLE: the rank's MPI lock, taken and released once
   double mpi_eager_bytes = 2048;      // largest eager MPI message
   int cores = 16;                     // compute cores per node
   int threads_per_core = 4;
