@@ -10,16 +10,20 @@
 # taken from MPI_Wtime), and checks that both print the same data lines.
 #
 # SMPI's platform: a TORUS cluster of the same extents, one rank per node,
+# numbered as hopsim numbers the nodes (E fastest: SimGrid's first
+# dimension varies fastest, so the extents are given as E,D,C,B,A),
 # links of 2 GB/s and 40 ns (docs/bgq.md's raw link rate and per-hop
 # latency), 12.8 Gflop/s per rank (one A2 core's 4-wide FMA at 1.6 GHz);
-# SMPI's own network model (`network/model:SMPI`), its compute blocks
-# timed on this host and charged as they took here (`smpi/host-speed` equal
-# to the platform's speed).
+# SMPI's own network model (`network/model:SMPI`); the program's own
+# computation costs no simulated time (`smpi/simulate-computation:no`, as
+# hopsim's default compute model charges none), MPICH's choice of collective algorithms
+# (`smpi/coll-selector:mpich`: the BG/Q's MPI is MPICH's; SMPI's default
+# reduce is linear in the ranks).
 set -eu
 build=build
 if [ "${1:-}" = "-b" ]; then build=$2; shift 2; fi
 case "${1:-}" in -h | --help)
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"
   exit 0
   ;;
 esac
@@ -48,7 +52,7 @@ cat >"$work/platform.xml" <<EOF
 <platform version="4.1">
   <zone id="world" routing="Full">
     <cluster id="bgq" prefix="node-" suffix="" radical="0-$((n - 1))" speed="12.8Gf"
-             bw="2GBps" lat="40ns" topology="TORUS" topo_parameters="$a,$b,$c,$d,$e"/>
+             bw="2GBps" lat="40ns" topology="TORUS" topo_parameters="$e,$d,$c,$b,$a"/>
   </zone>
 </platform>
 EOF
@@ -66,7 +70,7 @@ run() { # NAME COMMAND...: runs it, keeping stdout, stderr and time's line
 }
 run hopsim env HOPSIM_MODE=sim HOPSIM_SCENARIO="$work/scenario.json" "$prog" "$iterations" "$size"
 run smpi smpirun -np "$n" -platform "$work/platform.xml" -hostfile "$work/hosts" \
-  --cfg=smpi/host-speed:12.8e9 --log=root.thres:warning "$work/halo_smpi" "$iterations" "$size"
+  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:warning "$work/halo_smpi" "$iterations" "$size"
 
 # The data lines in the same order (ranks print in their own order).
 sort "$work/hopsim.out" >"$work/hopsim.sorted"

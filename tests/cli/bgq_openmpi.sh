@@ -8,7 +8,8 @@
 #
 # CASE: spi (SPI direct puts, memory FIFOs, remote gets, GI barrier), own_main
 # (SPI puts with MPI barriers; odd ranks exit() before MPI_Finalize), mpi
-# (MPI calls going to Open MPI itself), tcp (spi over the TCP transport with
+# (MPI calls going to Open MPI itself), threads (a rank's threads calling MPI
+# at MPI_THREAD_MULTIPLE, the level the program asks for), tcp (spi over the TCP transport with
 # Open MPI's two-sided one-sided emulation, as across machines), collective
 # (class-route descriptors refused), torus (a scenario whose torus does not
 # fit the job refused).
@@ -50,6 +51,7 @@ case $case in
   spi) same spi_paths 3 ;;
   own_main) same own_main 2 ;;
   mpi) same mpi_features ;;
+  threads) same mpi_threads ;;
   tcp)
     MCA="--mca btl tcp,self --mca osc pt2pt"
     same spi_paths 5

@@ -121,6 +121,7 @@ Machine* Machine::current() {
 }
 Machine* Machine::current_or_null() { return t_machine || !g_provider ? t_machine : g_provider(); }
 void Machine::set_provider(Machine* (*provider)()) { g_provider = provider; }
+Machine* Machine::running() { return t_machine; }
 int Machine::current_rank() {
   if (!t_machine && g_provider) g_provider();
   return t_rank;
@@ -761,9 +762,10 @@ uint64_t __hopsim_bgq_load8(const void* p, int order) { return polled_load<uint6
 
 // The pass's payment before each call and return (sim/core/pass/counting.hpp).
 // Threads the program starts itself (OpenMP's workers) belong to no rank:
-// what they count is not charged.
+// what they count is not charged. Counting never starts a machine (over
+// Open MPI the program's first MPI or SPI call does, with its thread level).
 void __hopsim_bgq_count(uint64_t cycles, uint64_t instructions, uint64_t fpu) {
-  Machine* m = Machine::current_or_null();
+  Machine* m = Machine::running();
   if (!m || Machine::current_rank() < 0) return;
   auto& st = m->self();
   st.counted.cycles += static_cast<double>(cycles);

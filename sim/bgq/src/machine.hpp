@@ -275,6 +275,8 @@ class Machine {
   // with no machine asks `provider`, which starts the process's machine the
   // first time, makes it the calling thread's and returns it.
   static void set_provider(Machine* (*provider)());
+  // The calling thread's machine if it has one; never starts one.
+  static Machine* running();
   static int current_rank();
 
  protected:
