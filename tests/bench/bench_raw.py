@@ -41,6 +41,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(root, "build"))
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=200, help="repeats of the passing kernel per launch")
     a = ap.parse_args()
     hopsim = os.path.join(a.build, "sim", "cli", "hopsim")
     cc = os.path.join(a.build, "hopsim-cc")
@@ -58,10 +59,10 @@ def main():
         with open(loop_scn, "w") as f:
             json.dump({"machine": {"preset": "e16g301"}, "kernel": {"name": "local-loop", "args": {"reps": 20000}}}, f)
         passing_scn = os.path.join(ep, "raw", "passing-raw.json")
-        psets = ["kernel.args.repeat=200", 'kernel.args.methods=["unicast","broadcast"]']
+        psets = [f"kernel.args.repeat={a.repeat}", 'kernel.args.methods=["unicast","broadcast"]']
         print("| workload (native) | instrumented s | plain s | overhead |")
         print("|---|---|---|---|")
-        for name, scn, sets in (("passing unicast+broadcast, repeat 200", passing_scn, psets),
+        for name, scn, sets in ((f"passing unicast+broadcast, repeat {a.repeat}", passing_scn, psets),
                                 ("local loop, 16 x 20000 x 1024 volatile loads", loop_scn, [])):
             key = "passing" if "passing" in name else "loop"
             t = {v: best(a.runs, lambda v=v: run(hopsim, scn, libs[(key, v)], "native", sets, os.path.join(tmp, "o")))[0]
