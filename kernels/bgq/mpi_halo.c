@@ -4,8 +4,9 @@
  * MPI_Waitall. Built with hopsim-mpicc; run with `hopsim bgq exec` or
  * HOPSIM_MODE=sim|native.
  *
- * Usage: mpi_halo [ITERATIONS [SIZE ...]]   (default 3 iterations of 1, 2,
- * 4, 8, 16, 32 and 64 KiB per neighbour)
+ * Usage: mpi_halo [--halo-only] [ITERATIONS [SIZE ...]]   (default 3
+ * iterations of 1, 2, 4, 8, 16, 32 and 64 KiB per neighbour; --halo-only
+ * leaves out the ping-pong and the collectives)
  *
  * stdout: each size's data check (the same in every mode); stderr: the
  * cycles of a zero-byte ping-pong between neighbours (half a round trip), of
@@ -16,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NUM_DIRS 8
 
@@ -99,6 +101,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int halo_only = argc > 1 && strcmp(argv[1], "--halo-only") == 0;
+  if (halo_only) {
+    --argc;
+    ++argv;
+  }
   const int iterations = argc > 1 ? atoi(argv[1]) : 3;
   int sizes[16] = {1024, 2048, 4096, 8192, 16384, 32768, 65536};
   int nsizes = 7;
@@ -119,8 +126,10 @@ int main(int argc, char** argv) {
   int nb[NUM_DIRS], co[4];
   for (int d = 0; d < 4; ++d) MPI_Cart_shift(cart, d, 1, &nb[2 * d + 1], &nb[2 * d]); /* [2d] = +, [2d+1] = - */
   MPI_Cart_coords(cart, rank, 4, co);
-  pingpong(cart, nb[0], nb[1], co[0]);
-  allreduce();
+  if (!halo_only) {
+    pingpong(cart, nb[0], nb[1], co[0]);
+    allreduce();
+  }
 
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];

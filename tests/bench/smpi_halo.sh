@@ -3,9 +3,10 @@
 # hopsim (MPI over the modelled BG/Q messaging unit and torus) and by
 # SimGrid's SMPI (Debian's libsimgrid-dev: smpicc, smpirun) on the same
 # 5-D torus, one after the other on this machine (docs/benchmarks.md).
-#   tests/bench/smpi_halo.sh [-b BUILD] [A B C D E [ITERATIONS [SIZE]]]
+#   tests/bench/smpi_halo.sh [-b BUILD] [--halo-only] [A B C D E [ITERATIONS [SIZE]]]
 # Defaults: build, torus 8 8 8 4 2 (4096 ranks), 1 iteration, 4096 bytes per
-# neighbour. Prints, per simulator, the host wall and CPU seconds, peak memory and
+# neighbour; --halo-only runs the exchange alone (mpi_halo --halo-only: no
+# ping-pong, no collectives). Prints, per simulator, the host wall and CPU seconds, peak memory and
 # the program's own timings (stderr lines; SMPI's in cycles of 1.6 GHz
 # taken from MPI_Wtime), and checks that both print the same data lines.
 #
@@ -22,6 +23,8 @@
 set -eu
 build=build
 if [ "${1:-}" = "-b" ]; then build=$2; shift 2; fi
+only=""
+if [ "${1:-}" = "--halo-only" ]; then only=--halo-only; shift; fi
 case "${1:-}" in -h | --help)
   awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"
   exit 0
@@ -68,9 +71,9 @@ run() { # NAME COMMAND...: runs it, keeping stdout, stderr and time's line
   /usr/bin/time -f "%e %M %U %S" -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
     { echo "smpi_halo.sh: $name failed:" >&2; tail -5 "$work/$name.err" >&2; exit 1; }
 }
-run hopsim env HOPSIM_MODE=sim HOPSIM_SCENARIO="$work/scenario.json" "$prog" "$iterations" "$size"
+run hopsim env HOPSIM_MODE=sim HOPSIM_SCENARIO="$work/scenario.json" "$prog" $only "$iterations" "$size"
 run smpi smpirun -np "$n" -platform "$work/platform.xml" -hostfile "$work/hosts" \
-  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:warning "$work/halo_smpi" "$iterations" "$size"
+  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:warning "$work/halo_smpi" $only "$iterations" "$size"
 
 # The data lines in the same order (ranks print in their own order).
 sort "$work/hopsim.out" >"$work/hopsim.sorted"
