@@ -323,6 +323,8 @@ cli_test(bgq_mpi_halo HAS "printed the same 8 lines"
   "reduce to rank 3 on MPI_COMM_WORLD (collective network): sum 496" "reduce to rank 3 on a duplicate (point to point): sum 496"
   "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576" LACKS "DIFFERENT"
   CMD ${HOPSIM} bgq exec --out exec ${CLI_MPI_HALO} 1 1024 4096)
+cli_test(bgq_mpi_halo_only HAS "printed the same 1 lines" "mpi halo, 4096 bytes per neighbour: 0 wrong of 1048576"
+  LACKS "DIFFERENT" "allreduce" "ping-pong" CMD ${HOPSIM} bgq exec --out exec ${CLI_MPI_HALO} --halo-only 1 4096)
 cli_test(bgq_mpi_latency_calibration HAS "zero-byte ping-pong with a neighbour: 3501 cycles per half round trip"
   "MPI_Allreduce of one double on MPI_COMM_WORLD (collective network): 4083 cycles"
   "MPI_Reduce of one double to rank 3 on MPI_COMM_WORLD (collective network): 3734 cycles at the root"

@@ -35,9 +35,15 @@ void add_commands(Commands& c) {
   exec->add_option("--transport", ex.transport, "native ranks as threads (default), or a process each: double, cma")
       ->check(CLI::IsMember({"threads", "double", "cma"}));
   exec->add_option("--out", ex.out, "folder for each mode's stdout, stderr and report (default out/bgq-exec)");
-  exec->add_option("program", ex.argv, "the program and its arguments")->required();
+  // Everything from the program on is the program's, options too (--halo-only ...).
   exec->prefix_command();
-  c.on(exec, [] { return exec_program(ex, std::cout); });
+  exec->footer("PROGRAM [ARGS...]: the program built with hopsim-mpicc and its arguments, passed on as they are");
+  c.on(exec, [exec] {
+    ex.argv = exec->remaining();
+    if (!ex.argv.empty() && ex.argv.front().starts_with("-"))  // an option of exec's own, mistyped
+      throw ConfigError(fmt::format("The following argument was not expected: {} (try --help)", ex.argv.front()));
+    return exec_program(ex, std::cout);
+  });
 
   auto* sweep =
       top->add_subcommand("sweep", "halo exchange (simulated) for a list of package sizes: one table row each");

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -204,6 +205,7 @@ class ProcessMachine final : public Machine {
 
   // Carries out descriptor `d` of this node's MU at once.
   void execute(const MUHWI_Descriptor_t& d) {
+    const std::lock_guard<std::recursive_mutex> lock(serve_);  // the rank's threads (MPI_THREAD_MULTIPLE)
     const std::uint32_t dst = take_descriptor(static_cast<std::uint32_t>(me_), d);
     const auto pk = model::packetise(d.Message_Length);
     const auto* src = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
@@ -295,6 +297,7 @@ class ProcessMachine final : public Machine {
   // Applies every entry in this rank's ring; then (unless nested in a
   // push) the remote gets it received.
   void service(bool nested = false) {
+    const std::lock_guard<std::recursive_mutex> lock(serve_);  // the rank's threads poll at once
     auto& rs = mine();
     std::uint64_t t = rs.tail.load(std::memory_order_relaxed);
     const std::uint64_t h = rs.head.load(std::memory_order_acquire);
@@ -480,6 +483,7 @@ class ProcessMachine final : public Machine {
   int me_ = -1;
   bool cma_ = false;
   std::deque<Get> gets_;
+  std::recursive_mutex serve_;  // one of the process's threads at a time moves its data
   bool in_gets_ = false;
 };
 
