@@ -5,7 +5,9 @@ set(CLI_EXPECT ${CMAKE_CURRENT_LIST_DIR}/expect.sh)
 # cli_test(<name> [RC <status>] [HAS <text>...] [LACKS <text>...] [TIMEOUT <s>] [DISABLED <why>] [NO_CORE]
 #          CMD <command>...)
 # adds the test ${CLI_PREFIX}<name> (default prefix "cli."), run by expect.sh in
-# ${CLI_WORK}/<name>. Set CLI_WORK (and CLI_PREFIX) before calling.
+# ${CLI_WORK}/<name> (${CLI_WORK}/<prefix><name> with a CLI_PREFIX of its own, so that
+# two prefixes sharing a CLI_WORK never share a folder). Set CLI_WORK (and
+# CLI_PREFIX) before calling.
 function(cli_test name)
   cmake_parse_arguments(PARSE_ARGV 1 T "NO_CORE" "RC;TIMEOUT;DISABLED" "HAS;LACKS;CMD")
   if(NOT DEFINED T_RC)
@@ -14,7 +16,11 @@ function(cli_test name)
   if(NOT DEFINED T_TIMEOUT)
     set(T_TIMEOUT 60)
   endif()
-  set(checks --dir ${CLI_WORK}/${name} --rc ${T_RC})
+  set(dir ${CLI_WORK}/${name})
+  if(DEFINED CLI_PREFIX)
+    set(dir ${CLI_WORK}/${CLI_PREFIX}${name})
+  endif()
+  set(checks --dir ${dir} --rc ${T_RC})
   foreach(s IN LISTS T_HAS)
     list(APPEND checks --has "${s}")
   endforeach()
