@@ -110,7 +110,22 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"endpoint_latency", Dim::cycles, 0, 1000, false,
        "cycles once per packet: source router pipeline + injection and ejection channels, multiples of 0.5"},
       {"link_width", Dim::bytes_per_cycle, 0.01, 1e6, false, "link bandwidth per direction (one flit per cycle)"},
-      {"buffer", Dim::cycles, 0, 1e9, false, "contention delay the network absorbs before a source stalls"},
+      {"buffer", Dim::cycles, 0, 1e9, false,
+       "contention delay the network absorbs before a source stalls (without flow_control)"},
+      {"flow_control", Dim::count, 0, 1, true,
+       "1: input-queued virtual-channel routers with credits, simulated event by event; 0: link calendars"},
+      {"vcs", Dim::count, 1, 64, true, "virtual channels per input port (flow_control)"},
+      {"vc_buffer", Dim::count, 1, 4096, true, "flits of buffer per virtual channel (flow_control)"},
+      {"credit_delay", Dim::cycles, 0, 1000, true,
+       "cycles before a credit leaves the router that freed the buffer slot (flow_control)"},
+      {"wait_for_tail_credit", Dim::count, 0, 1, true,
+       "1: an output VC is held until its tail's credit returns; 0: until its tail is sent (flow_control)"},
+      {"routing_delay", Dim::cycles, 0, 1000, true, "router pipeline: route computation (flow_control)"},
+      {"vc_alloc_delay", Dim::cycles, 0, 1000, true, "router pipeline: VC allocation (flow_control)"},
+      {"sw_alloc_delay", Dim::cycles, 0, 1000, true, "router pipeline: switch allocation (flow_control)"},
+      {"channel_latency", Dim::cycles, 1, 1000, true, "cycles on a channel, for flits and credits (flow_control)"},
+      {"dateline", Dim::count, 0, 2, true,
+       "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition (flow_control)"},
   };
   return decls;
 }
@@ -169,6 +184,16 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.endpoint_latency = set.get("endpoint_latency");
   c.generic.link_width = set.get("link_width");
   c.generic.buffer = set.get("buffer");
+  c.generic.flow_control = set.get_int("flow_control") != 0;
+  c.generic.vcs = set.get_int("vcs");
+  c.generic.vc_buffer = set.get_int("vc_buffer");
+  c.generic.credit_delay = set.get_int("credit_delay");
+  c.generic.wait_for_tail_credit = set.get_int("wait_for_tail_credit") != 0;
+  c.generic.routing_delay = set.get_int("routing_delay");
+  c.generic.vc_alloc_delay = set.get_int("vc_alloc_delay");
+  c.generic.sw_alloc_delay = set.get_int("sw_alloc_delay");
+  c.generic.channel_latency = set.get_int("channel_latency");
+  c.generic.dateline = set.get_int("dateline");
   for (const auto& [name, v] :
        {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
     if (std::floor(v * 2) != v * 2)

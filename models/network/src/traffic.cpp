@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "flow.hpp"
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/topo/topology.hpp"
 
@@ -400,6 +401,75 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   return summarise(tally, cfg, n, win);
 }
 
+// The flow-controlled network: packets wait in their sources' queues and
+// the network decides when they leave and arrive, event by event.
+TrafficResult run_flow(const TrafficConfig& cfg) {
+  const std::vector<int> dims = shape(cfg);
+  flow::FlowNet net(cfg.generic, cfg.seed);
+  const std::uint32_t n = net.nodes();
+  const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
+  SizePicker packet_bytes(cfg);
+  const Window win(cfg);
+  std::vector<Source> src;
+  src.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) src.emplace_back(cfg, i);
+  using Ev = std::pair<std::int64_t, std::uint32_t>;  // (generation cycle, node)
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> heap;
+  std::uint32_t pending = 0;  // nodes that still generate a measured packet
+  for (std::uint32_t i = 0; i < n; ++i) {
+    heap.emplace(src[i].next(), i);
+    if (static_cast<double>(src[i].next()) < win.end) ++pending;
+  }
+  net.set_window(static_cast<std::int64_t>(std::ceil(win.start)), static_cast<std::int64_t>(std::ceil(win.end)));
+  // A source queue this long means its packets wait far beyond 10x the
+  // network's zero-load latency (at most one packet leaves per cycle): saturated.
+  // Sources stop adding to a queue that long (memory stays bounded).
+  int diameter = 0;
+  for (std::size_t d = 0; d < dims.size(); ++d) diameter += cfg.generic.torus ? dims[d] / 2 : dims[d] - 1;
+  const double zero_max = cfg.generic.endpoint_latency + cfg.generic.hop_latency * diameter + 1;
+  const auto queue_limit = static_cast<std::size_t>(10 * zero_max + 1000);
+
+  Tally tally;
+  std::uint64_t outstanding = 0;  // measured packets not delivered yet
+  const std::function<void(const flow::Delivered&)> done = [&](const flow::Delivered& d) {
+    const auto gen = static_cast<double>(d.gen);
+    if (gen >= win.start && gen < win.end) --outstanding;
+    const Sent w{0, static_cast<double>(d.arrival)};
+    record(net, win, d.src, d.dst, d.bytes, gen, static_cast<double>(d.issue), w, tally);
+  };
+  for (;;) {
+    const auto [t, node] = heap.top();
+    if (static_cast<double>(t) > win.limit) {
+      tally.timed_out = true;
+      break;
+    }
+    net.run_until(t, done);
+    if (pending == 0 && outstanding == 0) break;
+    if (net.deadlocked()) throw NetworkDeadlock(describe(cfg) + ": " + net.deadlock_report());
+    heap.pop();
+    Source& s = src[node];
+    const std::uint32_t dst = destination(cfg.pattern, node, dims, s.rng(), hot);
+    const std::uint32_t bytes = packet_bytes(s.rng());
+    const auto gen = static_cast<double>(t);
+    if (net.queued(node) < queue_limit) {
+      net.add(t, node, dst, bytes);
+      if (gen >= win.start && gen < win.end) ++outstanding;
+    } else {
+      // Saturated: the queue stays full (the network still carries all it can,
+      // so the accepted load is right), the packets beyond it are not kept.
+      tally.timed_out = true;
+    }
+    s.advance();
+    if (gen < win.end && static_cast<double>(s.next()) >= win.end) --pending;
+    heap.emplace(s.next(), node);
+  }
+  tally.busy_start.assign(net.links(), 0);
+  tally.busy_end.resize(net.links());
+  for (std::size_t l = 0; l < net.links(); ++l)
+    tally.busy_end[l] = net.busy_window(l) * static_cast<std::uint64_t>(kTicks);
+  return summarise(tally, cfg, n, win);
+}
+
 }  // namespace
 
 std::vector<int> shape(const TrafficConfig& cfg) {
@@ -440,6 +510,34 @@ void validate(const TrafficConfig& c) {
     require(g.link_width > 0 && g.link_width <= 1e6,
             "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
     require(g.buffer >= 0 && g.buffer <= 1e9, "buffer must be 0..1e9 cycles, got " + num(g.buffer));
+    if (g.flow_control) {
+      require(g.vcs >= 1 && g.vcs <= 64, "vcs must be 1..64 virtual channels per port, got " + std::to_string(g.vcs));
+      require(g.vc_buffer >= 1 && g.vc_buffer <= 4096,
+              "vc_buffer must be 1..4096 flits, got " + std::to_string(g.vc_buffer));
+      require(g.credit_delay >= 0 && g.credit_delay <= 1000,
+              "credit_delay must be 0..1000 cycles, got " + std::to_string(g.credit_delay));
+      require(g.channel_latency >= 1 && g.channel_latency <= 1000,
+              "channel_latency must be 1..1000 cycles, got " + std::to_string(g.channel_latency));
+      require(g.routing_delay >= 0 && g.vc_alloc_delay >= 0 && g.sw_alloc_delay >= 0,
+              "routing_delay, vc_alloc_delay and sw_alloc_delay must be >= 0 cycles");
+      require(std::floor(g.hop_latency) == g.hop_latency && std::floor(g.endpoint_latency) == g.endpoint_latency,
+              "with flow_control, hop_latency and endpoint_latency are whole cycles, got " + num(g.hop_latency) +
+                  " and " + num(g.endpoint_latency));
+      require(g.hop_latency >= g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency,
+              "hop_latency (" + num(g.hop_latency) +
+                  " cycles) must hold the router pipeline: routing_delay + vc_alloc_delay + sw_alloc_delay + "
+                  "channel_latency = " +
+                  std::to_string(g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency));
+      require(g.endpoint_latency >= g.hop_latency - g.channel_latency + 2,
+              "with flow_control, endpoint_latency (" + num(g.endpoint_latency) +
+                  " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
+                  "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
+                  num(g.hop_latency - g.channel_latency + 2));
+      require(g.dateline >= 0 && g.dateline <= 2, "dateline must be 0, 1 or 2, got " + std::to_string(g.dateline));
+      require(!g.torus || g.dateline == 0 || g.vcs >= 2,
+              "the torus's dateline VC classes need vcs >= 2 (one VC per class), got vcs " + std::to_string(g.vcs) +
+                  " (dateline=0 runs without classes, and may deadlock)");
+    }
   }
   require(c.offered_load > 0 && c.offered_load <= 1,
           "offered_load must be in (0, 1] packets per node per cycle, got " + num(c.offered_load));
@@ -450,6 +548,17 @@ void validate(const TrafficConfig& c) {
             what + " must be 1.." + std::to_string(max_bytes) + which + ", got " + std::to_string(b));
   };
   if (c.packet_sizes.empty()) check_bytes(c.packet_bytes, "packet_bytes");
+  if (c.network == NetworkKind::generic && c.generic.flow_control) {
+    // A packet fits in one VC buffer (packets longer than a buffer are not modelled).
+    auto fits = [&](int b, const std::string& what) {
+      const double flits = std::max(1.0, std::ceil(b / c.generic.link_width - 1e-9));
+      require(flits <= c.generic.vc_buffer, what + " " + std::to_string(b) + " B is " + num(flits) +
+                                                " flits, more than vc_buffer (" + std::to_string(c.generic.vc_buffer) +
+                                                " flits per VC)");
+    };
+    if (c.packet_sizes.empty()) fits(c.packet_bytes, "packet_bytes");
+    for (const auto& s : c.packet_sizes) fits(s.bytes, "packet_sizes bytes");
+  }
   for (const auto& s : c.packet_sizes) {
     check_bytes(s.bytes, "packet_sizes bytes");
     require(s.weight > 0 && std::isfinite(s.weight), "packet_sizes weight must be > 0, got " + num(s.weight));
@@ -496,6 +605,11 @@ TrafficResult run_traffic(const TrafficConfig& cfg) {
     return r;
   };
   const auto t0 = Clock::now();
+  if (cfg.network == NetworkKind::generic && cfg.generic.flow_control) {
+    TrafficResult r = run_flow(cfg);
+    r.host_run_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
   if (cfg.network == NetworkKind::generic) {
     GenericNet net(cfg.generic);
     return timed(net, t0);

@@ -175,6 +175,8 @@ std::vector<network::model::TrafficResult> run_points(const network::model::Traf
     }
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
+  } catch (const network::model::NetworkDeadlock& e) {
+    throw DeadlockError(e.what());
   }
   return results;
 }

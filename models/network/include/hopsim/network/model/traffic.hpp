@@ -11,6 +11,7 @@
 // in network cycles.
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,33 @@ struct GenericNetwork {
   // source stalls (finite router buffers); 0 = a source waits for every
   // packet's contention, 1e6 = effectively unbounded buffers.
   double buffer = 32;
+
+  // Flow control. Off: the link calendars above. On: input-queued
+  // virtual-channel routers with credits, simulated event by event
+  // (docs/traffic.md, "Flow control"): per input port `vcs` VCs of
+  // `vc_buffer` flits; a head is routed (routing_delay), gets an output VC
+  // (vc_alloc_delay) and the switch (sw_alloc_delay), and reaches the next
+  // router hop_latency cycles after it reached this one; a flit leaving a
+  // buffer returns its credit credit_delay + channel_latency cycles later; an
+  // output VC is held until its tail's credit is back (wait_for_tail_credit)
+  // or until its tail is sent. Cycles are whole numbers here.
+  bool flow_control = false;
+  int vcs = 8;
+  int vc_buffer = 8;  // flits per VC; a packet fits in one VC buffer
+  int credit_delay = 2;
+  bool wait_for_tail_credit = true;
+  int routing_delay = 0, vc_alloc_delay = 1, sw_alloc_delay = 1;
+  int channel_latency = 1;
+  // VC classes on a torus: 0 none (rings can deadlock), 1 dateline (a packet
+  // takes the upper half of the VCs from the ring's wrap-around link on),
+  // 2 BookSim2's dim_order_torus partition (chosen when entering a ring).
+  int dateline = 1;
+};
+
+// A run of the flow-controlled network stopped with no packet able to move:
+// the message names a cycle of channels waiting for each other.
+struct NetworkDeadlock : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // One entry of a packet size distribution.

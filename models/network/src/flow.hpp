@@ -1,0 +1,130 @@
+#pragma once
+// The generic network with flow control (GenericNetwork::flow_control):
+// input-queued virtual-channel routers with credits, simulated event by
+// event in cycle order (docs/traffic.md, "Flow control").
+//
+// Contract:
+//  * The driver hands packets to a node's source queue with add() at the
+//    cycle they are generated, after run_until() has processed every event
+//    before that cycle; cycles never go backwards.
+//  * run_until(t) processes every event before cycle t, in cycle order and,
+//    inside a cycle, credits, then head arrivals, then VC allocation, then
+//    switch allocation; a delivered packet is reported to the callback with
+//    its tail's arrival cycle (which may lie after t).
+//  * deadlocked() is true when packets sit in routers and no event is left
+//    that could ever move one (every one waits for a VC or credits another
+//    waiting packet holds); deadlock_report() names a cycle of waiting
+//    channels.
+// Nothing here depends on host time; the same seed gives the same run.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hopsim/network/model/patterns.hpp"
+#include "hopsim/network/model/traffic.hpp"
+#include "hopsim/topo/topology.hpp"
+
+namespace hopsim::network::model::flow {
+
+struct Delivered {
+  std::uint32_t src, dst, bytes;
+  std::int64_t gen, issue;  // generated; head left the source queue
+  std::int64_t arrival;     // the tail at the destination
+  int hops;
+};
+
+class FlowNet {
+ public:
+  FlowNet(const GenericNetwork& g, std::uint64_t seed);
+  std::uint32_t nodes() const { return n_; }
+  std::size_t links() const { return topo_.num_links(); }
+  int hops(std::uint32_t a, std::uint32_t b) const;
+  std::uint32_t flits(std::uint32_t bytes) const;
+  // endpoint_latency + hops x hop_latency + flits, as the link-calendar model.
+  double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t bytes) const;
+
+  void add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes);
+  void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
+  std::int64_t now() const { return now_; }
+  std::size_t queued(std::uint32_t node) const { return queue_len_[node]; }  // packets in a source queue
+  bool deadlocked() const { return pending_ == 0 && in_network_ > 0; }
+  std::string deadlock_report() const;
+
+  // Flits sent on each network link inside [start, end) (SA grants).
+  void set_window(std::int64_t start, std::int64_t end) {
+    win_start_ = start;
+    win_end_ = end;
+  }
+  std::uint64_t busy_window(std::size_t l) const { return busy_[l]; }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Pkt {
+    std::uint32_t src, dst, bytes, flits;
+    std::int64_t gen, issue, ready;  // ready: cycle its current allocation request may be served
+    std::uint32_t next;              // FIFO link inside an input VC or source queue
+    std::uint32_t ivc;               // input VC it sits in (kNone: its source queue)
+    std::uint32_t up;                // out-VC it came on (credits go back there), kNone at the source
+    std::uint32_t out, ovc;          // output port requested / out-VC granted
+    std::int32_t dim = -1;           // dimension being travelled
+    std::uint8_t dir = 0, cls = 0;   // direction (0 = +, 1 = -), VC class
+    std::uint16_t hops = 0;
+  };
+  struct Fifo {
+    std::uint32_t head = kNone, tail = kNone;
+  };
+  struct Out {
+    std::int64_t free_at = 0;  // the channel is busy before this cycle
+    std::int64_t va_at = -1, sa_at = -1;
+    std::uint32_t va_rr = 0, sa_rr = 0, vc_rr = 0;
+    std::uint64_t free_vcs = 0;  // bit v: out-VC v not held
+    std::vector<std::uint32_t> va_wait, sa_wait;
+  };
+  enum Kind : std::uint8_t { kCredit, kArrive, kVa, kSa, kKinds };
+  struct Ev {
+    std::uint32_t a, b;  // credit: out-VC, flits (+ release bit 31); arrive: packet; va/sa: out port
+  };
+
+  void schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
+  void push(Fifo& f, std::uint32_t p);
+  void pop(Fifo& f);
+  void route(std::uint32_t p, std::uint32_t r);
+  void request_va(std::uint32_t p, std::int64_t at);
+  void request_sa(std::uint32_t p, std::int64_t at);
+  void on_credit(std::uint32_t ovc, std::uint32_t word);
+  void on_arrive(std::uint32_t p);
+  void on_va(std::uint32_t o);
+  void on_sa(std::uint32_t o);
+  void became_front(std::uint32_t ivc, std::int64_t at);
+  std::uint32_t in_port_of(std::uint32_t p) const;
+  std::uint64_t class_mask(const Pkt& p) const;
+  std::uint32_t alloc_packet();
+
+  GenericNetwork g_;
+  topo::Topology topo_;
+  int nd_;
+  std::uint32_t n_, ports_, v_;  // routers, ports per router (2 x dims + local), VCs per port
+  std::int64_t hop_, rd_, va_, sa_, ch_, credit_, inj_, buf_;
+  bool wait_tail_;
+  int dateline_;
+  Rng rng_;
+  std::vector<int> coord_;             // node x dim
+  std::vector<std::uint32_t> nbr_;     // router x out port (directions only) -> router, kNone
+  std::vector<topo::LinkId> link_;     // router x out port -> link id
+  std::vector<Out> out_;               // router outs (r x ports), then one injection port per node
+  std::vector<std::int32_t> credits_;  // out port x VC
+  std::vector<Fifo> ivc_;              // router input VCs: (r x ports + port) x VC
+  std::vector<Fifo> srcq_;             // source queues
+  std::vector<std::size_t> queue_len_;
+  std::vector<Pkt> pkt_;
+  std::vector<std::uint32_t> free_pkt_;
+  std::vector<std::vector<Ev>> wheel_;  // (cycle mod W) x kind
+  std::int64_t mask_ = 0, now_ = 0;
+  std::uint64_t pending_ = 0, in_network_ = 0;
+  std::int64_t win_start_ = 0, win_end_ = 0;
+  std::vector<std::uint64_t> busy_;
+  const std::function<void(const Delivered&)>* done_ = nullptr;
+};
+
+}  // namespace hopsim::network::model::flow

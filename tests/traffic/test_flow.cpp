@@ -1,0 +1,161 @@
+// The flow-controlled generic network (GenericNetwork::flow_control):
+// zero-load latency, the credit loop's throughput worked out by hand,
+// deadlock with and without dateline classes, determinism, bad input.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+
+#include "hopsim/network/model/traffic.hpp"
+
+using namespace hopsim::network::model;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// BookSim2's example router (presets/booksim-iq.json) on a generic network.
+TrafficConfig booksim(std::vector<int> dims, bool torus, Pattern pat, double load) {
+  TrafficConfig c;
+  c.network = NetworkKind::generic;
+  c.generic.dims = std::move(dims);
+  c.generic.torus = torus;
+  c.generic.hop_latency = torus ? 5 : 4;
+  c.generic.channel_latency = torus ? 2 : 1;
+  c.generic.endpoint_latency = 5;
+  c.generic.link_width = 16;
+  c.generic.flow_control = true;
+  c.generic.vcs = 8;
+  c.generic.vc_buffer = 8;
+  c.generic.credit_delay = 2;
+  c.generic.wait_for_tail_credit = true;
+  c.generic.routing_delay = 0;
+  c.generic.vc_alloc_delay = 1;
+  c.generic.sw_alloc_delay = 1;
+  c.packet_bytes = 16;
+  c.pattern = pat;
+  c.offered_load = load;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("flow: at zero load every packet takes endpoint + hops x hop + flits") {
+  for (const bool torus : {false, true})
+    for (const int bytes : {16, 64}) {
+      auto c = booksim({8, 8}, torus, Pattern::uniform, 0.002);
+      c.packet_bytes = bytes;
+      c.measure = 20000;
+      const auto r = run_traffic(c);
+      INFO((torus ? "torus" : "mesh") << ", " << bytes << " B");
+      REQUIRE(r.packets_measured > 1000);
+      REQUIRE_FALSE(r.saturated);
+      const double flits = bytes / 16.0;
+      CHECK(r.avg_zero_load == Approx(5.0 + (torus ? 5.0 : 4.0) * r.avg_hops + flits).epsilon(1e-9));
+      // A few packets meet another at this load: within 0.5%, never below.
+      CHECK(r.avg_network_latency >= r.avg_zero_load - 1e-9);
+      CHECK(r.avg_network_latency == Approx(r.avg_zero_load).epsilon(0.005));
+    }
+}
+
+TEST_CASE("flow: one VC's throughput is one packet per credit round trip") {
+  // Two nodes, each sending to the other at full load: a packet holds the
+  // link's only VC from its VC allocation (cycle v) until its tail credit is
+  // back: switch allocation v+1, at the next router v+4 (hop 4 less routing
+  // and VC allocation), its ejection's switch allocation v+5, leaving the
+  // buffer at v+6 (switch allocation 1 cycle), the credit back at v+6 +
+  // credit_delay + channel_latency = v+9. So 1/9 packets per cycle, 2/9 with
+  // two VCs, 1/14 with credit_delay 7.
+  auto c = booksim({2}, false, Pattern::neighbor, 1.0);
+  c.generic.vcs = 1;
+  auto r = run_traffic(c);
+  CHECK(r.accepted == Approx(1.0 / 9).epsilon(0.01));
+  c.generic.vcs = 2;
+  r = run_traffic(c);
+  CHECK(r.accepted == Approx(2.0 / 9).epsilon(0.01));
+  c.generic.vcs = 1;
+  c.generic.credit_delay = 7;
+  r = run_traffic(c);
+  CHECK(r.accepted == Approx(1.0 / 14).epsilon(0.01));
+  // Without waiting for the tail credit the VC is free once the tail is
+  // sent; a 4-flit packet then needs only its 4 credits (buffer 8): more
+  // than half the channel's flits (against 4/12 waiting for the tail credit).
+  c.generic.credit_delay = 2;
+  c.generic.wait_for_tail_credit = false;
+  c.packet_bytes = 64;
+  r = run_traffic(c);
+  CHECK(4 * r.accepted > 0.5);
+}
+
+TEST_CASE("flow: a ring without dateline classes deadlocks and says where; with them it never does") {
+  auto c = booksim({8}, true, Pattern::tornado, 1.0);  // every packet 3 hops the same way round
+  c.generic.vcs = 1;
+  c.generic.dateline = 0;
+  c.packet_bytes = 64;
+  try {
+    (void)run_traffic(c);
+    FAIL("no deadlock");
+  } catch (const NetworkDeadlock& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK_THAT(what, Contains("8 torus: the network deadlocked at cycle"));
+    CHECK_THAT(what, Contains("8 channels wait for each other in a cycle: "));
+    CHECK_THAT(what, Contains("(0)->(1) vc 0 -> (1)->(2) vc 0 -> (2)->(3) vc 0"));
+  }
+  // Two VCs, split by the dateline: full load runs to the end (saturated, never stuck).
+  c.generic.vcs = 2;
+  c.generic.dateline = 1;
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    c.seed = seed;
+    const auto r = run_traffic(c);
+    CHECK(r.saturated);
+    CHECK(r.accepted > 0.005);
+  }
+  // A 2-D torus too, uniform traffic at full load, with BookSim2's classes.
+  auto t = booksim({4, 4}, true, Pattern::uniform, 1.0);
+  t.generic.dateline = 1;
+  CHECK_NOTHROW(run_traffic(t));
+}
+
+TEST_CASE("flow: runs are deterministic per seed, and seeds differ") {
+  auto c = booksim({8, 8}, true, Pattern::uniform, 0.2);
+  c.generic.dateline = 2;
+  const auto a = run_traffic(c), b = run_traffic(c);
+  CHECK(a.avg_latency == b.avg_latency);
+  CHECK(a.packets_simulated == b.packets_simulated);
+  c.seed = 2;
+  CHECK(run_traffic(c).avg_latency != a.avg_latency);
+}
+
+TEST_CASE("flow: near saturation the credit loop costs what link calendars miss") {
+  // BookSim2's router on the 8x8 mesh saturates at about 0.354 (docs/traffic.md):
+  // at 0.40 the flow-controlled network is saturated, the calendars are not.
+  auto c = booksim({8, 8}, false, Pattern::uniform, 0.40);
+  CHECK(run_traffic(c).saturated);
+  c.generic.flow_control = false;
+  CHECK_FALSE(run_traffic(c).saturated);
+}
+
+TEST_CASE("flow: bad parameters are rejected naming the key") {
+  auto c = booksim({4, 4}, true, Pattern::uniform, 0.1);
+  auto bad = [&](auto change, const std::string& text) {
+    auto d = c;
+    change(d.generic);
+    CHECK_THROWS_WITH(run_traffic(d), Contains(text));
+  };
+  bad([](GenericNetwork& g) { g.vcs = 0; }, "vcs must be 1..64");
+  bad([](GenericNetwork& g) { g.vcs = 65; }, "vcs must be 1..64");
+  bad([](GenericNetwork& g) { g.vc_buffer = 0; }, "vc_buffer must be 1..4096");
+  bad([](GenericNetwork& g) { g.vcs = 1; }, "dateline VC classes need vcs >= 2");
+  bad([](GenericNetwork& g) { g.dateline = 3; }, "dateline must be 0, 1 or 2");
+  bad([](GenericNetwork& g) { g.hop_latency = 3; }, "must hold the router pipeline");
+  bad([](GenericNetwork& g) { g.hop_latency = 4.5; }, "whole cycles");
+  bad([](GenericNetwork& g) { g.endpoint_latency = 4; }, "endpoint_latency (4 cycles) must hold");
+  bad([](GenericNetwork& g) { g.channel_latency = 0; }, "channel_latency must be 1..1000");
+  auto big = c;
+  big.packet_bytes = 256;  // 16 flits
+  CHECK_THROWS_WITH(run_traffic(big), Contains("packet_bytes 256 B is 16 flits, more than vc_buffer (8 flits"));
+  // One VC on a mesh is fine (no classes there).
+  auto mesh = booksim({4, 4}, false, Pattern::uniform, 0.1);
+  mesh.generic.vcs = 1;
+  CHECK_NOTHROW(run_traffic(mesh));
+}
