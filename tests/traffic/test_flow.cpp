@@ -31,6 +31,7 @@ TrafficConfig booksim(std::vector<int> dims, bool torus, Pattern pat, double loa
   c.generic.routing_delay = 0;
   c.generic.vc_alloc_delay = 1;
   c.generic.sw_alloc_delay = 1;
+  c.generic.input_speedup = 2;
   c.packet_bytes = 16;
   c.pattern = pat;
   c.offered_load = load;

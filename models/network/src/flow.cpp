@@ -26,6 +26,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       credit_(g.credit_delay),
       inj_(std::llround(g.endpoint_latency - g.hop_latency) + g.channel_latency - 1),
       buf_(g.vc_buffer),
+      speedup_(static_cast<std::uint32_t>(g.input_speedup)),
       wait_tail_(g.wait_for_tail_credit),
       dateline_(g.torus ? g.dateline : 0),
       rng_(seed ^ 0x5eed0f10c0000000ull) {
@@ -48,12 +49,18 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   out_.resize(static_cast<std::size_t>(n_) * ports_ + n_);
   for (auto& o : out_) o.free_vcs = all;
   credits_.assign(out_.size() * v_, static_cast<std::int32_t>(buf_));
-  ivc_.resize(static_cast<std::size_t>(n_) * ports_ * v_);
+  last_sa_.assign(static_cast<std::size_t>(n_) * 2, -1);
+  sa_at_.assign(static_cast<std::size_t>(n_) * 2, -1);
+  gptr_.assign(static_cast<std::size_t>(n_) * ports_, 0);
+  aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
+  grant_.assign(ports_, kNone);
+  accept_.assign(ports_, false);
+  ivc_.resize(static_cast<std::size_t>(n_) * ports_ * v_ + n_);
+  slots_.resize(static_cast<std::size_t>(n_) * ports_ * v_ * static_cast<std::size_t>(buf_));
   srcq_.resize(n_);
-  queue_len_.assign(n_, 0);
   busy_.assign(topo_.num_links(), 0);
   // Every event lies less than `span` cycles ahead of the current cycle.
-  const std::int64_t span = hop_ + inj_ + credit_ + ch_ + buf_ + va_ + sa_ + rd_ + 5;
+  const std::int64_t span = hop_ + inj_ + credit_ + ch_ + va_ + sa_ + rd_ + 4;
   std::int64_t w = 1;
   while (w < span) w <<= 1;
   mask_ = w - 1;
@@ -82,21 +89,6 @@ void FlowNet::schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b)
   ++pending_;
 }
 
-void FlowNet::push(Fifo& f, std::uint32_t p) {
-  pkt_[p].next = kNone;
-  if (f.tail == kNone) {
-    f.head = p;
-  } else {
-    pkt_[f.tail].next = p;
-  }
-  f.tail = p;
-}
-
-void FlowNet::pop(Fifo& f) {
-  f.head = pkt_[f.head].next;
-  if (f.head == kNone) f.tail = kNone;
-}
-
 std::uint32_t FlowNet::alloc_packet() {
   if (!free_pkt_.empty()) {
     const std::uint32_t p = free_pkt_.back();
@@ -105,6 +97,24 @@ std::uint32_t FlowNet::alloc_packet() {
   }
   pkt_.emplace_back();
   return static_cast<std::uint32_t>(pkt_.size() - 1);
+}
+
+std::uint32_t FlowNet::front(std::uint32_t ivc) const {
+  if (is_source(ivc)) return srcq_[ivc - n_ * ports_ * v_].front();
+  return slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + ivc_[ivc].first];
+}
+
+// The out-VC whose credits an input VC's flits return: the upstream
+// router's output toward it, or the node's injection channel.
+std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
+  const std::uint32_t r = ivc / v_ / ports_, port = (ivc / v_) % ports_, v = ivc % v_;
+  if (port == ports_ - 1) return (n_ * ports_ + r) * v_ + v;
+  return (nbr_[static_cast<std::size_t>(r) * ports_ + (port ^ 1u)] * ports_ + port) * v_ + v;
+}
+
+std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
+  if (o >= n_ * ports_) return ((o - n_ * ports_) * ports_ + ports_ - 1) * v_ + v;  // injection
+  return (nbr_[o] * ports_ + o % ports_) * v_ + v;
 }
 
 void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes) {
@@ -117,23 +127,33 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   q.flits = flits(bytes);
   q.gen = gen;
   q.issue = gen;
-  q.ivc = kNone;
-  q.up = kNone;
-  q.out = n_ * ports_ + src;  // the node's injection channel
-  q.ovc = kNone;
-  push(srcq_[src], p);
-  ++queue_len_[src];
-  if (srcq_[src].head == p) request_va(p, gen);
+  srcq_[src].push_back(p);
+  if (srcq_[src].size() == 1) start(n_ * ports_ * v_ + src, gen);
+}
+
+// The front packet of an input VC (or source queue) starts its allocation.
+void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
+  InVc& in = ivc_[ivc];
+  const std::uint32_t p = front(ivc);
+  if (is_source(ivc)) {
+    in.out = n_ * ports_ + pkt_[p].src;
+  } else {
+    const std::uint32_t r = ivc / v_ / ports_;
+    route(p, r);
+    const Pkt& q = pkt_[p];
+    in.out = r == q.dst ? r * ports_ + ports_ - 1 : r * ports_ + static_cast<std::uint32_t>(2 * q.dim + q.dir);
+  }
+  in.sent = 0;
+  in.ovc = kNone;
+  request_va(ivc, at);
 }
 
 // Dimension order (dimension 0 first); on a torus the shorter way round,
-// ties at random as BookSim2 does. Sets the output port and the VC class.
+// ties at random as BookSim2 does. Sets the direction and the VC class of
+// the hop leaving router r.
 void FlowNet::route(std::uint32_t p, std::uint32_t r) {
   Pkt& q = pkt_[p];
-  if (r == q.dst) {
-    q.out = r * ports_ + ports_ - 1;  // ejection
-    return;
-  }
+  if (r == q.dst) return;
   int d = 0;
   while (coord_[r * nd_ + d] == coord_[q.dst * nd_ + d]) ++d;
   const int cur = coord_[r * nd_ + d], dest = coord_[q.dst * nd_ + d];
@@ -146,63 +166,64 @@ void FlowNet::route(std::uint32_t p, std::uint32_t r) {
       const int fwd = ((dest - cur) % k + k) % k;
       q.dir = 2 * fwd < k ? 0 : 2 * fwd > k ? 1 : static_cast<std::uint8_t>(rng_() & 1u);
     }
+    if (nbr_[static_cast<std::size_t>(r) * ports_ + static_cast<std::size_t>(2 * d + q.dir)] == kNone)
+      q.dir ^= 1u;  // a ring of two nodes may have one link between them
     q.cls = 0;
     if (dateline_ == 2) q.cls = (q.dir == 0 && cur > dest) || (q.dir == 1 && dest < cur) ? 1 : 0;
   }
   // The dateline: the wrap-around link and every hop after it use class 1.
   if (dateline_ == 1 && ((q.dir == 0 && cur == k - 1) || (q.dir == 1 && cur == 0))) q.cls = 1;
-  q.out = r * ports_ + static_cast<std::uint32_t>(2 * d + q.dir);
-  if (nbr_[q.out] == kNone) {  // a ring of two nodes may have one link between them
-    q.dir ^= 1u;
-    q.out ^= 1u;
-  }
 }
 
-std::uint64_t FlowNet::class_mask(const Pkt& q) const {
+std::uint64_t FlowNet::class_mask(std::uint32_t ivc) const {
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
-  if (dateline_ == 0 || q.out >= n_ * ports_) return all;  // no classes; injection takes any VC
+  if (dateline_ == 0 || is_source(ivc)) return all;  // no classes; injection takes any VC
   const std::uint32_t half = v_ / 2;
   const std::uint64_t low = (1ull << half) - 1;
-  return q.cls == 0 ? low : all & ~low;
+  return pkt_[front(ivc)].cls == 0 ? low : all & ~low;
 }
 
-std::uint32_t FlowNet::in_port_of(std::uint32_t p) const {
-  const Pkt& q = pkt_[p];
-  return q.ivc == kNone ? 0 : (q.ivc / v_) % ports_;
-}
-
-void FlowNet::request_va(std::uint32_t p, std::int64_t at) {
-  Pkt& q = pkt_[p];
-  q.ready = at;
-  if (q.out < n_ * ports_ && q.out % ports_ == ports_ - 1) {  // ejection: no VC to wait for
-    q.ovc = kNone;
-    request_sa(p, at + va_);
+void FlowNet::request_va(std::uint32_t ivc, std::int64_t at) {
+  InVc& in = ivc_[ivc];
+  in.ready = at;
+  if (is_eject(in.out)) {  // the ejection channel: no VC to wait for
+    request_sa(ivc, at + va_);
     return;
   }
-  Out& o = out_[q.out];
-  o.va_wait.push_back(p);
+  Out& o = out_[in.out];
+  o.va_wait.push_back(ivc);
   if (o.va_at != at) {
-    schedule(at, kVa, q.out);
+    schedule(at, kVa, in.out);
     o.va_at = at;
   }
 }
 
-void FlowNet::request_sa(std::uint32_t p, std::int64_t at) {
-  Pkt& q = pkt_[p];
-  q.ready = at;
-  Out& o = out_[q.out];
-  o.sa_wait.push_back(p);
-  const std::int64_t t = std::max(at, o.free_at);
-  if (o.sa_at != t) {
-    schedule(t, kSa, q.out);
-    o.sa_at = t;
+void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
+  InVc& in = ivc_[ivc];
+  in.ready = at;
+  in.in_sa = true;
+  out_[in.out].sa_wait.push_back(ivc);
+  wake_sa(in.out, at);
+}
+
+// Switch allocation runs per router (or injection channel) and cycle.
+void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
+  if (out_[o].sa_wait.empty()) return;
+  const std::uint32_t unit = o < n_ * ports_ ? o / ports_ : n_ + (o - n_ * ports_);
+  at = std::max(at, std::max(now_, last_sa_[unit] + 1));
+  if (sa_at_[unit] != at) {
+    schedule(at, kSa, unit);
+    sa_at_[unit] = at;
   }
 }
 
-void FlowNet::became_front(std::uint32_t ivc, std::int64_t at) {
-  const std::uint32_t p = ivc_[ivc].head;
-  route(p, ivc / v_ / ports_);
-  request_va(p, std::max(at, pkt_[p].ready));
+// The front's next flit can go: its request is due, the flit is here, and
+// the out-VC has a credit for it.
+bool FlowNet::eligible(std::uint32_t ivc) const {
+  const InVc& in = ivc_[ivc];
+  if (in.ready > now_) return false;
+  if (!is_source(ivc) && in.occ == 0) return false;
+  return is_eject(in.out) || credits_[in.ovc] > 0;
 }
 
 void FlowNet::on_credit(std::uint32_t ovc, std::uint32_t word) {
@@ -216,21 +237,20 @@ void FlowNet::on_credit(std::uint32_t ovc, std::uint32_t word) {
       out.va_at = now_;
     }
   }
-  if ((word & ~kRelease) != 0 && !out.sa_wait.empty()) {
-    const std::int64_t t = std::max(now_, out.free_at);
-    if (out.sa_at != t) {
-      schedule(t, kSa, o);
-      out.sa_at = t;
-    }
-  }
+  if ((word & ~kRelease) != 0) wake_sa(o, now_);
 }
 
-void FlowNet::on_arrive(std::uint32_t p) {
-  Pkt& q = pkt_[p];
-  Fifo& f = ivc_[q.ivc];
-  push(f, p);
-  q.ready = now_ + rd_;
-  if (f.head == p) became_front(q.ivc, now_ + rd_);
+void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
+  InVc& in = ivc_[ivc];
+  ++in.occ;
+  if ((word & kRelease) != 0) {  // a head: the packet joins the VC's queue
+    const std::uint32_t p = word & ~kRelease;
+    slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) +
+           (in.first + in.count) % static_cast<std::uint32_t>(buf_)] = p;
+    if (++in.count == 1) start(ivc, now_ + rd_);
+    return;
+  }
+  if (in.in_sa) wake_sa(in.out, in.ready);  // a body flit the front may be waiting for
 }
 
 // VC allocation on output `o`: requesters whose request is due, served
@@ -244,11 +264,11 @@ void FlowNet::on_va(std::uint32_t o) {
     std::uint32_t best_key = ports_;
     std::uint64_t best_free = 0;
     for (std::size_t i = 0; i < out.va_wait.size(); ++i) {
-      const Pkt& q = pkt_[out.va_wait[i]];
-      if (q.ready > now_) continue;
-      const std::uint64_t m = class_mask(q) & out.free_vcs;
+      const std::uint32_t ivc = out.va_wait[i];
+      if (ivc_[ivc].ready > now_) continue;
+      const std::uint64_t m = class_mask(ivc) & out.free_vcs;
       if (m == 0) continue;
-      const std::uint32_t key = (in_port_of(out.va_wait[i]) + ports_ - out.va_rr) % ports_;
+      const std::uint32_t key = (in_port_of(ivc) + ports_ - out.va_rr) % ports_;
       if (key < best_key) {
         best_key = key;
         best = i;
@@ -256,97 +276,148 @@ void FlowNet::on_va(std::uint32_t o) {
       }
     }
     if (best == out.va_wait.size()) return;
-    const std::uint32_t p = out.va_wait[best];
+    const std::uint32_t ivc = out.va_wait[best];
     const std::uint64_t after = out.vc_rr >= 64 ? 0 : best_free & ~((1ull << out.vc_rr) - 1);
     const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
     out.free_vcs &= ~(1ull << v);
     out.vc_rr = (v + 1) % v_;
-    out.va_rr = (in_port_of(p) + 1) % ports_;
+    out.va_rr = (in_port_of(ivc) + 1) % ports_;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
-    pkt_[p].ovc = o * v_ + v;
-    request_sa(p, now_ + (terminal ? 0 : va_));
+    ivc_[ivc].ovc = o * v_ + v;
+    request_sa(ivc, now_ + (terminal ? 0 : va_));
   }
 }
 
-// Switch allocation on output `o`: one packet at a time holds the channel
-// for its flits; requesters due, with credits for the whole packet, served
-// round-robin by input port.
-void FlowNet::on_sa(std::uint32_t o) {
+// Switch allocation at router (or, past the routers, injection channel)
+// `unit`: one flit per output and at most one per sub-input (input port x
+// input_speedup, VC v on sub-input v mod input_speedup) each cycle, matched
+// as BookSim2's iSLIP does in one iteration: every output grants the first
+// requesting sub-input from its round-robin pointer, every sub-input accepts
+// the first granting output from its own; pointers move past an accepted
+// match only. Packets on different VCs interleave flit by flit.
+void FlowNet::on_sa(std::uint32_t unit) {
+  if (last_sa_[unit] == now_) return;
+  last_sa_[unit] = now_;
+  if (unit >= n_) {  // an injection channel: its queue's front alone
+    const std::uint32_t o = n_ * ports_ + (unit - n_);
+    Out& out = out_[o];
+    if (!out.sa_wait.empty() && eligible(out.sa_wait.front())) send_flit(o, 0);
+    if (!out.sa_wait.empty()) {
+      const std::uint32_t w = out.sa_wait.front();
+      if (credits_[ivc_[w].ovc] > 0) wake_sa(o, now_ + 1);
+    }
+    return;
+  }
+  const std::uint32_t r = unit, subs = ports_ * speedup_;
+  bool any = false;
+  for (std::uint32_t q = 0; q < ports_; ++q) {
+    grant_[q] = kNone;
+    const std::uint32_t o = r * ports_ + q;
+    std::uint32_t best_key = subs;
+    for (std::size_t i = 0; i < out_[o].sa_wait.size(); ++i) {
+      const std::uint32_t ivc = out_[o].sa_wait[i];
+      if (!eligible(ivc)) continue;
+      const std::uint32_t key = (sub_input(ivc) + subs - gptr_[o]) % subs;
+      if (key < best_key) {
+        best_key = key;
+        grant_[q] = static_cast<std::uint32_t>(i);
+      }
+    }
+    any = any || grant_[q] != kNone;
+  }
+  if (!any) return;  // woken again by a credit, a flit or a grant
+  // Accept: each sub-input takes the granting output first from its pointer.
+  for (std::uint32_t q = 0; q < ports_; ++q) accept_[q] = false;
+  for (std::uint32_t q = 0; q < ports_; ++q) {
+    if (grant_[q] == kNone) continue;
+    const std::uint32_t sub = sub_input(out_[r * ports_ + q].sa_wait[grant_[q]]);
+    const std::size_t a = static_cast<std::size_t>(r) * subs + sub;
+    // Among the outputs granting this sub-input, the first from aptr.
+    std::uint32_t best = q, best_key = (q + ports_ - aptr_[a]) % ports_;
+    for (std::uint32_t q2 = q + 1; q2 < ports_; ++q2) {
+      if (grant_[q2] == kNone || sub_input(out_[r * ports_ + q2].sa_wait[grant_[q2]]) != sub) continue;
+      const std::uint32_t key = (q2 + ports_ - aptr_[a]) % ports_;
+      if (key < best_key) {
+        best_key = key;
+        best = q2;
+      }
+    }
+    if (accept_[best]) continue;  // this sub-input's choice was made from an earlier output
+    bool taken = false;
+    for (std::uint32_t q2 = 0; q2 < ports_; ++q2)
+      if (accept_[q2] && sub_input(out_[r * ports_ + q2].sa_wait[grant_[q2]]) == sub) taken = true;
+    if (taken) continue;
+    accept_[best] = true;
+    gptr_[r * ports_ + best] = (sub + 1) % subs;
+    aptr_[a] = (best + 1) % ports_;
+  }
+  // Send the accepted flits (highest index first: erasing keeps the others' indices).
+  for (std::uint32_t q = 0; q < ports_; ++q)
+    if (accept_[q]) send_flit(r * ports_ + q, grant_[q]);
+  for (std::uint32_t q = 0; q < ports_ && last_sa_[unit] == now_; ++q) {
+    const std::uint32_t o = r * ports_ + q;
+    for (const std::uint32_t w : out_[o].sa_wait) {
+      const InVc& x = ivc_[w];
+      if (x.occ > 0 && (is_eject(o) || credits_[x.ovc] > 0)) {
+        wake_sa(o, now_ + 1);
+        break;
+      }
+    }
+  }
+}
+
+// Sends the next flit of the input VC at sa_wait[i] of output `o`.
+void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
   Out& out = out_[o];
-  if (out.free_at > now_) {
-    if (out.sa_at != out.free_at) {
-      schedule(out.free_at, kSa, o);
-      out.sa_at = out.free_at;
-    }
-    return;
-  }
-  const bool terminal = o >= n_ * ports_;
-  const bool eject = !terminal && o % ports_ == ports_ - 1;
-  std::size_t best = out.sa_wait.size();
-  std::uint32_t best_key = ports_;
-  for (std::size_t i = 0; i < out.sa_wait.size(); ++i) {
-    const Pkt& q = pkt_[out.sa_wait[i]];
-    if (q.ready > now_) continue;
-    if (!eject && credits_[q.ovc] < static_cast<std::int32_t>(q.flits)) continue;
-    const std::uint32_t key = (in_port_of(out.sa_wait[i]) + ports_ - out.sa_rr) % ports_;
-    if (key < best_key) {
-      best_key = key;
-      best = i;
-    }
-  }
-  if (best == out.sa_wait.size()) return;
-  const std::uint32_t p = out.sa_wait[best];
-  out.sa_wait.erase(out.sa_wait.begin() + static_cast<std::ptrdiff_t>(best));
+  const std::uint32_t ivc = out.sa_wait[i];
+  InVc& in = ivc_[ivc];
+  const std::uint32_t p = front(ivc);
   Pkt& q = pkt_[p];
-  const auto len = static_cast<std::int64_t>(q.flits);
-  out.free_at = now_ + len;
-  out.sa_rr = (in_port_of(p) + 1) % ports_;
-  if (!out.sa_wait.empty() && out.sa_at != out.free_at) {
-    schedule(out.free_at, kSa, o);
-    out.sa_at = out.free_at;
-  }
-  if (!eject) credits_[q.ovc] -= static_cast<std::int32_t>(q.flits);
-
-  // The packet leaves its buffer (or source queue) flit by flit.
-  if (q.ivc == kNone) {
-    Fifo& f = srcq_[q.src];
-    pop(f);
-    --queue_len_[q.src];
-    q.issue = now_;
-    ++in_network_;
-    if (f.head != kNone) request_va(f.head, std::max(now_ + len, pkt_[f.head].gen));
+  const bool source = is_source(ivc), eject = is_eject(o);
+  const std::uint32_t k = in.sent++;
+  const bool head = k == 0, tail = k + 1 == q.flits;
+  if (!eject) --credits_[in.ovc];
+  if (source) {
+    if (head) {
+      q.issue = now_;
+      ++in_network_;
+    }
   } else {
-    const std::uint32_t ivc = q.ivc;
-    pop(ivc_[ivc]);
-    schedule(now_ + sa_ + len - 1 + credit_ + ch_, kCredit, q.up, q.flits | (wait_tail_ ? kRelease : 0));
-    if (ivc_[ivc].head != kNone) became_front(ivc, now_ + len);
+    // The flit leaves the buffer when switch allocation completes; its credit follows.
+    --in.occ;
+    schedule(now_ + sa_ + credit_ + ch_, kCredit, upstream_ovc(ivc), 1u | (tail && wait_tail_ ? kRelease : 0));
   }
-  if (!eject && !wait_tail_) schedule(now_ + len, kCredit, q.ovc, kRelease);
-
   if (eject) {
-    // The ejection channel takes one cycle whatever channel_latency is.
-    const Delivered d{q.src, q.dst, q.bytes, q.gen, q.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + len, q.hops};
-    --in_network_;
-    free_pkt_.push_back(p);
-    (*done_)(d);
-    return;
+    if (tail) {
+      // The ejection channel takes one cycle whatever channel_latency is.
+      const Delivered d{q.src, q.dst, q.bytes, q.gen, q.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + 1, q.hops};
+      --in_network_;
+      free_pkt_.push_back(p);
+      (*done_)(d);
+    }
+  } else {
+    const std::uint32_t down = downstream_ivc(o, in.ovc % v_);
+    if (source) {
+      schedule(now_ + inj_, kFlit, down, head ? (p | kRelease) : p);
+    } else {
+      if (head) ++q.hops;
+      if (now_ >= win_start_ && now_ < win_end_) ++busy_[link_[o]];
+      schedule(now_ + hop_ - rd_ - va_, kFlit, down, head ? (p | kRelease) : p);
+    }
+    if (tail && !wait_tail_) schedule(now_ + 1, kCredit, in.ovc, kRelease);
   }
-  const std::uint32_t v = q.ovc % v_;
-  q.up = q.ovc;
-  q.ovc = kNone;
-  if (terminal) {
-    const std::uint32_t r = q.src;
-    q.ivc = ((r * ports_) + ports_ - 1) * v_ + v;
-    schedule(now_ + inj_, kArrive, p);
-    return;
+  if (tail) {
+    in.in_sa = false;
+    out.sa_wait.erase(out.sa_wait.begin() + static_cast<std::ptrdiff_t>(i));
+    if (source) {
+      auto& sq = srcq_[ivc - n_ * ports_ * v_];
+      sq.pop_front();
+      if (!sq.empty()) start(ivc, std::max(now_ + 1, pkt_[sq.front()].gen));
+    } else {
+      in.first = (in.first + 1) % static_cast<std::uint32_t>(buf_);
+      if (--in.count > 0) start(ivc, now_ + 1);
+    }
   }
-  const std::uint32_t r = o / ports_, port = o % ports_;
-  const std::uint32_t next = nbr_[o];
-  q.ivc = (next * ports_ + port) * v_ + v;
-  ++q.hops;
-  const std::int64_t a = std::max(now_, win_start_), b = std::min(now_ + len, win_end_);
-  if (b > a) busy_[link_[static_cast<std::size_t>(r) * ports_ + port]] += static_cast<std::uint64_t>(b - a);
-  schedule(now_ + hop_ - rd_ - va_, kArrive, p);
 }
 
 void FlowNet::run_until(std::int64_t t, const std::function<void(const Delivered&)>& done) {
@@ -366,8 +437,8 @@ void FlowNet::run_until(std::int64_t t, const std::function<void(const Delivered
           case kCredit:
             on_credit(e.a, e.b);
             break;
-          case kArrive:
-            on_arrive(e.a);
+          case kFlit:
+            on_flit(e.a, e.b);
             break;
           case kVa:
             on_va(e.a);
@@ -397,30 +468,25 @@ std::string FlowNet::deadlock_report() const {
     const std::uint32_t from = nbr_[r * ports_ + (port ^ 1u)];
     return router_name(from) + "->" + router_name(r) + " vc " + std::to_string(v);
   };
-  // The input VC a waiting head waits for: one its request could take, all held.
+  // The input VC a waiting front waits for: the one its out-VC leads to, or,
+  // waiting for an out-VC, the first of its class (all are held).
   auto waits_for = [&](std::uint32_t ivc) -> std::uint32_t {
-    const std::uint32_t p = ivc_[ivc].head;
-    if (p == kNone) return kNone;
-    const Pkt& q = pkt_[p];
-    if (q.out >= n_ * ports_ || q.out % ports_ == ports_ - 1) return kNone;
-    std::uint32_t v = 0;
-    if (q.ovc != kNone) {
-      v = q.ovc % v_;
-    } else {
-      v = static_cast<std::uint32_t>(std::countr_zero(class_mask(q)));
-    }
-    return (nbr_[q.out] * ports_ + q.out % ports_) * v_ + v;
+    const InVc& in = ivc_[ivc];
+    if (in.count == 0 || in.out == kNone || is_eject(in.out)) return kNone;
+    const std::uint32_t v =
+        in.ovc != kNone ? in.ovc % v_ : static_cast<std::uint32_t>(std::countr_zero(class_mask(ivc)));
+    return downstream_ivc(in.out, v);
   };
+  const std::uint32_t routers = n_ * ports_ * v_;
   std::uint64_t stuck = 0;
-  for (const Fifo& f : ivc_)
-    for (std::uint32_t p = f.head; p != kNone; p = pkt_[p].next) ++stuck;
+  for (std::uint32_t i = 0; i < routers; ++i) stuck += ivc_[i].count;
   std::string s = "the network deadlocked at cycle " + std::to_string(now_) + ": " + std::to_string(stuck) +
                   " packets in routers, none can move";
-  for (std::uint32_t start = 0; start < ivc_.size(); ++start) {
-    if (ivc_[start].head == kNone) continue;
+  for (std::uint32_t start = 0; start < routers; ++start) {
+    if (ivc_[start].count == 0) continue;
     std::vector<std::uint32_t> path;
     std::uint32_t at = start;
-    while (at != kNone && std::find(path.begin(), path.end(), at) == path.end() && path.size() < ivc_.size()) {
+    while (at != kNone && std::find(path.begin(), path.end(), at) == path.end() && path.size() < routers) {
       path.push_back(at);
       at = waits_for(at);
     }

@@ -8,15 +8,17 @@
 //    cycle they are generated, after run_until() has processed every event
 //    before that cycle; cycles never go backwards.
 //  * run_until(t) processes every event before cycle t, in cycle order and,
-//    inside a cycle, credits, then head arrivals, then VC allocation, then
-//    switch allocation; a delivered packet is reported to the callback with
-//    its tail's arrival cycle (which may lie after t).
+//    inside a cycle, credits, then flit arrivals, then VC allocation, then
+//    switch allocation (one flit per output per cycle); a delivered packet is
+//    reported to the callback with its tail's arrival cycle (which may lie
+//    after t).
 //  * deadlocked() is true when packets sit in routers and no event is left
 //    that could ever move one (every one waits for a VC or credits another
 //    waiting packet holds); deadlock_report() names a cycle of waiting
 //    channels.
 // Nothing here depends on host time; the same seed gives the same run.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -47,7 +49,7 @@ class FlowNet {
   void add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes);
   void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
   std::int64_t now() const { return now_; }
-  std::size_t queued(std::uint32_t node) const { return queue_len_[node]; }  // packets in a source queue
+  std::size_t queued(std::uint32_t node) const { return srcq_[node].size(); }  // packets in a source queue
   bool deadlocked() const { return pending_ == 0 && in_network_ > 0; }
   std::string deadlock_report() const;
 
@@ -62,43 +64,52 @@ class FlowNet {
   static constexpr std::uint32_t kNone = 0xffffffffu;
   struct Pkt {
     std::uint32_t src, dst, bytes, flits;
-    std::int64_t gen, issue, ready;  // ready: cycle its current allocation request may be served
-    std::uint32_t next;              // FIFO link inside an input VC or source queue
-    std::uint32_t ivc;               // input VC it sits in (kNone: its source queue)
-    std::uint32_t up;                // out-VC it came on (credits go back there), kNone at the source
-    std::uint32_t out, ovc;          // output port requested / out-VC granted
-    std::int32_t dim = -1;           // dimension being travelled
-    std::uint8_t dir = 0, cls = 0;   // direction (0 = +, 1 = -), VC class
+    std::int64_t gen, issue;
+    std::int32_t dim = -1;          // dimension being travelled
+    std::uint8_t dir = 0, cls = 0;  // direction (0 = +, 1 = -), VC class
     std::uint16_t hops = 0;
   };
-  struct Fifo {
-    std::uint32_t head = kNone, tail = kNone;
+  // An input VC (or, past the routers' VCs, a node's source queue): its
+  // packets in order and the allocation state of the front one.
+  struct InVc {
+    std::uint32_t first = 0, count = 0;  // ring of packet ids in slots_
+    std::uint32_t occ = 0;               // flits present (flits arrive and leave in order)
+    std::uint32_t sent = 0;              // flits of the front packet sent on
+    std::uint32_t out = kNone, ovc = kNone;
+    std::int64_t ready = 0;  // cycle the front's current request may be served
+    bool in_sa = false;
   };
   struct Out {
-    std::int64_t free_at = 0;  // the channel is busy before this cycle
-    std::int64_t va_at = -1, sa_at = -1;
-    std::uint32_t va_rr = 0, sa_rr = 0, vc_rr = 0;
-    std::uint64_t free_vcs = 0;  // bit v: out-VC v not held
-    std::vector<std::uint32_t> va_wait, sa_wait;
+    std::int64_t va_at = -1;
+    std::uint32_t va_rr = 0, vc_rr = 0;
+    std::uint64_t free_vcs = 0;                   // bit v: out-VC v not held
+    std::vector<std::uint32_t> va_wait, sa_wait;  // input VCs
   };
-  enum Kind : std::uint8_t { kCredit, kArrive, kVa, kSa, kKinds };
+  enum Kind : std::uint8_t { kCredit, kFlit, kVa, kSa, kKinds };  // a cycle's events run in this order
   struct Ev {
-    std::uint32_t a, b;  // credit: out-VC, flits (+ release bit 31); arrive: packet; va/sa: out port
+    std::uint32_t a, b;  // credit: out-VC, flits (+ release bit); flit: input VC, packet (+ head bit); va/sa: out port
   };
 
   void schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
-  void push(Fifo& f, std::uint32_t p);
-  void pop(Fifo& f);
+  std::uint32_t front(std::uint32_t ivc) const;
+  void start(std::uint32_t ivc, std::int64_t at);
   void route(std::uint32_t p, std::uint32_t r);
-  void request_va(std::uint32_t p, std::int64_t at);
-  void request_sa(std::uint32_t p, std::int64_t at);
+  void request_va(std::uint32_t ivc, std::int64_t at);
+  void request_sa(std::uint32_t ivc, std::int64_t at);
+  void wake_sa(std::uint32_t o, std::int64_t at);
+  bool eligible(std::uint32_t ivc) const;
   void on_credit(std::uint32_t ovc, std::uint32_t word);
-  void on_arrive(std::uint32_t p);
+  void on_flit(std::uint32_t ivc, std::uint32_t word);
   void on_va(std::uint32_t o);
-  void on_sa(std::uint32_t o);
-  void became_front(std::uint32_t ivc, std::int64_t at);
-  std::uint32_t in_port_of(std::uint32_t p) const;
-  std::uint64_t class_mask(const Pkt& p) const;
+  void on_sa(std::uint32_t unit);
+  void send_flit(std::uint32_t o, std::size_t i);
+  std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + (ivc % v_) % speedup_; }
+  bool is_eject(std::uint32_t o) const { return o < n_ * ports_ && o % ports_ == ports_ - 1; }
+  bool is_source(std::uint32_t ivc) const { return ivc >= n_ * ports_ * v_; }
+  std::uint32_t in_port_of(std::uint32_t ivc) const { return is_source(ivc) ? 0 : (ivc / v_) % ports_; }
+  std::uint32_t upstream_ovc(std::uint32_t ivc) const;
+  std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
+  std::uint64_t class_mask(std::uint32_t ivc) const;
   std::uint32_t alloc_packet();
 
   GenericNetwork g_;
@@ -106,17 +117,24 @@ class FlowNet {
   int nd_;
   std::uint32_t n_, ports_, v_;  // routers, ports per router (2 x dims + local), VCs per port
   std::int64_t hop_, rd_, va_, sa_, ch_, credit_, inj_, buf_;
+  std::uint32_t speedup_;
   bool wait_tail_;
   int dateline_;
   Rng rng_;
   std::vector<int> coord_;             // node x dim
-  std::vector<std::uint32_t> nbr_;     // router x out port (directions only) -> router, kNone
-  std::vector<topo::LinkId> link_;     // router x out port -> link id
-  std::vector<Out> out_;               // router outs (r x ports), then one injection port per node
+  std::vector<std::uint32_t> nbr_;     // router x port (directions only) -> router, kNone
+  std::vector<topo::LinkId> link_;     // router x port -> link id
+  std::vector<Out> out_;               // router outs (r x ports + port), then one injection port per node
   std::vector<std::int32_t> credits_;  // out port x VC
-  std::vector<Fifo> ivc_;              // router input VCs: (r x ports + port) x VC
-  std::vector<Fifo> srcq_;             // source queues
-  std::vector<std::size_t> queue_len_;
+  // Switch allocation per router, then per injection channel: the cycle it
+  // last ran, the cycle it is scheduled for; iSLIP pointers per output (over
+  // sub-inputs) and per sub-input (over outputs); one router's scratch.
+  std::vector<std::int64_t> last_sa_, sa_at_;
+  std::vector<std::uint32_t> gptr_, aptr_, grant_;
+  std::vector<bool> accept_;
+  std::vector<InVc> ivc_;             // router input VCs ((r x ports + port) x VC), then one source queue per node
+  std::vector<std::uint32_t> slots_;  // vc_buffer packet slots per router input VC
+  std::vector<std::deque<std::uint32_t>> srcq_;
   std::vector<Pkt> pkt_;
   std::vector<std::uint32_t> free_pkt_;
   std::vector<std::vector<Ev>> wheel_;  // (cycle mod W) x kind

@@ -124,6 +124,8 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"vc_alloc_delay", Dim::cycles, 0, 1000, true, "router pipeline: VC allocation (flow_control)"},
       {"sw_alloc_delay", Dim::cycles, 0, 1000, true, "router pipeline: switch allocation (flow_control)"},
       {"channel_latency", Dim::cycles, 1, 1000, true, "cycles on a channel, for flits and credits (flow_control)"},
+      {"input_speedup", Dim::count, 1, 64, true,
+       "flits an input port may send per cycle, its VCs split over that many crossbar inputs (flow_control)"},
       {"dateline", Dim::count, 0, 2, true,
        "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition (flow_control)"},
   };
@@ -193,6 +195,7 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.vc_alloc_delay = set.get_int("vc_alloc_delay");
   c.generic.sw_alloc_delay = set.get_int("sw_alloc_delay");
   c.generic.channel_latency = set.get_int("channel_latency");
+  c.generic.input_speedup = set.get_int("input_speedup");
   c.generic.dateline = set.get_int("dateline");
   for (const auto& [name, v] :
        {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})

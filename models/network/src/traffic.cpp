@@ -518,6 +518,8 @@ void validate(const TrafficConfig& c) {
               "credit_delay must be 0..1000 cycles, got " + std::to_string(g.credit_delay));
       require(g.channel_latency >= 1 && g.channel_latency <= 1000,
               "channel_latency must be 1..1000 cycles, got " + std::to_string(g.channel_latency));
+      require(g.input_speedup >= 1 && g.input_speedup <= 64,
+              "input_speedup must be 1..64, got " + std::to_string(g.input_speedup));
       require(g.routing_delay >= 0 && g.vc_alloc_delay >= 0 && g.sw_alloc_delay >= 0,
               "routing_delay, vc_alloc_delay and sw_alloc_delay must be >= 0 cycles");
       require(std::floor(g.hop_latency) == g.hop_latency && std::floor(g.endpoint_latency) == g.endpoint_latency,

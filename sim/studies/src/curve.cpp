@@ -41,6 +41,7 @@ namespace {
 struct ReferencePoint {
   double offered;
   std::optional<double> latency;
+  std::optional<double> accepted;  // the `accepted` column, when there is one
 };
 
 struct Reference {
@@ -64,7 +65,7 @@ Reference read_reference(const std::string& path) {
   std::ifstream is(path);
   if (!is) throw ConfigError(fmt::format("--reference {}: cannot open the file", path));
   std::string line;
-  int lineno = 0, c_offered = -1, c_latency = -1;
+  int lineno = 0, c_offered = -1, c_latency = -1, c_accepted = -1;
   std::size_t columns = 0;
   Reference ref;
   auto number = [&](const std::string& text, const char* what) {
@@ -83,6 +84,7 @@ Reference read_reference(const std::string& path) {
     if (c_offered < 0) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
         if (cells[i] == "offered") c_offered = static_cast<int>(i);
+        if (cells[i] == "accepted") c_accepted = static_cast<int>(i);
         if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0)
           c_latency = static_cast<int>(i);
       }
@@ -97,13 +99,15 @@ Reference read_reference(const std::string& path) {
     if (cells.size() != columns)
       throw ConfigError(
           fmt::format("--reference {}:{}: {} cells, the header has {}", path, lineno, cells.size(), columns));
-    ReferencePoint p{number(cells[static_cast<std::size_t>(c_offered)], "offered load"), std::nullopt};
+    ReferencePoint p{number(cells[static_cast<std::size_t>(c_offered)], "offered load"), std::nullopt, std::nullopt};
     if (!(p.offered > 0 && p.offered <= 1))
       throw ConfigError(fmt::format("--reference {}:{}: offered load {} is outside (0, 1]", path, lineno, p.offered));
     if (!ref.points.empty() && p.offered <= ref.points.back().offered)
       throw ConfigError(fmt::format("--reference {}:{}: offered loads must increase", path, lineno));
     const auto& lat = cells[static_cast<std::size_t>(c_latency)];
     if (!lat.empty()) p.latency = number(lat, "latency");
+    if (c_accepted >= 0 && p.latency && !cells[static_cast<std::size_t>(c_accepted)].empty())
+      p.accepted = number(cells[static_cast<std::size_t>(c_accepted)], "accepted load");
     if (!p.latency && !ref.saturation) ref.saturation = p.offered;
     ref.points.push_back(p);
   }
@@ -144,6 +148,7 @@ std::optional<Reference> checked_reference(const CurveOptions& o) {
     return read_reference(o.reference);
   }
   if (o.max_error) throw ConfigError("--max-error: needs --reference");
+  if (o.max_saturation_error) throw ConfigError("--max-saturation-error: needs --reference");
   return std::nullopt;
 }
 
@@ -249,7 +254,29 @@ struct Against {
   plot::Series reference{"reference", {}, {}};
   int compared = 0, off = 0;
   double worst = 0;
+  std::optional<double> saturation_error;  // percent: saturation throughput against the reference's
 };
+
+// Saturation throughput: the accepted load at the highest load each side
+// finished (the reference's rows with a latency; hopsim's unsaturated runs,
+// at the same loads). Needs the reference's `accepted` column and its
+// saturation inside its loads.
+void compare_saturation(const Reference& ref, const std::vector<network::model::TrafficResult>& results, Against& a) {
+  const ReferencePoint* last_ref = nullptr;
+  for (const auto& p : ref.points)
+    if (p.latency && p.accepted) last_ref = &p;
+  const network::model::TrafficResult* last = nullptr;
+  for (const auto& r : results)
+    if (!r.saturated) last = &r;
+  if (!ref.saturation || last_ref == nullptr || last == nullptr) return;
+  const bool open = !results.back().saturated;
+  a.saturation_error = 100.0 * (last->accepted - *last_ref->accepted) / *last_ref->accepted;
+  std::cout << fmt::format(
+      "saturation throughput (accepted at the highest load finished): hopsim {:.4f} at offered {:g}{}, reference "
+      "{:.4f} at offered {:g}: {:+.2f}%\n",
+      last->accepted, last->offered, open ? " (hopsim finished every load: a lower bound)" : "", *last_ref->accepted,
+      last_ref->offered, *a.saturation_error);
+}
 
 // One reference load: its table row and CSV row; counts it in `a`.
 void compare_point(const CurveOptions& o, const ReferencePoint& p, const network::model::TrafficResult* r, double limit,
@@ -314,6 +341,7 @@ Against compare_with(const CurveOptions& o, const Reference& ref,
                                  ? fmt::format(" ({:+.0f}% from the reference's {:g})",
                                                100.0 * (results.back().offered / *ref.saturation - 1), *ref.saturation)
                                  : std::string());
+  compare_saturation(ref, results, a);
   std::cout << fmt::format("{} loads compared, largest |error| {:.2f}%\n", a.compared, a.worst);
   if (a.compared == 0)
     throw ConfigError(
@@ -502,6 +530,18 @@ int run_curve(const CurveOptions& o) {
     std::cerr << fmt::format("hopsim curve: {} of {} compared loads are more than {:g}% from {}\n", against->off,
                              against->compared, *o.max_error, o.reference);
     return 3;
+  }
+  if (o.max_saturation_error) {
+    if (!against->saturation_error)
+      throw ConfigError(
+          fmt::format("--max-saturation-error: {} gives no saturation throughput (it needs an "
+                      "'accepted' column and a load it could not finish)",
+                      o.reference));
+    if (std::abs(*against->saturation_error) > *o.max_saturation_error) {
+      std::cerr << fmt::format("hopsim curve: the saturation throughput is {:+.2f}% from {}'s (limit {:g}%)\n",
+                               *against->saturation_error, o.reference, *o.max_saturation_error);
+      return 3;
+    }
   }
   return 0;
 }

@@ -22,6 +22,9 @@ struct CurveOptions {
   std::string reference;            // a reference curve (CSV) to run at and compare with
   std::optional<double> max_error;  // percent; exit 3 when a compared point is further off
   double below = 0.8;               // compare below this fraction of the reference's saturation
+  // Percent; exit 3 when the saturation throughput (the accepted load at the
+  // highest load finished) is further from the reference's.
+  std::optional<double> max_saturation_error;
   // Runs per load, seeds traffic.seed, +1, ...: with more than one, each
   // load reports the mean over the seeds that did not saturate there and
   // its 95% confidence interval (Student's t), and the saturation point is

@@ -57,6 +57,9 @@ struct GenericNetwork {
   bool wait_for_tail_credit = true;
   int routing_delay = 0, vc_alloc_delay = 1, sw_alloc_delay = 1;
   int channel_latency = 1;
+  // Flits an input port may send per cycle (its VCs split over that many
+  // crossbar inputs, BookSim2's input_speedup).
+  int input_speedup = 1;
   // VC classes on a torus: 0 none (rings can deadlock), 1 dateline (a packet
   // takes the upper half of the VCs from the ring's wrap-around link on),
   // 2 BookSim2's dim_order_torus partition (chosen when entering a ring).
