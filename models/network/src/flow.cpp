@@ -9,7 +9,9 @@ namespace hopsim::network::model::flow {
 
 namespace {
 constexpr std::uint32_t kRelease = 0x80000000u;  // credit word: the out-VC is free again
-}
+// (a + m - b) mod m for a, b < m, without a division.
+std::uint32_t rotated(std::uint32_t a, std::uint32_t b, std::uint32_t m) { return a >= b ? a - b : a + m - b; }
+}  // namespace
 
 FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
     : g_(g),
@@ -30,9 +32,18 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       wait_tail_(g.wait_for_tail_credit),
       dateline_(g.torus ? g.dateline : 0),
       rng_(seed ^ 0x5eed0f10c0000000ull) {
+  while ((1u << pshift_) < ports_) ++pshift_;
+  while ((1u << vshift_) < v_) ++vshift_;
+  pmask_ = (1u << pshift_) - 1;
+  vmask_ = (1u << vshift_) - 1;
+  if ((static_cast<std::uint64_t>(n_) + 1) << (pshift_ + vshift_) >= kNone)
+    throw std::invalid_argument("traffic: the network is too large for flow control (routers x ports x VCs)");
+  router_outs_ = n_ << pshift_;
+  router_ivcs_ = router_outs_ << vshift_;
+  for (std::uint32_t v = 0; v < v_; ++v) sub_of_vc_.push_back(v % speedup_);
   coord_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(nd_));
-  nbr_.assign(static_cast<std::size_t>(n_) * ports_, kNone);
-  link_.assign(static_cast<std::size_t>(n_) * ports_, topo::kNoLink);
+  nbr_.assign(router_outs_, kNone);
+  link_.assign(router_outs_, topo::kNoLink);
   for (std::uint32_t r = 0; r < n_; ++r)
     for (int d = 0; d < nd_; ++d) {
       coord_[static_cast<std::size_t>(r) * static_cast<std::size_t>(nd_) + static_cast<std::size_t>(d)] =
@@ -40,23 +51,23 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       for (int dir = 0; dir < 2; ++dir) {
         const topo::LinkId l = topo_.link(r, d, dir == 0 ? +1 : -1);
         if (l == topo::kNoLink) continue;
-        const std::size_t at = static_cast<std::size_t>(r) * ports_ + static_cast<std::size_t>(2 * d + dir);
+        const std::size_t at = out_id(r, static_cast<std::uint32_t>(2 * d + dir));
         link_[at] = l;
         nbr_[at] = topo_.link_target(l);
       }
     }
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
-  out_.resize(static_cast<std::size_t>(n_) * ports_ + n_);
+  out_.resize(static_cast<std::size_t>(router_outs_) + n_);
   for (auto& o : out_) o.free_vcs = all;
-  credits_.assign(out_.size() * v_, static_cast<std::int32_t>(buf_));
+  credits_.assign(out_.size() << vshift_, static_cast<std::int32_t>(buf_));
   last_sa_.assign(static_cast<std::size_t>(n_) * 2, -1);
   sa_at_.assign(static_cast<std::size_t>(n_) * 2, -1);
-  gptr_.assign(static_cast<std::size_t>(n_) * ports_, 0);
+  gptr_.assign(router_outs_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
   grant_.assign(ports_, kNone);
   accept_.assign(ports_, false);
-  ivc_.resize(static_cast<std::size_t>(n_) * ports_ * v_ + n_);
-  slots_.resize(static_cast<std::size_t>(n_) * ports_ * v_ * static_cast<std::size_t>(buf_));
+  ivc_.resize(static_cast<std::size_t>(router_ivcs_) + n_);
+  slots_.resize(static_cast<std::size_t>(router_ivcs_) * static_cast<std::size_t>(buf_));
   srcq_.resize(n_);
   busy_.assign(topo_.num_links(), 0);
   // Every event lies less than `span` cycles ahead of the current cycle.
@@ -100,21 +111,21 @@ std::uint32_t FlowNet::alloc_packet() {
 }
 
 std::uint32_t FlowNet::front(std::uint32_t ivc) const {
-  if (is_source(ivc)) return srcq_[ivc - n_ * ports_ * v_].front();
+  if (is_source(ivc)) return srcq_[ivc - router_ivcs_].front();
   return slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + ivc_[ivc].first];
 }
 
 // The out-VC whose credits an input VC's flits return: the upstream
 // router's output toward it, or the node's injection channel.
 std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
-  const std::uint32_t r = ivc / v_ / ports_, port = (ivc / v_) % ports_, v = ivc % v_;
-  if (port == ports_ - 1) return (n_ * ports_ + r) * v_ + v;
-  return (nbr_[static_cast<std::size_t>(r) * ports_ + (port ^ 1u)] * ports_ + port) * v_ + v;
+  const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
+  if (port == ports_ - 1) return (router_outs_ + r) << vshift_ | v;
+  return out_id(nbr_[out_id(r, port ^ 1u)], port) << vshift_ | v;
 }
 
 std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
-  if (o >= n_ * ports_) return ((o - n_ * ports_) * ports_ + ports_ - 1) * v_ + v;  // injection
-  return (nbr_[o] * ports_ + o % ports_) * v_ + v;
+  if (is_terminal(o)) return out_id(o - router_outs_, ports_ - 1) << vshift_ | v;  // injection
+  return out_id(nbr_[o], out_port(o)) << vshift_ | v;
 }
 
 void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes) {
@@ -128,7 +139,7 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   q.gen = gen;
   q.issue = gen;
   srcq_[src].push_back(p);
-  if (srcq_[src].size() == 1) start(n_ * ports_ * v_ + src, gen);
+  if (srcq_[src].size() == 1) start(router_ivcs_ + src, gen);
 }
 
 // The front packet of an input VC (or source queue) starts its allocation.
@@ -136,12 +147,12 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
   InVc& in = ivc_[ivc];
   const std::uint32_t p = front(ivc);
   if (is_source(ivc)) {
-    in.out = n_ * ports_ + pkt_[p].src;
+    in.out = router_outs_ + pkt_[p].src;
   } else {
-    const std::uint32_t r = ivc / v_ / ports_;
+    const std::uint32_t r = ivc_router(ivc);
     route(p, r);
     const Pkt& q = pkt_[p];
-    in.out = r == q.dst ? r * ports_ + ports_ - 1 : r * ports_ + static_cast<std::uint32_t>(2 * q.dim + q.dir);
+    in.out = out_id(r, r == q.dst ? ports_ - 1 : static_cast<std::uint32_t>(2 * q.dim + q.dir));
   }
   in.sent = 0;
   in.ovc = kNone;
@@ -166,7 +177,7 @@ void FlowNet::route(std::uint32_t p, std::uint32_t r) {
       const int fwd = ((dest - cur) % k + k) % k;
       q.dir = 2 * fwd < k ? 0 : 2 * fwd > k ? 1 : static_cast<std::uint8_t>(rng_() & 1u);
     }
-    if (nbr_[static_cast<std::size_t>(r) * ports_ + static_cast<std::size_t>(2 * d + q.dir)] == kNone)
+    if (nbr_[out_id(r, static_cast<std::uint32_t>(2 * d + q.dir))] == kNone)
       q.dir ^= 1u;  // a ring of two nodes may have one link between them
     q.cls = 0;
     if (dateline_ == 2) q.cls = (q.dir == 0 && cur > dest) || (q.dir == 1 && dest < cur) ? 1 : 0;
@@ -209,7 +220,7 @@ void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
 // Switch allocation runs per router (or injection channel) and cycle.
 void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
   if (out_[o].sa_wait.empty()) return;
-  const std::uint32_t unit = o < n_ * ports_ ? o / ports_ : n_ + (o - n_ * ports_);
+  const std::uint32_t unit = is_terminal(o) ? n_ + (o - router_outs_) : out_router(o);
   at = std::max(at, std::max(now_, last_sa_[unit] + 1));
   if (sa_at_[unit] != at) {
     schedule(at, kSa, unit);
@@ -227,11 +238,11 @@ bool FlowNet::eligible(std::uint32_t ivc) const {
 }
 
 void FlowNet::on_credit(std::uint32_t ovc, std::uint32_t word) {
-  const std::uint32_t o = ovc / v_;
+  const std::uint32_t o = ovc_out(ovc);
   Out& out = out_[o];
   credits_[ovc] += static_cast<std::int32_t>(word & ~kRelease);
   if ((word & kRelease) != 0) {
-    out.free_vcs |= 1ull << (ovc % v_);
+    out.free_vcs |= 1ull << vc_of(ovc);
     if (!out.va_wait.empty() && out.va_at != now_) {
       schedule(now_, kVa, o);
       out.va_at = now_;
@@ -258,7 +269,7 @@ void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
 // its class (round-robin over the VCs); several VCs may be granted a cycle.
 void FlowNet::on_va(std::uint32_t o) {
   Out& out = out_[o];
-  const bool terminal = o >= n_ * ports_;
+  const bool terminal = is_terminal(o);
   for (;;) {
     std::size_t best = out.va_wait.size();
     std::uint32_t best_key = ports_;
@@ -268,7 +279,7 @@ void FlowNet::on_va(std::uint32_t o) {
       if (ivc_[ivc].ready > now_) continue;
       const std::uint64_t m = class_mask(ivc) & out.free_vcs;
       if (m == 0) continue;
-      const std::uint32_t key = (in_port_of(ivc) + ports_ - out.va_rr) % ports_;
+      const std::uint32_t key = rotated(in_port_of(ivc), out.va_rr, ports_);
       if (key < best_key) {
         best_key = key;
         best = i;
@@ -280,10 +291,10 @@ void FlowNet::on_va(std::uint32_t o) {
     const std::uint64_t after = out.vc_rr >= 64 ? 0 : best_free & ~((1ull << out.vc_rr) - 1);
     const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
     out.free_vcs &= ~(1ull << v);
-    out.vc_rr = (v + 1) % v_;
-    out.va_rr = (in_port_of(ivc) + 1) % ports_;
+    out.vc_rr = v + 1 == v_ ? 0 : v + 1;
+    out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
-    ivc_[ivc].ovc = o * v_ + v;
+    ivc_[ivc].ovc = o << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
   }
 }
@@ -299,7 +310,7 @@ void FlowNet::on_sa(std::uint32_t unit) {
   if (last_sa_[unit] == now_) return;
   last_sa_[unit] = now_;
   if (unit >= n_) {  // an injection channel: its queue's front alone
-    const std::uint32_t o = n_ * ports_ + (unit - n_);
+    const std::uint32_t o = router_outs_ + (unit - n_);
     Out& out = out_[o];
     if (!out.sa_wait.empty() && eligible(out.sa_wait.front())) send_flit(o, 0);
     if (!out.sa_wait.empty()) {
@@ -312,12 +323,12 @@ void FlowNet::on_sa(std::uint32_t unit) {
   bool any = false;
   for (std::uint32_t q = 0; q < ports_; ++q) {
     grant_[q] = kNone;
-    const std::uint32_t o = r * ports_ + q;
+    const std::uint32_t o = out_id(r, q);
     std::uint32_t best_key = subs;
     for (std::size_t i = 0; i < out_[o].sa_wait.size(); ++i) {
       const std::uint32_t ivc = out_[o].sa_wait[i];
       if (!eligible(ivc)) continue;
-      const std::uint32_t key = (sub_input(ivc) + subs - gptr_[o]) % subs;
+      const std::uint32_t key = rotated(sub_input(ivc), gptr_[o], subs);
       if (key < best_key) {
         best_key = key;
         grant_[q] = static_cast<std::uint32_t>(i);
@@ -330,13 +341,13 @@ void FlowNet::on_sa(std::uint32_t unit) {
   for (std::uint32_t q = 0; q < ports_; ++q) accept_[q] = false;
   for (std::uint32_t q = 0; q < ports_; ++q) {
     if (grant_[q] == kNone) continue;
-    const std::uint32_t sub = sub_input(out_[r * ports_ + q].sa_wait[grant_[q]]);
+    const std::uint32_t sub = sub_input(out_[out_id(r, q)].sa_wait[grant_[q]]);
     const std::size_t a = static_cast<std::size_t>(r) * subs + sub;
     // Among the outputs granting this sub-input, the first from aptr.
-    std::uint32_t best = q, best_key = (q + ports_ - aptr_[a]) % ports_;
+    std::uint32_t best = q, best_key = rotated(q, aptr_[a], ports_);
     for (std::uint32_t q2 = q + 1; q2 < ports_; ++q2) {
-      if (grant_[q2] == kNone || sub_input(out_[r * ports_ + q2].sa_wait[grant_[q2]]) != sub) continue;
-      const std::uint32_t key = (q2 + ports_ - aptr_[a]) % ports_;
+      if (grant_[q2] == kNone || sub_input(out_[out_id(r, q2)].sa_wait[grant_[q2]]) != sub) continue;
+      const std::uint32_t key = rotated(q2, aptr_[a], ports_);
       if (key < best_key) {
         best_key = key;
         best = q2;
@@ -345,17 +356,17 @@ void FlowNet::on_sa(std::uint32_t unit) {
     if (accept_[best]) continue;  // this sub-input's choice was made from an earlier output
     bool taken = false;
     for (std::uint32_t q2 = 0; q2 < ports_; ++q2)
-      if (accept_[q2] && sub_input(out_[r * ports_ + q2].sa_wait[grant_[q2]]) == sub) taken = true;
+      if (accept_[q2] && sub_input(out_[out_id(r, q2)].sa_wait[grant_[q2]]) == sub) taken = true;
     if (taken) continue;
     accept_[best] = true;
-    gptr_[r * ports_ + best] = (sub + 1) % subs;
-    aptr_[a] = (best + 1) % ports_;
+    gptr_[out_id(r, best)] = sub + 1 == subs ? 0 : sub + 1;
+    aptr_[a] = best + 1 == ports_ ? 0 : best + 1;
   }
   // Send the accepted flits (highest index first: erasing keeps the others' indices).
   for (std::uint32_t q = 0; q < ports_; ++q)
-    if (accept_[q]) send_flit(r * ports_ + q, grant_[q]);
+    if (accept_[q]) send_flit(out_id(r, q), grant_[q]);
   for (std::uint32_t q = 0; q < ports_ && last_sa_[unit] == now_; ++q) {
-    const std::uint32_t o = r * ports_ + q;
+    const std::uint32_t o = out_id(r, q);
     for (const std::uint32_t w : out_[o].sa_wait) {
       const InVc& x = ivc_[w];
       if (x.occ > 0 && (is_eject(o) || credits_[x.ovc] > 0)) {
@@ -396,7 +407,7 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
       (*done_)(d);
     }
   } else {
-    const std::uint32_t down = downstream_ivc(o, in.ovc % v_);
+    const std::uint32_t down = downstream_ivc(o, vc_of(in.ovc));
     if (source) {
       schedule(now_ + inj_, kFlit, down, head ? (p | kRelease) : p);
     } else {
@@ -410,7 +421,7 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
     in.in_sa = false;
     out.sa_wait.erase(out.sa_wait.begin() + static_cast<std::ptrdiff_t>(i));
     if (source) {
-      auto& sq = srcq_[ivc - n_ * ports_ * v_];
+      auto& sq = srcq_[ivc - router_ivcs_];
       sq.pop_front();
       if (!sq.empty()) start(ivc, std::max(now_ + 1, pkt_[sq.front()].gen));
     } else {
@@ -463,9 +474,9 @@ std::string FlowNet::deadlock_report() const {
   };
   // An input VC by the channel it belongs to: "(1,0)->(2,0) vc 3".
   auto channel_name = [&](std::uint32_t ivc) {
-    const std::uint32_t r = ivc / v_ / ports_, port = (ivc / v_) % ports_, v = ivc % v_;
+    const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
     if (port == ports_ - 1) return "injection at " + router_name(r) + " vc " + std::to_string(v);
-    const std::uint32_t from = nbr_[r * ports_ + (port ^ 1u)];
+    const std::uint32_t from = nbr_[out_id(r, port ^ 1u)];
     return router_name(from) + "->" + router_name(r) + " vc " + std::to_string(v);
   };
   // The input VC a waiting front waits for: the one its out-VC leads to, or,
@@ -474,10 +485,10 @@ std::string FlowNet::deadlock_report() const {
     const InVc& in = ivc_[ivc];
     if (in.count == 0 || in.out == kNone || is_eject(in.out)) return kNone;
     const std::uint32_t v =
-        in.ovc != kNone ? in.ovc % v_ : static_cast<std::uint32_t>(std::countr_zero(class_mask(ivc)));
+        in.ovc != kNone ? vc_of(in.ovc) : static_cast<std::uint32_t>(std::countr_zero(class_mask(ivc)));
     return downstream_ivc(in.out, v);
   };
-  const std::uint32_t routers = n_ * ports_ * v_;
+  const std::uint32_t routers = router_ivcs_;
   std::uint64_t stuck = 0;
   for (std::uint32_t i = 0; i < routers; ++i) stuck += ivc_[i].count;
   std::string s = "the network deadlocked at cycle " + std::to_string(now_) + ": " + std::to_string(stuck) +

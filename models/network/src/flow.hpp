@@ -103,10 +103,22 @@ class FlowNet {
   void on_va(std::uint32_t o);
   void on_sa(std::uint32_t unit);
   void send_flit(std::uint32_t o, std::size_t i);
-  std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + (ivc % v_) % speedup_; }
-  bool is_eject(std::uint32_t o) const { return o < n_ * ports_ && o % ports_ == ports_ - 1; }
-  bool is_source(std::uint32_t ivc) const { return ivc >= n_ * ports_ * v_; }
-  std::uint32_t in_port_of(std::uint32_t ivc) const { return is_source(ivc) ? 0 : (ivc / v_) % ports_; }
+  std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + sub_of_vc_[vc_of(ivc)]; }
+  // Ids with power-of-two strides (no division on the hot paths): output
+  // o = router << pshift | port (then one injection channel per node),
+  // out-VC = o << vshift | vc, input VC = (router << pshift | port) << vshift | vc
+  // (then one source queue per node).
+  std::uint32_t out_id(std::uint32_t r, std::uint32_t port) const { return r << pshift_ | port; }
+  std::uint32_t out_router(std::uint32_t o) const { return o >> pshift_; }
+  std::uint32_t out_port(std::uint32_t o) const { return o & pmask_; }
+  std::uint32_t vc_of(std::uint32_t id) const { return id & vmask_; }
+  std::uint32_t ovc_out(std::uint32_t ovc) const { return ovc >> vshift_; }
+  std::uint32_t ivc_router(std::uint32_t ivc) const { return ivc >> (vshift_ + pshift_); }
+  std::uint32_t ivc_port(std::uint32_t ivc) const { return (ivc >> vshift_) & pmask_; }
+  bool is_terminal(std::uint32_t o) const { return o >= router_outs_; }
+  bool is_eject(std::uint32_t o) const { return o < router_outs_ && out_port(o) == ports_ - 1; }
+  bool is_source(std::uint32_t ivc) const { return ivc >= router_ivcs_; }
+  std::uint32_t in_port_of(std::uint32_t ivc) const { return is_source(ivc) ? 0 : ivc_port(ivc); }
   std::uint32_t upstream_ovc(std::uint32_t ivc) const;
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
@@ -116,6 +128,8 @@ class FlowNet {
   topo::Topology topo_;
   int nd_;
   std::uint32_t n_, ports_, v_;  // routers, ports per router (2 x dims + local), VCs per port
+  std::uint32_t pshift_ = 0, pmask_ = 0, vshift_ = 0, vmask_ = 0, router_outs_ = 0, router_ivcs_ = 0;
+  std::vector<std::uint32_t> sub_of_vc_;  // vc mod input_speedup
   std::int64_t hop_, rd_, va_, sa_, ch_, credit_, inj_, buf_;
   std::uint32_t speedup_;
   bool wait_tail_;
