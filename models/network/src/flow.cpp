@@ -63,6 +63,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   last_sa_.assign(static_cast<std::size_t>(n_) * 2, -1);
   sa_at_.assign(static_cast<std::size_t>(n_) * 2, -1);
   gptr_.assign(router_outs_, 0);
+  sa_mask_.assign(n_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
   grant_.assign(ports_, kNone);
   accept_.assign(ports_, false);
@@ -214,6 +215,7 @@ void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
   in.ready = at;
   in.in_sa = true;
   out_[in.out].sa_wait.push_back(ivc);
+  if (!is_terminal(in.out)) sa_mask_[out_router(in.out)] |= 1u << out_port(in.out);
   wake_sa(in.out, at);
 }
 
@@ -319,10 +321,11 @@ void FlowNet::on_sa(std::uint32_t unit) {
     }
     return;
   }
-  const std::uint32_t r = unit, subs = ports_ * speedup_;
+  const std::uint32_t r = unit, subs = ports_ * speedup_, mask = sa_mask_[r];
   bool any = false;
-  for (std::uint32_t q = 0; q < ports_; ++q) {
-    grant_[q] = kNone;
+  for (std::uint32_t q = 0; q < ports_; ++q) grant_[q] = kNone;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t o = out_id(r, q);
     std::uint32_t best_key = subs;
     for (std::size_t i = 0; i < out_[o].sa_wait.size(); ++i) {
@@ -365,13 +368,14 @@ void FlowNet::on_sa(std::uint32_t unit) {
   // Send the accepted flits (highest index first: erasing keeps the others' indices).
   for (std::uint32_t q = 0; q < ports_; ++q)
     if (accept_[q]) send_flit(out_id(r, q), grant_[q]);
-  for (std::uint32_t q = 0; q < ports_ && last_sa_[unit] == now_; ++q) {
-    const std::uint32_t o = out_id(r, q);
+  // Again next cycle when a flit could go then (else a credit, flit or grant wakes it).
+  for (std::uint32_t m = sa_mask_[r]; m != 0; m &= m - 1) {
+    const std::uint32_t o = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
     for (const std::uint32_t w : out_[o].sa_wait) {
       const InVc& x = ivc_[w];
       if (x.occ > 0 && (is_eject(o) || credits_[x.ovc] > 0)) {
         wake_sa(o, now_ + 1);
-        break;
+        return;
       }
     }
   }
@@ -420,6 +424,7 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
   if (tail) {
     in.in_sa = false;
     out.sa_wait.erase(out.sa_wait.begin() + static_cast<std::ptrdiff_t>(i));
+    if (out.sa_wait.empty() && !is_terminal(o)) sa_mask_[out_router(o)] &= ~(1u << out_port(o));
     if (source) {
       auto& sq = srcq_[ivc - router_ivcs_];
       sq.pop_front();

@@ -144,6 +144,7 @@ class FlowNet {
   // last ran, the cycle it is scheduled for; iSLIP pointers per output (over
   // sub-inputs) and per sub-input (over outputs); one router's scratch.
   std::vector<std::int64_t> last_sa_, sa_at_;
+  std::vector<std::uint32_t> sa_mask_;  // per router: bit q when output q has switch requests
   std::vector<std::uint32_t> gptr_, aptr_, grant_;
   std::vector<bool> accept_;
   std::vector<InVc> ivc_;             // router input VCs ((r x ports + port) x VC), then one source queue per node
