@@ -66,7 +66,10 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   sa_mask_.assign(n_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
   grant_.assign(ports_, kNone);
-  accept_.assign(ports_, false);
+  gsub_.assign(ports_, 0);
+  seen_.assign(static_cast<std::size_t>(ports_) * speedup_, 0);
+  best_key_.assign(seen_.size(), 0);
+  best_out_.assign(seen_.size(), 0);
   ivc_.resize(static_cast<std::size_t>(router_ivcs_) + n_);
   slots_.resize(static_cast<std::size_t>(router_ivcs_) * static_cast<std::size_t>(buf_));
   srcq_.resize(n_);
@@ -321,53 +324,55 @@ void FlowNet::on_sa(std::uint32_t unit) {
     }
     return;
   }
-  const std::uint32_t r = unit, subs = ports_ * speedup_, mask = sa_mask_[r];
-  bool any = false;
-  for (std::uint32_t q = 0; q < ports_; ++q) grant_[q] = kNone;
-  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+  const std::uint32_t r = unit, subs = ports_ * speedup_;
+  // Grant: every output with a flit ready picks the first sub-input from its pointer.
+  std::uint32_t gmask = 0;
+  for (std::uint32_t m = sa_mask_[r]; m != 0; m &= m - 1) {
     const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t o = out_id(r, q);
+    const auto& wait = out_[o].sa_wait;
     std::uint32_t best_key = subs;
-    for (std::size_t i = 0; i < out_[o].sa_wait.size(); ++i) {
-      const std::uint32_t ivc = out_[o].sa_wait[i];
-      if (!eligible(ivc)) continue;
-      const std::uint32_t key = rotated(sub_input(ivc), gptr_[o], subs);
+    for (std::size_t i = 0; i < wait.size(); ++i) {
+      if (!eligible(wait[i])) continue;
+      const std::uint32_t sub = sub_input(wait[i]);
+      const std::uint32_t key = rotated(sub, gptr_[o], subs);
       if (key < best_key) {
         best_key = key;
         grant_[q] = static_cast<std::uint32_t>(i);
+        gsub_[q] = sub;
+        if (key == 0) break;
       }
     }
-    any = any || grant_[q] != kNone;
+    if (best_key < subs) gmask |= 1u << q;
   }
-  if (!any) return;  // woken again by a credit, a flit or a grant
-  // Accept: each sub-input takes the granting output first from its pointer.
-  for (std::uint32_t q = 0; q < ports_; ++q) accept_[q] = false;
-  for (std::uint32_t q = 0; q < ports_; ++q) {
-    if (grant_[q] == kNone) continue;
-    const std::uint32_t sub = sub_input(out_[out_id(r, q)].sa_wait[grant_[q]]);
-    const std::size_t a = static_cast<std::size_t>(r) * subs + sub;
-    // Among the outputs granting this sub-input, the first from aptr.
-    std::uint32_t best = q, best_key = rotated(q, aptr_[a], ports_);
-    for (std::uint32_t q2 = q + 1; q2 < ports_; ++q2) {
-      if (grant_[q2] == kNone || sub_input(out_[out_id(r, q2)].sa_wait[grant_[q2]]) != sub) continue;
-      const std::uint32_t key = rotated(q2, aptr_[a], ports_);
-      if (key < best_key) {
-        best_key = key;
-        best = q2;
+  if (gmask == 0) return;  // woken again by a credit, a flit or a grant
+  // Accept: every sub-input takes the first granting output from its pointer.
+  std::uint32_t amask = gmask;
+  if ((gmask & (gmask - 1)) != 0) {
+    ++epoch_;
+    for (std::uint32_t m = gmask; m != 0; m &= m - 1) {
+      const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
+      const std::uint32_t sub = gsub_[q];
+      const std::uint32_t key = rotated(q, aptr_[static_cast<std::size_t>(r) * subs + sub], ports_);
+      if (seen_[sub] != epoch_ || key < best_key_[sub]) {
+        seen_[sub] = epoch_;
+        best_key_[sub] = key;
+        best_out_[sub] = q;
       }
     }
-    if (accept_[best]) continue;  // this sub-input's choice was made from an earlier output
-    bool taken = false;
-    for (std::uint32_t q2 = 0; q2 < ports_; ++q2)
-      if (accept_[q2] && sub_input(out_[out_id(r, q2)].sa_wait[grant_[q2]]) == sub) taken = true;
-    if (taken) continue;
-    accept_[best] = true;
-    gptr_[out_id(r, best)] = sub + 1 == subs ? 0 : sub + 1;
-    aptr_[a] = best + 1 == ports_ ? 0 : best + 1;
+    amask = 0;
+    for (std::uint32_t m = gmask; m != 0; m &= m - 1) {
+      const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
+      if (best_out_[gsub_[q]] == q) amask |= 1u << q;
+    }
   }
-  // Send the accepted flits (highest index first: erasing keeps the others' indices).
-  for (std::uint32_t q = 0; q < ports_; ++q)
-    if (accept_[q]) send_flit(out_id(r, q), grant_[q]);
+  for (std::uint32_t m = amask; m != 0; m &= m - 1) {
+    const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
+    const std::uint32_t sub = gsub_[q];
+    gptr_[out_id(r, q)] = sub + 1 == subs ? 0 : sub + 1;
+    aptr_[static_cast<std::size_t>(r) * subs + sub] = q + 1 == ports_ ? 0 : q + 1;
+    send_flit(out_id(r, q), grant_[q]);
+  }
   // Again next cycle when a flit could go then (else a credit, flit or grant wakes it).
   for (std::uint32_t m = sa_mask_[r]; m != 0; m &= m - 1) {
     const std::uint32_t o = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));

@@ -145,8 +145,11 @@ class FlowNet {
   // sub-inputs) and per sub-input (over outputs); one router's scratch.
   std::vector<std::int64_t> last_sa_, sa_at_;
   std::vector<std::uint32_t> sa_mask_;  // per router: bit q when output q has switch requests
-  std::vector<std::uint32_t> gptr_, aptr_, grant_;
-  std::vector<bool> accept_;
+  std::vector<std::uint32_t> gptr_, aptr_;
+  std::vector<std::uint32_t> grant_, gsub_;         // per output: granted sa_wait index, its sub-input
+  std::vector<std::uint64_t> seen_;                 // per sub-input: the accept round it was last seen in
+  std::vector<std::uint32_t> best_key_, best_out_;  // per sub-input: its first granting output
+  std::uint64_t epoch_ = 0;
   std::vector<InVc> ivc_;             // router input VCs ((r x ports + port) x VC), then one source queue per node
   std::vector<std::uint32_t> slots_;  // vc_buffer packet slots per router input VC
   std::vector<std::deque<std::uint32_t>> srcq_;
