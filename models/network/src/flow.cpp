@@ -451,7 +451,8 @@ void FlowNet::run_until(std::int64_t t, const std::function<void(const Delivered
     const std::size_t base = static_cast<std::size_t>(now_ & mask_) * kKinds;
     for (std::size_t k = 0; k < kKinds; ++k) {
       auto& evs = wheel_[base + k];
-      for (std::size_t i = 0; i < evs.size(); ++i) {
+      // Handlers append to this cycle's later kinds only, never to `evs`; indexing stays safe either way.
+      for (std::size_t i = 0; i < evs.size(); ++i) {  // NOLINT(modernize-loop-convert)
         const Ev e = evs[i];
         --pending_;
         switch (static_cast<Kind>(k)) {

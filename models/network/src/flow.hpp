@@ -63,8 +63,8 @@ class FlowNet {
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
   struct Pkt {
-    std::uint32_t src, dst, bytes, flits;
-    std::int64_t gen, issue;
+    std::uint32_t src = 0, dst = 0, bytes = 0, flits = 0;
+    std::int64_t gen = 0, issue = 0;
     std::int32_t dim = -1;          // dimension being travelled
     std::uint8_t dir = 0, cls = 0;  // direction (0 = +, 1 = -), VC class
     std::uint16_t hops = 0;

@@ -425,7 +425,7 @@ TrafficResult run_flow(const TrafficConfig& cfg) {
   // network's zero-load latency (at most one packet leaves per cycle): saturated.
   // Sources stop adding to a queue that long (memory stays bounded).
   int diameter = 0;
-  for (std::size_t d = 0; d < dims.size(); ++d) diameter += cfg.generic.torus ? dims[d] / 2 : dims[d] - 1;
+  for (const int k : dims) diameter += cfg.generic.torus ? k / 2 : k - 1;
   const double zero_max = cfg.generic.endpoint_latency + cfg.generic.hop_latency * diameter + 1;
   const auto queue_limit = static_cast<std::size_t>(10 * zero_max + 1000);
 
@@ -470,6 +470,38 @@ TrafficResult run_flow(const TrafficConfig& cfg) {
   return summarise(tally, cfg, n, win);
 }
 
+// The flow-control parameters (GenericNetwork::flow_control).
+void validate_flow(const GenericNetwork& g) {
+  require(g.vcs >= 1 && g.vcs <= 64, "vcs must be 1..64 virtual channels per port, got " + std::to_string(g.vcs));
+  require(g.vc_buffer >= 1 && g.vc_buffer <= 4096,
+          "vc_buffer must be 1..4096 flits, got " + std::to_string(g.vc_buffer));
+  require(g.credit_delay >= 0 && g.credit_delay <= 1000,
+          "credit_delay must be 0..1000 cycles, got " + std::to_string(g.credit_delay));
+  require(g.channel_latency >= 1 && g.channel_latency <= 1000,
+          "channel_latency must be 1..1000 cycles, got " + std::to_string(g.channel_latency));
+  require(g.input_speedup >= 1 && g.input_speedup <= 64,
+          "input_speedup must be 1..64, got " + std::to_string(g.input_speedup));
+  require(g.routing_delay >= 0 && g.vc_alloc_delay >= 0 && g.sw_alloc_delay >= 0,
+          "routing_delay, vc_alloc_delay and sw_alloc_delay must be >= 0 cycles");
+  require(std::floor(g.hop_latency) == g.hop_latency && std::floor(g.endpoint_latency) == g.endpoint_latency,
+          "with flow_control, hop_latency and endpoint_latency are whole cycles, got " + num(g.hop_latency) + " and " +
+              num(g.endpoint_latency));
+  require(g.hop_latency >= g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency,
+          "hop_latency (" + num(g.hop_latency) +
+              " cycles) must hold the router pipeline: routing_delay + vc_alloc_delay + sw_alloc_delay + "
+              "channel_latency = " +
+              std::to_string(g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency));
+  require(g.endpoint_latency >= g.hop_latency - g.channel_latency + 2,
+          "with flow_control, endpoint_latency (" + num(g.endpoint_latency) +
+              " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
+              "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
+              num(g.hop_latency - g.channel_latency + 2));
+  require(g.dateline >= 0 && g.dateline <= 2, "dateline must be 0, 1 or 2, got " + std::to_string(g.dateline));
+  require(!g.torus || g.dateline == 0 || g.vcs >= 2,
+          "the torus's dateline VC classes need vcs >= 2 (one VC per class), got vcs " + std::to_string(g.vcs) +
+              " (dateline=0 runs without classes, and may deadlock)");
+}
+
 }  // namespace
 
 std::vector<int> shape(const TrafficConfig& cfg) {
@@ -510,36 +542,7 @@ void validate(const TrafficConfig& c) {
     require(g.link_width > 0 && g.link_width <= 1e6,
             "link_width must be > 0 bytes per cycle, got " + num(g.link_width));
     require(g.buffer >= 0 && g.buffer <= 1e9, "buffer must be 0..1e9 cycles, got " + num(g.buffer));
-    if (g.flow_control) {
-      require(g.vcs >= 1 && g.vcs <= 64, "vcs must be 1..64 virtual channels per port, got " + std::to_string(g.vcs));
-      require(g.vc_buffer >= 1 && g.vc_buffer <= 4096,
-              "vc_buffer must be 1..4096 flits, got " + std::to_string(g.vc_buffer));
-      require(g.credit_delay >= 0 && g.credit_delay <= 1000,
-              "credit_delay must be 0..1000 cycles, got " + std::to_string(g.credit_delay));
-      require(g.channel_latency >= 1 && g.channel_latency <= 1000,
-              "channel_latency must be 1..1000 cycles, got " + std::to_string(g.channel_latency));
-      require(g.input_speedup >= 1 && g.input_speedup <= 64,
-              "input_speedup must be 1..64, got " + std::to_string(g.input_speedup));
-      require(g.routing_delay >= 0 && g.vc_alloc_delay >= 0 && g.sw_alloc_delay >= 0,
-              "routing_delay, vc_alloc_delay and sw_alloc_delay must be >= 0 cycles");
-      require(std::floor(g.hop_latency) == g.hop_latency && std::floor(g.endpoint_latency) == g.endpoint_latency,
-              "with flow_control, hop_latency and endpoint_latency are whole cycles, got " + num(g.hop_latency) +
-                  " and " + num(g.endpoint_latency));
-      require(g.hop_latency >= g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency,
-              "hop_latency (" + num(g.hop_latency) +
-                  " cycles) must hold the router pipeline: routing_delay + vc_alloc_delay + sw_alloc_delay + "
-                  "channel_latency = " +
-                  std::to_string(g.routing_delay + g.vc_alloc_delay + g.sw_alloc_delay + g.channel_latency));
-      require(g.endpoint_latency >= g.hop_latency - g.channel_latency + 2,
-              "with flow_control, endpoint_latency (" + num(g.endpoint_latency) +
-                  " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
-                  "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
-                  num(g.hop_latency - g.channel_latency + 2));
-      require(g.dateline >= 0 && g.dateline <= 2, "dateline must be 0, 1 or 2, got " + std::to_string(g.dateline));
-      require(!g.torus || g.dateline == 0 || g.vcs >= 2,
-              "the torus's dateline VC classes need vcs >= 2 (one VC per class), got vcs " + std::to_string(g.vcs) +
-                  " (dateline=0 runs without classes, and may deadlock)");
-    }
+    if (g.flow_control) validate_flow(g);
   }
   require(c.offered_load > 0 && c.offered_load <= 1,
           "offered_load must be in (0, 1] packets per node per cycle, got " + num(c.offered_load));
