@@ -347,6 +347,14 @@ TrafficResult summarise(Tally& tally, const TrafficConfig& cfg, std::uint32_t n,
   return r;
 }
 
+// One injection process per node.
+std::vector<Source> sources(const TrafficConfig& cfg, std::uint32_t n) {
+  std::vector<Source> src;
+  src.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) src.emplace_back(cfg, i);
+  return src;
+}
+
 template <class Net>
 TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   const std::vector<int> dims = shape(cfg);
@@ -354,10 +362,7 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
   const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
   SizePicker packet_bytes(cfg);
   const Window win(cfg);
-
-  std::vector<Source> src;
-  src.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i) src.emplace_back(cfg, i);
+  std::vector<Source> src = sources(cfg, n);
 
   using Ev = std::pair<double, std::uint32_t>;  // (issue time, node); ties by node id
   std::priority_queue<Ev, std::vector<Ev>, std::greater<>> heap;
@@ -410,9 +415,7 @@ TrafficResult run_flow(const TrafficConfig& cfg) {
   const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
   SizePicker packet_bytes(cfg);
   const Window win(cfg);
-  std::vector<Source> src;
-  src.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i) src.emplace_back(cfg, i);
+  std::vector<Source> src = sources(cfg, n);
   using Ev = std::pair<std::int64_t, std::uint32_t>;  // (generation cycle, node)
   std::priority_queue<Ev, std::vector<Ev>, std::greater<>> heap;
   std::uint32_t pending = 0;  // nodes that still generate a measured packet
