@@ -172,16 +172,17 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
   // Calibrated: 6300 bytes per node, the growth of the resident memory of
   // `hopsim curve --machine unit-network` from a 64x64 mesh (50 MB) to
-  // 256x256 (427 MB).
-  constexpr double kBytesPerNode = 6300;
+  // 256x256 (427 MB); with flow control 7700, `hopsim curve --machine
+  // booksim-iq` at load 0.002 from 64x64 (56 MB) to 128x128 (150 MB).
+  const double bytes_per_node = set.get_int("flow_control") != 0 ? 7700 : 6300;
   double nodes = 1;
   std::string shape;
   for (const int d : c.generic.dims) {
     nodes *= d;
     shape += (shape.empty() ? "" : "x") + std::to_string(d);
   }
-  require_memory("network.dims", fmt::format("a {} {}", shape, topology), nodes * kBytesPerNode,
-                 fmt::format("{:.0f} nodes of about {:.0f} bytes each", nodes, kBytesPerNode));
+  require_memory("network.dims", fmt::format("a {} {}", shape, topology), nodes * bytes_per_node,
+                 fmt::format("{:.0f} nodes of about {:.0f} bytes each", nodes, bytes_per_node));
   c.generic.hop_latency = set.get("hop_latency");
   c.generic.endpoint_latency = set.get("endpoint_latency");
   c.generic.link_width = set.get("link_width");
