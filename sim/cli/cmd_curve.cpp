@@ -16,6 +16,8 @@ void add_curve_commands(Commands& c) {
       "network preset: unit-network (textbook), booksim-iq (BookSim2's example router)");
   cmd->add_option("--topology", o->topology, "mesh or torus (torus: network presets only)")
       ->check(CLI::IsMember({"mesh", "torus"}));
+  cmd->add_option("--routing", o->routing,
+                  "dor (dimension order, default) or min_adapt (minimal adaptive with escape VCs; flow_control=1)");
   cmd->add_option("--dims", o->dims, "extents, e.g. 4x4x4 (default: the preset's, 8x8 for unit-network)");
   cmd->add_option("--rows", o->rows, "mesh rows (with --cols; same as --dims RxC)");
   cmd->add_option("--cols", o->cols, "mesh columns (with --rows)");

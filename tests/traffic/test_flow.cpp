@@ -160,3 +160,59 @@ TEST_CASE("flow: bad parameters are rejected naming the key") {
   mesh.generic.vcs = 1;
   CHECK_NOTHROW(run_traffic(mesh));
 }
+
+TEST_CASE("flow: minimal adaptive routing takes only shortest paths, at any load") {
+  // zero_load counts the minimal hops of each measured packet; the hops the
+  // packets took must give the same figure, even past saturation.
+  for (const bool torus : {false, true})
+    for (const double load : {0.002, 1.0}) {
+      auto c = booksim({8, 8}, torus, Pattern::uniform, load);
+      c.generic.routing = GenericNetwork::Routing::min_adapt;
+      c.generic.dateline = 1;
+      c.measure = 4000;
+      const auto r = run_traffic(c);
+      INFO((torus ? "torus" : "mesh") << " at load " << load);
+      REQUIRE(r.packets_measured > 100);
+      CHECK(r.saturated == (load > 0.5));
+      CHECK(r.avg_zero_load == Approx(5.0 + (torus ? 5.0 : 4.0) * r.avg_hops + 1).epsilon(1e-9));
+      if (load < 0.5) CHECK(r.avg_network_latency == Approx(r.avg_zero_load).epsilon(0.005));
+    }
+}
+
+TEST_CASE("flow: on a torus adaptive VCs alone deadlock; escape VCs with dateline classes never do") {
+  auto c = booksim({8}, true, Pattern::tornado, 1.0);
+  c.generic.routing = GenericNetwork::Routing::min_adapt;
+  c.packet_bytes = 64;
+  c.generic.vcs = 2;  // one escape VC without classes, one adaptive VC: both rings can close
+  c.generic.dateline = 0;
+  CHECK_THROWS_AS(run_traffic(c), NetworkDeadlock);
+  c.generic.vcs = 3;  // two escape VCs split by the dateline, one adaptive
+  c.generic.dateline = 1;
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    c.seed = seed;
+    const auto r = run_traffic(c);
+    CHECK(r.saturated);
+    CHECK(r.accepted > 0.005);
+  }
+  auto t = booksim({4, 4, 4}, true, Pattern::uniform, 1.0);
+  t.generic.routing = GenericNetwork::Routing::min_adapt;
+  t.generic.vcs = 3;
+  t.generic.dateline = 1;
+  t.packet_bytes = 64;
+  CHECK_NOTHROW(run_traffic(t));
+}
+
+TEST_CASE("flow: minimal adaptive routing needs its escape VCs") {
+  auto c = booksim({4, 4}, true, Pattern::uniform, 0.1);
+  c.generic.routing = GenericNetwork::Routing::min_adapt;
+  c.generic.dateline = 1;
+  c.generic.vcs = 2;
+  CHECK_THROWS_WITH(run_traffic(c),
+                    Contains("routing min_adapt needs vcs >= 3: two escape VCs (one per dateline class) and at least "
+                             "one adaptive VC, got vcs 2"));
+  c.generic.torus = false;
+  c.generic.vcs = 1;
+  CHECK_THROWS_WITH(run_traffic(c), Contains("routing min_adapt needs vcs >= 2: one escape VC"));
+  c.generic.vcs = 2;
+  CHECK_NOTHROW(run_traffic(c));
+}

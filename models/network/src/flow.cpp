@@ -31,6 +31,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       speedup_(static_cast<std::uint32_t>(g.input_speedup)),
       wait_tail_(g.wait_for_tail_credit),
       dateline_(g.torus ? g.dateline : 0),
+      adaptive_(g.routing == GenericNetwork::Routing::min_adapt),
       rng_(seed ^ 0x5eed0f10c0000000ull) {
   while ((1u << pshift_) < ports_) ++pshift_;
   while ((1u << vshift_) < v_) ++vshift_;
@@ -57,6 +58,10 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       }
     }
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
+  if (adaptive_) {
+    escapes_ = dateline_ != 0 ? 2 : 1;
+    adaptive_vcs_ = all & ~((1ull << escapes_) - 1);
+  }
   out_.resize(static_cast<std::size_t>(router_outs_) + n_);
   for (auto& o : out_) o.free_vcs = all;
   credits_.assign(out_.size() << vshift_, static_cast<std::int32_t>(buf_));
@@ -154,9 +159,13 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
     in.out = router_outs_ + pkt_[p].src;
   } else {
     const std::uint32_t r = ivc_router(ivc);
+    const bool adapt = adaptive_ && !on_escape(ivc) && r != pkt_[p].dst;
+    // An adaptive packet takes the escape VCs as if it entered the network here.
+    if (adapt) pkt_[p].dim = -1;
     route(p, r);
     const Pkt& q = pkt_[p];
     in.out = out_id(r, r == q.dst ? ports_ - 1 : static_cast<std::uint32_t>(2 * q.dim + q.dir));
+    in.cand = adapt ? productive_ports(p, r) : 0;
   }
   in.sent = 0;
   in.ovc = kNone;
@@ -190,6 +199,41 @@ void FlowNet::route(std::uint32_t p, std::uint32_t r) {
   if (dateline_ == 1 && ((q.dir == 0 && cur == k - 1) || (q.dir == 1 && cur == 0))) q.cls = 1;
 }
 
+// Minimal adaptive routing: every port that brings the packet closer (on a
+// torus, both ways round when they are equally short).
+std::uint32_t FlowNet::productive_ports(std::uint32_t p, std::uint32_t r) const {
+  const Pkt& q = pkt_[p];
+  std::uint32_t ports = 0;
+  for (int d = 0; d < nd_; ++d) {
+    const int cur = coord_[r * nd_ + d], dest = coord_[q.dst * nd_ + d];
+    if (cur == dest) continue;
+    std::uint32_t dirs = 0;  // bit 0: +, bit 1: -
+    if (!g_.torus) {
+      dirs = dest > cur ? 1u : 2u;
+    } else {
+      const int k = g_.dims[static_cast<std::size_t>(d)];
+      const int fwd = ((dest - cur) % k + k) % k;
+      dirs = 2 * fwd < k ? 1u : 2 * fwd > k ? 2u : 3u;
+    }
+    for (std::uint32_t dir = 0; dir < 2; ++dir) {
+      const std::uint32_t port = static_cast<std::uint32_t>(2 * d) + dir;
+      if ((dirs >> dir & 1u) != 0 && nbr_[out_id(r, port)] != kNone) ports |= 1u << port;
+    }
+    if ((ports >> (2 * d) & 3u) == 0) ports |= 1u << (2 * d + (dirs == 1u ? 1 : 0));  // a ring of two, one link
+  }
+  return ports;
+}
+
+// Adaptive routing: on an escape VC only its class's escape VC of the
+// dimension-order output; else any adaptive VC of a productive output and,
+// on the dimension-order output, the escape VC of the packet's class.
+std::uint64_t FlowNet::vc_mask(std::uint32_t ivc, std::uint32_t o) const {
+  if (!adaptive_ || is_source(ivc)) return class_mask(ivc);
+  const std::uint64_t escape = 1ull << (escapes_ == 2 ? pkt_[front(ivc)].cls : 0u);
+  if (on_escape(ivc)) return escape;
+  return o == ivc_[ivc].out ? adaptive_vcs_ | escape : adaptive_vcs_;
+}
+
 std::uint64_t FlowNet::class_mask(std::uint32_t ivc) const {
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
   if (dateline_ == 0 || is_source(ivc)) return all;  // no classes; injection takes any VC
@@ -205,11 +249,25 @@ void FlowNet::request_va(std::uint32_t ivc, std::int64_t at) {
     request_sa(ivc, at + va_);
     return;
   }
-  Out& o = out_[in.out];
-  o.va_wait.push_back(ivc);
-  if (o.va_at != at) {
-    schedule(at, kVa, in.out);
-    o.va_at = at;
+  if (in.cand == 0) {
+    Out& o = out_[in.out];
+    o.va_wait.push_back(ivc);
+    if (o.va_at != at) {
+      schedule(at, kVa, in.out);
+      o.va_at = at;
+    }
+    return;
+  }
+  // Adaptive: the front waits on every productive output; the first grant wins.
+  const std::uint32_t r = ivc_router(ivc);
+  for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+    const std::uint32_t oid = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
+    Out& o = out_[oid];
+    o.va_wait.push_back(ivc);
+    if (o.va_at != at) {
+      schedule(at, kVa, oid);
+      o.va_at = at;
+    }
   }
 }
 
@@ -282,7 +340,7 @@ void FlowNet::on_va(std::uint32_t o) {
     for (std::size_t i = 0; i < out.va_wait.size(); ++i) {
       const std::uint32_t ivc = out.va_wait[i];
       if (ivc_[ivc].ready > now_) continue;
-      const std::uint64_t m = class_mask(ivc) & out.free_vcs;
+      const std::uint64_t m = vc_mask(ivc, o) & out.free_vcs;
       if (m == 0) continue;
       const std::uint32_t key = rotated(in_port_of(ivc), out.va_rr, ports_);
       if (key < best_key) {
@@ -293,13 +351,26 @@ void FlowNet::on_va(std::uint32_t o) {
     }
     if (best == out.va_wait.size()) return;
     const std::uint32_t ivc = out.va_wait[best];
+    if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
     const std::uint64_t after = out.vc_rr >= 64 ? 0 : best_free & ~((1ull << out.vc_rr) - 1);
     const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
     out.free_vcs &= ~(1ull << v);
     out.vc_rr = v + 1 == v_ ? 0 : v + 1;
     out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
-    ivc_[ivc].ovc = o << vshift_ | v;
+    InVc& in = ivc_[ivc];
+    if (in.cand != 0) {  // adaptive: withdraw the request from the other outputs
+      const std::uint32_t r = out_router(o);
+      for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+        const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
+        if (other == o) continue;
+        auto& w = out_[other].va_wait;
+        w.erase(std::find(w.begin(), w.end(), ivc));
+      }
+      in.cand = 0;
+      in.out = o;
+    }
+    in.ovc = o << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
   }
 }
@@ -496,7 +567,7 @@ std::string FlowNet::deadlock_report() const {
     const InVc& in = ivc_[ivc];
     if (in.count == 0 || in.out == kNone || is_eject(in.out)) return kNone;
     const std::uint32_t v =
-        in.ovc != kNone ? vc_of(in.ovc) : static_cast<std::uint32_t>(std::countr_zero(class_mask(ivc)));
+        in.ovc != kNone ? vc_of(in.ovc) : static_cast<std::uint32_t>(std::countr_zero(vc_mask(ivc, in.out)));
     return downstream_ivc(in.out, v);
   };
   const std::uint32_t routers = router_ivcs_;

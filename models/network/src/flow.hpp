@@ -75,7 +75,8 @@ class FlowNet {
     std::uint32_t first = 0, count = 0;  // ring of packet ids in slots_
     std::uint32_t occ = 0;               // flits present (flits arrive and leave in order)
     std::uint32_t sent = 0;              // flits of the front packet sent on
-    std::uint32_t out = kNone, ovc = kNone;
+    std::uint32_t out = kNone, ovc = kNone;  // output (adaptive, before VC allocation: the dimension-order one)
+    std::uint32_t cand = 0;                  // adaptive, before VC allocation: bit p when the front asks port p
     std::int64_t ready = 0;  // cycle the front's current request may be served
     bool in_sa = false;
   };
@@ -122,6 +123,11 @@ class FlowNet {
   std::uint32_t upstream_ovc(std::uint32_t ivc) const;
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
+  std::uint64_t vc_mask(std::uint32_t ivc, std::uint32_t o) const;  // the out-VCs of output o the front may take
+  std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
+  bool on_escape(std::uint32_t ivc) const {
+    return ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_;
+  }
   std::uint32_t alloc_packet();
 
   GenericNetwork g_;
@@ -134,6 +140,9 @@ class FlowNet {
   std::uint32_t speedup_;
   bool wait_tail_;
   int dateline_;
+  bool adaptive_;
+  std::uint32_t escapes_ = 0;        // adaptive: escape VCs 0 .. escapes_-1
+  std::uint64_t adaptive_vcs_ = 0;   // adaptive: the other VCs
   Rng rng_;
   std::vector<int> coord_;             // node x dim
   std::vector<std::uint32_t> nbr_;     // router x port (directions only) -> router, kNone

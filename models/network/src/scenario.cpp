@@ -18,12 +18,14 @@ namespace hopsim::network::model {
 namespace {
 
 // Every key of a traffic scenario (docs/traffic.md); the loader accepts exactly these.
-constexpr std::array<ScenarioKey, 24> kTrafficKeys = {{
+constexpr std::array<ScenarioKey, 25> kTrafficKeys = {{
     {"network", "object", "{}", "the network: a preset, its shape and parameter overrides"},
     {"network.preset", "string", "\"e64g401\"",
      "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq); hopsim list machines"},
     {"network.topology", "string", "\"mesh\"", "mesh or torus (torus: network presets only)"},
     {"network.dims", "extents", "the preset's (8x8)", "\"4x4x4\" or [4, 4, 4]; the eMesh is 2-D, at most 64x64"},
+    {"network.routing", "string", "\"dor\"",
+     "dor (dimension order) or min_adapt (minimal adaptive with escape VCs; network presets with flow_control=1)"},
     {"network.params", "object", "{}", "parameter overrides (hopsim list params PRESET)"},
     {"network.params.*", "quantity", "the preset's", "one network parameter, a number or a string with units"},
     {"traffic", "object", "{}", "the synthetic traffic"},
@@ -215,6 +217,9 @@ void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
   const std::string topology = get_string(net, "topology", "network", "mesh");
   if (topology != "mesh" && topology != "torus")
     throw ConfigError(fmt::format("network.topology: expected \"mesh\" or \"torus\", got \"{}\"", topology));
+  const std::string routing = get_string(net, "routing", "network", "dor");
+  if (routing != "dor" && routing != "min_adapt")
+    throw ConfigError(fmt::format("network.routing: expected \"dor\" or \"min_adapt\", got \"{}\"", routing));
   if (preset.family == "epiphany") {
     read_emesh(net, preset, params, topology, sc);
   } else if (preset.family == "network") {
@@ -223,6 +228,14 @@ void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
     throw ConfigError(fmt::format("network.preset: {} is a {} machine; traffic runs on epiphany or network presets",
                                   sc.preset, preset.family));
   }
+  if (routing == "dor") return;
+  if (sc.config.network != NetworkKind::generic)
+    throw ConfigError(fmt::format("network.routing: the {} eMesh routes in dimension order only (min_adapt needs a "
+                                  "network preset such as booksim-iq)",
+                                  sc.preset));
+  if (!sc.config.generic.flow_control)
+    throw ConfigError("network.routing: min_adapt needs flow_control=1 (the link calendars route in dimension order)");
+  sc.config.generic.routing = GenericNetwork::Routing::min_adapt;
 }
 
 // traffic.packet_bytes or traffic.packet_sizes (default: one flit).

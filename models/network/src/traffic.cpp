@@ -503,6 +503,13 @@ void validate_flow(const GenericNetwork& g) {
   require(!g.torus || g.dateline == 0 || g.vcs >= 2,
           "the torus's dateline VC classes need vcs >= 2 (one VC per class), got vcs " + std::to_string(g.vcs) +
               " (dateline=0 runs without classes, and may deadlock)");
+  if (g.routing == GenericNetwork::Routing::min_adapt) {
+    const bool classes = g.torus && g.dateline != 0;
+    require(g.vcs >= (classes ? 3 : 2),
+            std::string("routing min_adapt needs vcs >= ") + (classes ? "3" : "2") + ": " +
+                (classes ? "two escape VCs (one per dateline class)" : "one escape VC") +
+                " and at least one adaptive VC, got vcs " + std::to_string(g.vcs));
+  }
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ nlohmann::json scenario_document(const CurveOptions& o) {
   if (!doc.is_object()) throw ConfigError((o.scenario.empty() ? "scenario" : o.scenario) + ": expected a JSON object");
   if (o.machine) doc["network"]["preset"] = *o.machine;
   if (o.topology) doc["network"]["topology"] = *o.topology;
+  if (o.routing) doc["network"]["routing"] = *o.routing;
   if (o.dims) doc["network"]["dims"] = *o.dims;
   if (o.rows > 0 || o.cols > 0) {
     if (o.rows <= 0 || o.cols <= 0) throw ConfigError("--rows and --cols: give both");

@@ -13,7 +13,7 @@ namespace hopsim::studies {
 
 struct CurveOptions {
   std::string scenario;
-  std::optional<std::string> machine, pattern, topology, dims, injection;
+  std::optional<std::string> machine, pattern, topology, routing, dims, injection;
   std::optional<double> step, max_load;
   std::optional<int> bytes;
   int rows = 0, cols = 0;

@@ -64,6 +64,14 @@ struct GenericNetwork {
   // takes the upper half of the VCs from the ring's wrap-around link on),
   // 2 BookSim2's dim_order_torus partition (chosen when entering a ring).
   int dateline = 1;
+  // Routing: dimension order, or minimal adaptive with escape VCs (Duato):
+  // a packet on an adaptive VC may take any adaptive VC of any productive
+  // output, or the escape VC of its dimension-order output; on an escape VC
+  // it stays on the escape VCs in dimension order (BookSim2's
+  // min_adapt_mesh). Escape VCs: VC 0, on a torus with dateline classes
+  // VCs 0 and 1 (one per class); the other VCs are adaptive. flow_control only.
+  enum class Routing { dor, min_adapt };
+  Routing routing = Routing::dor;
 };
 
 // A run of the flow-controlled network stopped with no packet able to move:
