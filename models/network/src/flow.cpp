@@ -59,7 +59,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
     }
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
   if (adaptive_) {
-    escapes_ = dateline_ != 0 ? 2 : 1;
+    escapes_ = dateline_ == 1 || dateline_ == 2 ? 2 : 1;
     adaptive_vcs_ = all & ~((1ull << escapes_) - 1);
   }
   out_.resize(static_cast<std::size_t>(router_outs_) + n_);
@@ -224,6 +224,23 @@ std::uint32_t FlowNet::productive_ports(std::uint32_t p, std::uint32_t r) const 
   return ports;
 }
 
+// Bubble flow control (dateline 3): a packet takes a bubble VC (the escape
+// VC, or every VC in dimension order) only with room for itself, and for two
+// packets when it enters a ring (from the local port or another dimension),
+// so every ring keeps a free packet slot. VCs queue whole packets
+// (wait_for_tail_credit=0, the credits count free slots).
+std::uint64_t FlowNet::bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m) const {
+  const std::uint64_t bubbles = adaptive_ ? 1u : ~0ull;
+  const std::uint32_t in_port = ivc_port(ivc);
+  const bool enters = in_port == ports_ - 1 || in_port >> 1 != out_port(o) >> 1;
+  const auto need = static_cast<std::int32_t>(pkt_[front(ivc)].flits * (enters ? 2 : 1));
+  for (std::uint64_t b = m & bubbles; b != 0; b &= b - 1) {
+    const auto v = static_cast<std::uint32_t>(std::countr_zero(b));
+    if (credits_[o << vshift_ | v] < need) m &= ~(1ull << v);
+  }
+  return m;
+}
+
 // Adaptive routing: on an escape VC only its class's escape VC of the
 // dimension-order output; else any adaptive VC of a productive output and,
 // on the dimension-order output, the escape VC of the packet's class.
@@ -236,7 +253,7 @@ std::uint64_t FlowNet::vc_mask(std::uint32_t ivc, std::uint32_t o) const {
 
 std::uint64_t FlowNet::class_mask(std::uint32_t ivc) const {
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
-  if (dateline_ == 0 || is_source(ivc)) return all;  // no classes; injection takes any VC
+  if (dateline_ == 0 || dateline_ == 3 || is_source(ivc)) return all;  // no classes; injection takes any VC
   const std::uint32_t half = v_ / 2;
   const std::uint64_t low = (1ull << half) - 1;
   return pkt_[front(ivc)].cls == 0 ? low : all & ~low;
@@ -304,12 +321,11 @@ void FlowNet::on_credit(std::uint32_t ovc, std::uint32_t word) {
   const std::uint32_t o = ovc_out(ovc);
   Out& out = out_[o];
   credits_[ovc] += static_cast<std::int32_t>(word & ~kRelease);
-  if ((word & kRelease) != 0) {
-    out.free_vcs |= 1ull << vc_of(ovc);
-    if (!out.va_wait.empty() && out.va_at != now_) {
-      schedule(now_, kVa, o);
-      out.va_at = now_;
-    }
+  if ((word & kRelease) != 0) out.free_vcs |= 1ull << vc_of(ovc);
+  // A freed VC, or with bubble flow control a freed slot, may answer a waiting request.
+  if (((word & kRelease) != 0 || dateline_ == 3) && !out.va_wait.empty() && out.va_at != now_) {
+    schedule(now_, kVa, o);
+    out.va_at = now_;
   }
   if ((word & ~kRelease) != 0) wake_sa(o, now_);
 }
@@ -340,7 +356,8 @@ void FlowNet::on_va(std::uint32_t o) {
     for (std::size_t i = 0; i < out.va_wait.size(); ++i) {
       const std::uint32_t ivc = out.va_wait[i];
       if (ivc_[ivc].ready > now_) continue;
-      const std::uint64_t m = vc_mask(ivc, o) & out.free_vcs;
+      std::uint64_t m = vc_mask(ivc, o) & out.free_vcs;
+      if (dateline_ == 3 && !terminal) m = bubble(ivc, o, m);
       if (m == 0) continue;
       const std::uint32_t key = rotated(in_port_of(ivc), out.va_rr, ports_);
       if (key < best_key) {

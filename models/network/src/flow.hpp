@@ -123,7 +123,8 @@ class FlowNet {
   std::uint32_t upstream_ovc(std::uint32_t ivc) const;
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
-  std::uint64_t vc_mask(std::uint32_t ivc, std::uint32_t o) const;  // the out-VCs of output o the front may take
+  std::uint64_t vc_mask(std::uint32_t ivc, std::uint32_t o) const;
+  std::uint64_t bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m) const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
   bool on_escape(std::uint32_t ivc) const {
     return ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_;

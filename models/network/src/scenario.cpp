@@ -128,8 +128,9 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"channel_latency", Dim::cycles, 1, 1000, true, "cycles on a channel, for flits and credits (flow_control)"},
       {"input_speedup", Dim::count, 1, 64, true,
        "flits an input port may send per cycle, its VCs split over that many crossbar inputs (flow_control)"},
-      {"dateline", Dim::count, 0, 2, true,
-       "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition (flow_control)"},
+      {"dateline", Dim::count, 0, 3, true,
+       "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition, 3 bubble "
+       "(flow_control)"},
   };
   return decls;
 }

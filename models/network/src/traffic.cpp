@@ -499,12 +499,14 @@ void validate_flow(const GenericNetwork& g) {
               " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
               "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
               num(g.hop_latency - g.channel_latency + 2));
-  require(g.dateline >= 0 && g.dateline <= 2, "dateline must be 0, 1 or 2, got " + std::to_string(g.dateline));
-  require(!g.torus || g.dateline == 0 || g.vcs >= 2,
+  require(g.dateline >= 0 && g.dateline <= 3, "dateline must be 0, 1, 2 or 3, got " + std::to_string(g.dateline));
+  require(!g.torus || g.dateline != 3 || !g.wait_for_tail_credit,
+          "dateline=3 (bubble flow control) needs wait_for_tail_credit=0: its VCs queue whole packets");
+  require(!g.torus || g.dateline == 0 || g.dateline == 3 || g.vcs >= 2,
           "the torus's dateline VC classes need vcs >= 2 (one VC per class), got vcs " + std::to_string(g.vcs) +
               " (dateline=0 runs without classes, and may deadlock)");
   if (g.routing == GenericNetwork::Routing::min_adapt) {
-    const bool classes = g.torus && g.dateline != 0;
+    const bool classes = g.torus && (g.dateline == 1 || g.dateline == 2);
     require(g.vcs >= (classes ? 3 : 2),
             std::string("routing min_adapt needs vcs >= ") + (classes ? "3" : "2") + ": " +
                 (classes ? "two escape VCs (one per dateline class)" : "one escape VC") +
@@ -573,6 +575,16 @@ void validate(const TrafficConfig& c) {
     };
     if (c.packet_sizes.empty()) fits(c.packet_bytes, "packet_bytes");
     for (const auto& s : c.packet_sizes) fits(s.bytes, "packet_sizes bytes");
+    // Bubble flow control: a VC holds two of the largest packets (one entering a ring needs that much room).
+    if (c.generic.torus && c.generic.dateline == 3) {
+      int largest = c.packet_bytes;
+      if (!c.packet_sizes.empty()) largest = 0;
+      for (const auto& s : c.packet_sizes) largest = std::max(largest, s.bytes);
+      const double flits = std::max(1.0, std::ceil(largest / c.generic.link_width - 1e-9));
+      require(2 * flits <= c.generic.vc_buffer,
+              "dateline=3 (bubble flow control) needs vc_buffer >= two of the largest packets, 2 x " + num(flits) +
+                  " flits, got " + std::to_string(c.generic.vc_buffer));
+    }
   }
   for (const auto& s : c.packet_sizes) {
     check_bytes(s.bytes, "packet_sizes bytes");

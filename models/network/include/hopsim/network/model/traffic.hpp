@@ -62,7 +62,10 @@ struct GenericNetwork {
   int input_speedup = 1;
   // VC classes on a torus: 0 none (rings can deadlock), 1 dateline (a packet
   // takes the upper half of the VCs from the ring's wrap-around link on),
-  // 2 BookSim2's dim_order_torus partition (chosen when entering a ring).
+  // 2 BookSim2's dim_order_torus partition (chosen when entering a ring),
+  // 3 bubble flow control (no classes: a packet enters a ring only with room
+  // for two packets in the VC, as the BG/Q's escape VC; needs
+  // wait_for_tail_credit=0 and vc_buffer >= 2 packets).
   int dateline = 1;
   // Routing: dimension order, or minimal adaptive with escape VCs (Duato):
   // a packet on an adaptive VC may take any adaptive VC of any productive
