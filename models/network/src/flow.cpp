@@ -368,26 +368,41 @@ void FlowNet::on_va(std::uint32_t o) {
     }
     if (best == out.va_wait.size()) return;
     const std::uint32_t ivc = out.va_wait[best];
-    if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
-    const std::uint64_t after = out.vc_rr >= 64 ? 0 : best_free & ~((1ull << out.vc_rr) - 1);
-    const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
-    out.free_vcs &= ~(1ull << v);
-    out.vc_rr = v + 1 == v_ ? 0 : v + 1;
+    InVc& in = ivc_[ivc];
     out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
-    InVc& in = ivc_[ivc];
-    if (in.cand != 0) {  // adaptive: withdraw the request from the other outputs
+    std::uint32_t to = o;  // the output granted
+    if (in.cand != 0) {
+      // Adaptive: the productive output with the most free adaptive VCs
+      // (ties: the dimension-order one, else this one); the request is
+      // withdrawn from the others.
       const std::uint32_t r = out_router(o);
+      auto key = [&](std::uint32_t x, std::uint64_t free) {
+        return 2 * std::popcount(free & adaptive_vcs_) + (x == in.out ? 1 : 0);
+      };
+      int most = key(o, best_free);
       for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
         const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
         if (other == o) continue;
         auto& w = out_[other].va_wait;
         w.erase(std::find(w.begin(), w.end(), ivc));
+        const int k = key(other, out_[other].free_vcs);
+        if (k > most) {
+          most = k;
+          to = other;
+        }
       }
+      if (to != o) best_free = out_[to].free_vcs & adaptive_vcs_;
       in.cand = 0;
-      in.out = o;
+      in.out = to;
     }
-    in.ovc = o << vshift_ | v;
+    Out& t = out_[to];
+    if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
+    const std::uint64_t after = t.vc_rr >= 64 ? 0 : best_free & ~((1ull << t.vc_rr) - 1);
+    const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
+    t.free_vcs &= ~(1ull << v);
+    t.vc_rr = v + 1 == v_ ? 0 : v + 1;
+    in.ovc = to << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
   }
 }
