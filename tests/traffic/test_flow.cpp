@@ -210,7 +210,17 @@ TEST_CASE("flow: minimal adaptive routing needs its escape VCs") {
   CHECK_THROWS_WITH(run_traffic(c),
                     Contains("routing min_adapt needs vcs >= 3: two escape VCs (one per dateline class) and at least "
                              "one adaptive VC, got vcs 2"));
-  c.generic.torus = false;
+  c.generic.vcs = 3;
+  c.generic.stay_on_escape = false;
+  CHECK_THROWS_WITH(run_traffic(c), Contains("stay_on_escape=0 on a torus needs dateline=3"));
+  c.generic.torus = false;  // on a mesh the escape VC (dimension order) may be left
+  CHECK_NOTHROW(run_traffic(c));
+  auto full = booksim({8, 8}, false, Pattern::transpose, 1.0);  // and full load never deadlocks
+  full.generic.routing = GenericNetwork::Routing::min_adapt;
+  full.generic.stay_on_escape = false;
+  full.generic.vcs = 2;
+  full.packet_bytes = 64;
+  CHECK(run_traffic(full).saturated);
   c.generic.vcs = 1;
   CHECK_THROWS_WITH(run_traffic(c), Contains("routing min_adapt needs vcs >= 2: one escape VC"));
   c.generic.vcs = 2;
@@ -242,8 +252,10 @@ TEST_CASE("flow: bubble flow control keeps a one-VC ring from deadlocking") {
   b.generic.dateline = 3;
   b.packet_bytes = 64;
   b.measure = 3000;
-  for (const auto routing : {GenericNetwork::Routing::dor, GenericNetwork::Routing::min_adapt}) {
-    b.generic.routing = routing;
+  for (const int mode : {0, 1, 2}) {  // dimension order; adaptive, staying on the escape VC or not
+    b.generic.routing = mode == 0 ? GenericNetwork::Routing::dor : GenericNetwork::Routing::min_adapt;
+    b.generic.stay_on_escape = mode != 2;
+    INFO("mode " << mode);
     const auto r = run_traffic(b);
     CHECK(r.saturated);
     CHECK(r.accepted > 0.02);

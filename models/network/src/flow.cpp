@@ -32,6 +32,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       wait_tail_(g.wait_for_tail_credit),
       dateline_(g.torus ? g.dateline : 0),
       adaptive_(g.routing == GenericNetwork::Routing::min_adapt),
+      stay_(g.stay_on_escape),
       rng_(seed ^ 0x5eed0f10c0000000ull) {
   while ((1u << pshift_) < ports_) ++pshift_;
   while ((1u << vshift_) < v_) ++vshift_;

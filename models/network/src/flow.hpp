@@ -127,7 +127,7 @@ class FlowNet {
   std::uint64_t bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m) const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
   bool on_escape(std::uint32_t ivc) const {
-    return ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_;
+    return stay_ && ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_;
   }
   std::uint32_t alloc_packet();
 
@@ -141,7 +141,7 @@ class FlowNet {
   std::uint32_t speedup_;
   bool wait_tail_;
   int dateline_;
-  bool adaptive_;
+  bool adaptive_, stay_;
   std::uint32_t escapes_ = 0;        // adaptive: escape VCs 0 .. escapes_-1
   std::uint64_t adaptive_vcs_ = 0;   // adaptive: the other VCs
   Rng rng_;

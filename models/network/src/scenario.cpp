@@ -128,6 +128,9 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"channel_latency", Dim::cycles, 1, 1000, true, "cycles on a channel, for flits and credits (flow_control)"},
       {"input_speedup", Dim::count, 1, 64, true,
        "flits an input port may send per cycle, its VCs split over that many crossbar inputs (flow_control)"},
+      {"stay_on_escape", Dim::count, 0, 1, true,
+       "min_adapt: 1 a packet on an escape VC stays there; 0 it may take adaptive VCs again at the next router "
+       "(flow_control)"},
       {"dateline", Dim::count, 0, 3, true,
        "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition, 3 bubble "
        "(flow_control)"},
@@ -172,7 +175,12 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   const auto set = ParamSet::resolve(network_param_decls(), preset, params, "network.params");
   c.network = NetworkKind::generic;
   c.generic.torus = topology == "torus";
-  c.generic.dims = net.contains("dims") ? get_dims(net["dims"], "network.dims") : std::vector<int>{8, 8};
+  if (net.contains("dims"))
+    c.generic.dims = get_dims(net["dims"], "network.dims");
+  else if (preset.network.contains("dims"))
+    c.generic.dims = get_dims(preset.network["dims"], preset.file + ": network.dims");
+  else
+    c.generic.dims = {8, 8};
   // Calibrated: 6300 bytes per node, the growth of the resident memory of
   // `hopsim curve --machine unit-network` from a 64x64 mesh (50 MB) to
   // 256x256 (427 MB); with flow control 7700, `hopsim curve --machine
@@ -201,6 +209,7 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.channel_latency = set.get_int("channel_latency");
   c.generic.input_speedup = set.get_int("input_speedup");
   c.generic.dateline = set.get_int("dateline");
+  c.generic.stay_on_escape = set.get_int("stay_on_escape") != 0;
   for (const auto& [name, v] :
        {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
     if (std::floor(v * 2) != v * 2)
@@ -215,12 +224,18 @@ void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
   const auto preset = load_preset(sc.preset, "network.preset");
   const nlohmann::json params = section(net, "params");
   if (!params.is_object()) throw ConfigError("network.params: expected an object of parameter overrides");
-  const std::string topology = get_string(net, "topology", "network", "mesh");
+  // The preset's shape (network presets may carry one), then the scenario's.
+  const auto shape_of = [&](const char* key, const std::string& fallback) -> std::pair<std::string, std::string> {
+    if (net.contains(key)) return {get_string(net, key, "network", fallback), fmt::format("network.{}", key)};
+    return {get_string(preset.network, key, preset.file + ": network", fallback),
+            fmt::format("{}: network.{}", preset.file, key)};
+  };
+  const auto [topology, topology_key] = shape_of("topology", "mesh");
   if (topology != "mesh" && topology != "torus")
-    throw ConfigError(fmt::format("network.topology: expected \"mesh\" or \"torus\", got \"{}\"", topology));
-  const std::string routing = get_string(net, "routing", "network", "dor");
+    throw ConfigError(fmt::format("{}: expected \"mesh\" or \"torus\", got \"{}\"", topology_key, topology));
+  const auto [routing, routing_key] = shape_of("routing", "dor");
   if (routing != "dor" && routing != "min_adapt")
-    throw ConfigError(fmt::format("network.routing: expected \"dor\" or \"min_adapt\", got \"{}\"", routing));
+    throw ConfigError(fmt::format("{}: expected \"dor\" or \"min_adapt\", got \"{}\"", routing_key, routing));
   if (preset.family == "epiphany") {
     read_emesh(net, preset, params, topology, sc);
   } else if (preset.family == "network") {
@@ -231,11 +246,11 @@ void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
   }
   if (routing == "dor") return;
   if (sc.config.network != NetworkKind::generic)
-    throw ConfigError(fmt::format("network.routing: the {} eMesh routes in dimension order only (min_adapt needs a "
+    throw ConfigError(fmt::format("{}: the {} eMesh routes in dimension order only (min_adapt needs a "
                                   "network preset such as booksim-iq)",
-                                  sc.preset));
+                                  routing_key, sc.preset));
   if (!sc.config.generic.flow_control)
-    throw ConfigError("network.routing: min_adapt needs flow_control=1 (the link calendars route in dimension order)");
+    throw ConfigError(routing_key + ": min_adapt needs flow_control=1 (the link calendars route in dimension order)");
   sc.config.generic.routing = GenericNetwork::Routing::min_adapt;
 }
 

@@ -61,7 +61,7 @@ namespace {
 Preset parse_preset(const fs::path& file) {
   const auto doc = read_json_file(file.string());
   const std::string where = file.string();
-  require_known_keys(doc, where, {"name", "family", "description", "params"});
+  require_known_keys(doc, where, {"name", "family", "description", "network", "params"});
   Preset p;
   p.file = where;
   p.name = get_string(doc, "name", where, file.stem().string());
@@ -70,6 +70,9 @@ Preset parse_preset(const fs::path& file) {
   if (p.family.empty()) throw ConfigError(where + ": preset has no family");
   p.params = doc.value("params", nlohmann::json::object());
   if (!p.params.is_object()) throw ConfigError(where + ": params must be an object");
+  p.network = doc.value("network", nlohmann::json::object());
+  if (!p.network.is_object()) throw ConfigError(where + ": network must be an object");
+  require_known_keys(p.network, where + ": network", {"topology", "dims", "routing"});
   return p;
 }
 }  // namespace

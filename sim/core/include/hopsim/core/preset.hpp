@@ -31,6 +31,9 @@ struct Preset {
   std::string description;
   std::string file;
   nlohmann::json params;  // name -> {"value": ..., "source": "..."}
+  // Network presets: default shape, {"topology", "dims", "routing"} (a
+  // traffic scenario's network.* keys override them; docs/traffic.md).
+  nlohmann::json network = nlohmann::json::object();
 };
 
 // Folders to search for data files: those of the colon-separated

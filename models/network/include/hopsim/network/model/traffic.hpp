@@ -75,6 +75,10 @@ struct GenericNetwork {
   // VCs 0 and 1 (one per class); the other VCs are adaptive. flow_control only.
   enum class Routing { dor, min_adapt };
   Routing routing = Routing::dor;
+  // min_adapt: a packet on an escape VC stays there to its destination
+  // (BookSim2); false: at the next router it may take adaptive VCs again
+  // (the BG/Q's Stay_On_Bubble=0; torus: with bubble flow control only).
+  bool stay_on_escape = true;
 };
 
 // A run of the flow-controlled network stopped with no packet able to move:
