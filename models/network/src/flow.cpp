@@ -33,6 +33,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       dateline_(g.torus ? g.dateline : 0),
       adaptive_(g.routing == GenericNetwork::Routing::min_adapt),
       stay_(g.stay_on_escape),
+      select_rr_(g.adaptive_selection == 1),
       rng_(seed ^ 0x5eed0f10c0000000ull) {
   while ((1u << pshift_) < ports_) ++pshift_;
   while ((1u << vshift_) < v_) ++vshift_;
@@ -372,25 +373,52 @@ void FlowNet::on_va(std::uint32_t o) {
     InVc& in = ivc_[ivc];
     out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
-    std::uint32_t to = o;  // the output granted
+    std::uint32_t to = o, v = kNone;  // the output granted, its VC
     if (in.cand != 0) {
-      // Adaptive: the productive output with the most free adaptive VCs
-      // (ties: the dimension-order one, else this one); the request is
-      // withdrawn from the others.
+      // Adaptive: withdraw the request from the other outputs, then select.
       const std::uint32_t r = out_router(o);
-      auto key = [&](std::uint32_t x, std::uint64_t free) {
-        return 2 * std::popcount(free & adaptive_vcs_) + (x == in.out ? 1 : 0);
-      };
-      int most = key(o, best_free);
+      auto free_of = [&](std::uint32_t x) { return (x == o ? best_free : out_[x].free_vcs) & adaptive_vcs_; };
       for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
         const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
         if (other == o) continue;
         auto& w = out_[other].va_wait;
         w.erase(std::find(w.begin(), w.end(), ivc));
-        const int k = key(other, out_[other].free_vcs);
-        if (k > most) {
-          most = k;
-          to = other;
+      }
+      if (select_rr_) {
+        // The first free adaptive (output port, VC) pair from the input
+        // VC's round-robin pointer (BookSim2's separable input-first VC
+        // allocator); no adaptive VC free: the escape VC here.
+        const std::uint32_t pairs = ports_ << vshift_;
+        std::uint32_t best_rot = pairs;
+        for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+          const auto port = static_cast<std::uint32_t>(std::countr_zero(m));
+          for (std::uint64_t f = free_of(out_id(r, port)); f != 0; f &= f - 1) {
+            const std::uint32_t pair = port << vshift_ | static_cast<std::uint32_t>(std::countr_zero(f));
+            const std::uint32_t rot = rotated(pair, in.sel, pairs);
+            if (rot < best_rot) {
+              best_rot = rot;
+              to = out_id(r, port);
+              v = pair & vmask_;
+            }
+          }
+        }
+        if (v != kNone) {
+          const std::uint32_t pair = out_port(to) << vshift_ | v;
+          in.sel = pair + 1 == pairs ? 0 : pair + 1;
+        }
+      } else {
+        // The productive output with the most free adaptive VCs (ties: the
+        // dimension-order one, else this one).
+        auto key = [&](std::uint32_t x) { return 2 * std::popcount(free_of(x)) + (x == in.out ? 1 : 0); };
+        int most = key(o);
+        for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+          const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
+          if (other == o) continue;
+          const int k = key(other);
+          if (k > most) {
+            most = k;
+            to = other;
+          }
         }
       }
       if (to != o) best_free = out_[to].free_vcs & adaptive_vcs_;
@@ -398,11 +426,13 @@ void FlowNet::on_va(std::uint32_t o) {
       in.out = to;
     }
     Out& t = out_[to];
-    if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
-    const std::uint64_t after = t.vc_rr >= 64 ? 0 : best_free & ~((1ull << t.vc_rr) - 1);
-    const auto v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
+    if (v == kNone) {
+      if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
+      const std::uint64_t after = t.vc_rr >= 64 ? 0 : best_free & ~((1ull << t.vc_rr) - 1);
+      v = static_cast<std::uint32_t>(std::countr_zero(after != 0 ? after : best_free));
+      t.vc_rr = v + 1 == v_ ? 0 : v + 1;
+    }
     t.free_vcs &= ~(1ull << v);
-    t.vc_rr = v + 1 == v_ ? 0 : v + 1;
     in.ovc = to << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
   }

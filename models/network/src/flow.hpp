@@ -77,6 +77,7 @@ class FlowNet {
     std::uint32_t sent = 0;              // flits of the front packet sent on
     std::uint32_t out = kNone, ovc = kNone;  // output (adaptive, before VC allocation: the dimension-order one)
     std::uint32_t cand = 0;                  // adaptive, before VC allocation: bit p when the front asks port p
+    std::uint32_t sel = 0;                   // adaptive_selection 1: round-robin pointer over (port, VC) pairs
     std::int64_t ready = 0;  // cycle the front's current request may be served
     bool in_sa = false;
   };
@@ -141,7 +142,7 @@ class FlowNet {
   std::uint32_t speedup_;
   bool wait_tail_;
   int dateline_;
-  bool adaptive_, stay_;
+  bool adaptive_, stay_, select_rr_;
   std::uint32_t escapes_ = 0;        // adaptive: escape VCs 0 .. escapes_-1
   std::uint64_t adaptive_vcs_ = 0;   // adaptive: the other VCs
   Rng rng_;

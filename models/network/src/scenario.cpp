@@ -131,6 +131,9 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"stay_on_escape", Dim::count, 0, 1, true,
        "min_adapt: 1 a packet on an escape VC stays there; 0 it may take adaptive VCs again at the next router "
        "(flow_control)"},
+      {"adaptive_selection", Dim::count, 0, 1, true,
+       "min_adapt: 0 the productive output with the most free adaptive VCs; 1 round-robin over (output, VC) pairs "
+       "(flow_control)"},
       {"dateline", Dim::count, 0, 3, true,
        "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition, 3 bubble "
        "(flow_control)"},
@@ -210,6 +213,7 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.input_speedup = set.get_int("input_speedup");
   c.generic.dateline = set.get_int("dateline");
   c.generic.stay_on_escape = set.get_int("stay_on_escape") != 0;
+  c.generic.adaptive_selection = set.get_int("adaptive_selection");
   for (const auto& [name, v] :
        {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
     if (std::floor(v * 2) != v * 2)

@@ -499,6 +499,8 @@ void validate_flow(const GenericNetwork& g) {
               " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
               "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
               num(g.hop_latency - g.channel_latency + 2));
+  require(g.adaptive_selection == 0 || g.adaptive_selection == 1,
+          "adaptive_selection must be 0 or 1, got " + std::to_string(g.adaptive_selection));
   require(g.dateline >= 0 && g.dateline <= 3, "dateline must be 0, 1, 2 or 3, got " + std::to_string(g.dateline));
   require(!g.torus || g.dateline != 3 || !g.wait_for_tail_credit,
           "dateline=3 (bubble flow control) needs wait_for_tail_credit=0: its VCs queue whole packets");

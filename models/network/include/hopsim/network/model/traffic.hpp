@@ -79,6 +79,11 @@ struct GenericNetwork {
   // (BookSim2); false: at the next router it may take adaptive VCs again
   // (the BG/Q's Stay_On_Bubble=0; torus: with bubble flow control only).
   bool stay_on_escape = true;
+  // min_adapt: how a packet chooses among productive outputs with free
+  // adaptive VCs: 0 the one with the most free adaptive VCs (ties: the
+  // dimension-order one); 1 round-robin over (output, VC) pairs per input
+  // VC, blind to congestion (BookSim2's separable input-first VC allocator).
+  int adaptive_selection = 0;
 };
 
 // A run of the flow-controlled network stopped with no packet able to move:
