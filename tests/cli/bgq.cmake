@@ -262,6 +262,10 @@ if(TARGET hopsim_bgq_ompi)
   cli_test(bgq_openmpi_torus HAS "exit status 2"
     "hopsim: rank 0: the torus 2x2x2x2x2 has 32 nodes, but mpirun started 4 processes: one process per node"
     LACKS "rank 1:" TIMEOUT 120 CMD ${CLI_BGQ_OMPI} torus)
+  # One mpirun at a time: concurrent Open MPI jobs on a loaded machine can fail to start.
+  set_tests_properties(cli.bgq_openmpi_spi cli.bgq_openmpi_own_main cli.bgq_openmpi_mpi cli.bgq_openmpi_threads
+                       cli.bgq_openmpi_tcp cli.bgq_openmpi_messages cli.bgq_openmpi_collective cli.bgq_openmpi_torus
+                       PROPERTIES RESOURCE_LOCK mpirun)
   cli_test(bgq_openmpi_symbols HAS "MPI_Finalize" "MPI_Init" "MPI_Init_thread" LACKS "MPI_Send" "MPI_Comm_rank" "MPI_Barrier"
     CMD sh -c "nm -D --defined-only $<TARGET_FILE:hopsim_bgq_ompi> | grep -o ' [TW] P*MPI_[A-Za-z_]*'")
 endif()

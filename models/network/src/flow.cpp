@@ -345,6 +345,65 @@ void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
   if (in.in_sa) wake_sa(in.out, in.ready);  // a body flit the front may be waiting for
 }
 
+// Adaptive routing, once output `o` grants input VC `ivc`: withdraws its
+// requests from the other productive outputs and selects the output (and,
+// by the round-robin rule, the VC `v`) it takes; `free` becomes the free
+// VCs of that output it may use.
+std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t& free, std::uint32_t& v) {
+  InVc& in = ivc_[ivc];
+  const std::uint64_t best_free = free;
+  std::uint32_t to = o;
+  const std::uint32_t r = out_router(o);
+  auto free_of = [&](std::uint32_t x) { return (x == o ? best_free : out_[x].free_vcs) & adaptive_vcs_; };
+  for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+    const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
+    if (other == o) continue;
+    auto& w = out_[other].va_wait;
+    w.erase(std::find(w.begin(), w.end(), ivc));
+  }
+  if (select_rr_) {
+    // The first free adaptive (output port, VC) pair from the input
+    // VC's round-robin pointer (BookSim2's separable input-first VC
+    // allocator); no adaptive VC free: the escape VC here.
+    const std::uint32_t pairs = ports_ << vshift_;
+    std::uint32_t best_rot = pairs;
+    for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+      const auto port = static_cast<std::uint32_t>(std::countr_zero(m));
+      for (std::uint64_t f = free_of(out_id(r, port)); f != 0; f &= f - 1) {
+        const std::uint32_t pair = port << vshift_ | static_cast<std::uint32_t>(std::countr_zero(f));
+        const std::uint32_t rot = rotated(pair, in.sel, pairs);
+        if (rot < best_rot) {
+          best_rot = rot;
+          to = out_id(r, port);
+          v = pair & vmask_;
+        }
+      }
+    }
+    if (v != kNone) {
+      const std::uint32_t pair = out_port(to) << vshift_ | v;
+      in.sel = pair + 1 == pairs ? 0 : pair + 1;
+    }
+  } else {
+    // The productive output with the most free adaptive VCs (ties: the
+    // dimension-order one, else this one).
+    auto key = [&](std::uint32_t x) { return 2 * std::popcount(free_of(x)) + (x == in.out ? 1 : 0); };
+    int most = key(o);
+    for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+      const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
+      if (other == o) continue;
+      const int k = key(other);
+      if (k > most) {
+        most = k;
+        to = other;
+      }
+    }
+  }
+  if (to != o) free = out_[to].free_vcs & adaptive_vcs_;
+  in.cand = 0;
+  in.out = to;
+  return to;
+}
+
 // VC allocation on output `o`: requesters whose request is due, served
 // round-robin by input port (then in arrival order), each taking a free VC of
 // its class (round-robin over the VCs); several VCs may be granted a cycle.
@@ -374,57 +433,7 @@ void FlowNet::on_va(std::uint32_t o) {
     out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
     out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
     std::uint32_t to = o, v = kNone;  // the output granted, its VC
-    if (in.cand != 0) {
-      // Adaptive: withdraw the request from the other outputs, then select.
-      const std::uint32_t r = out_router(o);
-      auto free_of = [&](std::uint32_t x) { return (x == o ? best_free : out_[x].free_vcs) & adaptive_vcs_; };
-      for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
-        const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
-        if (other == o) continue;
-        auto& w = out_[other].va_wait;
-        w.erase(std::find(w.begin(), w.end(), ivc));
-      }
-      if (select_rr_) {
-        // The first free adaptive (output port, VC) pair from the input
-        // VC's round-robin pointer (BookSim2's separable input-first VC
-        // allocator); no adaptive VC free: the escape VC here.
-        const std::uint32_t pairs = ports_ << vshift_;
-        std::uint32_t best_rot = pairs;
-        for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
-          const auto port = static_cast<std::uint32_t>(std::countr_zero(m));
-          for (std::uint64_t f = free_of(out_id(r, port)); f != 0; f &= f - 1) {
-            const std::uint32_t pair = port << vshift_ | static_cast<std::uint32_t>(std::countr_zero(f));
-            const std::uint32_t rot = rotated(pair, in.sel, pairs);
-            if (rot < best_rot) {
-              best_rot = rot;
-              to = out_id(r, port);
-              v = pair & vmask_;
-            }
-          }
-        }
-        if (v != kNone) {
-          const std::uint32_t pair = out_port(to) << vshift_ | v;
-          in.sel = pair + 1 == pairs ? 0 : pair + 1;
-        }
-      } else {
-        // The productive output with the most free adaptive VCs (ties: the
-        // dimension-order one, else this one).
-        auto key = [&](std::uint32_t x) { return 2 * std::popcount(free_of(x)) + (x == in.out ? 1 : 0); };
-        int most = key(o);
-        for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
-          const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
-          if (other == o) continue;
-          const int k = key(other);
-          if (k > most) {
-            most = k;
-            to = other;
-          }
-        }
-      }
-      if (to != o) best_free = out_[to].free_vcs & adaptive_vcs_;
-      in.cand = 0;
-      in.out = to;
-    }
+    if (in.cand != 0) to = select(ivc, o, best_free, v);
     Out& t = out_[to];
     if (v == kNone) {
       if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC

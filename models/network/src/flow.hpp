@@ -72,13 +72,13 @@ class FlowNet {
   // An input VC (or, past the routers' VCs, a node's source queue): its
   // packets in order and the allocation state of the front one.
   struct InVc {
-    std::uint32_t first = 0, count = 0;  // ring of packet ids in slots_
-    std::uint32_t occ = 0;               // flits present (flits arrive and leave in order)
-    std::uint32_t sent = 0;              // flits of the front packet sent on
+    std::uint32_t first = 0, count = 0;      // ring of packet ids in slots_
+    std::uint32_t occ = 0;                   // flits present (flits arrive and leave in order)
+    std::uint32_t sent = 0;                  // flits of the front packet sent on
     std::uint32_t out = kNone, ovc = kNone;  // output (adaptive, before VC allocation: the dimension-order one)
     std::uint32_t cand = 0;                  // adaptive, before VC allocation: bit p when the front asks port p
     std::uint32_t sel = 0;                   // adaptive_selection 1: round-robin pointer over (port, VC) pairs
-    std::int64_t ready = 0;  // cycle the front's current request may be served
+    std::int64_t ready = 0;                  // cycle the front's current request may be served
     bool in_sa = false;
   };
   struct Out {
@@ -103,6 +103,7 @@ class FlowNet {
   void on_credit(std::uint32_t ovc, std::uint32_t word);
   void on_flit(std::uint32_t ivc, std::uint32_t word);
   void on_va(std::uint32_t o);
+  std::uint32_t select(std::uint32_t ivc, std::uint32_t o, std::uint64_t& free, std::uint32_t& v);
   void on_sa(std::uint32_t unit);
   void send_flit(std::uint32_t o, std::size_t i);
   std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + sub_of_vc_[vc_of(ivc)]; }
@@ -125,11 +126,10 @@ class FlowNet {
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
   std::uint64_t vc_mask(std::uint32_t ivc, std::uint32_t o) const;
-  std::uint64_t bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m) const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
+  std::uint64_t bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m)
+      const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
-  bool on_escape(std::uint32_t ivc) const {
-    return stay_ && ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_;
-  }
+  bool on_escape(std::uint32_t ivc) const { return stay_ && ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_; }
   std::uint32_t alloc_packet();
 
   GenericNetwork g_;
@@ -143,8 +143,8 @@ class FlowNet {
   bool wait_tail_;
   int dateline_;
   bool adaptive_, stay_, select_rr_;
-  std::uint32_t escapes_ = 0;        // adaptive: escape VCs 0 .. escapes_-1
-  std::uint64_t adaptive_vcs_ = 0;   // adaptive: the other VCs
+  std::uint32_t escapes_ = 0;       // adaptive: escape VCs 0 .. escapes_-1
+  std::uint64_t adaptive_vcs_ = 0;  // adaptive: the other VCs
   Rng rng_;
   std::vector<int> coord_;             // node x dim
   std::vector<std::uint32_t> nbr_;     // router x port (directions only) -> router, kNone

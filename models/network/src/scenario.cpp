@@ -250,9 +250,10 @@ void read_network(const nlohmann::json& doc, TrafficScenario& sc) {
   }
   if (routing == "dor") return;
   if (sc.config.network != NetworkKind::generic)
-    throw ConfigError(fmt::format("{}: the {} eMesh routes in dimension order only (min_adapt needs a "
-                                  "network preset such as booksim-iq)",
-                                  routing_key, sc.preset));
+    throw ConfigError(
+        fmt::format("{}: the {} eMesh routes in dimension order only (min_adapt needs a "
+                    "network preset such as booksim-iq)",
+                    routing_key, sc.preset));
   if (!sc.config.generic.flow_control)
     throw ConfigError(routing_key + ": min_adapt needs flow_control=1 (the link calendars route in dimension order)");
   sc.config.generic.routing = GenericNetwork::Routing::min_adapt;

@@ -512,10 +512,9 @@ void validate_flow(const GenericNetwork& g) {
     require(g.stay_on_escape || !g.torus || g.dateline == 3,
             "stay_on_escape=0 on a torus needs dateline=3 (bubble flow control): with dateline classes a packet "
             "re-entering the escape VCs mid-ring could close a cycle");
-    require(g.vcs >= (classes ? 3 : 2),
-            std::string("routing min_adapt needs vcs >= ") + (classes ? "3" : "2") + ": " +
-                (classes ? "two escape VCs (one per dateline class)" : "one escape VC") +
-                " and at least one adaptive VC, got vcs " + std::to_string(g.vcs));
+    require(g.vcs >= (classes ? 3 : 2), std::string("routing min_adapt needs vcs >= ") + (classes ? "3" : "2") + ": " +
+                                            (classes ? "two escape VCs (one per dateline class)" : "one escape VC") +
+                                            " and at least one adaptive VC, got vcs " + std::to_string(g.vcs));
   }
 }
 
