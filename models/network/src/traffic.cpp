@@ -570,15 +570,6 @@ void validate(const TrafficConfig& c) {
   };
   if (c.packet_sizes.empty()) check_bytes(c.packet_bytes, "packet_bytes");
   if (c.network == NetworkKind::generic && c.generic.flow_control) {
-    // A packet fits in one VC buffer (packets longer than a buffer are not modelled).
-    auto fits = [&](int b, const std::string& what) {
-      const double flits = std::max(1.0, std::ceil(b / c.generic.link_width - 1e-9));
-      require(flits <= c.generic.vc_buffer, what + " " + std::to_string(b) + " B is " + num(flits) +
-                                                " flits, more than vc_buffer (" + std::to_string(c.generic.vc_buffer) +
-                                                " flits per VC)");
-    };
-    if (c.packet_sizes.empty()) fits(c.packet_bytes, "packet_bytes");
-    for (const auto& s : c.packet_sizes) fits(s.bytes, "packet_sizes bytes");
     // Bubble flow control: a VC holds two of the largest packets (one entering a ring needs that much room).
     if (c.generic.torus && c.generic.dateline == 3) {
       int largest = c.packet_bytes;

@@ -52,7 +52,7 @@ struct GenericNetwork {
   // or until its tail is sent. Cycles are whole numbers here.
   bool flow_control = false;
   int vcs = 8;
-  int vc_buffer = 8;  // flits per VC; a packet fits in one VC buffer
+  int vc_buffer = 8;  // flits per VC; a longer packet moves as a worm over several routers
   int credit_delay = 2;
   bool wait_for_tail_credit = true;
   int routing_delay = 0, vc_alloc_delay = 1, sw_alloc_delay = 1;
