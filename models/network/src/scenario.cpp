@@ -21,10 +21,11 @@ namespace {
 constexpr std::array<ScenarioKey, 25> kTrafficKeys = {{
     {"network", "object", "{}", "the network: a preset, its shape and parameter overrides"},
     {"network.preset", "string", "\"e64g401\"",
-     "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq); hopsim list machines"},
-    {"network.topology", "string", "\"mesh\"", "mesh or torus (torus: network presets only)"},
+     "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq, bgq-torus); hopsim list "
+     "machines"},
+    {"network.topology", "string", "the preset's, else \"mesh\"", "mesh or torus (torus: network presets only)"},
     {"network.dims", "extents", "the preset's (8x8)", "\"4x4x4\" or [4, 4, 4]; the eMesh is 2-D, at most 64x64"},
-    {"network.routing", "string", "\"dor\"",
+    {"network.routing", "string", "the preset's, else \"dor\"",
      "dor (dimension order) or min_adapt (minimal adaptive with escape VCs; network presets with flow_control=1)"},
     {"network.params", "object", "{}", "parameter overrides (hopsim list params PRESET)"},
     {"network.params.*", "quantity", "the preset's", "one network parameter, a number or a string with units"},
