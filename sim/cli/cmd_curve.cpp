@@ -13,8 +13,8 @@ void add_curve_commands(Commands& c) {
   cmd->add_option(
       "--machine", o->machine,
       "a preset with a mesh network (hopsim list machines): a chip preset (default: the 8x8 eMesh chip) or a "
-      "network preset: unit-network (textbook), booksim-iq (BookSim2's example router), bgq-torus (the BG/Q "
-      "torus network)");
+      "network preset: unit-network (textbook), booksim-iq (BookSim2's example router), the others of hopsim "
+      "list machines");
   cmd->add_option("--topology", o->topology, "mesh or torus (torus: network presets only)")
       ->check(CLI::IsMember({"mesh", "torus"}));
   cmd->add_option("--routing", o->routing,
