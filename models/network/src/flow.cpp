@@ -174,6 +174,15 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
   request_va(ivc, at);
 }
 
+// The shortest ways from coordinate cur to dest != cur in dimension d: bit 0
+// the + way, bit 1 the - way (both on a torus when they are equally long).
+std::uint32_t FlowNet::minimal_dirs(int d, int cur, int dest) const {
+  if (!g_.torus) return dest > cur ? 1u : 2u;
+  const int k = g_.dims[static_cast<std::size_t>(d)];
+  const int fwd = ((dest - cur) % k + k) % k;
+  return 2 * fwd < k ? 1u : 2 * fwd > k ? 2u : 3u;
+}
+
 // Dimension order (dimension 0 first); on a torus the shorter way round,
 // ties at random as BookSim2 does. Sets the direction and the VC class of
 // the hop leaving router r.
@@ -186,12 +195,8 @@ void FlowNet::route(std::uint32_t p, std::uint32_t r) {
   const int k = g_.dims[static_cast<std::size_t>(d)];
   if (d != q.dim) {  // entering a dimension
     q.dim = d;
-    if (!g_.torus) {
-      q.dir = dest > cur ? 0 : 1;
-    } else {
-      const int fwd = ((dest - cur) % k + k) % k;
-      q.dir = 2 * fwd < k ? 0 : 2 * fwd > k ? 1 : static_cast<std::uint8_t>(rng_() & 1u);
-    }
+    const std::uint32_t dirs = minimal_dirs(d, cur, dest);
+    q.dir = dirs == 1u ? 0 : dirs == 2u ? 1 : static_cast<std::uint8_t>(rng_() & 1u);
     if (nbr_[out_id(r, static_cast<std::uint32_t>(2 * d + q.dir))] == kNone)
       q.dir ^= 1u;  // a ring of two nodes may have one link between them
     q.cls = 0;
@@ -209,14 +214,7 @@ std::uint32_t FlowNet::productive_ports(std::uint32_t p, std::uint32_t r) const 
   for (int d = 0; d < nd_; ++d) {
     const int cur = coord_[r * nd_ + d], dest = coord_[q.dst * nd_ + d];
     if (cur == dest) continue;
-    std::uint32_t dirs = 0;  // bit 0: +, bit 1: -
-    if (!g_.torus) {
-      dirs = dest > cur ? 1u : 2u;
-    } else {
-      const int k = g_.dims[static_cast<std::size_t>(d)];
-      const int fwd = ((dest - cur) % k + k) % k;
-      dirs = 2 * fwd < k ? 1u : 2 * fwd > k ? 2u : 3u;
-    }
+    const std::uint32_t dirs = minimal_dirs(d, cur, dest);
     for (std::uint32_t dir = 0; dir < 2; ++dir) {
       const std::uint32_t port = static_cast<std::uint32_t>(2 * d) + dir;
       if ((dirs >> dir & 1u) != 0 && nbr_[out_id(r, port)] != kNone) ports |= 1u << port;

@@ -129,6 +129,7 @@ class FlowNet {
   std::uint64_t bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m)
       const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
+  std::uint32_t minimal_dirs(int d, int cur, int dest) const;
   bool on_escape(std::uint32_t ivc) const { return stay_ && ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_; }
   std::uint32_t alloc_packet();
 
