@@ -355,6 +355,36 @@ cli_test(bgq_exec_mpi_calls HAS "printed the same 70 lines" "mpi_calls: 32 ranks
   "error class 15, probe of MPI_PROC_NULL: flag 1 count 0, bytes bor 0xff band 0xf0, 2 GiB send: 2"
   LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_calls && cat exec/sim.stdout exec/native.stdout")
+# Groups, MPI_Comm_create(_group), intercommunicators (point to point,
+# merge, dup), persistent requests, a cancelled receive, buffered sends
+# (tests/bgq/programs/mpi_groups.c): both modes, data checked, on the
+# default 32 ranks, on 6 (odd halves), and a process per rank; each
+# mistake stops the run naming the rank, the call and the error.
+set(CLI_MPI_GROUPS_LINES "groups: world 32, even 16, rest 8 from 31, comm_create allreduce 240: ok"
+  "intercomm: 16 and 16 ranks, merged rank 16 of 32, allreduce 496, barrier refused: ok"
+  "persistent: 3 rounds of the ring (4 and 5000 ints) sum 84007500, inactive requests, cancelled receive: ok"
+  "buffered: 25 + 3000 + 3000 ints through a 24292-byte buffer, one too many refused (class 1): ok"
+  "mpi_groups: 32 ranks, all checks passed")
+cli_test(bgq_exec_mpi_groups HAS "printed the same 5 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout exec/native.stdout")
+cli_test(bgq_exec_mpi_groups_cma HAS "printed the same 5 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/native.stdout")
+cli_test(bgq_exec_mpi_groups_6 HAS "printed the same 5 lines" "groups: world 6, even 3, rest 2 from 5, comm_create allreduce 6: ok"
+  "intercomm: 3 and 3 ranks, merged rank 3 of 6, allreduce 15, barrier refused: ok" "mpi_groups: 6 ranks, all checks passed"
+  LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --torus 1x2x3x1x1 --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout")
+foreach(mode sim native)
+  cli_test(bgq_mpi_group_badrank.${mode} RC 5 HAS "hopsim: rank 0: MPI_Group_incl: rank 32 of a group of 32 (MPI_ERR_RANK)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups badrank)
+  cli_test(bgq_mpi_restart.${mode} RC 5 HAS "MPI_Start: request 0 is active already (started, not completed) (MPI_ERR_REQUEST)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups restart)
+  cli_test(bgq_mpi_nobuffer.${mode} RC 5
+    HAS "MPI_Bsend: a buffered message of 4 bytes needs 68 bytes of the attached buffer, which has 0 of 0 bytes free (MPI_ERR_BUFFER)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups nobuffer)
+  cli_test(bgq_mpi_intercomm_collective.${mode} RC 5
+    HAS "MPI_Bcast: communicator 4 is an intercommunicator: its collectives are not supported (MPI_ERR_COMM)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups intercoll)
+endforeach()
 # MPICH's test programs (tests/external/mpich_tests.sh) need a checkout of
 # MPICH, which CI has not: its argument checks only.
 set(CLI_MPICH_TESTS ${CMAKE_SOURCE_DIR}/tests/external/mpich_tests.sh)

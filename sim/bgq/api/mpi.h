@@ -113,6 +113,43 @@ extern "C" {
 #define MPI_Iscatter HOPSIM_BGQ_MPI_NAME(MPI_Iscatter)
 #define MPI_Iallgather HOPSIM_BGQ_MPI_NAME(MPI_Iallgather)
 #define MPI_Ialltoall HOPSIM_BGQ_MPI_NAME(MPI_Ialltoall)
+#define MPI_Comm_group HOPSIM_BGQ_MPI_NAME(MPI_Comm_group)
+#define MPI_Comm_remote_group HOPSIM_BGQ_MPI_NAME(MPI_Comm_remote_group)
+#define MPI_Group_size HOPSIM_BGQ_MPI_NAME(MPI_Group_size)
+#define MPI_Group_rank HOPSIM_BGQ_MPI_NAME(MPI_Group_rank)
+#define MPI_Group_translate_ranks HOPSIM_BGQ_MPI_NAME(MPI_Group_translate_ranks)
+#define MPI_Group_compare HOPSIM_BGQ_MPI_NAME(MPI_Group_compare)
+#define MPI_Group_incl HOPSIM_BGQ_MPI_NAME(MPI_Group_incl)
+#define MPI_Group_excl HOPSIM_BGQ_MPI_NAME(MPI_Group_excl)
+#define MPI_Group_range_incl HOPSIM_BGQ_MPI_NAME(MPI_Group_range_incl)
+#define MPI_Group_range_excl HOPSIM_BGQ_MPI_NAME(MPI_Group_range_excl)
+#define MPI_Group_union HOPSIM_BGQ_MPI_NAME(MPI_Group_union)
+#define MPI_Group_intersection HOPSIM_BGQ_MPI_NAME(MPI_Group_intersection)
+#define MPI_Group_difference HOPSIM_BGQ_MPI_NAME(MPI_Group_difference)
+#define MPI_Group_free HOPSIM_BGQ_MPI_NAME(MPI_Group_free)
+#define MPI_Comm_compare HOPSIM_BGQ_MPI_NAME(MPI_Comm_compare)
+#define MPI_Comm_create HOPSIM_BGQ_MPI_NAME(MPI_Comm_create)
+#define MPI_Comm_create_group HOPSIM_BGQ_MPI_NAME(MPI_Comm_create_group)
+#define MPI_Intercomm_create HOPSIM_BGQ_MPI_NAME(MPI_Intercomm_create)
+#define MPI_Intercomm_merge HOPSIM_BGQ_MPI_NAME(MPI_Intercomm_merge)
+#define MPI_Comm_test_inter HOPSIM_BGQ_MPI_NAME(MPI_Comm_test_inter)
+#define MPI_Comm_remote_size HOPSIM_BGQ_MPI_NAME(MPI_Comm_remote_size)
+#define MPI_Comm_set_name HOPSIM_BGQ_MPI_NAME(MPI_Comm_set_name)
+#define MPI_Comm_get_name HOPSIM_BGQ_MPI_NAME(MPI_Comm_get_name)
+#define MPI_Send_init HOPSIM_BGQ_MPI_NAME(MPI_Send_init)
+#define MPI_Ssend_init HOPSIM_BGQ_MPI_NAME(MPI_Ssend_init)
+#define MPI_Rsend_init HOPSIM_BGQ_MPI_NAME(MPI_Rsend_init)
+#define MPI_Bsend_init HOPSIM_BGQ_MPI_NAME(MPI_Bsend_init)
+#define MPI_Recv_init HOPSIM_BGQ_MPI_NAME(MPI_Recv_init)
+#define MPI_Start HOPSIM_BGQ_MPI_NAME(MPI_Start)
+#define MPI_Startall HOPSIM_BGQ_MPI_NAME(MPI_Startall)
+#define MPI_Request_free HOPSIM_BGQ_MPI_NAME(MPI_Request_free)
+#define MPI_Cancel HOPSIM_BGQ_MPI_NAME(MPI_Cancel)
+#define MPI_Test_cancelled HOPSIM_BGQ_MPI_NAME(MPI_Test_cancelled)
+#define MPI_Buffer_attach HOPSIM_BGQ_MPI_NAME(MPI_Buffer_attach)
+#define MPI_Buffer_detach HOPSIM_BGQ_MPI_NAME(MPI_Buffer_detach)
+#define MPI_Bsend HOPSIM_BGQ_MPI_NAME(MPI_Bsend)
+#define MPI_Ibsend HOPSIM_BGQ_MPI_NAME(MPI_Ibsend)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -122,11 +159,13 @@ typedef ptrdiff_t MPI_Aint;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Group;
 typedef struct {
   int MPI_SOURCE;
   int MPI_TAG;
   int MPI_ERROR;
-  int hopsim_bytes; /* what arrived (MPI_Get_count) */
+  int hopsim_bytes;     /* what arrived (MPI_Get_count) */
+  int hopsim_cancelled; /* MPI_Test_cancelled */
 } MPI_Status;
 
 #define MPI_SUCCESS 0
@@ -138,6 +177,7 @@ typedef struct {
 #define MPI_ERR_RANK 6
 #define MPI_ERR_REQUEST 7
 #define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
 #define MPI_ERR_OP 10
 #define MPI_ERR_ARG 12
 #define MPI_ERR_TRUNCATE 15
@@ -153,6 +193,15 @@ typedef struct {
 #define MPI_ANY_SOURCE (-3)
 #define MPI_ANY_TAG (-4)
 #define MPI_UNDEFINED (-32766)
+#define MPI_GROUP_NULL (-1)
+#define MPI_GROUP_EMPTY 0
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+#define MPI_MAX_OBJECT_NAME 128
+/* Bytes MPI_Bsend takes from the attached buffer beyond the message's own (MPI_Buffer_attach). */
+#define MPI_BSEND_OVERHEAD 64
 #define MPI_TAG_UB_VALUE 0x3fffffff
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
@@ -351,6 +400,61 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 
+/* Groups (MPI 4.0, 7.3): ordered sets of processes; MPI_Comm_group of an intercommunicator is its local group. */
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
+int MPI_Group_size(MPI_Group group, int* size);
+/* MPI_UNDEFINED when the calling rank is not in the group. */
+int MPI_Group_rank(MPI_Group group, int* rank);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_free(MPI_Group* group);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
+/* Collective over comm (an intracommunicator); the ranks outside the group get MPI_COMM_NULL. */
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+/* Collective over the group's members only; tag tells concurrent calls apart. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
+/* Intercommunicators (MPI 4.0, 7.6): point-to-point messages name ranks of the remote group; their
+ * collectives, MPI_Comm_split and MPI_Comm_create on them are refused (MPI_ERR_COMM). */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm* newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
+int MPI_Comm_remote_size(MPI_Comm comm, int* size);
+int MPI_Comm_set_name(MPI_Comm comm, const char* name);
+int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen);
+/* Persistent requests (MPI 4.0, 3.9): MPI_Start begins the operation its arguments describe; a wait or test
+ * completes it and leaves the request inactive, to be started again or freed with MPI_Request_free. */
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request);
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
+int MPI_Start(MPI_Request* request);
+int MPI_Startall(int count, MPI_Request requests[]);
+/* An active request is left to complete on its own (a receive still takes its message). */
+int MPI_Request_free(MPI_Request* request);
+/* A receive not yet matched is cancelled; a send is not (MPI_Test_cancelled then says 0). */
+int MPI_Cancel(MPI_Request* request);
+int MPI_Test_cancelled(const MPI_Status* status, int* flag);
+/* Buffered sends (MPI 4.0, 3.6): the message is copied when the call is made and the call returns; each
+ * takes its bytes plus MPI_BSEND_OVERHEAD of the attached buffer until it is sent (MPI_ERR_BUFFER when
+ * they do not fit). MPI_Buffer_detach waits until every buffered message has gone. */
+int MPI_Buffer_attach(void* buffer, int size);
+int MPI_Buffer_detach(void* buffer_addr, int* size);
+int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 #ifdef __cplusplus
 }
 #endif

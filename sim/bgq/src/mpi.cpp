@@ -87,6 +87,15 @@ struct Comm {
   bool active = true;
   std::vector<int> dims, periods;  // a Cartesian communicator
   std::uint32_t nbc_seq = 0;       // non-blocking collectives started (members start them in one order)
+  // An intercommunicator: `members` is the local group, `remote` the remote
+  // one (world ranks), and `local` the hidden intracommunicator of the local
+  // group (context + 2) that its creation, merge and dup agree through.
+  bool inter = false;
+  std::vector<int> remote;
+  int local = -1;
+  std::string name;
+  int peers() const { return inter ? static_cast<int>(remote.size()) : n; }  // ranks a message may name
+  int peer(int r) const { return inter ? remote[static_cast<std::size_t>(r)] : world(r); }
 };
 
 // A datatype flattened to its typemap's runs of bytes, in the order the
@@ -140,6 +149,14 @@ struct Request {
   int ack_to = 0;
   std::uint32_t ack_sreq = 0;
   alignas(64) MUHWI_Descriptor_t put{};
+  // persistent (MPI_Send_init, ...): the operation MPI_Start begins (peer in src, tag, comm above), and the
+  // request of the one under way, -1 while inactive
+  bool persistent = false;
+  enum Kind : std::uint8_t { kSend, kSsend, kBsend, kRecv } kind = kSend;
+  void* pbuf = nullptr;
+  std::size_t pcount = 0;
+  TypeRef ptype;
+  int inner = -1;
 };
 
 // A message whose envelope is here: eager with its data, or a request to send.
@@ -234,6 +251,13 @@ struct MpiState {
   std::vector<int> scheduled;                    // non-blocking collectives under way
   std::vector<UserOp> ops;                       // user op kUserOp + i
   bool advancing = false;                        // the progress engine is advancing them
+  // Groups (MPI_Group handle i): world ranks in group order; handle 0 is MPI_GROUP_EMPTY.
+  std::vector<std::vector<int>> groups{{}};
+  std::vector<char> group_live{1};
+  // Buffered sends: the attached buffer, its bytes in use, and the sends under way from it (request, bytes).
+  void* bsend_buf = nullptr;
+  std::size_t bsend_size = 0, bsend_used = 0;
+  std::vector<std::pair<int, std::size_t>> bsends;
 };
 
 namespace {
@@ -368,6 +392,8 @@ const char* error_name(int code) {
       return "MPI_ERR_REQUEST";
     case MPI_ERR_ROOT:
       return "MPI_ERR_ROOT";
+    case MPI_ERR_GROUP:
+      return "MPI_ERR_GROUP";
     case MPI_ERR_OP:
       return "MPI_ERR_OP";
     case MPI_ERR_ARG:
@@ -951,8 +977,9 @@ void release(MpiState& s, MPI_Request* r) {
 
 // Argument checks shared by the point-to-point calls; MPI_SUCCESS or the error's code.
 // *type is set to the datatype's typemap.
+// A collective's arguments (peer: its root) refuse an intercommunicator; `p2p` takes one, `peer` a remote rank.
 int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, int peer, int tag, bool recv,
-               TypeRef* type = nullptr) {
+               TypeRef* type = nullptr, bool p2p = false) {
   const Comm* cm = comm_of(s, c);
   if (!cm)
     return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
@@ -966,7 +993,10 @@ int check_args(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype 
     return error(c, MPI_ERR_COUNT, fn,
                  fmt::format("{} elements of {} bytes: messages of 2 GiB or more are not supported", count, ti->size));
   if (type) *type = ti;
-  const int n = cm->size();
+  if (cm->inter && !p2p)
+    return error(c, MPI_ERR_COMM, fn,
+                 fmt::format("communicator {} is an intercommunicator: its collectives are not supported", c));
+  const int n = p2p ? cm->peers() : cm->size();
   if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= n))
     return error(c, MPI_ERR_RANK, fn, fmt::format("rank {} of a communicator of {}", peer, n));
   if (!(recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > MPI_TAG_UB_VALUE))
@@ -999,7 +1029,7 @@ int start_send(MpiState& s, const void* buf, std::size_t count, const TypeInfo& 
   }
   charge(s, Machine::current()->params().mpi_send_cycles);
   pay(s);  // the software runs before the MU takes the descriptor
-  const int w = cm.world(dest);
+  const int w = cm.peer(dest);
   Envelope e;
   e.src = cm.me;
   e.tag = tag;
@@ -1042,7 +1072,7 @@ void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int
   q.context = static_cast<std::uint16_t>(s.comms[static_cast<std::size_t>(c)].context + context_add);
   *r = id;
   if (src == MPI_PROC_NULL) {
-    q.status = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    q.status = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     q.done = true;
     return;
   }
@@ -1062,7 +1092,16 @@ void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int
 // Completes request *r (which is done): its status, its error through its communicator's handler.
 int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
   auto& q = *s.reqs[static_cast<std::size_t>(*r)];
-  const MPI_Status status = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  if (q.persistent) {  // the operation under way completes; the request stays, inactive
+    if (q.inner < 0) {
+      if (st) *st = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+      return MPI_SUCCESS;
+    }
+    MPI_Request in = q.inner;
+    q.inner = -1;
+    return complete(s, &in, st, fn);
+  }
+  const MPI_Status status = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0} : q.status;
   const int comm = q.comm;
   const std::uint32_t sent = q.sent;
   release(s, r);
@@ -1076,6 +1115,22 @@ int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
 
 bool valid_request(MpiState& s, MPI_Request r) {
   return r >= 0 && static_cast<std::size_t>(r) < s.reqs.size() && s.reqs[static_cast<std::size_t>(r)]->active;
+}
+
+// Whether valid request `r` is done: a persistent one when its operation is, or when none is under way.
+bool req_done(MpiState& s, MPI_Request r) {
+  const auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  const int in = q.persistent ? q.inner : r;
+  return in < 0 || s.reqs[static_cast<std::size_t>(in)]->done;
+}
+
+// Whether `r` counts in MPI_Waitany/Testany/Testsome/Waitsome: not null, and not an inactive persistent request
+// (MPI 4.0, 3.7.3: those are treated as null). An invalid handle counts, so that the call reports it.
+bool req_active(MpiState& s, MPI_Request r) {
+  if (r == MPI_REQUEST_NULL) return false;
+  if (!valid_request(s, r)) return true;
+  const auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  return !q.persistent || q.inner >= 0;
 }
 
 // ---- collectives: point-to-point messages on the communicator's collective context ----
@@ -1411,8 +1466,8 @@ std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
   std::int32_t ctx = s.next_context;
   reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, c);
   bcast(s, &ctx, sizeof ctx, bytes_type(), 0, c);
-  if (ctx > 0xFFF0) fail("MPI: more than 32760 communicators were created");
-  s.next_context = static_cast<std::uint16_t>(ctx + 2);
+  if (ctx > 0xFFF0) fail("MPI: more than 16380 communicators were created");
+  s.next_context = static_cast<std::uint16_t>(ctx + 4);
   return static_cast<std::uint16_t>(ctx);
 }
 
@@ -1432,6 +1487,121 @@ const Comm* get_comm(MpiState& s, MPI_Comm c, const char* fn, int* err) {
   if (!cm)
     *err = error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} does not exist or was freed", c));
   return cm;
+}
+
+// The intracommunicator `c` of a collective `fn`, or null with *err set to its error.
+const Comm* get_intra(MpiState& s, MPI_Comm c, const char* fn, int* err) {
+  const Comm* cm = get_comm(s, c, fn, err);
+  if (cm && cm->inter) {
+    *err = error(c, MPI_ERR_COMM, fn,
+                 fmt::format("communicator {} is an intercommunicator: its collectives are not supported", c));
+    return nullptr;
+  }
+  return cm;
+}
+
+// ---- groups and intercommunicators ----
+
+constexpr int kInterTag = 0x40000000;        // + the user's tag: MPI_Intercomm_create's leaders, on the peer's context
+constexpr int kCreateGroupTag = 0x50000000;  // + the user's tag: MPI_Comm_create_group's agreement
+constexpr int kMergeTag = 0x60000000;        // an intercommunicator's leaders agreeing (merge, dup)
+
+// The world ranks of `c`'s (local) group, in rank order.
+std::vector<int> members_of(const Comm& c) {
+  if (!c.members.empty()) return c.members;
+  std::vector<int> all(static_cast<std::size_t>(c.n));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+// The rank of world rank `w` in `g`, or -1.
+int rank_in(const std::vector<int>& g, int w) {
+  const auto it = std::find(g.begin(), g.end(), w);
+  return it == g.end() ? -1 : static_cast<int>(it - g.begin());
+}
+
+MPI_Group add_group(MpiState& s, std::vector<int> g) {
+  if (g.empty()) return MPI_GROUP_EMPTY;
+  s.groups.push_back(std::move(g));
+  s.group_live.push_back(1);
+  return static_cast<MPI_Group>(s.groups.size() - 1);
+}
+
+// Group `g` of `fn`, or null with *err set to MPI_ERR_GROUP.
+const std::vector<int>* group_of(MpiState& s, MPI_Group g, const char* fn, int* err) {
+  if (g < 0 || static_cast<std::size_t>(g) >= s.groups.size() || !s.group_live[static_cast<std::size_t>(g)]) {
+    *err = error(MPI_COMM_WORLD, MPI_ERR_GROUP, fn, fmt::format("group {} does not exist or was freed", g));
+    return nullptr;
+  }
+  return &s.groups[static_cast<std::size_t>(g)];
+}
+
+// Sends `mine` to rank `peer` of `c` and returns what the peer sent, on `c`'s collective context with `tag`
+// (the sends do not wait, so both sides may send first).
+std::vector<std::int32_t> swap_with(MpiState& s, MPI_Comm c, int peer, int tag, const std::vector<std::int32_t>& mine) {
+  const auto n = static_cast<std::int32_t>(mine.size());
+  std::int32_t theirs = 0;
+  std::array<MPI_Request, 2> rs{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  start_send(s, &n, sizeof n, *bytes_type(), peer, tag, c, false, 1, &rs[0]);
+  start_send(s, mine.data(), mine.size() * 4, *bytes_type(), peer, tag, c, false, 1, &rs[1]);
+  coll_recv(s, &theirs, sizeof theirs, bytes_type(), peer, c, tag);
+  std::vector<std::int32_t> out(static_cast<std::size_t>(std::max(theirs, 0)));
+  coll_recv(s, out.data(), out.size() * 4, bytes_type(), peer, c, tag);
+  for (auto& r : rs) {
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, peer, tag);
+    release(s, &r);
+  }
+  return out;
+}
+
+// Broadcasts a vector of ints whose length only `root` knows over intracommunicator `c`.
+void bcast_ints(MpiState& s, std::vector<std::int32_t>& v, int root, MPI_Comm c) {
+  auto n = static_cast<std::int32_t>(v.size());
+  bcast(s, &n, sizeof n, bytes_type(), root, c);
+  v.resize(static_cast<std::size_t>(n));
+  bcast(s, v.data(), v.size() * 4, bytes_type(), root, c);
+}
+
+// A context both groups of intercommunicator `c` agree on: the highest next context of all their members,
+// agreed in each group (through its hidden local communicator) and between the leaders (rank 0 of each).
+// `mine` goes to the other group's leader, whose own comes back in *theirs (every member gets it).
+std::uint16_t agree_inter(MpiState& s, MPI_Comm c, const std::vector<std::int32_t>& mine,
+                          std::vector<std::int32_t>* theirs) {
+  const Comm cm = s.comms[static_cast<std::size_t>(c)];
+  std::int32_t ctx = s.next_context;
+  reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, cm.local);
+  std::vector<std::int32_t> got;
+  if (cm.me == 0) {
+    std::vector<std::int32_t> out{ctx};
+    out.insert(out.end(), mine.begin(), mine.end());
+    got = swap_with(s, c, 0, kMergeTag, out);
+    if (got.empty()) fail("MPI: the intercommunicator's leaders disagree");
+    got[0] = std::max(got[0], ctx);
+  }
+  bcast_ints(s, got, 0, cm.local);
+  if (got[0] > 0xFFF0) fail("MPI: more than 16380 communicators were created");
+  s.next_context = static_cast<std::uint16_t>(got[0] + 4);
+  if (theirs) theirs->assign(got.begin() + 1, got.end());
+  return static_cast<std::uint16_t>(got[0]);
+}
+
+// An intercommunicator of context `ctx` (and its hidden local communicator, context ctx + 2).
+MPI_Comm add_inter(MpiState& s, std::vector<int> local, std::vector<int> remote, int me, std::uint16_t ctx,
+                   bool fatal) {
+  Comm l;
+  l.context = static_cast<std::uint16_t>(ctx + 2);
+  l.n = static_cast<int>(local.size());
+  l.members = local;
+  l.me = me;
+  l.fatal = fatal;
+  Comm d = l;
+  d.context = ctx;
+  d.inter = true;
+  d.remote = std::move(remote);
+  d.local = add_comm(s, std::move(l));
+  return add_comm(s, std::move(d));
 }
 
 // Arguments of a reduction: a predefined type (MPI 4.0, 6.9.2) and an op it has.
@@ -1726,8 +1896,16 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_dup", &err);
   if (!cm) return err;
+  if (cm->inter) {
+    const mpi_impl::Comm parent = *cm;
+    const std::uint16_t ctx = mpi_impl::agree_inter(s, c, {}, nullptr);
+    *out = mpi_impl::add_inter(s, parent.members, parent.remote, parent.me, ctx, parent.fatal);
+    s.comms[static_cast<std::size_t>(*out)].name.clear();
+    return MPI_SUCCESS;
+  }
   mpi_impl::Comm d = *cm;
   d.context = mpi_impl::agree_context(s, c);
+  d.name.clear();
   *out = mpi_impl::add_comm(s, std::move(d));
   return MPI_SUCCESS;
 }
@@ -1737,7 +1915,7 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Comm_split";
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_split", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Comm_split", &err);
   if (!cm) return err;
   const int n = cm->size();
   const mpi_impl::Comm parent = *cm;
@@ -1783,7 +1961,9 @@ int MPI_Comm_free(MPI_Comm* c) {
   if (!c || *c == MPI_COMM_WORLD || *c == MPI_COMM_SELF || !mpi_impl::comm_of(s, *c))
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free",
                            fmt::format("communicator {} cannot be freed", c ? *c : MPI_COMM_NULL));
-  s.comms[static_cast<std::size_t>(*c)].active = false;
+  auto& cm = s.comms[static_cast<std::size_t>(*c)];
+  cm.active = false;
+  if (cm.local >= 0) s.comms[static_cast<std::size_t>(cm.local)].active = false;
   *c = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -2091,7 +2271,7 @@ int isend(const char* fn, const void* buf, int count, MPI_Datatype t, int dest, 
   auto& s = mpi();
   const Entered entered(s);
   TypeRef ti;
-  if (const int e = check_args(s, fn, c, count, t, dest, tag, false, &ti)) return e;
+  if (const int e = check_args(s, fn, c, count, t, dest, tag, false, &ti, true)) return e;
   return start_send(s, buf, static_cast<std::size_t>(count), *ti, dest, tag, c, sync, 0, r);
 }
 
@@ -2099,7 +2279,7 @@ int irecv(const char* fn, void* buf, int count, MPI_Datatype t, int source, int 
   auto& s = mpi();
   const Entered entered(s);
   TypeRef ti;
-  if (const int e = check_args(s, fn, c, count, t, source, tag, true, &ti)) return e;
+  if (const int e = check_args(s, fn, c, count, t, source, tag, true, &ti, true)) return e;
   start_recv(s, buf, static_cast<std::size_t>(count), ti, source, tag, c, 0, r);
   return MPI_SUCCESS;
 }
@@ -2131,14 +2311,14 @@ int wait_request(MPI_Request* r, MPI_Status* st, const char* fn) {
   const Entered entered(s);
   if (!r) return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "null request");
   if (*r == MPI_REQUEST_NULL) {
-    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     return MPI_SUCCESS;
   }
   if (!valid_request(s, *r))
     return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, fmt::format("request {} is not active", *r));
   auto& q = *s.reqs[static_cast<std::size_t>(*r)];
   wait_for(
-      s, [&] { return q.done; }, fn, q.src, q.tag);
+      s, [&] { return req_done(s, *r); }, fn, q.src, q.tag);
   return complete(s, r, st, fn);
 }
 }  // namespace
@@ -2167,7 +2347,7 @@ int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
     return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Test", fmt::format("request {} is not active", *r));
   mpi_impl::progress(s);
   mpi_impl::poll_unlocked(s);
-  *flag = s.reqs[static_cast<std::size_t>(*r)]->done ? 1 : 0;
+  *flag = mpi_impl::req_done(s, *r) ? 1 : 0;
   return *flag ? mpi_impl::complete(s, r, st, "MPI_Test") : MPI_SUCCESS;
 }
 
@@ -2177,8 +2357,7 @@ int MPI_Testall(int count, MPI_Request* rs, int* flag, MPI_Status* sts) {
   mpi_impl::progress(s);
   mpi_impl::poll_unlocked(s);
   for (int i = 0; i < count; ++i)
-    if (rs[i] != MPI_REQUEST_NULL &&
-        (!mpi_impl::valid_request(s, rs[i]) || !s.reqs[static_cast<std::size_t>(rs[i])]->done)) {
+    if (rs[i] != MPI_REQUEST_NULL && (!mpi_impl::valid_request(s, rs[i]) || !mpi_impl::req_done(s, rs[i]))) {
       *flag = 0;
       return MPI_SUCCESS;
     }
@@ -2191,12 +2370,14 @@ int MPI_Waitany(int count, MPI_Request* rs, int* index, MPI_Status* st) {
   const mpi_impl::Entered entered(s);
   *index = MPI_UNDEFINED;
   bool any = false;
-  for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
-  if (!any) return MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) any = any || mpi_impl::req_active(s, rs[i]);
+  if (!any) {
+    if (st) *st = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+    return MPI_SUCCESS;
+  }
   mpi_impl::wait_for(s, [&] {
     for (int i = 0; i < count; ++i)
-      if (rs[i] != MPI_REQUEST_NULL && mpi_impl::valid_request(s, rs[i]) &&
-          s.reqs[static_cast<std::size_t>(rs[i])]->done) {
+      if (mpi_impl::req_active(s, rs[i]) && mpi_impl::valid_request(s, rs[i]) && mpi_impl::req_done(s, rs[i])) {
         *index = i;
         return true;
       }
@@ -2215,19 +2396,19 @@ int MPI_Testany(int count, MPI_Request* rs, int* index, int* flag, MPI_Status* s
   *index = MPI_UNDEFINED;
   bool any = false;
   for (int i = 0; i < count; ++i) {
-    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::req_active(s, rs[i])) continue;
     if (!mpi_impl::valid_request(s, rs[i]))
       return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testany",
                              fmt::format("request {} is not active", rs[i]));
     any = true;
-    if (s.reqs[static_cast<std::size_t>(rs[i])]->done) {
+    if (mpi_impl::req_done(s, rs[i])) {
       *index = i;
       *flag = 1;
       return mpi_impl::complete(s, &rs[i], st, "MPI_Testany");
     }
   }
   *flag = any ? 0 : 1;
-  if (!any && st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+  if (!any && st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
   return MPI_SUCCESS;
 }
 
@@ -2242,12 +2423,12 @@ int MPI_Testsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_St
   bool any = false;
   int rc = MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {
-    if (rs[i] == MPI_REQUEST_NULL) continue;
+    if (!mpi_impl::req_active(s, rs[i])) continue;
     if (!mpi_impl::valid_request(s, rs[i]))
       return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome",
                              fmt::format("request {} is not active", rs[i]));
     any = true;
-    if (!s.reqs[static_cast<std::size_t>(rs[i])]->done) continue;
+    if (!mpi_impl::req_done(s, rs[i])) continue;
     MPI_Status* st = sts ? &sts[*outcount] : nullptr;
     indices[*outcount] = i;
     ++*outcount;
@@ -2261,7 +2442,7 @@ int MPI_Waitsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_St
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   bool any = false;
-  for (int i = 0; i < count; ++i) any = any || rs[i] != MPI_REQUEST_NULL;
+  for (int i = 0; i < count; ++i) any = any || mpi_impl::req_active(s, rs[i]);
   if (!any) {
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -2270,8 +2451,7 @@ int MPI_Waitsome(int count, MPI_Request* rs, int* outcount, int* indices, MPI_St
       s,
       [&] {
         for (int i = 0; i < count; ++i)
-          if (rs[i] != MPI_REQUEST_NULL &&
-              (!mpi_impl::valid_request(s, rs[i]) || s.reqs[static_cast<std::size_t>(rs[i])]->done))
+          if (mpi_impl::req_active(s, rs[i]) && (!mpi_impl::valid_request(s, rs[i]) || mpi_impl::req_done(s, rs[i])))
             return true;
         return false;
       },
@@ -2309,7 +2489,7 @@ int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
   if (!flag) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Request_get_status", "null flag");
   if (r == MPI_REQUEST_NULL) {
     *flag = 1;
-    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    if (st) *st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     return MPI_SUCCESS;
   }
   if (!mpi_impl::valid_request(s, r))
@@ -2317,9 +2497,14 @@ int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
                            fmt::format("request {} is not active", r));
   mpi_impl::progress(s);
   mpi_impl::poll_unlocked(s);
-  const auto& q = *s.reqs[static_cast<std::size_t>(r)];
-  *flag = q.done ? 1 : 0;
-  if (q.done && st) *st = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0} : q.status;
+  const auto& p = *s.reqs[static_cast<std::size_t>(r)];
+  *flag = mpi_impl::req_done(s, r) ? 1 : 0;
+  if (p.persistent && p.inner < 0) {
+    if (st) *st = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+    return MPI_SUCCESS;
+  }
+  const auto& q = p.persistent ? *s.reqs[static_cast<std::size_t>(p.inner)] : p;
+  if (q.done && st) *st = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0} : q.status;
   return MPI_SUCCESS;
 }
 
@@ -2342,10 +2527,10 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
 int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true)) return e;
+  if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true, nullptr, true)) return e;
   if (source == MPI_PROC_NULL) {  // a message from MPI_PROC_NULL is always there, empty (MPI 4.0, 3.8.1)
     *flag = 1;
-    if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0};
+    if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     return MPI_SUCCESS;
   }
   mpi_impl::progress(s);
@@ -2357,7 +2542,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
   for (const auto& a : s.unexpected)
     if (mpi_impl::matches(q, a.env)) {
       *flag = 1;
-      if (st) *st = {a.env.src, a.env.tag, MPI_SUCCESS, static_cast<int>(a.env.bytes)};
+      if (st) *st = {a.env.src, a.env.tag, MPI_SUCCESS, static_cast<int>(a.env.bytes), 0};
       return MPI_SUCCESS;
     }
   mpi_impl::poll_unlocked(s);
@@ -2380,7 +2565,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int* dims, const int* periods
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Cart_create";
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, old, "MPI_Cart_create", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, old, "MPI_Cart_create", &err);
   if (!cm) return err;
   long prod = 1;
   for (int i = 0; i < ndims; ++i) prod *= dims[i];
@@ -2492,7 +2677,7 @@ int MPI_Barrier(MPI_Comm c) {
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Barrier";
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Barrier", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Barrier", &err);
   if (!cm) return err;
   if (c == MPI_COMM_WORLD) {  // the GI barrier on the job's class route
     auto& m = *Machine::current();
@@ -2893,7 +3078,7 @@ int MPI_Ibarrier(MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Ibarrier", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Ibarrier", &err);
   if (!cm) return err;
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Ibarrier");
   const int n = cm->size();
@@ -3055,6 +3240,688 @@ int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
   }
   sc->rounds.push_back(std::move(rd));
   mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+// ---- groups and intercommunicators (MPI 4.0, 7.3-7.6) ----
+
+extern "C" {
+
+int MPI_Comm_group(MPI_Comm c, MPI_Group* g) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_group", &err);
+  if (!cm) return err;
+  *g = mpi_impl::add_group(s, mpi_impl::members_of(*cm));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_group(MPI_Comm c, MPI_Group* g) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_remote_group", &err);
+  if (!cm) return err;
+  if (!cm->inter)
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Comm_remote_group",
+                           fmt::format("communicator {} is not an intercommunicator", c));
+  *g = mpi_impl::add_group(s, cm->remote);
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_size(MPI_Group g, int* size) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_size", &err);
+  if (!grp) return err;
+  *size = static_cast<int>(grp->size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_rank(MPI_Group g, int* rank) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_rank", &err);
+  if (!grp) return err;
+  const int r = mpi_impl::rank_in(*grp, s.world);
+  *rank = r < 0 ? MPI_UNDEFINED : r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[], MPI_Group g2, int ranks2[]) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* a = mpi_impl::group_of(s, g1, "MPI_Group_translate_ranks", &err);
+  if (!a) return err;
+  const auto* b = mpi_impl::group_of(s, g2, "MPI_Group_translate_ranks", &err);
+  if (!b) return err;
+  for (int i = 0; i < n; ++i) {
+    const int r = ranks1[i];
+    if (r == MPI_PROC_NULL) {
+      ranks2[i] = MPI_PROC_NULL;
+      continue;
+    }
+    if (r < 0 || r >= static_cast<int>(a->size()))
+      return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_RANK, "MPI_Group_translate_ranks",
+                             fmt::format("rank {} of a group of {}", r, a->size()));
+    const int t = mpi_impl::rank_in(*b, (*a)[static_cast<std::size_t>(r)]);
+    ranks2[i] = t < 0 ? MPI_UNDEFINED : t;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_compare(MPI_Group g1, MPI_Group g2, int* result) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* a = mpi_impl::group_of(s, g1, "MPI_Group_compare", &err);
+  if (!a) return err;
+  const auto* b = mpi_impl::group_of(s, g2, "MPI_Group_compare", &err);
+  if (!b) return err;
+  auto sa = *a, sb = *b;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  *result = *a == *b ? MPI_IDENT : sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace hopsim::bgq {
+namespace {
+// The ranks `ranks` name in a group of `n`: each in range and named once; "" or what is wrong.
+std::string check_ranks(int n, int count, const int ranks[]) {
+  if (count < 0 || count > n) return fmt::format("{} ranks of a group of {}", count, n);
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < count; ++i) {
+    const int r = ranks[i];
+    if (r < 0 || r >= n) return fmt::format("rank {} of a group of {}", r, n);
+    if (seen[static_cast<std::size_t>(r)]++) return fmt::format("rank {} named twice", r);
+  }
+  return {};
+}
+
+// The ranks of the triplets (first, last, stride) of MPI_Group_range_incl/excl, or "" in *why and nothing.
+std::vector<int> range_ranks(int n, int count, const int ranges[][3], std::string* why) {
+  std::vector<int> out;
+  for (int i = 0; i < count; ++i) {
+    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (stride == 0 || first < 0 || first >= n || last < 0 || last >= n || (last - first) / stride < 0) {
+      *why = fmt::format("range ({}, {}, {}) of a group of {}", first, last, stride, n);
+      return {};
+    }
+    for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) out.push_back(r);
+  }
+  if (const std::string bad = check_ranks(n, static_cast<int>(out.size()), out.data()); !bad.empty()) {
+    *why = bad;
+    return {};
+  }
+  return out;
+}
+
+std::vector<int> pick(const std::vector<int>& g, const std::vector<int>& ranks) {
+  std::vector<int> out;
+  for (const int r : ranks) out.push_back(g[static_cast<std::size_t>(r)]);
+  return out;
+}
+
+std::vector<int> all_but(const std::vector<int>& g, const std::vector<int>& ranks) {
+  std::vector<char> drop(g.size(), 0);
+  for (const int r : ranks) drop[static_cast<std::size_t>(r)] = 1;
+  std::vector<int> out;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!drop[i]) out.push_back(g[i]);
+  return out;
+}
+
+// MPI_Group_incl/excl: a new group of g's ranks `ranks` (or of all the others).
+int subgroup(const char* fn, MPI_Group g, std::vector<int> ranks, const std::string& bad, bool exclude,
+             MPI_Group* out) {
+  auto& s = mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = group_of(s, g, fn, &err);
+  if (!grp) return err;
+  if (!bad.empty()) return error(MPI_COMM_WORLD, MPI_ERR_RANK, fn, bad);
+  *out = add_group(s, exclude ? all_but(*grp, ranks) : pick(*grp, ranks));
+  return MPI_SUCCESS;
+}
+
+// MPI_Group_union/intersection/difference: a's members kept by keep(in b), then (union) b's not in a.
+template <class Keep>
+int combine_groups(const char* fn, MPI_Group g1, MPI_Group g2, Keep keep, bool add_b, MPI_Group* out) {
+  auto& s = mpi();
+  int err = MPI_SUCCESS;
+  const auto* a = group_of(s, g1, fn, &err);
+  if (!a) return err;
+  const auto* b = group_of(s, g2, fn, &err);
+  if (!b) return err;
+  std::vector<int> r;
+  for (const int w : *a)
+    if (keep(rank_in(*b, w) >= 0)) r.push_back(w);
+  if (add_b)
+    for (const int w : *b)
+      if (rank_in(*a, w) < 0) r.push_back(w);
+  *out = add_group(s, std::move(r));
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_incl", &err);
+  if (!grp) return err;
+  const std::string bad = mpi_impl::check_ranks(static_cast<int>(grp->size()), n, ranks);
+  return mpi_impl::subgroup("MPI_Group_incl", g, bad.empty() ? std::vector<int>(ranks, ranks + n) : std::vector<int>{},
+                            bad, false, out);
+}
+
+int MPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_excl", &err);
+  if (!grp) return err;
+  const std::string bad = mpi_impl::check_ranks(static_cast<int>(grp->size()), n, ranks);
+  return mpi_impl::subgroup("MPI_Group_excl", g, bad.empty() ? std::vector<int>(ranks, ranks + n) : std::vector<int>{},
+                            bad, true, out);
+}
+
+int MPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_range_incl", &err);
+  if (!grp) return err;
+  std::string bad;
+  auto ranks = mpi_impl::range_ranks(static_cast<int>(grp->size()), n, ranges, &bad);
+  return mpi_impl::subgroup("MPI_Group_range_incl", g, std::move(ranks), bad, false, out);
+}
+
+int MPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Group_range_excl", &err);
+  if (!grp) return err;
+  std::string bad;
+  auto ranks = mpi_impl::range_ranks(static_cast<int>(grp->size()), n, ranges, &bad);
+  return mpi_impl::subgroup("MPI_Group_range_excl", g, std::move(ranks), bad, true, out);
+}
+
+int MPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group* out) {
+  return mpi_impl::combine_groups(
+      "MPI_Group_union", g1, g2, [](bool) { return true; }, true, out);
+}
+
+int MPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group* out) {
+  return mpi_impl::combine_groups(
+      "MPI_Group_intersection", g1, g2, [](bool in_b) { return in_b; }, false, out);
+}
+
+int MPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group* out) {
+  return mpi_impl::combine_groups(
+      "MPI_Group_difference", g1, g2, [](bool in_b) { return !in_b; }, false, out);
+}
+
+int MPI_Group_free(MPI_Group* g) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  if (!g || !mpi_impl::group_of(s, *g, "MPI_Group_free", &err)) return g ? err : MPI_ERR_GROUP;
+  if (*g != MPI_GROUP_EMPTY) {
+    s.group_live[static_cast<std::size_t>(*g)] = 0;
+    s.groups[static_cast<std::size_t>(*g)] = {};
+  }
+  *g = MPI_GROUP_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int* result) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* a = mpi_impl::get_comm(s, c1, "MPI_Comm_compare", &err);
+  if (!a) return err;
+  const mpi_impl::Comm* b = mpi_impl::get_comm(s, c2, "MPI_Comm_compare", &err);
+  if (!b) return err;
+  auto ma = mpi_impl::members_of(*a), mb = mpi_impl::members_of(*b);
+  const bool same_order = ma == mb && a->inter == b->inter && a->remote == b->remote;
+  std::sort(ma.begin(), ma.end());
+  std::sort(mb.begin(), mb.end());
+  *result = c1 == c2                           ? MPI_IDENT
+            : same_order                       ? MPI_CONGRUENT
+            : ma == mb && a->inter == b->inter ? MPI_SIMILAR
+                                               : MPI_UNEQUAL;
+  return MPI_SUCCESS;
+}
+
+// Collective over `c`: the members of `g` (a subgroup of c) get a communicator of it, the others MPI_COMM_NULL.
+int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  s.coll = "MPI_Comm_create";
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Comm_create", &err);
+  if (!cm) return err;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Comm_create", &err);
+  if (!grp) return err;
+  const std::vector<int> members = *grp, parent = mpi_impl::members_of(*cm);
+  const bool fatal = cm->fatal;
+  for (const int w : members)
+    if (mpi_impl::rank_in(parent, w) < 0)
+      return mpi_impl::error(c, MPI_ERR_GROUP, "MPI_Comm_create",
+                             fmt::format("world rank {} of the group is not in communicator {}", w, c));
+  const std::uint16_t ctx = mpi_impl::agree_context(s, c);
+  const int me = mpi_impl::rank_in(members, s.world);
+  if (me < 0) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  mpi_impl::Comm d;
+  d.context = ctx;
+  d.n = static_cast<int>(members.size());
+  d.members = members;
+  d.me = me;
+  d.fatal = fatal;
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+// Collective over the members of `g` only (MPI 4.0, 7.4.2): its rank 0 gathers every member's next context
+// on c's collective context (tag: the user's), takes the highest and sends it back.
+int MPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  s.coll = "MPI_Comm_create_group";
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Comm_create_group", &err);
+  if (!cm) return err;
+  const auto* grp = mpi_impl::group_of(s, g, "MPI_Comm_create_group", &err);
+  if (!grp) return err;
+  const std::vector<int> members = *grp, parent = mpi_impl::members_of(*cm);
+  const bool fatal = cm->fatal;
+  const int me = mpi_impl::rank_in(members, s.world);
+  if (me < 0) return mpi_impl::error(c, MPI_ERR_GROUP, "MPI_Comm_create_group", "the calling rank is not in the group");
+  std::vector<int> at;  // each member's rank in c
+  for (const int w : members) {
+    at.push_back(mpi_impl::rank_in(parent, w));
+    if (at.back() < 0)
+      return mpi_impl::error(c, MPI_ERR_GROUP, "MPI_Comm_create_group",
+                             fmt::format("world rank {} of the group is not in communicator {}", w, c));
+  }
+  const int t = mpi_impl::kCreateGroupTag + (tag & 0xFFFFFF);
+  std::int32_t ctx = s.next_context;
+  const auto bytes = mpi_impl::bytes_type();
+  if (me == 0) {
+    for (std::size_t i = 1; i < members.size(); ++i) {
+      std::int32_t other = 0;
+      mpi_impl::coll_recv(s, &other, sizeof other, bytes, at[i], c, t);
+      ctx = std::max(ctx, other);
+    }
+    for (std::size_t i = 1; i < members.size(); ++i) mpi_impl::coll_send(s, &ctx, sizeof ctx, bytes, at[i], c, t);
+  } else {
+    mpi_impl::coll_send(s, &ctx, sizeof ctx, bytes, at[0], c, t);
+    mpi_impl::coll_recv(s, &ctx, sizeof ctx, bytes, at[0], c, t);
+  }
+  if (ctx > 0xFFF0) mpi_impl::fail("MPI: more than 16380 communicators were created");
+  s.next_context = static_cast<std::uint16_t>(ctx + 4);
+  mpi_impl::Comm d;
+  d.context = static_cast<std::uint16_t>(ctx);
+  d.n = static_cast<int>(members.size());
+  d.members = members;
+  d.me = me;
+  d.fatal = fatal;
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+// Collective over both groups: the leaders exchange their groups and contexts through `peer` (on its collective
+// context, with the user's tag), then each broadcasts the other group to its own.
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag, MPI_Comm* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  s.coll = "MPI_Intercomm_create";
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, local, "MPI_Intercomm_create", &err);
+  if (!cm) return err;
+  if (local_leader < 0 || local_leader >= cm->size())
+    return mpi_impl::error(local, MPI_ERR_RANK, "MPI_Intercomm_create",
+                           fmt::format("local leader {} of a communicator of {}", local_leader, cm->size()));
+  const std::vector<int> mine = mpi_impl::members_of(*cm);
+  const int me = cm->me;
+  const bool fatal = cm->fatal;
+  std::int32_t ctx = s.next_context;
+  mpi_impl::reduce(s, &ctx, 1, MPI_INT, MPI_MAX, local_leader, local);
+  std::vector<std::int32_t> got;  // the agreed context, then the remote group
+  if (me == local_leader) {
+    const mpi_impl::Comm* pc = mpi_impl::get_comm(s, peer, "MPI_Intercomm_create", &err);
+    if (!pc) return err;
+    if (remote_leader < 0 || remote_leader >= pc->peers())
+      return mpi_impl::error(peer, MPI_ERR_RANK, "MPI_Intercomm_create",
+                             fmt::format("remote leader {} of a communicator of {}", remote_leader, pc->peers()));
+    std::vector<std::int32_t> info{ctx};
+    info.insert(info.end(), mine.begin(), mine.end());
+    got = mpi_impl::swap_with(s, peer, remote_leader, mpi_impl::kInterTag + (tag & 0xFFFFFF), info);
+    if (got.size() < 2) mpi_impl::fail("MPI_Intercomm_create: the remote leader sent no group");
+    got[0] = std::max(got[0], ctx);
+  }
+  mpi_impl::bcast_ints(s, got, local_leader, local);
+  if (got[0] > 0xFFF0) mpi_impl::fail("MPI: more than 16380 communicators were created");
+  s.next_context = static_cast<std::uint16_t>(got[0] + 4);
+  *out = mpi_impl::add_inter(s, mine, std::vector<int>(got.begin() + 1, got.end()), me,
+                             static_cast<std::uint16_t>(got[0]), fatal);
+  return MPI_SUCCESS;
+}
+
+// The group that passes high = 0 comes first (both the same: the group whose leader has the lower world rank).
+int MPI_Intercomm_merge(MPI_Comm c, int high, MPI_Comm* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  s.coll = "MPI_Intercomm_merge";
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Intercomm_merge", &err);
+  if (!cm) return err;
+  if (!cm->inter)
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Intercomm_merge",
+                           fmt::format("communicator {} is not an intercommunicator", c));
+  const mpi_impl::Comm parent = *cm;
+  std::vector<std::int32_t> theirs;
+  const std::uint16_t ctx = mpi_impl::agree_inter(s, c, {high ? 1 : 0, parent.members[0]}, &theirs);
+  // Every member follows its leader's high (MPI wants one value per group).
+  std::vector<std::int32_t> mine{high ? 1 : 0};
+  mpi_impl::bcast(s, mine.data(), 4, mpi_impl::bytes_type(), 0, parent.local);
+  const bool first = mine[0] != theirs.at(0) ? mine[0] == 0 : parent.members[0] < theirs.at(1);
+  mpi_impl::Comm d;
+  d.context = ctx;
+  d.fatal = parent.fatal;
+  d.members = first ? parent.members : parent.remote;
+  const auto& second = first ? parent.remote : parent.members;
+  d.members.insert(d.members.end(), second.begin(), second.end());
+  d.n = static_cast<int>(d.members.size());
+  d.me = (first ? 0 : static_cast<int>(parent.remote.size())) + parent.me;
+  *out = mpi_impl::add_comm(s, std::move(d));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm c, int* flag) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_test_inter", &err);
+  if (!cm) return err;
+  *flag = cm->inter ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_size(MPI_Comm c, int* size) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_remote_size", &err);
+  if (!cm) return err;
+  if (!cm->inter)
+    return mpi_impl::error(c, MPI_ERR_COMM, "MPI_Comm_remote_size",
+                           fmt::format("communicator {} is not an intercommunicator", c));
+  *size = static_cast<int>(cm->remote.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm c, const char* name) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::get_comm(s, c, "MPI_Comm_set_name", &err)) return err;
+  s.comms[static_cast<std::size_t>(c)].name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  return MPI_SUCCESS;
+}
+
+// MPI_COMM_WORLD and MPI_COMM_SELF are named so; any other is "" until named.
+int MPI_Comm_get_name(MPI_Comm c, char* name, int* len) {
+  auto& s = mpi_impl::mpi();
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_get_name", &err);
+  if (!cm) return err;
+  std::string n = cm->name;
+  if (n.empty() && c == MPI_COMM_WORLD) n = "MPI_COMM_WORLD";
+  if (n.empty() && c == MPI_COMM_SELF) n = "MPI_COMM_SELF";
+  std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n.c_str());
+  *len = static_cast<int>(n.size());
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+// ---- persistent requests, cancellation, buffered sends (MPI 4.0, 3.6, 3.8.4, 3.9) ----
+
+namespace hopsim::bgq {
+namespace {
+// Frees the attached buffer's share of every buffered send that has gone.
+void reap_bsends(MpiState& s) {
+  for (auto it = s.bsends.begin(); it != s.bsends.end();) {
+    MPI_Request r = it->first;
+    if (!s.reqs[static_cast<std::size_t>(r)]->done) {
+      ++it;
+      continue;
+    }
+    s.bsend_used -= it->second;
+    release(s, &r);
+    it = s.bsends.erase(it);
+  }
+}
+
+// A buffered send: the data copied into a request of MPI's own, which the attached buffer accounts for.
+int start_bsend(MpiState& s, const char* fn, const void* buf, std::size_t count, const TypeRef& t, int dest, int tag,
+                MPI_Comm c) {
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  progress(s);
+  reap_bsends(s);
+  const std::size_t bytes = count * t->size, need = bytes + MPI_BSEND_OVERHEAD;
+  if (s.bsend_used + need > s.bsend_size)
+    return error(c, MPI_ERR_BUFFER, fn,
+                 fmt::format("a buffered message of {} bytes needs {} bytes of the attached buffer, which has {} of "
+                             "{} bytes free",
+                             bytes, need, s.bsend_size - s.bsend_used, s.bsend_size));
+  std::vector<std::uint8_t> copy(bytes);
+  if (t->contiguous()) {
+    if (bytes > 0) std::memcpy(copy.data(), data_start(buf, *t), bytes);
+  } else {
+    pack(*t, buf, count, copy.data());
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  start_send(s, copy.data(), bytes, *bytes_type(), dest, tag, c, false, 0, &r);
+  s.reqs[static_cast<std::size_t>(r)]->pack = std::move(copy);  // the buffer a remote get reads stays where it is
+  s.bsends.emplace_back(r, need);
+  s.bsend_used += need;
+  return MPI_SUCCESS;
+}
+
+// A request that is done already (an MPI_Ibsend's: done once the data is copied).
+MPI_Request done_request(MpiState& s, MPI_Comm c) {
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.send = true;
+  q.done = true;
+  q.comm = c;
+  return id;
+}
+
+int init_request(const char* fn, Request::Kind kind, const void* buf, int count, MPI_Datatype t, int peer, int tag,
+                 MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi();
+  const Entered entered(s);
+  TypeRef ti;
+  if (const int e = check_args(s, fn, c, count, t, peer, tag, kind == Request::kRecv, &ti, true)) return e;
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.persistent = true;
+  q.kind = kind;
+  q.send = kind != Request::kRecv;
+  q.pbuf = const_cast<void*>(buf);  // NOLINT(cppcoreguidelines-pro-type-const-cast): a send's buffer is only read
+  q.pcount = static_cast<std::size_t>(count);
+  q.ptype = ti;
+  q.src = peer;
+  q.tag = tag;
+  q.comm = c;
+  *r = id;
+  return MPI_SUCCESS;
+}
+
+int start_request(MpiState& s, MPI_Request* r, const char* fn) {
+  if (!r || !valid_request(s, *r) || !s.reqs[static_cast<std::size_t>(*r)]->persistent)
+    return error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
+                 fmt::format("request {} is not a persistent request", r ? *r : MPI_REQUEST_NULL));
+  auto& q = *s.reqs[static_cast<std::size_t>(*r)];
+  if (q.inner >= 0)
+    return error(q.comm, MPI_ERR_REQUEST, fn, fmt::format("request {} is active already (started, not completed)", *r));
+  if (!comm_of(s, q.comm))
+    return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} was freed", q.comm));
+  MPI_Request in = MPI_REQUEST_NULL;
+  switch (q.kind) {
+    case Request::kRecv:
+      start_recv(s, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm, 0, &in);
+      break;
+    case Request::kBsend:
+      if (const int e = start_bsend(s, fn, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm)) return e;
+      in = done_request(s, q.comm);
+      break;
+    default:
+      if (const int e =
+              start_send(s, q.pbuf, q.pcount, *q.ptype, q.src, q.tag, q.comm, q.kind == Request::kSsend, 0, &in))
+        return e;
+  }
+  s.reqs[static_cast<std::size_t>(*r)]->inner = in;
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::init_request("MPI_Send_init", mpi_impl::Request::kSend, buf, count, t, dest, tag, c, r);
+}
+
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::init_request("MPI_Ssend_init", mpi_impl::Request::kSsend, buf, count, t, dest, tag, c, r);
+}
+
+// A ready send is a standard send (as MPI_Rsend).
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::init_request("MPI_Rsend_init", mpi_impl::Request::kSend, buf, count, t, dest, tag, c, r);
+}
+
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::init_request("MPI_Bsend_init", mpi_impl::Request::kBsend, buf, count, t, dest, tag, c, r);
+}
+
+int MPI_Recv_init(void* buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::init_request("MPI_Recv_init", mpi_impl::Request::kRecv, buf, count, t, source, tag, c, r);
+}
+
+int MPI_Start(MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  return mpi_impl::start_request(s, r, "MPI_Start");
+}
+
+int MPI_Startall(int count, MPI_Request rs[]) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  for (int i = 0; i < count; ++i)
+    if (const int e = mpi_impl::start_request(s, &rs[i], "MPI_Startall")) return e;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  if (!r || !mpi_impl::valid_request(s, *r))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
+                           fmt::format("request {} is not active", r ? *r : MPI_REQUEST_NULL));
+  auto& q = *s.reqs[static_cast<std::size_t>(*r)];
+  // A persistent request's operation under way, or an active request, completes on its own; its slot stays.
+  const MPI_Request own = q.persistent ? q.inner : *r;
+  if (own >= 0 && s.reqs[static_cast<std::size_t>(own)]->done) {
+    MPI_Request x = own;
+    mpi_impl::release(s, &x);
+  }
+  if (q.persistent) {
+    MPI_Request x = *r;
+    mpi_impl::release(s, &x);
+  }
+  *r = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  if (!r || !mpi_impl::valid_request(s, *r))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel",
+                           fmt::format("request {} is not active", r ? *r : MPI_REQUEST_NULL));
+  const auto& p = *s.reqs[static_cast<std::size_t>(*r)];
+  const int id = p.persistent ? p.inner : *r;
+  if (id < 0) return MPI_SUCCESS;
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  const auto it = std::find(s.posted.begin(), s.posted.end(), id);
+  if (q.send || q.coll || q.done || it == s.posted.end()) return MPI_SUCCESS;  // too late, or a send: not cancelled
+  s.posted.erase(it);
+  q.status = {q.src, q.tag, MPI_SUCCESS, 0, 1};
+  q.done = true;
+  return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status* st, int* flag) {
+  *flag = st && st->hopsim_cancelled ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_attach(void* buf, int size) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  if (s.bsend_buf)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach", "a buffer is attached already");
+  if (size < 0 || (!buf && size > 0))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach", fmt::format("size {}", size));
+  s.bsend_buf = buf ? buf : &s;
+  s.bsend_size = static_cast<std::size_t>(size);
+  return MPI_SUCCESS;
+}
+
+// Waits until every buffered message has gone, then hands the buffer back.
+int MPI_Buffer_detach(void* addr, int* size) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  mpi_impl::wait_for(
+      s,
+      [&] {
+        mpi_impl::reap_bsends(s);
+        return s.bsends.empty();
+      },
+      "MPI_Buffer_detach");
+  void* buf = s.bsend_buf == &s ? nullptr : s.bsend_buf;
+  std::memcpy(addr, &buf, sizeof buf);  // addr is a void** passed as void* (MPI 4.0, 3.6.1)
+  *size = static_cast<int>(s.bsend_size);
+  s.bsend_buf = nullptr;
+  s.bsend_size = 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Bsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, "MPI_Bsend", c, count, t, dest, tag, false, &ti, true)) return e;
+  return mpi_impl::start_bsend(s, "MPI_Bsend", buf, static_cast<std::size_t>(count), ti, dest, tag, c);
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, "MPI_Ibsend", c, count, t, dest, tag, false, &ti, true)) return e;
+  if (const int e = mpi_impl::start_bsend(s, "MPI_Ibsend", buf, static_cast<std::size_t>(count), ti, dest, tag, c))
+    return e;
+  *r = mpi_impl::done_request(s, c);
   return MPI_SUCCESS;
 }
 

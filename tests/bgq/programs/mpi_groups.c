@@ -1,0 +1,324 @@
+/* Groups, communicators made from them, intercommunicators, persistent
+ * requests, cancelled receives and buffered sends, each with its data
+ * checked exactly; prints the same lines in every mode (any even number of
+ * ranks from 4). A mismatch prints WRONG and what was found. With an
+ * argument, one mistake under the default error handler instead:
+ *   badrank   MPI_Group_incl of a rank the group does not have
+ *   restart   MPI_Start of a persistent request that is active already
+ *   nobuffer  MPI_Bsend with no buffer attached
+ *   intercoll MPI_Bcast on an intercommunicator */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+static int errors;
+
+static void check(const char* what, int i, long got, long want) {
+  if (got != want && errors++ < 5) printf("rank %d: %s [%d] WRONG: %ld, expected %ld\n", rank, what, i, got, want);
+}
+
+/* Group arithmetic on the world's group, then MPI_Comm_create (the even
+ * ranks, in reverse order) and MPI_Comm_create_group (the odd ranks). */
+static void groups(void) {
+  MPI_Group world, even, odd, top, both, none, rest;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n = 0, me = -1;
+  MPI_Group_size(world, &n);
+  MPI_Group_rank(world, &me);
+  check("group size", 0, n, size);
+  check("group rank", 0, me, rank);
+  int* ranks = malloc(sizeof(int) * (size_t)size);
+  int ne = 0;
+  for (int r = size - 2; r >= 0; r -= 2) ranks[ne++] = r; /* even ranks, highest first */
+  MPI_Group_incl(world, ne, ranks, &even);
+  MPI_Group_excl(world, ne, ranks, &odd);
+  int range[1][3] = {{size - 1, size / 2, -1}}; /* the top half, from the last rank down */
+  MPI_Group_range_incl(world, 1, range, &top);
+  MPI_Group_union(even, odd, &both);
+  MPI_Group_intersection(even, odd, &none);
+  MPI_Group_difference(top, even, &rest); /* the odd ranks of the top half, highest first */
+  int cmp[4];
+  MPI_Group_compare(world, world, &cmp[0]);
+  MPI_Group_compare(world, both, &cmp[1]);
+  MPI_Group_compare(even, odd, &cmp[2]);
+  MPI_Group_size(none, &cmp[3]);
+  check("group compare ident", 0, cmp[0], MPI_IDENT);
+  check("group compare similar", 0, cmp[1], MPI_SIMILAR);
+  check("group compare unequal", 0, cmp[2], MPI_UNEQUAL);
+  check("intersection size", 0, cmp[3], 0);
+  int nr = 0, first = -1;
+  MPI_Group_size(rest, &nr);
+  int zero = 0;
+  MPI_Group_translate_ranks(rest, 1, &zero, world, &first);
+  check("difference size", 0, nr, size / 4 + (size % 4 == 2 && (size / 2) % 2 == 1 ? 1 : 0));
+  check("difference first", 0, first, size - 1);
+  int in_even = -2, back[2] = {0, MPI_PROC_NULL}, out[2];
+  MPI_Group_rank(even, &in_even);
+  check("rank in even", 0, in_even, rank % 2 == 0 ? (size - 2 - rank) / 2 : MPI_UNDEFINED);
+  MPI_Group_translate_ranks(odd, 2, back, even, out);
+  check("translate odd to even", 0, out[0], MPI_UNDEFINED);
+  check("translate proc null", 1, out[1], MPI_PROC_NULL);
+
+  MPI_Comm ce = MPI_COMM_NULL, co = MPI_COMM_NULL;
+  MPI_Comm_create(MPI_COMM_WORLD, even, &ce);
+  int sum = -1, er = -1;
+  if (rank % 2 == 0) {
+    MPI_Comm_rank(ce, &er);
+    check("comm_create rank", 0, er, (size - 2 - rank) / 2);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ce);
+    check("comm_create allreduce", 0, sum, (long)(ne - 1) * ne);
+    MPI_Comm_free(&ce);
+  } else {
+    check("comm_create outside the group", 0, ce == MPI_COMM_NULL, 1);
+    MPI_Comm_create_group(MPI_COMM_WORLD, odd, 7, &co);
+    int v = rank == 1 ? 4242 : 0, orank = -1;
+    MPI_Comm_rank(co, &orank);
+    check("comm_create_group rank", 0, orank, rank / 2);
+    MPI_Bcast(&v, 1, MPI_INT, 0, co);
+    check("comm_create_group bcast", 0, v, 4242);
+    MPI_Comm_free(&co);
+  }
+  if (rank == 0)
+    printf("groups: world %d, even %d, rest %d from %d, comm_create allreduce %d: %s\n", n, ne, nr, first, sum,
+           errors ? "WRONG" : "ok");
+  MPI_Group_free(&world);
+  MPI_Group_free(&even);
+  MPI_Group_free(&odd);
+  MPI_Group_free(&top);
+  MPI_Group_free(&both);
+  MPI_Group_free(&none);
+  MPI_Group_free(&rest);
+  check("group freed", 0, world == MPI_GROUP_NULL, 1);
+  free(ranks);
+}
+
+/* The low and high halves of the world as an intercommunicator: rank i of
+ * each half sends to rank i of the other; merged with the high half first;
+ * duplicated; a collective on it refused under MPI_ERRORS_RETURN. */
+static void intercomms(void) {
+  const int half = size / 2, low = rank < half;
+  MPI_Comm mine, inter, merged, dup;
+  MPI_Comm_split(MPI_COMM_WORLD, low, rank, &mine);
+  MPI_Intercomm_create(mine, 0, MPI_COMM_WORLD, low ? half : 0, 99, &inter);
+  int flag = 0, rsize = 0, lsize = 0, lrank = -1;
+  MPI_Comm_test_inter(inter, &flag);
+  MPI_Comm_remote_size(inter, &rsize);
+  MPI_Comm_size(inter, &lsize);
+  MPI_Comm_rank(inter, &lrank);
+  check("test_inter", 0, flag, 1);
+  check("remote size", 0, rsize, half);
+  check("local size", 0, lsize, half);
+  check("local rank", 0, lrank, rank % half);
+  int got = -1, mine_v = 1000 * rank + 1;
+  MPI_Sendrecv(&mine_v, 1, MPI_INT, lrank, 5, &got, 1, MPI_INT, lrank, 5, inter, MPI_STATUS_IGNORE);
+  const int partner = low ? rank + half : rank - half;
+  check("intercomm sendrecv", 0, got, 1000 * partner + 1);
+  MPI_Status st;
+  MPI_Recv(&got, 0, MPI_INT, MPI_PROC_NULL, 0, inter, &st);
+  /* A wildcard receive on the intercommunicator names the sender's rank in the remote group. */
+  if (lrank == 0) {
+    MPI_Send(&mine_v, 1, MPI_INT, half - 1, 6, inter);
+  }
+  if (lrank == half - 1) {
+    MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 6, inter, &st);
+    check("intercomm any source", 0, st.MPI_SOURCE, 0);
+    check("intercomm any source data", 0, got, 1000 * (low ? half : 0) + 1);
+  }
+
+  MPI_Intercomm_merge(inter, low, &merged); /* high half first */
+  int mr = -1, ms = 0, total = 0;
+  MPI_Comm_rank(merged, &mr);
+  MPI_Comm_size(merged, &ms);
+  check("merged size", 0, ms, size);
+  check("merged rank", 0, mr, low ? rank + half : rank - half);
+  MPI_Allreduce(&mr, &total, 1, MPI_INT, MPI_SUM, merged);
+  check("merged allreduce", 0, total, (long)size * (size - 1) / 2);
+
+  MPI_Comm_dup(inter, &dup);
+  MPI_Comm_set_name(dup, "halves");
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  MPI_Comm_get_name(dup, name, &len);
+  check("comm name", 0, strcmp(name, "halves") == 0 && len == 6, 1);
+  got = -1;
+  MPI_Sendrecv(&mine_v, 1, MPI_INT, (lrank + 1) % half, 8, &got, 1, MPI_INT, (lrank + half - 1) % half, 8, dup,
+               MPI_STATUS_IGNORE);
+  check("dup sendrecv", 0, got, 1000 * ((low ? half : 0) + (lrank + half - 1) % half) + 1);
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  const int refused = MPI_Barrier(dup);
+  check("barrier on an intercommunicator refused", 0, refused == MPI_SUCCESS, 0);
+
+  int cmp[3];
+  MPI_Comm wdup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &wdup);
+  MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &cmp[0]);
+  MPI_Comm_compare(MPI_COMM_WORLD, wdup, &cmp[1]);
+  MPI_Comm_compare(MPI_COMM_WORLD, merged, &cmp[2]);
+  check("comm compare ident", 0, cmp[0], MPI_IDENT);
+  check("comm compare congruent", 0, cmp[1], MPI_CONGRUENT);
+  check("comm compare similar", 0, cmp[2], MPI_SIMILAR);
+  if (rank == 0)
+    printf("intercomm: %d and %d ranks, merged rank %d of %d, allreduce %d, barrier refused: %s\n", lsize, rsize, mr,
+           ms, total, errors ? "WRONG" : "ok");
+  MPI_Comm_free(&wdup);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&merged);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&mine);
+}
+
+/* A ring exchange through persistent requests, one pair eager-sized and one
+ * rendezvous-sized, started three times with new data; then the calls on
+ * inactive requests. */
+static void persistent(void) {
+  enum { kSmall = 4, kBig = 5000 };
+  static int out[kBig], in[kBig], sout[kSmall], sin[kSmall];
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Request rs[4];
+  MPI_Recv_init(in, kBig, MPI_INT, left, 11, MPI_COMM_WORLD, &rs[0]);
+  MPI_Send_init(out, kBig, MPI_INT, right, 11, MPI_COMM_WORLD, &rs[1]);
+  MPI_Recv_init(sin, kSmall, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &rs[2]);
+  MPI_Ssend_init(sout, kSmall, MPI_INT, right, 12, MPI_COMM_WORLD, &rs[3]);
+  long sum = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kBig; ++i) out[i] = 100 * rank + round + i;
+    for (int i = 0; i < kSmall; ++i) sout[i] = -100 * rank - round - i;
+    if (round == 0) {
+      MPI_Startall(4, rs);
+    } else {
+      for (int k = 0; k < 4; ++k) MPI_Start(&rs[k]);
+    }
+    MPI_Status st[4];
+    MPI_Waitall(4, rs, st);
+    for (int k = 0; k < 4; ++k) check("persistent request stays", round, rs[k] != MPI_REQUEST_NULL, 1);
+    check("persistent source", round, st[0].MPI_SOURCE, left);
+    check("persistent wildcard source", round, st[2].MPI_SOURCE, left);
+    for (int i = 0; i < kBig; ++i) {
+      check("persistent data", i, in[i], 100 * left + round + i);
+      sum += in[i];
+    }
+    for (int i = 0; i < kSmall; ++i) check("persistent small data", i, sin[i], -100 * left - round - i);
+  }
+  /* Inactive persistent requests: a wait returns at once, Testany sees none active. */
+  int idx = 0, flag = 0;
+  MPI_Wait(&rs[0], MPI_STATUS_IGNORE);
+  MPI_Testany(4, rs, &idx, &flag, MPI_STATUS_IGNORE);
+  check("testany of inactive requests: flag", 0, flag, 1);
+  check("testany of inactive requests: index", 0, idx, MPI_UNDEFINED);
+  for (int k = 0; k < 4; ++k) {
+    MPI_Request_free(&rs[k]);
+    check("request_free", k, rs[k] == MPI_REQUEST_NULL, 1);
+  }
+  /* A receive nobody sends to, cancelled. */
+  MPI_Request r;
+  MPI_Status st;
+  int dummy = 0, cancelled = 0;
+  MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &r);
+  MPI_Cancel(&r);
+  MPI_Wait(&r, &st);
+  MPI_Test_cancelled(&st, &cancelled);
+  check("cancelled receive", 0, cancelled, 1);
+  if (rank == 0)
+    printf("persistent: 3 rounds of the ring (%d and %d ints) sum %ld, inactive requests, cancelled receive: %s\n",
+           kSmall, kBig, sum, errors ? "WRONG" : "ok");
+}
+
+/* Buffered sends (eager and rendezvous sizes), MPI_Ibsend, MPI_Bsend_init, a
+ * message that does not fit refused, and the buffer handed back. */
+static void buffered(void) {
+  enum { kSmall = 25, kBig = 3000 };
+  const int size_needed = (int)(sizeof(int) * (kSmall + 2 * kBig)) + 3 * MPI_BSEND_OVERHEAD;
+  char* buf = malloc((size_t)size_needed);
+  MPI_Buffer_attach(buf, size_needed);
+  static int small[kSmall], big[kBig], big2[kBig], in[kBig];
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  for (int i = 0; i < kSmall; ++i) small[i] = 7 * rank + i;
+  for (int i = 0; i < kBig; ++i) {
+    big[i] = 3 * rank + i;
+    big2[i] = -rank - i;
+  }
+  MPI_Request ib, pb;
+  MPI_Bsend(small, kSmall, MPI_INT, right, 21, MPI_COMM_WORLD);
+  MPI_Ibsend(big, kBig, MPI_INT, right, 22, MPI_COMM_WORLD, &ib);
+  MPI_Bsend_init(big2, kBig, MPI_INT, right, 23, MPI_COMM_WORLD, &pb);
+  MPI_Start(&pb);
+  /* The sent data may change at once: the messages were copied. */
+  for (int i = 0; i < kBig; ++i) big[i] = big2[i] = -1;
+  small[0] = -1;
+  MPI_Wait(&ib, MPI_STATUS_IGNORE);
+  MPI_Wait(&pb, MPI_STATUS_IGNORE);
+  MPI_Request_free(&pb);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int one = 1;
+  const int rc = MPI_Bsend(&one, 1, MPI_INT, MPI_PROC_NULL, 24, MPI_COMM_WORLD);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  check("bsend to MPI_PROC_NULL", 0, rc, MPI_SUCCESS);
+  MPI_Recv(in, kSmall, MPI_INT, left, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < kSmall; ++i) check("bsend small", i, in[i], 7 * left + i);
+  MPI_Recv(in, kBig, MPI_INT, left, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < kBig; ++i) check("ibsend big", i, in[i], 3 * left + i);
+  MPI_Recv(in, kBig, MPI_INT, left, 23, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < kBig; ++i) check("bsend_init big", i, in[i], -left - i);
+  void* back = NULL;
+  int back_size = 0;
+  MPI_Buffer_detach(&back, &back_size);
+  check("detached buffer", 0, back == (void*)buf && back_size == size_needed, 1);
+  /* Too small a buffer: MPI_ERR_BUFFER. */
+  MPI_Buffer_attach(buf, 16);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int err = MPI_Bsend(small, kSmall, MPI_INT, right, 25, MPI_COMM_WORLD);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  int cls = -1;
+  MPI_Error_class(err, &cls);
+  check("bsend beyond the buffer", 0, cls, MPI_ERR_BUFFER);
+  MPI_Buffer_detach(&back, &back_size);
+  free(buf);
+  if (rank == 0)
+    printf("buffered: %d + %d + %d ints through a %d-byte buffer, one too many refused (class %d): %s\n", kSmall, kBig,
+           kBig, size_needed, cls, errors ? "WRONG" : "ok");
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 4 || size % 2) {
+    if (rank == 0) printf("mpi_groups: needs an even number of ranks from 4, got %d\n", size);
+    MPI_Finalize();
+    return 2;
+  }
+  const char* bad = argc > 1 ? argv[1] : "";
+  if (strcmp(bad, "badrank") == 0) {
+    MPI_Group world, g;
+    int r = size;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &r, &g);
+  } else if (strcmp(bad, "restart") == 0) {
+    int x = 0;
+    MPI_Request q;
+    MPI_Recv_init(&x, 1, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_SELF, &q);
+    MPI_Start(&q);
+    MPI_Start(&q);
+  } else if (strcmp(bad, "nobuffer") == 0) {
+    int x = 0;
+    MPI_Bsend(&x, 1, MPI_INT, (rank + 1) % size, 1, MPI_COMM_WORLD);
+  } else if (strcmp(bad, "intercoll") == 0) {
+    MPI_Comm half, inter;
+    int x = 0;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank < size / 2 ? size / 2 : 0, 1, &inter);
+    MPI_Bcast(&x, 1, MPI_INT, 0, inter);
+  }
+  groups();
+  intercomms();
+  persistent();
+  buffered();
+  int all = 0;
+  MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("mpi_groups: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
+  MPI_Finalize();
+  return all != 0;
+}
