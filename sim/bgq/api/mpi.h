@@ -150,6 +150,23 @@ extern "C" {
 #define MPI_Buffer_detach HOPSIM_BGQ_MPI_NAME(MPI_Buffer_detach)
 #define MPI_Bsend HOPSIM_BGQ_MPI_NAME(MPI_Bsend)
 #define MPI_Ibsend HOPSIM_BGQ_MPI_NAME(MPI_Ibsend)
+#define MPI_Barrier_init HOPSIM_BGQ_MPI_NAME(MPI_Barrier_init)
+#define MPI_Bcast_init HOPSIM_BGQ_MPI_NAME(MPI_Bcast_init)
+#define MPI_Reduce_init HOPSIM_BGQ_MPI_NAME(MPI_Reduce_init)
+#define MPI_Allreduce_init HOPSIM_BGQ_MPI_NAME(MPI_Allreduce_init)
+#define MPI_Gather_init HOPSIM_BGQ_MPI_NAME(MPI_Gather_init)
+#define MPI_Scatter_init HOPSIM_BGQ_MPI_NAME(MPI_Scatter_init)
+#define MPI_Allgather_init HOPSIM_BGQ_MPI_NAME(MPI_Allgather_init)
+#define MPI_Alltoall_init HOPSIM_BGQ_MPI_NAME(MPI_Alltoall_init)
+#define MPI_Info_create HOPSIM_BGQ_MPI_NAME(MPI_Info_create)
+#define MPI_Info_set HOPSIM_BGQ_MPI_NAME(MPI_Info_set)
+#define MPI_Info_get HOPSIM_BGQ_MPI_NAME(MPI_Info_get)
+#define MPI_Info_get_valuelen HOPSIM_BGQ_MPI_NAME(MPI_Info_get_valuelen)
+#define MPI_Info_get_nkeys HOPSIM_BGQ_MPI_NAME(MPI_Info_get_nkeys)
+#define MPI_Info_get_nthkey HOPSIM_BGQ_MPI_NAME(MPI_Info_get_nthkey)
+#define MPI_Info_delete HOPSIM_BGQ_MPI_NAME(MPI_Info_delete)
+#define MPI_Info_dup HOPSIM_BGQ_MPI_NAME(MPI_Info_dup)
+#define MPI_Info_free HOPSIM_BGQ_MPI_NAME(MPI_Info_free)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -160,6 +177,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
+typedef int MPI_Info;
 typedef struct {
   int MPI_SOURCE;
   int MPI_TAG;
@@ -178,6 +196,10 @@ typedef struct {
 #define MPI_ERR_REQUEST 7
 #define MPI_ERR_ROOT 8
 #define MPI_ERR_GROUP 9
+#define MPI_ERR_INFO 18
+#define MPI_ERR_INFO_KEY 19
+#define MPI_ERR_INFO_VALUE 20
+#define MPI_ERR_INFO_NOKEY 21
 #define MPI_ERR_OP 10
 #define MPI_ERR_ARG 12
 #define MPI_ERR_TRUNCATE 15
@@ -200,6 +222,9 @@ typedef struct {
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
 #define MPI_MAX_OBJECT_NAME 128
+#define MPI_INFO_NULL (-1)
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 /* Bytes MPI_Bsend takes from the attached buffer beyond the message's own (MPI_Buffer_attach). */
 #define MPI_BSEND_OVERHEAD 64
 #define MPI_TAG_UB_VALUE 0x3fffffff
@@ -445,7 +470,8 @@ int MPI_Start(MPI_Request* request);
 int MPI_Startall(int count, MPI_Request requests[]);
 /* An active request is left to complete on its own (a receive still takes its message). */
 int MPI_Request_free(MPI_Request* request);
-/* A receive not yet matched is cancelled; a send is not (MPI_Test_cancelled then says 0). */
+/* A receive is cancelled if no message has matched it yet; a send if its message still waits unmatched at
+ * the receiver (asked and answered by control packets; the request completes with the answer). */
 int MPI_Cancel(MPI_Request* request);
 int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 /* Buffered sends (MPI 4.0, 3.6): the message is copied when the call is made and the call returns; each
@@ -455,6 +481,34 @@ int MPI_Buffer_attach(void* buffer, int size);
 int MPI_Buffer_detach(void* buffer_addr, int* size);
 int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+/* Persistent collectives (MPI 4.0, 6.13): MPI_Start begins the non-blocking collective with these arguments
+ * (MPI_Ibarrier, MPI_Ibcast, ...); the info is checked and otherwise unused. */
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request);
+int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request* request);
+int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+/* Info objects (MPI 4.0, 10): (key, value) strings, kept in the order they were set; hopsim's calls take
+ * MPI_INFO_NULL or any info and use none of its keys. */
+int MPI_Info_create(MPI_Info* info);
+int MPI_Info_set(MPI_Info info, const char* key, const char* value);
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
+int MPI_Info_delete(MPI_Info info, const char* key);
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
+int MPI_Info_free(MPI_Info* info);
 #ifdef __cplusplus
 }
 #endif

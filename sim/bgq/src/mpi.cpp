@@ -39,6 +39,7 @@
 #include <numeric>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -56,6 +57,7 @@ constexpr std::uint32_t kRecFifo = kMpiRecFifo;
 constexpr std::uint32_t kInjFifo = kSubgroup * 8;  // global id of injection FIFO 0
 constexpr std::uint32_t kInjFifos = 8;             // one per direction a message leaves in
 constexpr std::uint32_t kBcastFn = 252, kEagerFn = 253, kRtsFn = 254, kAckFn = 255;
+constexpr std::uint32_t kCancelAsk = 1, kCancelAnswer = 2;     // kinds of control packet on kAckFn (0: an ack)
 constexpr std::uint64_t kInjBytes = std::uint64_t{16} * 1024;  // 256 descriptors per FIFO
 constexpr std::uint64_t kWindowBits = 36;                      // a put offset holds 37 bits
 
@@ -152,7 +154,13 @@ struct Request {
   // persistent (MPI_Send_init, ...): the operation MPI_Start begins (peer in src, tag, comm above), and the
   // request of the one under way, -1 while inactive
   bool persistent = false;
-  enum Kind : std::uint8_t { kSend, kSsend, kBsend, kRecv } kind = kSend;
+  enum Kind : std::uint8_t { kSend, kSsend, kBsend, kRecv, kColl } kind = kSend;
+  std::function<int(MPI_Request*)> starter;  // a persistent collective: starts its non-blocking collective
+  // a send: where its message went (world rank, sequence number), for MPI_Cancel; cancel_wait: the receiver's
+  // answer to a cancellation is due (the request is not complete until it is in)
+  int dest_world = -1;
+  std::uint16_t seq = 0;
+  bool cancel_wait = false, cancelled = false;
   void* pbuf = nullptr;
   std::size_t pcount = 0;
   TypeRef ptype;
@@ -258,6 +266,10 @@ struct MpiState {
   void* bsend_buf = nullptr;
   std::size_t bsend_size = 0, bsend_used = 0;
   std::vector<std::pair<int, std::size_t>> bsends;
+  // MPI_Info objects (handle i): their (key, value) pairs in the order they were set; freed: not live.
+  std::vector<std::vector<std::pair<std::string, std::string>>> infos;
+  std::vector<char> info_live;
+  std::vector<std::array<std::uint32_t, 4>> cancel_asks;  // senders asking to cancel a message (answered by progress)
 };
 
 namespace {
@@ -394,6 +406,14 @@ const char* error_name(int code) {
       return "MPI_ERR_ROOT";
     case MPI_ERR_GROUP:
       return "MPI_ERR_GROUP";
+    case MPI_ERR_INFO:
+      return "MPI_ERR_INFO";
+    case MPI_ERR_INFO_KEY:
+      return "MPI_ERR_INFO_KEY";
+    case MPI_ERR_INFO_VALUE:
+      return "MPI_ERR_INFO_VALUE";
+    case MPI_ERR_INFO_NOKEY:
+      return "MPI_ERR_INFO_NOKEY";
     case MPI_ERR_OP:
       return "MPI_ERR_OP";
     case MPI_ERR_ARG:
@@ -856,11 +876,29 @@ int on_rts(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
   return 0;
 }
 
+// The control packet of function 255: {request, kind, a, b}: an acknowledgement completing a rendezvous send
+// (kind 0); a sender asking to cancel its message (kCancelAsk: a = its sequence number, b = the sender; answered
+// by the progress engine); the answer (kCancelAnswer: a = 1 when the message was removed unmatched).
 int on_ack(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
   auto& s = *static_cast<MpiState*>(param);
-  std::uint32_t id = 0;
-  std::memcpy(&id, payload(h), 4);
-  if (id < s.reqs.size() && s.reqs[id]->active) s.reqs[id]->done = true;
+  std::array<std::uint32_t, 4> a{};
+  std::memcpy(a.data(), payload(h), sizeof a);
+  const std::uint32_t id = a[0];
+  if (a[1] == kCancelAsk) {
+    s.cancel_asks.push_back(a);
+    return 0;
+  }
+  if (id >= s.reqs.size() || !s.reqs[id]->active) return 0;
+  auto& q = *s.reqs[id];
+  if (a[1] == kCancelAnswer) {
+    q.cancel_wait = false;
+    if (a[2] != 0) {
+      q.cancelled = true;
+      q.done = true;
+    }
+    return 0;
+  }
+  q.done = true;
   return 0;
 }
 
@@ -926,6 +964,17 @@ void progress(MpiState& s) {
     auto& st = s.staging[f];
     if (st.size() > busy) st.erase(st.begin(), st.end() - static_cast<std::ptrdiff_t>(busy));
   }
+  // Cancellation asked by senders: a message still unmatched here is removed.
+  for (const auto& a : std::exchange(s.cancel_asks, {})) {
+    const auto from = static_cast<int>(a[3]);
+    const auto it = std::find_if(s.unexpected.begin(), s.unexpected.end(), [&](const Arrived& x) {
+      return x.world_src == from && x.env.seq == static_cast<std::uint16_t>(a[2]);
+    });
+    const bool removed = it != s.unexpected.end();
+    if (removed) s.unexpected.erase(it);
+    std::array<std::uint32_t, 4> answer{a[0], kCancelAnswer, removed ? 1u : 0u, 0};
+    send_fifo(s, from, kAckFn, 0, bytes_of(answer));
+  }
   if (!s.scheduled.empty()) advance(s);
   pay(s);
 }
@@ -971,6 +1020,8 @@ void release(MpiState& s, MPI_Request* r) {
   q.pack = {};
   q.utype = nullptr;
   q.sched = nullptr;
+  q.starter = nullptr;
+  q.ptype = nullptr;
   s.free_reqs.push_back(*r);
   *r = MPI_REQUEST_NULL;
 }
@@ -1036,6 +1087,8 @@ int start_send(MpiState& s, const void* buf, std::size_t count, const TypeInfo& 
   e.bytes = static_cast<std::uint32_t>(bytes);
   e.context = static_cast<std::uint16_t>(cm.context + context_add);
   e.seq = s.send_seq[w]++;
+  q.dest_world = w;
+  q.seq = e.seq;
   if (!sync && bytes <= Machine::current()->params().mpi_eager_bytes) {
     send_fifo(s, w, kEagerFn, e.seq, bytes_of(e, buf, bytes));
     q.done = true;
@@ -1101,7 +1154,8 @@ int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
     q.inner = -1;
     return complete(s, &in, st, fn);
   }
-  const MPI_Status status = q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0} : q.status;
+  const MPI_Status status =
+      q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, q.cancelled ? 1 : 0} : q.status;
   const int comm = q.comm;
   const std::uint32_t sent = q.sent;
   release(s, r);
@@ -1121,7 +1175,7 @@ bool valid_request(MpiState& s, MPI_Request r) {
 bool req_done(MpiState& s, MPI_Request r) {
   const auto& q = *s.reqs[static_cast<std::size_t>(r)];
   const int in = q.persistent ? q.inner : r;
-  return in < 0 || s.reqs[static_cast<std::size_t>(in)]->done;
+  return in < 0 || (s.reqs[static_cast<std::size_t>(in)]->done && !s.reqs[static_cast<std::size_t>(in)]->cancel_wait);
 }
 
 // Whether `r` counts in MPI_Waitany/Testany/Testsome/Waitsome: not null, and not an inactive persistent request
@@ -1219,12 +1273,21 @@ bool op_valid(MPI_Datatype t, MPI_Op op) {
   return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
 }
 
+// The bytes one element of `t` spans in a reduction's buffers: a predefined type's size, a derived type's
+// extent (its data stays in the user's layout, gaps included, so that a user op sees what the user's buffer holds).
+std::size_t unit_of(MPI_Datatype t) {
+  if (const std::size_t n = type_size(t)) return n;
+  TypeRef ti;
+  if (!find_type(state(), t, ti, false).empty()) return 0;
+  return static_cast<std::size_t>(ti->extent());
+}
+
 bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t count) {
   // A user op was checked when the call started (it may have been freed since). Its function computes
   // inoutvec = invec op inoutvec: acc op in, with acc as invec.
   if (op >= kUserOp && user_op(op)) {
     std::vector<std::uint8_t> out(static_cast<const std::uint8_t*>(in),
-                                  static_cast<const std::uint8_t*>(in) + count * type_size(t));
+                                  static_cast<const std::uint8_t*>(in) + count * unit_of(t));
     int len = static_cast<int>(count);
     MPI_Datatype type = t;
     user_op(op)->fn(acc, out.data(), &len, &type);
@@ -1290,7 +1353,7 @@ void bcast(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int root
 void reduce(MpiState& s, void* acc, std::size_t count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   const Comm& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = cm.size(), vr = (cm.me - root + n) % n;
-  const std::size_t bytes = count * type_size(t);
+  const std::size_t bytes = count * unit_of(t);
   std::vector<std::uint8_t> in(bytes);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
@@ -1605,13 +1668,48 @@ MPI_Comm add_inter(MpiState& s, std::vector<int> local, std::vector<int> remote,
 }
 
 // Arguments of a reduction: a predefined type (MPI 4.0, 6.9.2) and an op it has.
-int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, MPI_Op op, int root) {
+// `derived`: the call takes a derived type with a user op (MPI_Reduce, MPI_Allreduce).
+int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, MPI_Op op, int root,
+                 bool derived = false) {
   TypeRef ti;
   if (const int e = check_args(s, fn, c, count, t, root, 0, false, &ti)) return e;
+  if (ti->basic == MPI_DATATYPE_NULL && derived && op >= kUserOp && user_op(op) && !user_op(op)->freed)
+    return MPI_SUCCESS;
   if (ti->basic == MPI_DATATYPE_NULL)
-    return error(c, MPI_ERR_TYPE, fn, fmt::format("datatype 0x{:x} is derived: reductions take predefined types", t));
+    return error(c, MPI_ERR_TYPE, fn,
+                 fmt::format("datatype 0x{:x} is derived: reductions take predefined types (and derived ones with a "
+                             "user op in MPI_Reduce and MPI_Allreduce)",
+                             t));
   if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
   return MPI_SUCCESS;
+}
+
+// A reduction's accumulator from the user's buffer: its bytes from the data's start (a derived type's
+// layout, gaps included).
+void reduce_in(std::vector<std::uint8_t>& acc, const void* buf, MPI_Datatype t) {
+  if (acc.empty()) return;
+  if (type_size(t)) {
+    std::memcpy(acc.data(), buf, acc.size());
+    return;
+  }
+  TypeRef ti;
+  find_type(state(), t, ti, false);
+  std::memcpy(acc.data(), data_start(buf, *ti), acc.size());
+}
+
+// The result into the user's buffer: a derived type's data only, its gaps left as they are.
+void reduce_out(const std::vector<std::uint8_t>& acc, void* buf, std::size_t count, MPI_Datatype t) {
+  if (acc.empty()) return;
+  if (type_size(t)) {
+    std::memcpy(buf, acc.data(), acc.size());
+    return;
+  }
+  TypeRef ti;
+  find_type(state(), t, ti, false);
+  std::vector<std::uint8_t> packed(count * ti->size);
+  // acc is the layout from the data's start, so it packs as a buffer whose lb lies at acc's first byte.
+  pack(*ti, shifted(acc.data(), -ti->lb), count, packed.data());
+  unpack(*ti, packed.data(), packed.size(), buf);
 }
 
 // One rank's block in a pairwise exchange: `count` elements of `type` at `buf` (to send, or to receive into).
@@ -2714,12 +2812,13 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Reduce";
-  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce", c, count, t, op, root)) return e;
-  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce", c, count, t, op, root, true)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
   std::vector<std::uint8_t> acc(bytes);
   const bool root_me = s.comms[static_cast<std::size_t>(c)].me == root;
-  std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  if (c == MPI_COMM_WORLD && mpi_impl::network_reduce(s, acc, rbuf, t, op, root)) return MPI_SUCCESS;
+  mpi_impl::reduce_in(acc, mpi_impl::in_place(sbuf) ? rbuf : sbuf, t);
+  if (c == MPI_COMM_WORLD && mpi_impl::type_size(t) && mpi_impl::network_reduce(s, acc, rbuf, t, op, root))
+    return MPI_SUCCESS;
   if (mpi_impl::ordered(op) && root != 0) {  // the tree combines in rank order from rank 0 only
     const int me = s.comms[static_cast<std::size_t>(c)].me;
     mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
@@ -2728,7 +2827,7 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   } else {
     mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, root, c);
   }
-  if (root_me) std::memcpy(rbuf, acc.data(), bytes);
+  if (root_me) mpi_impl::reduce_out(acc, rbuf, static_cast<std::size_t>(count), t);
   return MPI_SUCCESS;
 }
 
@@ -2736,14 +2835,15 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Allreduce";
-  if (const int e = mpi_impl::check_reduce(s, "MPI_Allreduce", c, count, t, op, 0)) return e;
-  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Allreduce", c, count, t, op, 0, true)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
   std::vector<std::uint8_t> acc(bytes);
-  std::memcpy(acc.data(), mpi_impl::in_place(sbuf) ? rbuf : sbuf, bytes);
-  if (c == MPI_COMM_WORLD && mpi_impl::network_reduce(s, acc, rbuf, t, op, -1)) return MPI_SUCCESS;
+  mpi_impl::reduce_in(acc, mpi_impl::in_place(sbuf) ? rbuf : sbuf, t);
+  if (c == MPI_COMM_WORLD && mpi_impl::type_size(t) && mpi_impl::network_reduce(s, acc, rbuf, t, op, -1))
+    return MPI_SUCCESS;
   mpi_impl::reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, c);
   mpi_impl::bcast(s, acc.data(), bytes, mpi_impl::bytes_type(), 0, c);
-  std::memcpy(rbuf, acc.data(), bytes);
+  mpi_impl::reduce_out(acc, rbuf, static_cast<std::size_t>(count), t);
   return MPI_SUCCESS;
 }
 
@@ -2819,10 +2919,18 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Alltoall";
   mpi_impl::TypeRef st, rt;
-  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false, &st)) return e;
   if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = cm.size();
+  std::vector<std::uint8_t> copy;  // in place: the blocks sent are a copy of recvbuf (sendcount, sendtype ignored)
+  if (mpi_impl::in_place(sbuf)) {
+    copy.assign(static_cast<const std::uint8_t*>(rbuf),
+                static_cast<const std::uint8_t*>(rbuf) + static_cast<std::int64_t>(n) * rcount * rt->extent());
+    sbuf = copy.data();
+    scount = rcount;
+    stype = rtype;
+  }
+  if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, scount, stype, 0, 0, false, &st)) return e;
   const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
   std::vector<MPI_Request> rs(2 * static_cast<std::size_t>(n), MPI_REQUEST_NULL);
   for (int k = 0; k < n; ++k) {  // pairwise: rank me + k, so not everyone sends to rank 0 first
@@ -3776,6 +3884,9 @@ int start_request(MpiState& s, MPI_Request* r, const char* fn) {
     return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} was freed", q.comm));
   MPI_Request in = MPI_REQUEST_NULL;
   switch (q.kind) {
+    case Request::kColl:
+      if (const int e = q.starter(&in)) return e;
+      break;
     case Request::kRecv:
       start_recv(s, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm, 0, &in);
       break;
@@ -3840,7 +3951,7 @@ int MPI_Request_free(MPI_Request* r) {
   auto& q = *s.reqs[static_cast<std::size_t>(*r)];
   // A persistent request's operation under way, or an active request, completes on its own; its slot stays.
   const MPI_Request own = q.persistent ? q.inner : *r;
-  if (own >= 0 && s.reqs[static_cast<std::size_t>(own)]->done) {
+  if (own >= 0 && s.reqs[static_cast<std::size_t>(own)]->done && !s.reqs[static_cast<std::size_t>(own)]->cancel_wait) {
     MPI_Request x = own;
     mpi_impl::release(s, &x);
   }
@@ -3862,8 +3973,17 @@ int MPI_Cancel(MPI_Request* r) {
   const int id = p.persistent ? p.inner : *r;
   if (id < 0) return MPI_SUCCESS;
   auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  if (q.send && !q.coll) {  // the receiver removes the message if no receive has matched it yet, and answers
+    if (q.dest_world >= 0 && !q.cancel_wait && !q.cancelled) {
+      q.cancel_wait = true;
+      std::array<std::uint32_t, 4> ask{static_cast<std::uint32_t>(id), mpi_impl::kCancelAsk, q.seq,
+                                       static_cast<std::uint32_t>(s.world)};
+      mpi_impl::send_fifo(s, q.dest_world, mpi_impl::kAckFn, 0, mpi_impl::bytes_of(ask));
+    }
+    return MPI_SUCCESS;
+  }
   const auto it = std::find(s.posted.begin(), s.posted.end(), id);
-  if (q.send || q.coll || q.done || it == s.posted.end()) return MPI_SUCCESS;  // too late, or a send: not cancelled
+  if (q.coll || q.done || it == s.posted.end()) return MPI_SUCCESS;  // matched already: not cancelled
   s.posted.erase(it);
   q.status = {q.src, q.tag, MPI_SUCCESS, 0, 1};
   q.done = true;
@@ -3922,6 +4042,218 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MP
   if (const int e = mpi_impl::start_bsend(s, "MPI_Ibsend", buf, static_cast<std::size_t>(count), ti, dest, tag, c))
     return e;
   *r = mpi_impl::done_request(s, c);
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+// ---- persistent collectives (MPI 4.0, 6.13), MPI_Info (MPI 4.0, 10) ----
+
+namespace hopsim::bgq {
+namespace {
+// A persistent collective: MPI_Start calls `start`, the non-blocking collective with the init call's arguments.
+int init_collective(MPI_Comm c, MPI_Info info, const char* fn, std::function<int(MPI_Request*)> start, MPI_Request* r) {
+  auto& s = mpi();
+  const Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!get_intra(s, c, fn, &err)) return err;
+  if (info != MPI_INFO_NULL &&
+      (info < 0 || static_cast<std::size_t>(info) >= s.infos.size() || !s.info_live[static_cast<std::size_t>(info)]))
+    return error(c, MPI_ERR_INFO, fn, fmt::format("info {} does not exist or was freed", info));
+  const int id = new_request(s);
+  auto& q = *s.reqs[static_cast<std::size_t>(id)];
+  q.persistent = true;
+  q.kind = Request::kColl;
+  q.coll = true;
+  q.comm = c;
+  q.starter = std::move(start);
+  *r = id;
+  return MPI_SUCCESS;
+}
+
+// The key/value pairs of info `i` of `fn`, or null with *err set.
+std::vector<std::pair<std::string, std::string>>* info_of(MpiState& s, MPI_Info i, const char* fn, int* err) {
+  if (i < 0 || static_cast<std::size_t>(i) >= s.infos.size() || !s.info_live[static_cast<std::size_t>(i)]) {
+    *err = error(MPI_COMM_WORLD, MPI_ERR_INFO, fn, fmt::format("info {} does not exist or was freed", i));
+    return nullptr;
+  }
+  return &s.infos[static_cast<std::size_t>(i)];
+}
+
+MPI_Info add_info(MpiState& s, std::vector<std::pair<std::string, std::string>> kv) {
+  s.infos.push_back(std::move(kv));
+  s.info_live.push_back(1);
+  return static_cast<MPI_Info>(s.infos.size() - 1);
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Barrier_init(MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Barrier_init", [=](MPI_Request* q) { return MPI_Ibarrier(c, q); }, r);
+}
+
+int MPI_Bcast_init(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Bcast_init", [=](MPI_Request* q) { return MPI_Ibcast(buf, count, t, root, c, q); }, r);
+}
+
+int MPI_Reduce_init(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+                    MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Reduce_init", [=](MPI_Request* q) { return MPI_Ireduce(sbuf, rbuf, count, t, op, root, c, q); }, r);
+}
+
+int MPI_Allreduce_init(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Info info,
+                       MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Allreduce_init", [=](MPI_Request* q) { return MPI_Iallreduce(sbuf, rbuf, count, t, op, c, q); }, r);
+}
+
+int MPI_Gather_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                    int root, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Gather_init",
+      [=](MPI_Request* q) { return MPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, c, q); }, r);
+}
+
+int MPI_Scatter_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                     int root, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Scatter_init",
+      [=](MPI_Request* q) { return MPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, c, q); }, r);
+}
+
+int MPI_Allgather_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                       MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Allgather_init",
+      [=](MPI_Request* q) { return MPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, c, q); }, r);
+}
+
+int MPI_Alltoall_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                      MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Alltoall_init",
+      [=](MPI_Request* q) { return MPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, c, q); }, r);
+}
+
+int MPI_Info_create(MPI_Info* info) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  *info = mpi_impl::add_info(s, {});
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_set", &err);
+  if (!kv) return err;
+  const std::string k(key), v(value);
+  if (k.empty() || k.size() >= MPI_MAX_INFO_KEY)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_INFO_KEY, "MPI_Info_set", fmt::format("key '{}'", k));
+  if (v.size() >= MPI_MAX_INFO_VAL)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, "MPI_Info_set",
+                           fmt::format("a value of {} characters", v.size()));
+  for (auto& [have, val] : *kv)
+    if (have == k) {
+      val = v;
+      return MPI_SUCCESS;
+    }
+  kv->emplace_back(k, v);
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_get", &err);
+  if (!kv) return err;
+  *flag = 0;
+  for (const auto& [k, v] : *kv)
+    if (k == key) {
+      *flag = 1;
+      const std::size_t n = std::min(v.size(), static_cast<std::size_t>(std::max(valuelen, 0)));
+      std::memcpy(value, v.data(), n);
+      value[n] = '\0';
+    }
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_get_valuelen", &err);
+  if (!kv) return err;
+  *flag = 0;
+  for (const auto& [k, v] : *kv)
+    if (k == key) {
+      *flag = 1;
+      *valuelen = static_cast<int>(v.size());
+    }
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_get_nkeys", &err);
+  if (!kv) return err;
+  *nkeys = static_cast<int>(kv->size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_get_nthkey", &err);
+  if (!kv) return err;
+  if (n < 0 || n >= static_cast<int>(kv->size()))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Info_get_nthkey",
+                           fmt::format("key {} of an info with {}", n, kv->size()));
+  std::snprintf(key, MPI_MAX_INFO_KEY, "%s", (*kv)[static_cast<std::size_t>(n)].first.c_str());
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_delete(MPI_Info info, const char* key) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_delete", &err);
+  if (!kv) return err;
+  const auto it = std::find_if(kv->begin(), kv->end(), [&](const auto& p) { return p.first == key; });
+  if (it == kv->end())
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_INFO_NOKEY, "MPI_Info_delete", fmt::format("no key '{}'", key));
+  kv->erase(it);
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_dup(MPI_Info info, MPI_Info* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  auto* kv = mpi_impl::info_of(s, info, "MPI_Info_dup", &err);
+  if (!kv) return err;
+  *out = mpi_impl::add_info(s, *kv);
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_free(MPI_Info* info) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!info || !mpi_impl::info_of(s, *info, "MPI_Info_free", &err)) return info ? err : MPI_ERR_INFO;
+  s.info_live[static_cast<std::size_t>(*info)] = 0;
+  s.infos[static_cast<std::size_t>(*info)] = {};
+  *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }
 

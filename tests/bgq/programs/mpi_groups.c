@@ -1,5 +1,7 @@
 /* Groups, communicators made from them, intercommunicators, persistent
- * requests, cancelled receives and buffered sends, each with its data
+ * requests and collectives, info objects, cancelled receives and sends,
+ * buffered sends, user ops on derived types, MPI_Alltoall in place, each
+ * with its data
  * checked exactly; prints the same lines in every mode (any even number of
  * ranks from 4). A mismatch prints WRONG and what was found. With an
  * argument, one mistake under the default error handler instead:
@@ -221,9 +223,135 @@ static void persistent(void) {
   MPI_Wait(&r, &st);
   MPI_Test_cancelled(&st, &cancelled);
   check("cancelled receive", 0, cancelled, 1);
+  /* Sends cancelled while their messages wait unmatched (eager and rendezvous), and one the receiver took. */
+  static int big[kBig];
+  MPI_Request sr[3];
+  int took = -1, c3[3];
+  MPI_Isend(&rank, 1, MPI_INT, right, 31, MPI_COMM_WORLD, &sr[0]);
+  MPI_Isend(big, kBig, MPI_INT, right, 32, MPI_COMM_WORLD, &sr[1]);
+  MPI_Isend(&rank, 1, MPI_INT, right, 33, MPI_COMM_WORLD, &sr[2]);
+  MPI_Recv(&took, 1, MPI_INT, left, 33, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = 0; k < 3; ++k) {
+    MPI_Cancel(&sr[k]);
+    MPI_Wait(&sr[k], &st);
+    MPI_Test_cancelled(&st, &c3[k]);
+  }
+  check("cancelled eager send", 0, c3[0], 1);
+  check("cancelled rendezvous send", 0, c3[1], 1);
+  check("send already received, not cancelled", 0, c3[2], 0);
+  check("the received message", 0, took, left);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int waiting = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &waiting, MPI_STATUS_IGNORE);
+  check("cancelled messages are gone", 0, waiting, 0);
   if (rank == 0)
-    printf("persistent: 3 rounds of the ring (%d and %d ints) sum %ld, inactive requests, cancelled receive: %s\n",
-           kSmall, kBig, sum, errors ? "WRONG" : "ok");
+    printf(
+        "persistent: 3 rounds of the ring (%d and %d ints) sum %ld, inactive requests, cancelled receive, "
+        "cancelled sends %d %d, received send %d: %s\n",
+        kSmall, kBig, sum, c3[0], c3[1], c3[2], errors ? "WRONG" : "ok");
+}
+
+/* Persistent collectives started twice with new data, and an info object
+ * passed to one. */
+static void persistent_collectives(void) {
+  MPI_Info info;
+  char value[16];
+  int flag = 0, nkeys = 0;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "hint", "none");
+  MPI_Info_set(info, "hint", "some");
+  MPI_Info_get(info, "hint", (int)sizeof value - 1, value, &flag);
+  MPI_Info_get_nkeys(info, &nkeys);
+  check("info get", 0, flag == 1 && strcmp(value, "some") == 0 && nkeys == 1, 1);
+  int b[3], mine, sum = 0;
+  MPI_Request rs[3];
+  MPI_Bcast_init(b, 3, MPI_INT, size - 1, MPI_COMM_WORLD, info, &rs[0]);
+  MPI_Allreduce_init(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rs[1]);
+  MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &rs[2]);
+  MPI_Info_free(&info);
+  check("info freed", 0, info == MPI_INFO_NULL, 1);
+  for (int round = 1; round <= 2; ++round) {
+    for (int i = 0; i < 3; ++i) b[i] = rank == size - 1 ? 10 * round + i : -1;
+    mine = round * rank;
+    MPI_Startall(3, rs);
+    MPI_Waitall(3, rs, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < 3; ++i) check("bcast_init", i, b[i], 10 * round + i);
+    check("allreduce_init", round, sum, (long)round * size * (size - 1) / 2);
+  }
+  for (int k = 0; k < 3; ++k) MPI_Request_free(&rs[k]);
+  if (rank == 0)
+    printf("persistent collectives: bcast (%d, %d, %d), allreduce %d, barrier, twice; info 'hint' = '%s': %s\n", b[0],
+           b[1], b[2], sum, value, errors ? "WRONG" : "ok");
+}
+
+/* A user op on 2x2 integer matrices (a contiguous derived type): the
+ * product, which does not commute, so the order of ranks shows. */
+static void matmul(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  int* a = in;
+  int* b = inout;
+  for (int k = 0; k < *len; ++k, a += 4, b += 4) {
+    const int c0 = a[0] * b[0] + a[1] * b[2], c1 = a[0] * b[1] + a[1] * b[3];
+    const int c2 = a[2] * b[0] + a[3] * b[2], c3 = a[2] * b[1] + a[3] * b[3];
+    b[0] = c0;
+    b[1] = c1;
+    b[2] = c2;
+    b[3] = c3;
+  }
+}
+
+/* A user op on every other int (a vector type with gaps): the sum. */
+static void strided_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  int* a = in;
+  int* b = inout;
+  for (int k = 0; k < 3 * *len; ++k) b[2 * k] += a[2 * k]; /* 3 ints a stride of 2 apart per element */
+}
+
+/* User ops on derived types in MPI_Reduce and MPI_Allreduce (the gaps of
+ * the vector type untouched), and MPI_Alltoall in place. */
+static void derived_reductions(void) {
+  MPI_Datatype mat, vec;
+  MPI_Op mul, ssum;
+  MPI_Type_contiguous(4, MPI_INT, &mat);
+  MPI_Type_commit(&mat);
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Op_create(matmul, 0, &mul);
+  MPI_Op_create(strided_sum, 1, &ssum);
+  /* Rank r's matrix [[1, r], [0, 1]]: their product in rank order is [[1, sum r], [0, 1]]. */
+  int m[2][4] = {{1, rank, 0, 1}, {1, 2 * rank, 0, 1}}, prod[2][4];
+  MPI_Allreduce(m, prod, 2, mat, mul, MPI_COMM_WORLD);
+  const long tri = (long)size * (size - 1) / 2;
+  check("allreduce matmul", 0, prod[0][1], tri);
+  check("allreduce matmul", 1, prod[1][1], 2 * tri);
+  const int p0 = prod[0][1], p1 = prod[1][1];
+  memset(prod, 0, sizeof prod);
+  MPI_Reduce(m, prod, 2, mat, mul, 1, MPI_COMM_WORLD);
+  if (rank == 1) check("reduce matmul at 1", 0, prod[0][1] + prod[1][1], 3 * tri);
+  int v[5] = {rank, -7, 10 * rank, -7, 1}, w[5] = {-1, -1, -1, -1, -1};
+  MPI_Allreduce(v, w, 1, vec, ssum, MPI_COMM_WORLD);
+  check("allreduce vector", 0, w[0], tri);
+  check("allreduce vector", 2, w[2], 10 * tri);
+  check("allreduce vector", 4, w[4], size);
+  check("allreduce vector gap", 1, w[1], -1);
+  check("allreduce vector gap", 3, w[3], -1);
+  /* Alltoall in place: block j of rank r is 100 r + j before, 100 j + r after. */
+  int* blocks = malloc(sizeof(int) * (size_t)size);
+  for (int j = 0; j < size; ++j) blocks[j] = 100 * rank + j;
+  MPI_Alltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, blocks, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int j = 0; j < size; ++j) check("alltoall in place", j, blocks[j], 100 * j + rank);
+  free(blocks);
+  MPI_Op_free(&mul);
+  MPI_Op_free(&ssum);
+  MPI_Type_free(&mat);
+  MPI_Type_free(&vec);
+  if (rank == 0)
+    printf(
+        "user ops on derived types: matrix product %d and %d, strided sum (%d, %d, %d) gaps (%d, %d), alltoall in "
+        "place: %s\n",
+        p0, p1, w[0], w[2], w[4], w[1], w[3], errors ? "WRONG" : "ok");
 }
 
 /* Buffered sends (eager and rendezvous sizes), MPI_Ibsend, MPI_Bsend_init, a
@@ -315,6 +443,8 @@ int main(int argc, char** argv) {
   groups();
   intercomms();
   persistent();
+  persistent_collectives();
+  derived_reductions();
   buffered();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
