@@ -167,6 +167,23 @@ extern "C" {
 #define MPI_Info_delete HOPSIM_BGQ_MPI_NAME(MPI_Info_delete)
 #define MPI_Info_dup HOPSIM_BGQ_MPI_NAME(MPI_Info_dup)
 #define MPI_Info_free HOPSIM_BGQ_MPI_NAME(MPI_Info_free)
+#define MPI_Sendrecv_replace HOPSIM_BGQ_MPI_NAME(MPI_Sendrecv_replace)
+#define MPI_Pack_size HOPSIM_BGQ_MPI_NAME(MPI_Pack_size)
+#define MPI_Pack HOPSIM_BGQ_MPI_NAME(MPI_Pack)
+#define MPI_Unpack HOPSIM_BGQ_MPI_NAME(MPI_Unpack)
+#define MPI_Type_dup HOPSIM_BGQ_MPI_NAME(MPI_Type_dup)
+#define MPI_Type_get_true_extent HOPSIM_BGQ_MPI_NAME(MPI_Type_get_true_extent)
+#define MPI_Type_create_hindexed HOPSIM_BGQ_MPI_NAME(MPI_Type_create_hindexed)
+#define MPI_Type_create_subarray HOPSIM_BGQ_MPI_NAME(MPI_Type_create_subarray)
+#define MPI_Comm_get_attr HOPSIM_BGQ_MPI_NAME(MPI_Comm_get_attr)
+#define MPI_Get_version HOPSIM_BGQ_MPI_NAME(MPI_Get_version)
+#define MPI_Get_library_version HOPSIM_BGQ_MPI_NAME(MPI_Get_library_version)
+#define MPI_Alloc_mem HOPSIM_BGQ_MPI_NAME(MPI_Alloc_mem)
+#define MPI_Free_mem HOPSIM_BGQ_MPI_NAME(MPI_Free_mem)
+#define MPI_Op_commutative HOPSIM_BGQ_MPI_NAME(MPI_Op_commutative)
+#define MPI_Comm_split_type HOPSIM_BGQ_MPI_NAME(MPI_Comm_split_type)
+#define MPI_Comm_get_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_get_errhandler)
+#define MPI_Errhandler_free HOPSIM_BGQ_MPI_NAME(MPI_Errhandler_free)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -200,6 +217,7 @@ typedef struct {
 #define MPI_ERR_INFO_KEY 19
 #define MPI_ERR_INFO_VALUE 20
 #define MPI_ERR_INFO_NOKEY 21
+#define MPI_ERR_NO_MEM 22
 #define MPI_ERR_OP 10
 #define MPI_ERR_ARG 12
 #define MPI_ERR_TRUNCATE 15
@@ -225,6 +243,20 @@ typedef struct {
 #define MPI_INFO_NULL (-1)
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_ERRHANDLER_NULL 0
+/* Predefined attribute keys (MPI_Comm_get_attr). */
+#define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_APPNUM 0x6440000d
 /* Bytes MPI_Bsend takes from the attached buffer beyond the message's own (MPI_Buffer_attach). */
 #define MPI_BSEND_OVERHEAD 64
 #define MPI_TAG_UB_VALUE 0x3fffffff
@@ -261,6 +293,12 @@ typedef struct {
 #define MPI_FLOAT 0x304
 #define MPI_DOUBLE 0x308
 
+/* The pair types of MPI_MAXLOC/MPI_MINLOC (kind 4): a value and an int, laid out as the C struct. */
+#define MPI_2INT 0x401
+#define MPI_FLOAT_INT 0x402
+#define MPI_DOUBLE_INT 0x403
+#define MPI_LONG_INT 0x404
+#define MPI_SHORT_INT 0x405
 #define MPI_OP_NULL 0
 #define MPI_MAX 1
 #define MPI_MIN 2
@@ -272,6 +310,8 @@ typedef struct {
 #define MPI_BOR 8
 #define MPI_LXOR 9
 #define MPI_BXOR 10
+#define MPI_MAXLOC 11
+#define MPI_MINLOC 12
 
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_THREAD_SINGLE 0
@@ -509,6 +549,33 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
 int MPI_Info_delete(MPI_Info info, const char* key);
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
 int MPI_Info_free(MPI_Info* info);
+/* The send goes from a copy, so the receive may land in the same buffer. */
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status* status);
+/* The packed form is the data in typemap order, as a message of the type carries it (MPI_PACKED is MPI_BYTE). */
+int MPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size);
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, int outsize, int* position,
+             MPI_Comm comm);
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype type,
+               MPI_Comm comm);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint* true_lb, MPI_Aint* true_extent);
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype);
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype* newtype);
+/* The predefined keys only: MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL (0), MPI_UNIVERSE_SIZE (the
+ * ranks), MPI_APPNUM (0); any other key: *flag 0. */
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
+int MPI_Get_version(int* version, int* subversion);
+int MPI_Get_library_version(char* version, int* resultlen);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+int MPI_Free_mem(void* base);
+int MPI_Op_commutative(MPI_Op op, int* commute);
+/* Every rank has a node of its own: MPI_COMM_TYPE_SHARED gives each rank a communicator of itself alone. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 #ifdef __cplusplus
 }
 #endif

@@ -414,6 +414,8 @@ const char* error_name(int code) {
       return "MPI_ERR_INFO_VALUE";
     case MPI_ERR_INFO_NOKEY:
       return "MPI_ERR_INFO_NOKEY";
+    case MPI_ERR_NO_MEM:
+      return "MPI_ERR_NO_MEM";
     case MPI_ERR_OP:
       return "MPI_ERR_OP";
     case MPI_ERR_ARG:
@@ -440,7 +442,26 @@ int error(int comm, int code, const char* fn, const std::string& what) {
 }
 
 // The size of a predefined type, 0 for anything else.
+// The pair types of MPI_MAXLOC and MPI_MINLOC (kind 4): the value's type, and the pair's C struct layout.
+struct PairType {
+  MPI_Datatype code, value;
+  std::uint32_t index_at, extent;
+};
+constexpr std::array<PairType, 5> kPairs{{{MPI_2INT, MPI_INT, 4, 8},
+                                          {MPI_FLOAT_INT, MPI_FLOAT, 4, 8},
+                                          {MPI_DOUBLE_INT, MPI_DOUBLE, 8, 16},
+                                          {MPI_LONG_INT, MPI_LONG, 8, 16},
+                                          {MPI_SHORT_INT, MPI_SHORT, 4, 8}}};
+const PairType* pair_type(MPI_Datatype t) {
+  for (const auto& p : kPairs)
+    if (p.code == t) return &p;
+  return nullptr;
+}
+
+// A predefined type's bytes per element in a reduction's buffers (a pair type's: its struct's extent), 0 for
+// anything else.
 std::size_t type_size(MPI_Datatype t) {
+  if (const PairType* p = pair_type(t)) return p->extent;
   if (t < 0 || t >= 0x400) return 0;
   const int sz = t & 0xFF, kind = t >> 8;
   const bool ok = (kind == 0 && sz == 1) || ((kind == 1 || kind == 2) && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) ||
@@ -469,6 +490,18 @@ TypeRef predefined(MPI_Datatype t) {
         ti->basic = code;
         m.emplace(code, std::move(ti));
       }
+    for (const auto& p : kPairs) {  // value then int, as the C struct lays them out
+      auto ti = std::make_shared<TypeInfo>();
+      const auto v = static_cast<std::uint32_t>(p.value & 0xFF);
+      ti->blocks = {{0, v, v}, {p.index_at, 4, 4}};
+      ti->size = v + 4;
+      ti->elements = 2;
+      ti->ub = p.extent;
+      ti->align = std::max(v, 4u);
+      ti->committed = true;
+      ti->basic = p.code;
+      m.emplace(p.code, std::move(ti));
+    }
     return m;
   }();
   const auto it = all.find(t);
@@ -1268,9 +1301,34 @@ bool ordered(MPI_Op op) {
 // Whether `op` applies to `t` (every op to integers; no bitwise op to floating point; only bitwise ones to MPI_BYTE).
 bool op_valid(MPI_Datatype t, MPI_Op op) {
   if (op >= kUserOp) return user_op(op) != nullptr && !user_op(op)->freed && type_size(t) != 0;
+  if ((op == MPI_MAXLOC || op == MPI_MINLOC) != (pair_type(t) != nullptr)) return false;  // pairs take these only
+  if (pair_type(t)) return true;
   const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
   if (t == MPI_BYTE) return bitwise;  // MPI 4.0, 6.9.2: the byte class takes the bitwise ops only
   return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
+}
+
+// MPI_MAXLOC/MPI_MINLOC on (value, index) pairs: the larger (smaller) value; equal values keep the lower index.
+template <class V>
+void combine_loc(MPI_Op op, void* acc, const void* in, std::size_t count, const PairType& p) {
+  auto* a = static_cast<std::uint8_t*>(acc);
+  const auto* b = static_cast<const std::uint8_t*>(in);
+  for (std::size_t k = 0; k < count; ++k, a += p.extent, b += p.extent) {
+    V av{}, bv{};
+    std::int32_t ai = 0, bi = 0;
+    std::memcpy(&av, a, sizeof av);
+    std::memcpy(&bv, b, sizeof bv);
+    std::memcpy(&ai, a + p.index_at, 4);
+    std::memcpy(&bi, b + p.index_at, 4);
+    if (av == bv) {
+      ai = std::min(ai, bi);
+    } else if (op == MPI_MAXLOC ? bv > av : bv < av) {
+      av = bv;
+      ai = bi;
+    }
+    std::memcpy(a, &av, sizeof av);
+    std::memcpy(a + p.index_at, &ai, 4);
+  }
 }
 
 // The bytes one element of `t` spans in a reduction's buffers: a predefined type's size, a derived type's
@@ -1295,6 +1353,26 @@ bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t c
     return true;
   }
   if (!op_valid(t, op)) return false;
+  if (const PairType* p = pair_type(t)) {
+    switch (p->value) {
+      case MPI_INT:
+        combine_loc<std::int32_t>(op, acc, in, count, *p);
+        break;
+      case MPI_FLOAT:
+        combine_loc<float>(op, acc, in, count, *p);
+        break;
+      case MPI_DOUBLE:
+        combine_loc<double>(op, acc, in, count, *p);
+        break;
+      case MPI_LONG:
+        combine_loc<std::int64_t>(op, acc, in, count, *p);
+        break;
+      default:
+        combine_loc<std::int16_t>(op, acc, in, count, *p);
+        break;
+    }
+    return true;
+  }
   switch (t) {
     case MPI_CHAR:
       combine_as(op, static_cast<std::int8_t*>(acc), static_cast<const std::int8_t*>(in), count);
@@ -4254,6 +4332,274 @@ int MPI_Info_free(MPI_Info* info) {
   s.info_live[static_cast<std::size_t>(*info)] = 0;
   s.infos[static_cast<std::size_t>(*info)] = {};
   *info = MPI_INFO_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+// ---- Sendrecv_replace, Pack/Unpack, more type constructors, attributes, versions, memory, split by type ----
+
+extern "C" {
+
+// The outgoing data goes from a copy (kept by the send's request), the incoming lands in `buf`.
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
+                         MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Sendrecv_replace";
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, fn, c, count, t, dest, stag, false, &ti, true)) return e;
+  if (const int e = mpi_impl::check_args(s, fn, c, count, t, source, rtag, true, nullptr, true)) return e;
+  const std::size_t n = static_cast<std::size_t>(count), bytes = n * ti->size;
+  std::vector<std::uint8_t> copy(bytes);
+  if (ti->contiguous()) {
+    if (bytes > 0) std::memcpy(copy.data(), mpi_impl::data_start(static_cast<const void*>(buf), *ti), bytes);
+  } else {
+    mpi_impl::pack(*ti, buf, n, copy.data());
+  }
+  MPI_Request sr = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
+  mpi_impl::start_send(s, copy.data(), bytes, *mpi_impl::bytes_type(), dest, stag, c, false, 0, &sr);
+  s.reqs[static_cast<std::size_t>(sr)]->pack = std::move(copy);
+  mpi_impl::start_recv(s, buf, n, ti, source, rtag, c, 0, &rr);
+  const int rc = mpi_impl::wait_request(&rr, st, fn);
+  const int sc = mpi_impl::wait_request(&sr, MPI_STATUS_IGNORE, fn);
+  return rc != MPI_SUCCESS ? rc : sc;
+}
+
+int MPI_Pack_size(int count, MPI_Datatype t, MPI_Comm c, int* size) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::get_comm(s, c, "MPI_Pack_size", &err)) return err;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Pack_size", &err);
+  if (!ti) return err;
+  if (count < 0) return mpi_impl::bad_count("MPI_Pack_size", count);
+  *size = static_cast<int>(static_cast<std::uint64_t>(count) * ti->size);
+  return MPI_SUCCESS;
+}
+
+// The packed form is the data in typemap order (what a message of the type carries).
+int MPI_Pack(const void* in, int count, MPI_Datatype t, void* out, int outsize, int* position, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::get_comm(s, c, "MPI_Pack", &err)) return err;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Pack", &err);
+  if (!ti) return err;
+  if (count < 0) return mpi_impl::bad_count("MPI_Pack", count);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * ti->size;
+  if (*position < 0 || static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(outsize))
+    return mpi_impl::error(c, MPI_ERR_TRUNCATE, "MPI_Pack",
+                           fmt::format("{} bytes at position {} of a {}-byte buffer", bytes, *position, outsize));
+  mpi_impl::pack(*ti, in, static_cast<std::size_t>(count), static_cast<std::uint8_t*>(out) + *position);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Unpack(const void* in, int insize, int* position, void* out, int count, MPI_Datatype t, MPI_Comm c) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::get_comm(s, c, "MPI_Unpack", &err)) return err;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Unpack", &err);
+  if (!ti) return err;
+  if (count < 0) return mpi_impl::bad_count("MPI_Unpack", count);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * ti->size;
+  if (*position < 0 || static_cast<std::uint64_t>(*position) + bytes > static_cast<std::uint64_t>(insize))
+    return mpi_impl::error(c, MPI_ERR_TRUNCATE, "MPI_Unpack",
+                           fmt::format("{} bytes at position {} of a {}-byte buffer", bytes, *position, insize));
+  mpi_impl::unpack(*ti, static_cast<const std::uint8_t*>(in) + *position, static_cast<std::size_t>(bytes), out);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_dup(MPI_Datatype old, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, "MPI_Type_dup", &err);
+  if (!o) return err;
+  auto t = std::make_shared<mpi_impl::TypeInfo>(*o);
+  t->basic = MPI_DATATYPE_NULL;
+  *out = mpi_impl::add_type(s, std::move(t));
+  return MPI_SUCCESS;
+}
+
+// The bounds of the data itself (MPI 4.0, 5.1.8), whatever bounds were set.
+int MPI_Type_get_true_extent(MPI_Datatype t, MPI_Aint* lb, MPI_Aint* extent) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Type_get_true_extent", &err);
+  if (!ti) return err;
+  if (ti->blocks.empty()) {
+    *lb = 0;
+    *extent = 0;
+    return MPI_SUCCESS;
+  }
+  std::int64_t lo = ti->blocks[0].off, hi = lo;
+  for (const auto& b : ti->blocks) {
+    lo = std::min(lo, b.off);
+    hi = std::max(hi, b.off + static_cast<std::int64_t>(b.len));
+  }
+  *lb = lo;
+  *extent = hi - lo;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype old,
+                             MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  return mpi_impl::make_type(
+      s, "MPI_Type_create_hindexed", count, old, [&](int i) { return blocklengths[i]; },
+      [&](int i) { return static_cast<std::int64_t>(displacements[i]); }, false, out);
+}
+
+// The elements of a subarray of an n-dimensional array; the type's extent is the whole array's (MPI 4.0, 5.1.3).
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                             MPI_Datatype old, MPI_Datatype* out) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Type_create_subarray";
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef o = mpi_impl::type_arg(s, old, fn, &err);
+  if (!o) return err;
+  if (ndims < 1 || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, fmt::format("{} dimensions, order {}", ndims, order));
+  std::vector<int> dim(static_cast<std::size_t>(ndims));  // dimensions from the slowest to the fastest
+  for (int i = 0; i < ndims; ++i) {
+    dim[static_cast<std::size_t>(i)] = order == MPI_ORDER_C ? i : ndims - 1 - i;
+    const int d = dim[static_cast<std::size_t>(i)];
+    if (sizes[d] < 1 || subsizes[d] < 1 || subsizes[d] > sizes[d] || starts[d] < 0 ||
+        starts[d] > sizes[d] - subsizes[d])
+      return mpi_impl::error(
+          MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+          fmt::format("dimension {}: size {}, subsize {}, start {}", d, sizes[d], subsizes[d], starts[d]));
+  }
+  const std::int64_t ext = o->extent();
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(ndims));  // elements per step in each dimension
+  std::int64_t total = 1;
+  for (int i = ndims - 1; i >= 0; --i) {
+    stride[static_cast<std::size_t>(i)] = total;
+    total *= sizes[dim[static_cast<std::size_t>(i)]];
+  }
+  mpi_impl::TypeBuilder b;
+  std::vector<int> at(static_cast<std::size_t>(ndims), 0);  // the row being added, per outer dimension
+  const int fast = dim.back();
+  for (;;) {
+    std::int64_t first = starts[fast];
+    for (int i = 0; i + 1 < ndims; ++i) {
+      const int d = dim[static_cast<std::size_t>(i)];
+      first += (starts[d] + at[static_cast<std::size_t>(i)]) * stride[static_cast<std::size_t>(i)];
+    }
+    b.add(*o, first * ext, static_cast<std::uint64_t>(subsizes[fast]));
+    int i = ndims - 2;
+    for (; i >= 0; --i) {
+      if (++at[static_cast<std::size_t>(i)] < subsizes[dim[static_cast<std::size_t>(i)]]) break;
+      at[static_cast<std::size_t>(i)] = 0;
+    }
+    if (i < 0) break;
+  }
+  auto t = b.done(false);
+  t->lb = 0;
+  t->ub = total * ext;
+  t->explicit_bounds = true;
+  *out = mpi_impl::add_type(s, std::move(t));
+  return MPI_SUCCESS;
+}
+
+// The predefined attributes of a communicator (MPI 4.0, 11.1): *(int**)value points at the value.
+int MPI_Comm_get_attr(MPI_Comm c, int keyval, void* value, int* flag) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!mpi_impl::get_comm(s, c, "MPI_Comm_get_attr", &err)) return err;
+  static thread_local int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, global = 0,
+                          universe = 0, appnum = 0;
+  int* v = nullptr;
+  switch (keyval) {
+    case MPI_TAG_UB:
+      v = &tag_ub;
+      break;
+    case MPI_HOST:
+      v = &host;
+      break;
+    case MPI_IO:
+      v = &io;
+      break;
+    case MPI_WTIME_IS_GLOBAL:
+      v = &global;
+      break;
+    case MPI_UNIVERSE_SIZE:
+      universe = s.size;
+      v = &universe;
+      break;
+    case MPI_APPNUM:
+      v = &appnum;
+      break;
+    default:
+      break;
+  }
+  *flag = v ? 1 : 0;
+  if (v) std::memcpy(value, &v, sizeof v);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* len) {
+  const std::string v = "hopsim BG/Q MPI (MPI over the simulated messaging unit)";
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", v.c_str());
+  *len = static_cast<int>(v.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
+  void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+  if (!p) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Alloc_mem", fmt::format("{} bytes", size));
+  std::memcpy(baseptr, &p, sizeof p);
+  return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void* base) {
+  std::free(base);
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const mpi_impl::UserOp* u = op >= mpi_impl::kUserOp ? mpi_impl::user_op(op) : nullptr;
+  if (op >= mpi_impl::kUserOp && !u)
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative", fmt::format("op {}", op));
+  *commute = u ? (u->commute ? 1 : 0) : 1;
+  return MPI_SUCCESS;
+}
+
+// Every rank of hopsim's BG/Q machine has a node of its own: MPI_COMM_TYPE_SHARED gives each its own communicator.
+int MPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm* out) {
+  int world = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  return MPI_Comm_split(c, split_type == MPI_COMM_TYPE_SHARED ? world : MPI_UNDEFINED, key, out);
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* h) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_get_errhandler", &err);
+  if (!cm) return err;
+  *h = cm->fatal ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
+  return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* h) {
+  *h = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }
 

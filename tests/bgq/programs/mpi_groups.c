@@ -354,6 +354,108 @@ static void derived_reductions(void) {
         p0, p1, w[0], w[2], w[4], w[1], w[3], errors ? "WRONG" : "ok");
 }
 
+/* Calls common in applications: MAXLOC/MINLOC on pair types,
+ * Sendrecv_replace, Pack/Unpack, a subarray type, hindexed, Type_dup and
+ * its true extent, attributes, versions, MPI_Alloc_mem, split by type. */
+static void common_calls(void) {
+  struct {
+    double v;
+    int i;
+  } dv = {(double)((rank * 7) % size), rank}, dmax, dmin;
+  MPI_Allreduce(&dv, &dmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  MPI_Allreduce(&dv, &dmin, 1, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  int want_max = -1, want_min = -1;
+  for (int r = size - 1; r >= 0; --r) { /* the lowest rank of the largest and smallest values */
+    if (want_max < 0 || (r * 7) % size >= (want_max * 7) % size) want_max = r;
+    if (want_min < 0 || (r * 7) % size <= (want_min * 7) % size) want_min = r;
+  }
+  check("maxloc index", 0, dmax.i, want_max);
+  check("minloc index", 0, dmin.i, want_min);
+  int pair[2] = {rank % 3, rank}, best[2];
+  MPI_Allreduce(pair, best, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  check("2int maxloc", 0, best[0] * 1000 + best[1], 2 * 1000 + 2);
+
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int ring[3] = {rank, 2 * rank, 3 * rank};
+  MPI_Status st;
+  MPI_Sendrecv_replace(ring, 3, MPI_INT, right, 41, left, 41, MPI_COMM_WORLD, &st);
+  check("sendrecv_replace", 0, ring[0] + ring[1] + ring[2], 6 * left);
+  check("sendrecv_replace source", 0, st.MPI_SOURCE, left);
+
+  char packed[64];
+  int pos = 0, psize = 0, ints[2] = {rank, -rank};
+  double d = 0.5 * rank;
+  MPI_Pack_size(2, MPI_INT, MPI_COMM_WORLD, &psize);
+  MPI_Pack(ints, 2, MPI_INT, packed, (int)sizeof packed, &pos, MPI_COMM_WORLD);
+  MPI_Pack(&d, 1, MPI_DOUBLE, packed, (int)sizeof packed, &pos, MPI_COMM_WORLD);
+  MPI_Sendrecv_replace(packed, pos, MPI_PACKED, right, 42, left, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int upos = 0;
+  MPI_Unpack(packed, (int)sizeof packed, &upos, ints, 2, MPI_INT, MPI_COMM_WORLD);
+  MPI_Unpack(packed, (int)sizeof packed, &upos, &d, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  check("pack size", 0, psize, 8);
+  check("unpacked", 0, ints[0] * 100 + ints[1] + (long)(d * 4), 100 * left - left + 2 * left);
+
+  /* A 2x3 block at (1, 2) of a 4x5 array, sent to the right into a zeroed array. */
+  int a[4][5], b[4][5];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j) {
+      a[i][j] = 100 * rank + 10 * i + j;
+      b[i][j] = 0;
+    }
+  MPI_Datatype sub, dup, hidx;
+  const int sizes[2] = {4, 5}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &sub);
+  MPI_Type_dup(sub, &dup);
+  MPI_Type_commit(&dup);
+  MPI_Aint tlb = 0, text = 0, lb = 0, ext = 0;
+  MPI_Type_get_true_extent(dup, &tlb, &text);
+  MPI_Type_get_extent(dup, &lb, &ext);
+  MPI_Sendrecv(a, 1, dup, right, 43, b, 1, dup, left, 43, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  long moved = 0, sum = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j)
+      if (b[i][j]) {
+        ++moved;
+        sum += b[i][j] - 100 * left;
+      }
+  check("subarray elements", 0, moved, 6);
+  check("subarray values", 0, sum, 10 * (1 + 1 + 1 + 2 + 2 + 2) + (2 + 3 + 4) * 2);
+  check("subarray true extent", 0, tlb * 1000 + text, 7 * 4 * 1000 + 8 * 4);
+  check("subarray extent", 0, ext, 80);
+  const int lens[2] = {1, 2};
+  const MPI_Aint disps[2] = {12, 0};
+  int h[4] = {rank, rank + 1, rank + 2, rank + 3}, hin[4] = {0, 0, 0, 0};
+  MPI_Type_create_hindexed(2, lens, disps, MPI_INT, &hidx);
+  MPI_Type_commit(&hidx);
+  MPI_Sendrecv(h, 1, hidx, right, 44, hin, 3, MPI_INT, left, 44, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check("hindexed order", 0, hin[0] * 10000 + hin[1] * 100 + hin[2], (left + 3) * 10000 + left * 100 + left + 1);
+
+  int* tag_ub = NULL;
+  int flag = 0, v = 0, sv = 0, commute = -1, shared = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+  check("tag_ub", 0, flag && *tag_ub >= 32767, 1);
+  MPI_Get_version(&v, &sv);
+  check("version", 0, v >= 3, 1);
+  double* mem = NULL;
+  MPI_Alloc_mem(64 * sizeof(double), MPI_INFO_NULL, &mem);
+  mem[63] = 1.0;
+  MPI_Free_mem(mem);
+  MPI_Op_commutative(MPI_SUM, &commute);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &shared);
+  check("split_type shared", 0, shared, 1);
+  MPI_Comm_free(&node);
+  MPI_Type_free(&sub);
+  MPI_Type_free(&dup);
+  MPI_Type_free(&hidx);
+  if (rank == 0)
+    printf(
+        "common calls: maxloc at %d, minloc at %d, 2int (%d, %d), sendrecv_replace, pack %d bytes, subarray 6 of 20 "
+        "(true extent %ld at %ld), hindexed, tag_ub, MPI %d, alloc_mem, split_type %d: %s\n",
+        dmax.i, dmin.i, best[0], best[1], pos, (long)text, (long)tlb, v, shared, errors ? "WRONG" : "ok");
+}
+
 /* Buffered sends (eager and rendezvous sizes), MPI_Ibsend, MPI_Bsend_init, a
  * message that does not fit refused, and the buffer handed back. */
 static void buffered(void) {
@@ -445,6 +547,7 @@ int main(int argc, char** argv) {
   persistent();
   persistent_collectives();
   derived_reductions();
+  common_calls();
   buffered();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
