@@ -486,8 +486,9 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 /* Collective over the group's members only; tag tells concurrent calls apart. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
-/* Intercommunicators (MPI 4.0, 7.6): point-to-point messages name ranks of the remote group; their
- * collectives, MPI_Comm_split and MPI_Comm_create on them are refused (MPI_ERR_COMM). */
+/* Intercommunicators (MPI 4.0, 7.6): point-to-point messages name ranks of the remote group; MPI_Comm_dup,
+ * MPI_Comm_split and MPI_Comm_create make intercommunicators of them; their collectives are refused
+ * (MPI_ERR_COMM). */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                          MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
@@ -508,7 +509,8 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request);
 int MPI_Start(MPI_Request* request);
 int MPI_Startall(int count, MPI_Request requests[]);
-/* An active request is left to complete on its own (a receive still takes its message). */
+/* An active request is left to complete on its own (a receive still takes its message); MPI_Finalize
+ * completes it. */
 int MPI_Request_free(MPI_Request* request);
 /* A receive is cancelled if no message has matched it yet; a send if its message still waits unmatched at
  * the receiver (asked and answered by control packets; the request completes with the answer). */
@@ -522,7 +524,8 @@ int MPI_Buffer_detach(void* buffer_addr, int* size);
 int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 /* Persistent collectives (MPI 4.0, 6.13): MPI_Start begins the non-blocking collective with these arguments
- * (MPI_Ibarrier, MPI_Ibcast, ...); the info is checked and otherwise unused. */
+ * (MPI_Ibarrier, MPI_Ibcast, ...); the ranks match them in the order of the init calls, whatever the order
+ * of the starts; the info is checked and otherwise unused. */
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int MPI_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request);

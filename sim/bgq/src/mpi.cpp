@@ -156,11 +156,14 @@ struct Request {
   bool persistent = false;
   enum Kind : std::uint8_t { kSend, kSsend, kBsend, kRecv, kColl } kind = kSend;
   std::function<int(MPI_Request*)> starter;  // a persistent collective: starts its non-blocking collective
+  int coll_tag = -1;  // ... with the tag its init call took (members match persistent collectives in init order)
   // a send: where its message went (world rank, sequence number), for MPI_Cancel; cancel_wait: the receiver's
   // answer to a cancellation is due (the request is not complete until it is in)
   int dest_world = -1;
   std::uint16_t seq = 0;
   bool cancel_wait = false, cancelled = false;
+  int link = -1;        // a buffered send's request for the user: the request of MPI's own that sends the copy
+  bool orphan = false;  // freed by MPI_Request_free while active: MPI_Finalize completes it
   void* pbuf = nullptr;
   std::size_t pcount = 0;
   TypeRef ptype;
@@ -259,6 +262,7 @@ struct MpiState {
   std::vector<int> scheduled;                    // non-blocking collectives under way
   std::vector<UserOp> ops;                       // user op kUserOp + i
   bool advancing = false;                        // the progress engine is advancing them
+  int nbc_tag = -1;                              // a persistent collective starting: the tag its schedule takes
   // Groups (MPI_Group handle i): world ranks in group order; handle 0 is MPI_GROUP_EMPTY.
   std::vector<std::vector<int>> groups{{}};
   std::vector<char> group_live{1};
@@ -928,6 +932,11 @@ int on_ack(void* param, MUHWI_PacketHeader_t* h, uint32_t) {
     if (a[2] != 0) {
       q.cancelled = true;
       q.done = true;
+      // A buffered send's own request (the same message) is done too: no acknowledgement will come.
+      if (q.link >= 0 && static_cast<std::size_t>(q.link) < s.reqs.size()) {
+        auto& own = *s.reqs[static_cast<std::size_t>(q.link)];
+        if (own.active && own.dest_world == q.dest_world && own.seq == q.seq) own.done = true;
+      }
     }
     return 0;
   }
@@ -1745,6 +1754,51 @@ MPI_Comm add_inter(MpiState& s, std::vector<int> local, std::vector<int> remote,
   return add_comm(s, std::move(d));
 }
 
+// MPI_Comm_split of intercommunicator `c`: each group splits as an intracommunicator does, the leaders trade their
+// groups' (world rank, color, key) triples, and a member gets the intercommunicator of its color's members on
+// both sides (MPI_COMM_NULL when either side has none).
+MPI_Comm split_inter(MpiState& s, MPI_Comm c, int color, int key) {
+  const Comm parent = s.comms[static_cast<std::size_t>(c)];
+  const int n = parent.size();
+  std::vector<std::int32_t> mine(3 * static_cast<std::size_t>(n));  // world rank, color, key of each local member
+  std::array<std::int32_t, 3> me{s.world, color, key};
+  if (parent.me == 0) {
+    std::copy(me.begin(), me.end(), mine.begin());
+    for (int r = 1; r < n; ++r)
+      coll_recv(s, &mine[3 * static_cast<std::size_t>(r)], 12, bytes_type(), r, parent.local, kSplitTag);
+  } else {
+    coll_send(s, me.data(), 12, bytes_type(), 0, parent.local, kSplitTag);
+  }
+  bcast(s, mine.data(), mine.size() * 4, bytes_type(), 0, parent.local);
+  std::vector<std::int32_t> theirs;
+  const std::uint16_t ctx = agree_inter(s, c, mine, &theirs);
+  if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
+  auto pick_color = [&](const std::vector<std::int32_t>& t) {
+    std::vector<std::array<std::int32_t, 3>> m;
+    for (std::size_t i = 0; i + 2 < t.size(); i += 3)
+      if (t[i + 1] == color) m.push_back({t[i], t[i + 1], t[i + 2]});
+    std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a[2] < b[2]; });
+    std::vector<int> w;
+    for (const auto& x : m) w.push_back(x[0]);
+    return w;
+  };
+  std::vector<int> local = pick_color(mine), remote = pick_color(theirs);
+  if (remote.empty()) return MPI_COMM_NULL;
+  const int at = rank_in(local, s.world);
+  return add_inter(s, std::move(local), std::move(remote), at, ctx, parent.fatal);
+}
+
+// MPI_Comm_create of intercommunicator `c` with `group`, a subgroup of its local group: the leaders trade the
+// two groups; the members get an intercommunicator of them (MPI_COMM_NULL when either is empty).
+MPI_Comm create_inter(MpiState& s, MPI_Comm c, const std::vector<int>& group) {
+  const Comm parent = s.comms[static_cast<std::size_t>(c)];
+  std::vector<std::int32_t> theirs;
+  const std::uint16_t ctx = agree_inter(s, c, std::vector<std::int32_t>(group.begin(), group.end()), &theirs);
+  const int at = rank_in(group, s.world);
+  if (at < 0 || theirs.empty()) return MPI_COMM_NULL;
+  return add_inter(s, group, std::vector<int>(theirs.begin(), theirs.end()), at, ctx, parent.fatal);
+}
+
 // Arguments of a reduction: a predefined type (MPI 4.0, 6.9.2) and an op it has.
 // `derived`: the call takes a derived type with a user op (MPI_Reduce, MPI_Allreduce).
 int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatype t, MPI_Op op, int root,
@@ -1838,7 +1892,7 @@ std::shared_ptr<Schedule> new_schedule(MpiState& s, MPI_Comm c, const char* fn) 
   sc->comm = c;
   sc->fn = fn;
   auto& cm = s.comms[static_cast<std::size_t>(c)];
-  sc->tag = kNbcTag + static_cast<int>(cm.nbc_seq++ % 0x100000);
+  sc->tag = s.nbc_tag >= 0 ? s.nbc_tag : kNbcTag + static_cast<int>(cm.nbc_seq++ % 0x100000);
   return sc;
 }
 
@@ -2022,9 +2076,11 @@ int MPI_Initialized(int* flag) {
 int MPI_Finalize(void) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  // Sends whose rendezvous has not finished keep their buffers: finish them first.
+  // Sends whose rendezvous has not finished keep their buffers, and requests freed while active must complete
+  // (MPI 4.0, 3.7.3): finish them first.
   mpi_impl::wait_for(s, [&] {
-    return std::none_of(s.reqs.begin(), s.reqs.end(), [](const auto& q) { return q->active && q->send && !q->done; });
+    return std::none_of(s.reqs.begin(), s.reqs.end(),
+                        [](const auto& q) { return q->active && (q->send || q->orphan) && !q->done; });
   });
   s.finalized = true;
   return MPI_SUCCESS;
@@ -2091,8 +2147,12 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Comm_split";
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Comm_split", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_split", &err);
   if (!cm) return err;
+  if (cm->inter) {
+    *out = mpi_impl::split_inter(s, c, color, key);
+    return MPI_SUCCESS;
+  }
   const int n = cm->size();
   const mpi_impl::Comm parent = *cm;
   // Every member's (color, key), gathered at 0 and broadcast.
@@ -3689,11 +3749,19 @@ int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* out) {
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Comm_create";
   int err = MPI_SUCCESS;
-  const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Comm_create", &err);
+  const mpi_impl::Comm* cm = mpi_impl::get_comm(s, c, "MPI_Comm_create", &err);
   if (!cm) return err;
   const auto* grp = mpi_impl::group_of(s, g, "MPI_Comm_create", &err);
   if (!grp) return err;
   const std::vector<int> members = *grp, parent = mpi_impl::members_of(*cm);
+  if (cm->inter) {
+    for (const int w : members)
+      if (mpi_impl::rank_in(parent, w) < 0)
+        return mpi_impl::error(c, MPI_ERR_GROUP, "MPI_Comm_create",
+                               fmt::format("world rank {} of the group is not in the local group of {}", w, c));
+    *out = mpi_impl::create_inter(s, c, members);
+    return MPI_SUCCESS;
+  }
   const bool fatal = cm->fatal;
   for (const int w : members)
     if (mpi_impl::rank_in(parent, w) < 0)
@@ -3895,8 +3963,10 @@ void reap_bsends(MpiState& s) {
 }
 
 // A buffered send: the data copied into a request of MPI's own, which the attached buffer accounts for.
+// *own: the request of MPI's own that sends the copy (-1 for MPI_PROC_NULL).
 int start_bsend(MpiState& s, const char* fn, const void* buf, std::size_t count, const TypeRef& t, int dest, int tag,
-                MPI_Comm c) {
+                MPI_Comm c, int* own = nullptr) {
+  if (own) *own = -1;
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   progress(s);
   reap_bsends(s);
@@ -3917,16 +3987,24 @@ int start_bsend(MpiState& s, const char* fn, const void* buf, std::size_t count,
   s.reqs[static_cast<std::size_t>(r)]->pack = std::move(copy);  // the buffer a remote get reads stays where it is
   s.bsends.emplace_back(r, need);
   s.bsend_used += need;
+  if (own) *own = r;
   return MPI_SUCCESS;
 }
 
-// A request that is done already (an MPI_Ibsend's: done once the data is copied).
-MPI_Request done_request(MpiState& s, MPI_Comm c) {
+// A buffered send's request for the user: done once the data is copied; it names the message (and the
+// request sending it, `own`), so that MPI_Cancel can ask the receiver to remove it.
+MPI_Request done_request(MpiState& s, MPI_Comm c, int own = -1) {
   const int id = new_request(s);
   auto& q = *s.reqs[static_cast<std::size_t>(id)];
   q.send = true;
   q.done = true;
   q.comm = c;
+  if (own >= 0) {
+    const auto& o = *s.reqs[static_cast<std::size_t>(own)];
+    q.dest_world = o.dest_world;
+    q.seq = o.seq;
+    q.link = own;
+  }
   return id;
 }
 
@@ -3962,16 +4040,22 @@ int start_request(MpiState& s, MPI_Request* r, const char* fn) {
     return error(MPI_COMM_WORLD, MPI_ERR_COMM, fn, fmt::format("communicator {} was freed", q.comm));
   MPI_Request in = MPI_REQUEST_NULL;
   switch (q.kind) {
-    case Request::kColl:
-      if (const int e = q.starter(&in)) return e;
+    case Request::kColl: {
+      s.nbc_tag = q.coll_tag;
+      const int e = q.starter(&in);
+      s.nbc_tag = -1;
+      if (e) return e;
       break;
+    }
     case Request::kRecv:
       start_recv(s, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm, 0, &in);
       break;
-    case Request::kBsend:
-      if (const int e = start_bsend(s, fn, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm)) return e;
-      in = done_request(s, q.comm);
+    case Request::kBsend: {
+      int own = -1;
+      if (const int e = start_bsend(s, fn, q.pbuf, q.pcount, q.ptype, q.src, q.tag, q.comm, &own)) return e;
+      in = done_request(s, q.comm, own);
       break;
+    }
     default:
       if (const int e =
               start_send(s, q.pbuf, q.pcount, *q.ptype, q.src, q.tag, q.comm, q.kind == Request::kSsend, 0, &in))
@@ -4033,6 +4117,7 @@ int MPI_Request_free(MPI_Request* r) {
     MPI_Request x = own;
     mpi_impl::release(s, &x);
   }
+  if (own >= 0 && s.reqs[static_cast<std::size_t>(own)]->active) s.reqs[static_cast<std::size_t>(own)]->orphan = true;
   if (q.persistent) {
     MPI_Request x = *r;
     mpi_impl::release(s, &x);
@@ -4117,9 +4202,11 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MP
   const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, "MPI_Ibsend", c, count, t, dest, tag, false, &ti, true)) return e;
-  if (const int e = mpi_impl::start_bsend(s, "MPI_Ibsend", buf, static_cast<std::size_t>(count), ti, dest, tag, c))
+  int own = -1;
+  if (const int e =
+          mpi_impl::start_bsend(s, "MPI_Ibsend", buf, static_cast<std::size_t>(count), ti, dest, tag, c, &own))
     return e;
-  *r = mpi_impl::done_request(s, c);
+  *r = mpi_impl::done_request(s, c, own);
   return MPI_SUCCESS;
 }
 
@@ -4145,6 +4232,7 @@ int init_collective(MPI_Comm c, MPI_Info info, const char* fn, std::function<int
   q.coll = true;
   q.comm = c;
   q.starter = std::move(start);
+  q.coll_tag = kNbcTag + static_cast<int>(s.comms[static_cast<std::size_t>(c)].nbc_seq++ % 0x100000);
   *r = id;
   return MPI_SUCCESS;
 }

@@ -153,6 +153,35 @@ static void intercomms(void) {
   const int refused = MPI_Barrier(dup);
   check("barrier on an intercommunicator refused", 0, refused == MPI_SUCCESS, 0);
 
+  /* Split by parity on both sides, and the local groups less their rank 0. */
+  MPI_Comm par, less;
+  int prs = 0, pls = 0, prk = -1, lrs = -1, got2 = rank % 2;
+  const int p = rank % 2, mylo = low ? 0 : half, otherlo = low ? half : 0;
+  MPI_Comm_split(inter, p, rank, &par);
+  MPI_Comm_remote_size(par, &prs);
+  MPI_Comm_size(par, &pls);
+  MPI_Comm_rank(par, &prk);
+  check("split intercomm local size", 0, pls, (half + (mylo % 2 == p)) / 2);
+  check("split intercomm remote size", 0, prs, (half + (otherlo % 2 == p)) / 2);
+  if (prk < prs && prk < pls) /* partners: the same rank on the other side */
+    MPI_Sendrecv(&rank, 1, MPI_INT, prk, 9, &got2, 1, MPI_INT, prk, 9, par, MPI_STATUS_IGNORE);
+  check("split intercomm partner parity", 0, got2 % 2, p);
+  MPI_Group lg, lg1;
+  const int zero = 0;
+  MPI_Comm_group(inter, &lg);
+  MPI_Group_excl(lg, 1, &zero, &lg1);
+  MPI_Comm_create(inter, lg1, &less);
+  if (lrank == 0) {
+    check("create intercomm without rank 0", 0, less == MPI_COMM_NULL, 1);
+  } else {
+    MPI_Comm_remote_size(less, &lrs);
+    check("create intercomm remote size", 0, lrs, half - 1);
+    MPI_Comm_free(&less);
+  }
+  MPI_Group_free(&lg);
+  MPI_Group_free(&lg1);
+  MPI_Comm_free(&par);
+
   int cmp[3];
   MPI_Comm wdup;
   MPI_Comm_dup(MPI_COMM_WORLD, &wdup);
@@ -280,6 +309,23 @@ static void persistent_collectives(void) {
     check("allreduce_init", round, sum, (long)round * size * (size - 1) / 2);
   }
   for (int k = 0; k < 3; ++k) MPI_Request_free(&rs[k]);
+  /* Persistent collectives match in the order of their init calls, whatever order they start in. */
+  int x = rank, xs = 0, y = rank == 0 ? 77 : 0;
+  MPI_Request p2[2];
+  MPI_Allreduce_init(&x, &xs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &p2[0]);
+  MPI_Bcast_init(&y, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &p2[1]);
+  if (rank % 2) {
+    MPI_Start(&p2[1]);
+    MPI_Start(&p2[0]);
+  } else {
+    MPI_Start(&p2[0]);
+    MPI_Start(&p2[1]);
+  }
+  MPI_Waitall(2, p2, MPI_STATUSES_IGNORE);
+  check("persistent collectives in init order: allreduce", 0, xs, (long)size * (size - 1) / 2);
+  check("persistent collectives in init order: bcast", 0, y, 77);
+  MPI_Request_free(&p2[0]);
+  MPI_Request_free(&p2[1]);
   if (rank == 0)
     printf("persistent collectives: bcast (%d, %d, %d), allreduce %d, barrier, twice; info 'hint' = '%s': %s\n", b[0],
            b[1], b[2], sum, value, errors ? "WRONG" : "ok");
@@ -492,6 +538,16 @@ static void buffered(void) {
   for (int i = 0; i < kBig; ++i) check("ibsend big", i, in[i], 3 * left + i);
   MPI_Recv(in, kBig, MPI_INT, left, 23, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   for (int i = 0; i < kBig; ++i) check("bsend_init big", i, in[i], -left - i);
+  /* An Ibsend cancelled while its message waits unmatched. */
+  MPI_Request cb;
+  MPI_Status cst;
+  int cflag = 0;
+  MPI_Ibsend(small, kSmall, MPI_INT, right, 26, MPI_COMM_WORLD, &cb);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Cancel(&cb);
+  MPI_Wait(&cb, &cst);
+  MPI_Test_cancelled(&cst, &cflag);
+  check("cancelled ibsend", 0, cflag, 1);
   void* back = NULL;
   int back_size = 0;
   MPI_Buffer_detach(&back, &back_size);
@@ -552,6 +608,16 @@ int main(int argc, char** argv) {
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("mpi_groups: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
+  /* A rendezvous-sized receive freed while active, the last call before MPI_Finalize, which must complete it
+   * (else its sender waits forever). */
+  static int last[5000];
+  MPI_Request lr;
+  if (rank % 2 == 0) { /* even ranks send to the odd rank above, which has nothing else to finish */
+    MPI_Send(last, 5000, MPI_INT, rank + 1, 99, MPI_COMM_WORLD);
+  } else {
+    MPI_Irecv(last, 5000, MPI_INT, rank - 1, 99, MPI_COMM_WORLD, &lr);
+    MPI_Request_free(&lr);
+  }
   MPI_Finalize();
   return all != 0;
 }
