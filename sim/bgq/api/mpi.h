@@ -232,6 +232,8 @@ typedef struct {
 #define MPI_PROC_NULL (-2)
 #define MPI_ANY_SOURCE (-3)
 #define MPI_ANY_TAG (-4)
+/* The root of a collective on an intercommunicator, in the root's own group (the others there pass MPI_PROC_NULL). */
+#define MPI_ROOT (-5)
 #define MPI_UNDEFINED (-32766)
 #define MPI_GROUP_NULL (-1)
 #define MPI_GROUP_EMPTY 0
@@ -487,8 +489,9 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 /* Collective over the group's members only; tag tells concurrent calls apart. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 /* Intercommunicators (MPI 4.0, 7.6): point-to-point messages name ranks of the remote group; MPI_Comm_dup,
- * MPI_Comm_split and MPI_Comm_create make intercommunicators of them; their collectives are refused
- * (MPI_ERR_COMM). */
+ * MPI_Comm_split and MPI_Comm_create make intercommunicators of them; the blocking Barrier, Bcast, Reduce,
+ * Allreduce, Gather(v), Scatter(v), Allgather(v) and Alltoall(v) run between the groups (MPI_ROOT in the root's
+ * group); the other collectives are refused (MPI_ERR_COMM). */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                          MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);

@@ -1883,6 +1883,184 @@ void exchange(MpiState& s, MPI_Comm c, Send send, Recv recv) {
   }
 }
 
+// ---- collectives on intercommunicators (MPI 4.0, 6.2.2): between the groups, through the leaders or
+// pairwise; each group's own part on its hidden local communicator ----
+
+bool is_inter(MpiState& s, MPI_Comm c) {
+  const Comm* cm = comm_of(s, c);
+  return cm && cm->inter;
+}
+
+// The root argument of a rooted collective on an intercommunicator: MPI_ROOT (the root), MPI_PROC_NULL (the
+// root's group, not the root) or a rank of the remote group (the group that sends to or receives from it).
+int check_inter_root(MpiState& s, MPI_Comm c, int root, const char* fn) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < cm.peers())) return MPI_SUCCESS;
+  return error(c, MPI_ERR_ROOT, fn,
+               fmt::format("root {} on an intercommunicator whose remote group has {} ranks (or MPI_ROOT, "
+                           "MPI_PROC_NULL)",
+                           root, cm.peers()));
+}
+
+// Every member sends send(r) to and receives recv(r) from each rank r of the remote group.
+template <class Send, class Recv>
+void inter_pairwise(MpiState& s, MPI_Comm c, Send send, Recv recv) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int m = cm.peers();
+  std::vector<MPI_Request> rs;
+  for (int k = 0; k < m; ++k) {
+    const int r = (cm.me + k) % m;
+    const RecvPart p = recv(r);
+    rs.push_back(MPI_REQUEST_NULL);
+    start_recv(s, p.buf, p.count, p.type, r, kAlltoallTag, c, 1, &rs.back());
+  }
+  for (int k = 0; k < m; ++k) {
+    const int r = (cm.me + k) % m;
+    const SendPart p = send(r);
+    rs.push_back(MPI_REQUEST_NULL);
+    start_send(s, p.buf, p.count, *p.type, r, kAlltoallTag, c, false, 1, &rs.back());
+  }
+  for (auto& r : rs) {
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
+    release(s, &r);
+  }
+}
+
+// Allgather(v) and Alltoall(v) on an intercommunicator: pairwise with every rank of the other group.
+// Allgather: the same send block to each (sdispls null); counts/displs null: `count` each, one after another.
+int inter_all(MpiState& s, const char* fn, const void* sbuf, const int* scounts, const int* sdispls, int scount,
+              MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls, int rcount, MPI_Datatype rtype,
+              MPI_Comm c, bool to_all) {
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int m = cm.peers();
+  TypeRef st, rt;
+  for (int r = 0; r < m; ++r) {
+    if (const int e = check_args(s, fn, c, scounts ? scounts[r] : scount, stype, r, 0, false, &st, true)) return e;
+    if (const int e = check_args(s, fn, c, rcounts ? rcounts[r] : rcount, rtype, r, 0, false, &rt, true)) return e;
+  }
+  if (m == 0) return MPI_SUCCESS;
+  auto block = [](const int* counts, const int* displs, int count, int r) {
+    return std::pair<std::int64_t, std::size_t>{displs ? displs[r] : static_cast<std::int64_t>(r) * count,
+                                                static_cast<std::size_t>(counts ? counts[r] : count)};
+  };
+  inter_pairwise(
+      s, c,
+      [&](int r) {
+        if (!to_all) return SendPart{sbuf, static_cast<std::size_t>(scount), st};
+        const auto [at, n] = block(scounts, sdispls, scount, r);
+        return SendPart{shifted(sbuf, at * st->extent()), n, st};
+      },
+      [&](int r) {
+        const auto [at, n] = block(rcounts, rdispls, rcount, r);
+        return RecvPart{shifted(rbuf, at * rt->extent()), n, rt};
+      });
+  return MPI_SUCCESS;
+}
+
+int inter_barrier(MpiState& s, MPI_Comm c) {
+  const Comm cm = s.comms[static_cast<std::size_t>(c)];
+  barrier(s, cm.local);  // every local member is in
+  if (cm.me == 0) {      // ... and every remote one, once its leader's message is here
+    MPI_Request r = MPI_REQUEST_NULL;
+    start_send(s, nullptr, 0, *bytes_type(), 0, kBarrierTag, c, false, 1, &r);
+    coll_recv(s, nullptr, 0, bytes_type(), 0, c, kBarrierTag);
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
+    release(s, &r);
+  }
+  barrier(s, cm.local);
+  return MPI_SUCCESS;
+}
+
+// The root sends to the other group's rank 0, which broadcasts in its group.
+int inter_bcast(MpiState& s, void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  if (const int e = check_inter_root(s, c, root, "MPI_Bcast")) return e;
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  TypeRef ti;
+  if (const int e = check_args(s, "MPI_Bcast", c, count, t, MPI_PROC_NULL, 0, false, &ti, true)) return e;
+  const Comm cm = s.comms[static_cast<std::size_t>(c)];
+  if (root == MPI_ROOT) {
+    coll_send(s, buf, static_cast<std::size_t>(count), ti, 0, c, kBcastTag);
+    return MPI_SUCCESS;
+  }
+  if (cm.me == 0) coll_recv(s, buf, static_cast<std::size_t>(count), ti, root, c, kBcastTag);
+  bcast(s, buf, static_cast<std::size_t>(count), ti, 0, cm.local);
+  return MPI_SUCCESS;
+}
+
+// The other group reduces to its rank 0, which sends the result to the root. Allreduce: each group's result
+// goes to the other group.
+int inter_reduce(MpiState& s, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
+                 bool all) {
+  const char* fn = all ? "MPI_Allreduce" : "MPI_Reduce";
+  if (!all)
+    if (const int e = check_inter_root(s, c, root, fn)) return e;
+  if (!all && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const Comm cm = s.comms[static_cast<std::size_t>(c)];
+  if (const int e = check_reduce(s, fn, cm.local, count, t, op, 0, true)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(count) * unit_of(t);
+  std::vector<std::uint8_t> acc(bytes), got(bytes);
+  if (!all && root == MPI_ROOT) {
+    coll_recv(s, got.data(), bytes, bytes_type(), 0, c, kReduceTag);
+    reduce_out(got, rbuf, static_cast<std::size_t>(count), t);
+    return MPI_SUCCESS;
+  }
+  reduce_in(acc, sbuf, t);
+  reduce(s, acc.data(), static_cast<std::size_t>(count), t, op, 0, cm.local);
+  if (!all) {
+    if (cm.me == 0) coll_send(s, acc.data(), bytes, bytes_type(), root, c, kReduceTag);
+    return MPI_SUCCESS;
+  }
+  if (cm.me == 0) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    start_send(s, acc.data(), bytes, *bytes_type(), 0, kReduceTag, c, false, 1, &r);
+    coll_recv(s, got.data(), bytes, bytes_type(), 0, c, kReduceTag);
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
+    release(s, &r);
+  }
+  bcast(s, got.data(), bytes, bytes_type(), 0, cm.local);
+  reduce_out(got, rbuf, static_cast<std::size_t>(count), t);
+  return MPI_SUCCESS;
+}
+
+// Gather and Scatter (v or not): the root receives from (sends to) every rank of the other group, linearly;
+// `counts`/`displs` null: `count` elements each, one after the other. The root's blocks are `root_*`, the
+// one block of a member of the other group `mine_*`.
+int inter_rooted(MpiState& s, const char* fn, bool gather, void* root_buf, const int* counts, const int* displs,
+                 int count, MPI_Datatype root_type, void* mine_buf, int mine_count, MPI_Datatype mine_type, int root,
+                 MPI_Comm c) {
+  if (const int e = check_inter_root(s, c, root, fn)) return e;
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
+  const int tag = gather ? kGatherTag : kScatterTag;
+  if (root != MPI_ROOT) {
+    TypeRef t;
+    if (const int e = check_args(s, fn, c, mine_count, mine_type, root, 0, false, &t, true)) return e;
+    if (gather)
+      coll_send(s, mine_buf, static_cast<std::size_t>(mine_count), t, root, c, tag);
+    else
+      coll_recv(s, mine_buf, static_cast<std::size_t>(mine_count), t, root, c, tag);
+    return MPI_SUCCESS;
+  }
+  const int m = cm.peers();
+  for (int r = 0; r < m; ++r) {
+    const int n = counts ? counts[r] : count;
+    TypeRef t;
+    if (const int e = check_args(s, fn, c, n, root_type, r, 0, false, &t, true)) return e;
+    void* at = shifted(root_buf, (displs ? displs[r] : static_cast<std::int64_t>(r) * n) * t->extent());
+    if (gather)
+      coll_recv(s, at, static_cast<std::size_t>(n), t, r, c, tag);
+    else
+      coll_send(s, at, static_cast<std::size_t>(n), t, r, c, tag);
+  }
+  return MPI_SUCCESS;
+}
+
 // ---- non-blocking collectives: schedules the progress engine advances ----
 
 constexpr int kNbcTag = 0x1000;  // collective-context tags from here: one per started non-blocking collective
@@ -2912,6 +3090,7 @@ int MPI_Barrier(MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Barrier";
+  if (mpi_impl::is_inter(s, c)) return mpi_impl::inter_barrier(s, c);
   int err = MPI_SUCCESS;
   const mpi_impl::Comm* cm = mpi_impl::get_intra(s, c, "MPI_Barrier", &err);
   if (!cm) return err;
@@ -2938,6 +3117,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Bcast";
+  if (mpi_impl::is_inter(s, c)) return mpi_impl::inter_bcast(s, buf, count, t, root, c);
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, "MPI_Bcast", c, count, t, root, 0, false, &ti)) return e;
   if (c == MPI_COMM_WORLD && mpi_impl::network_bcast(s, buf, static_cast<std::size_t>(count), ti, root))
@@ -2950,6 +3130,7 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op o
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Reduce";
+  if (mpi_impl::is_inter(s, c)) return mpi_impl::inter_reduce(s, sbuf, rbuf, count, t, op, root, c, false);
   if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce", c, count, t, op, root, true)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
   std::vector<std::uint8_t> acc(bytes);
@@ -2973,6 +3154,7 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_O
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Allreduce";
+  if (mpi_impl::is_inter(s, c)) return mpi_impl::inter_reduce(s, sbuf, rbuf, count, t, op, 0, c, true);
   if (const int e = mpi_impl::check_reduce(s, "MPI_Allreduce", c, count, t, op, 0, true)) return e;
   const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
   std::vector<std::uint8_t> acc(bytes);
@@ -2990,6 +3172,10 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Gather";
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_rooted(s, "MPI_Gather", true, rbuf, nullptr, nullptr, rcount, rtype,
+                                  const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                                  scount, stype, root, c);
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))  // in place (the root's block already in recvbuf) the send type is not used
     if (const int e = mpi_impl::check_args(s, "MPI_Gather", c, scount, stype, root, 0, false, &st)) return e;
@@ -3015,6 +3201,10 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   s.coll = "MPI_Scatter";
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_rooted(s, "MPI_Scatter", false,
+                                  const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                                  nullptr, nullptr, scount, stype, rbuf, rcount, rtype, root, c);
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(rbuf))
     if (const int e = mpi_impl::check_args(s, "MPI_Scatter", c, rcount, rtype, root, 0, false, &rt)) return e;
@@ -3037,6 +3227,14 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
 
 int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm c) {
+  {
+    auto& s = mpi_impl::mpi();
+    const mpi_impl::Entered entered(s);
+    s.coll = "MPI_Allgather";
+    if (mpi_impl::is_inter(s, c))
+      return mpi_impl::inter_all(s, "MPI_Allgather", sbuf, nullptr, nullptr, scount, stype, rbuf, nullptr, nullptr,
+                                 rcount, rtype, c, false);
+  }
   int n = 0, me = 0;
   if (const int e = MPI_Comm_size(c, &n)) return e;
   MPI_Comm_rank(c, &me);
@@ -3055,6 +3253,9 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
                  MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_all(s, "MPI_Alltoall", sbuf, nullptr, nullptr, scount, stype, rbuf, nullptr, nullptr, rcount,
+                               rtype, c, true);
   s.coll = "MPI_Alltoall";
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, "MPI_Alltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
@@ -3095,6 +3296,10 @@ int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, co
                 MPI_Datatype rtype, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_rooted(s, "MPI_Gatherv", true, rbuf, rcounts, displs, 0, rtype,
+                                  const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                                  scount, stype, root, c);
   s.coll = "MPI_Gatherv";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(sbuf))
@@ -3121,6 +3326,10 @@ int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_
                  MPI_Datatype rtype, int root, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_rooted(s, "MPI_Scatterv", false,
+                                  const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                                  scounts, displs, 0, stype, rbuf, rcount, rtype, root, c);
   s.coll = "MPI_Scatterv";
   mpi_impl::TypeRef st, rt;
   if (!mpi_impl::in_place(rbuf))
@@ -3147,6 +3356,9 @@ int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                    const int displs[], MPI_Datatype rtype, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_all(s, "MPI_Allgatherv", sbuf, nullptr, nullptr, scount, stype, rbuf, rcounts, displs, 0,
+                               rtype, c, false);
   s.coll = "MPI_Allgatherv";
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, "MPI_Allgatherv", c, 0, rtype, 0, 0, false, &rt)) return e;
@@ -3174,6 +3386,9 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm c) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_all(s, "MPI_Alltoallv", sbuf, scounts, sdispls, 0, stype, rbuf, rcounts, rdispls, 0, rtype,
+                               c, true);
   s.coll = "MPI_Alltoallv";
   mpi_impl::TypeRef st, rt;
   const bool inplace = mpi_impl::in_place(sbuf);

@@ -8,7 +8,7 @@
  *   badrank   MPI_Group_incl of a rank the group does not have
  *   restart   MPI_Start of a persistent request that is active already
  *   nobuffer  MPI_Bsend with no buffer attached
- *   intercoll MPI_Bcast on an intercommunicator */
+ *   intercoll MPI_Scan on an intercommunicator */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -150,8 +150,39 @@ static void intercomms(void) {
                MPI_STATUS_IGNORE);
   check("dup sendrecv", 0, got, 1000 * ((low ? half : 0) + (lrank + half - 1) % half) + 1);
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-  const int refused = MPI_Barrier(dup);
-  check("barrier on an intercommunicator refused", 0, refused == MPI_SUCCESS, 0);
+  int scanned = 0;
+  const int refused = MPI_Scan(&rank, &scanned, 1, MPI_INT, MPI_SUM, dup);
+  check("scan on an intercommunicator refused", 0, refused == MPI_SUCCESS, 0);
+
+  /* Collectives between the halves: the low half's rank 1 broadcasts, each half gets the other's sum, the high
+   * half reduces to the low half's rank 0, the low half's rank 0 gathers from and scatters to the high half,
+   * every member gathers all of the other half and exchanges a block with each of its members. */
+  int bv = low && lrank == 1 ? 4321 : -1, osum = -1, red = -1;
+  MPI_Barrier(inter);
+  MPI_Bcast(&bv, 1, MPI_INT, low ? (lrank == 1 ? MPI_ROOT : MPI_PROC_NULL) : 1, inter);
+  if (!low) check("intercomm bcast", 0, bv, 4321);
+  MPI_Allreduce(&rank, &osum, 1, MPI_INT, MPI_SUM, inter);
+  check("intercomm allreduce: the other half's sum", 0, osum,
+        low ? (long)half * (3 * half - 1) / 2 : (long)half * (half - 1) / 2);
+  MPI_Reduce(&rank, &red, 1, MPI_INT, MPI_SUM, low ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+  if (low && lrank == 0) check("intercomm reduce at the root", 0, red, (long)half * (3 * half - 1) / 2);
+  int* all = malloc(sizeof(int) * (size_t)half);
+  int* blk = malloc(sizeof(int) * (size_t)half);
+  for (int k = 0; k < half; ++k) all[k] = -1;
+  MPI_Gather(&rank, 1, MPI_INT, all, 1, MPI_INT, low ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+  if (low && lrank == 0)
+    for (int k = 0; k < half; ++k) check("intercomm gather", k, all[k], half + k);
+  int one = -1;
+  for (int k = 0; k < half; ++k) all[k] = 10 * k + 3;
+  MPI_Scatter(all, 1, MPI_INT, &one, 1, MPI_INT, low ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+  if (!low) check("intercomm scatter", 0, one, 10 * lrank + 3);
+  MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, inter);
+  for (int k = 0; k < half; ++k) check("intercomm allgather", k, all[k], (low ? half : 0) + k);
+  for (int k = 0; k < half; ++k) blk[k] = 1000 * rank + k;
+  MPI_Alltoall(blk, 1, MPI_INT, all, 1, MPI_INT, inter);
+  for (int k = 0; k < half; ++k) check("intercomm alltoall", k, all[k], 1000 * ((low ? half : 0) + k) + lrank);
+  free(all);
+  free(blk);
 
   /* Split by parity on both sides, and the local groups less their rank 0. */
   MPI_Comm par, less;
@@ -192,8 +223,10 @@ static void intercomms(void) {
   check("comm compare congruent", 0, cmp[1], MPI_CONGRUENT);
   check("comm compare similar", 0, cmp[2], MPI_SIMILAR);
   if (rank == 0)
-    printf("intercomm: %d and %d ranks, merged rank %d of %d, allreduce %d, barrier refused: %s\n", lsize, rsize, mr,
-           ms, total, errors ? "WRONG" : "ok");
+    printf(
+        "intercomm: %d and %d ranks, merged rank %d of %d, allreduce %d, scan refused, the other half's sum %d, "
+        "reduced %d: %s\n",
+        lsize, rsize, mr, ms, total, osum, red, errors ? "WRONG" : "ok");
   MPI_Comm_free(&wdup);
   MPI_Comm_free(&dup);
   MPI_Comm_free(&merged);
@@ -596,7 +629,7 @@ int main(int argc, char** argv) {
     int x = 0;
     MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank < size / 2 ? size / 2 : 0, 1, &inter);
-    MPI_Bcast(&x, 1, MPI_INT, 0, inter);
+    MPI_Scan(&x, &x, 1, MPI_INT, MPI_SUM, inter);
   }
   groups();
   intercomms();
