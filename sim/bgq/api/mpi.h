@@ -184,6 +184,14 @@ extern "C" {
 #define MPI_Comm_split_type HOPSIM_BGQ_MPI_NAME(MPI_Comm_split_type)
 #define MPI_Comm_get_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_get_errhandler)
 #define MPI_Errhandler_free HOPSIM_BGQ_MPI_NAME(MPI_Errhandler_free)
+#define MPI_Igatherv HOPSIM_BGQ_MPI_NAME(MPI_Igatherv)
+#define MPI_Iscatterv HOPSIM_BGQ_MPI_NAME(MPI_Iscatterv)
+#define MPI_Iallgatherv HOPSIM_BGQ_MPI_NAME(MPI_Iallgatherv)
+#define MPI_Ialltoallv HOPSIM_BGQ_MPI_NAME(MPI_Ialltoallv)
+#define MPI_Gatherv_init HOPSIM_BGQ_MPI_NAME(MPI_Gatherv_init)
+#define MPI_Scatterv_init HOPSIM_BGQ_MPI_NAME(MPI_Scatterv_init)
+#define MPI_Allgatherv_init HOPSIM_BGQ_MPI_NAME(MPI_Allgatherv_init)
+#define MPI_Alltoallv_init HOPSIM_BGQ_MPI_NAME(MPI_Alltoallv_init)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -582,6 +590,29 @@ int MPI_Op_commutative(MPI_Op op, int* commute);
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
 int MPI_Errhandler_free(MPI_Errhandler* errhandler);
+/* The non-blocking v-collectives: one round each (linear at the root; pairwise); in place as the blocking
+ * calls. */
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request);
+int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request* request);
+int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request);
+int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request);
+int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request);
 #ifdef __cplusplus
 }
 #endif

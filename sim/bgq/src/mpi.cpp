@@ -4907,3 +4907,197 @@ int MPI_Errhandler_free(MPI_Errhandler* h) {
 }
 
 }  // extern "C"
+
+// ---- the non-blocking v-collectives (one round each, as the blocking calls) and their persistent forms ----
+
+namespace hopsim::bgq {
+namespace {
+// Non-negative counts for each rank of `c` (null: none to check).
+int check_counts(MpiState& s, const char* fn, MPI_Comm c, const int* a, const int* b) {
+  const int n = s.comms[static_cast<std::size_t>(c)].size();
+  for (int r = 0; r < n; ++r)
+    if ((a && a[r] < 0) || (b && b[r] < 0))
+      return error(c, MPI_ERR_COUNT, fn, fmt::format("a negative count for rank {}", r));
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[],
+                 MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Igatherv";
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(sbuf))
+    if (const int e = mpi_impl::check_args(s, fn, c, scount, stype, root, 0, false, &st)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root) {
+    if (const int e = mpi_impl::check_args(s, fn, c, 0, rtype, root, 0, false, &rt)) return e;
+    if (const int e = mpi_impl::check_counts(s, fn, c, rcounts, nullptr)) return e;
+  }
+  auto sc = mpi_impl::new_schedule(s, c, fn);
+  mpi_impl::Round rd;
+  if (cm.me != root) {
+    rd.xfers.push_back(mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, root));
+  } else {
+    for (int k = 0; k < cm.size(); ++k) {
+      void* at = mpi_impl::shifted(rbuf, static_cast<std::int64_t>(displs[k]) * rt->extent());
+      const auto n = static_cast<std::size_t>(rcounts[k]);
+      if (k != root)
+        rd.xfers.push_back(mpi_impl::recv_of(at, n, rt, k));
+      else if (!mpi_impl::in_place(sbuf))
+        mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, at, n, *rt);
+    }
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Iscatterv";
+  mpi_impl::TypeRef st, rt;
+  if (!mpi_impl::in_place(rbuf))
+    if (const int e = mpi_impl::check_args(s, fn, c, rcount, rtype, root, 0, false, &rt)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  if (cm.me == root) {
+    if (const int e = mpi_impl::check_args(s, fn, c, 0, stype, root, 0, false, &st)) return e;
+    if (const int e = mpi_impl::check_counts(s, fn, c, scounts, nullptr)) return e;
+  }
+  auto sc = mpi_impl::new_schedule(s, c, fn);
+  mpi_impl::Round rd;
+  if (cm.me != root) {
+    rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, root));
+  } else {
+    for (int k = 0; k < cm.size(); ++k) {
+      const void* at = mpi_impl::shifted(sbuf, static_cast<std::int64_t>(displs[k]) * st->extent());
+      const auto n = static_cast<std::size_t>(scounts[k]);
+      if (k != root)
+        rd.xfers.push_back(mpi_impl::send_of(at, n, st, k));
+      else if (!mpi_impl::in_place(rbuf))
+        mpi_impl::local_copy(at, n, *st, rbuf, static_cast<std::size_t>(rcount), *rt);
+    }
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+// Every rank sends its block to every other and receives theirs, in one round.
+int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                    const int displs[], MPI_Datatype rtype, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Iallgatherv";
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, fn, c, 0, rtype, 0, 0, false, &rt)) return e;
+  if (const int e = mpi_impl::check_counts(s, fn, c, rcounts, nullptr)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const auto block = [&](int k) {
+    return mpi_impl::shifted(rbuf, static_cast<std::int64_t>(displs[k]) * rt->extent());
+  };
+  if (mpi_impl::in_place(sbuf)) {  // the rank's block is in recvbuf already
+    sbuf = block(cm.me);
+    scount = rcounts[cm.me];
+    st = rt;
+  } else if (const int e = mpi_impl::check_args(s, fn, c, scount, stype, 0, 0, false, &st)) {
+    return e;
+  }
+  auto sc = mpi_impl::new_schedule(s, c, fn);
+  mpi_impl::Round rd;
+  for (int k = 0; k < cm.size(); ++k) {
+    if (k == cm.me) {
+      if (sbuf != block(k))
+        mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, block(k),
+                             static_cast<std::size_t>(rcounts[k]), *rt);
+      continue;
+    }
+    rd.xfers.push_back(mpi_impl::recv_of(block(k), static_cast<std::size_t>(rcounts[k]), rt, k));
+    rd.xfers.push_back(mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, k));
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+// One round of pairwise blocks; in place, the blocks sent are copies of what recvbuf held (kept by the schedule).
+int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Ialltoallv";
+  mpi_impl::TypeRef st, rt;
+  const bool inplace = mpi_impl::in_place(sbuf);
+  if (const int e = mpi_impl::check_args(s, fn, c, 0, rtype, 0, 0, false, &rt)) return e;
+  if (!inplace)
+    if (const int e = mpi_impl::check_args(s, fn, c, 0, stype, 0, 0, false, &st)) return e;
+  if (const int e = mpi_impl::check_counts(s, fn, c, rcounts, inplace ? nullptr : scounts)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  auto sc = mpi_impl::new_schedule(s, c, fn);
+  const auto rblock = [&](int k) {
+    return mpi_impl::shifted(rbuf, static_cast<std::int64_t>(rdispls[k]) * rt->extent());
+  };
+  mpi_impl::Round rd;
+  for (int k = 0; k < cm.size(); ++k) {
+    const auto rn = static_cast<std::size_t>(rcounts[k]);
+    if (inplace) {
+      if (k == cm.me) continue;
+      auto& cp = sc->temp.emplace_back(rn * rt->size);
+      mpi_impl::pack(*rt, rblock(k), rn, cp.data());
+      rd.xfers.push_back(mpi_impl::send_of(cp.data(), cp.size(), mpi_impl::bytes_type(), k));
+      rd.xfers.push_back(mpi_impl::recv_of(rblock(k), rn, rt, k));
+      continue;
+    }
+    const void* sat = mpi_impl::shifted(sbuf, static_cast<std::int64_t>(sdispls[k]) * st->extent());
+    const auto sn = static_cast<std::size_t>(scounts[k]);
+    if (k == cm.me) {
+      mpi_impl::local_copy(sat, sn, *st, rblock(k), rn, *rt);
+      continue;
+    }
+    rd.xfers.push_back(mpi_impl::recv_of(rblock(k), rn, rt, k));
+    rd.xfers.push_back(mpi_impl::send_of(sat, sn, st, k));
+  }
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Gatherv_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                     const int displs[], MPI_Datatype rtype, int root, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Gatherv_init",
+      [=](MPI_Request* q) { return MPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, c, q); }, r);
+}
+
+int MPI_Scatterv_init(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf,
+                      int rcount, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Scatterv_init",
+      [=](MPI_Request* q) { return MPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, c, q); }, r);
+}
+
+int MPI_Allgatherv_init(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                        const int displs[], MPI_Datatype rtype, MPI_Comm c, MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Allgatherv_init",
+      [=](MPI_Request* q) { return MPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, c, q); }, r);
+}
+
+int MPI_Alltoallv_init(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                       const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm c, MPI_Info info,
+                       MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Alltoallv_init",
+      [=](MPI_Request* q) {
+        return MPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, c, q);
+      },
+      r);
+}
+
+}  // extern "C"

@@ -359,9 +359,77 @@ static void persistent_collectives(void) {
   check("persistent collectives in init order: bcast", 0, y, 77);
   MPI_Request_free(&p2[0]);
   MPI_Request_free(&p2[1]);
+  /* The non-blocking v-collectives, and two of them persistent: rank k's block is k % 3 + 1 ints of
+   * 100 k + j, in reverse rank order with a gap of one. */
+  int* cnt = malloc(sizeof(int) * (size_t)size);
+  int* dsp = malloc(sizeof(int) * (size_t)size);
+  int total = 0;
+  for (int k = size - 1; k >= 0; --k) {
+    cnt[k] = k % 3 + 1;
+    dsp[k] = total;
+    total += cnt[k] + 1;
+  }
+  int* vall = malloc(sizeof(int) * (size_t)total);
+  int vmine[3], vgot[3] = {-1, -1, -1};
+  for (int j = 0; j < 3; ++j) vmine[j] = 100 * rank + j;
+  MPI_Request vr[4];
+  for (int i = 0; i < total; ++i) vall[i] = -1;
+  MPI_Igatherv(vmine, cnt[rank], MPI_INT, vall, cnt, dsp, MPI_INT, 2, MPI_COMM_WORLD, &vr[0]);
+  MPI_Wait(&vr[0], MPI_STATUS_IGNORE);
+  if (rank == 2)
+    for (int k = 0; k < size; ++k)
+      for (int j = 0; j < cnt[k]; ++j) check("igatherv", dsp[k] + j, vall[dsp[k] + j], 100 * k + j);
+  MPI_Iscatterv(vall, cnt, dsp, MPI_INT, vgot, cnt[rank], MPI_INT, 2, MPI_COMM_WORLD, &vr[0]);
+  MPI_Wait(&vr[0], MPI_STATUS_IGNORE);
+  for (int j = 0; j < cnt[rank]; ++j) check("iscatterv", j, vgot[j], 100 * rank + j);
+  MPI_Allgatherv_init(vmine, cnt[rank], MPI_INT, vall, cnt, dsp, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &vr[1]);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < total; ++i) vall[i] = -1;
+    MPI_Start(&vr[1]);
+    MPI_Wait(&vr[1], MPI_STATUS_IGNORE);
+    for (int k = 0; k < size; ++k)
+      for (int j = 0; j < cnt[k]; ++j) check("allgatherv_init", dsp[k] + j, vall[dsp[k] + j], 100 * k + j);
+  }
+  MPI_Request_free(&vr[1]);
+  /* Alltoallv: rank i sends (i + j) % 3 ints of 1000 i + 10 j + m to rank j. */
+  int *sc = malloc(sizeof(int) * (size_t)size), *sd = malloc(sizeof(int) * (size_t)size);
+  int *rc = malloc(sizeof(int) * (size_t)size), *rd = malloc(sizeof(int) * (size_t)size);
+  int st = 0, rt = 0;
+  for (int j = 0; j < size; ++j) {
+    sc[j] = (rank + j) % 3;
+    sd[j] = st;
+    st += sc[j];
+    rc[j] = (j + rank) % 3;
+    rd[j] = rt;
+    rt += rc[j];
+  }
+  int *aout = malloc(sizeof(int) * (size_t)(st + 1)), *ain = malloc(sizeof(int) * (size_t)(rt + 1));
+  for (int j = 0; j < size; ++j)
+    for (int m = 0; m < sc[j]; ++m) aout[sd[j] + m] = 1000 * rank + 10 * j + m;
+  MPI_Alltoallv_init(aout, sc, sd, MPI_INT, ain, rc, rd, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &vr[2]);
+  MPI_Start(&vr[2]);
+  MPI_Wait(&vr[2], MPI_STATUS_IGNORE);
+  for (int j = 0; j < size; ++j)
+    for (int m = 0; m < rc[j]; ++m) check("alltoallv_init", rd[j] + m, ain[rd[j] + m], 1000 * j + 10 * rank + m);
+  MPI_Request_free(&vr[2]);
+  MPI_Ialltoallv(aout, sc, sd, MPI_INT, ain, rc, rd, MPI_INT, MPI_COMM_WORLD, &vr[3]);
+  MPI_Wait(&vr[3], MPI_STATUS_IGNORE);
+  for (int j = 0; j < size; ++j)
+    for (int m = 0; m < rc[j]; ++m) check("ialltoallv", rd[j] + m, ain[rd[j] + m], 1000 * j + 10 * rank + m);
+  free(cnt);
+  free(dsp);
+  free(vall);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(aout);
+  free(ain);
   if (rank == 0)
-    printf("persistent collectives: bcast (%d, %d, %d), allreduce %d, barrier, twice; info 'hint' = '%s': %s\n", b[0],
-           b[1], b[2], sum, value, errors ? "WRONG" : "ok");
+    printf(
+        "persistent collectives: bcast (%d, %d, %d), allreduce %d, barrier, twice, in init order, v-collectives, "
+        "non-blocking and persistent, info 'hint' = '%s': %s\n",
+        b[0], b[1], b[2], sum, value, errors ? "WRONG" : "ok");
 }
 
 /* A user op on 2x2 integer matrices (a contiguous derived type): the
