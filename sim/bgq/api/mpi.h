@@ -192,6 +192,8 @@ extern "C" {
 #define MPI_Scatterv_init HOPSIM_BGQ_MPI_NAME(MPI_Scatterv_init)
 #define MPI_Allgatherv_init HOPSIM_BGQ_MPI_NAME(MPI_Allgatherv_init)
 #define MPI_Alltoallv_init HOPSIM_BGQ_MPI_NAME(MPI_Alltoallv_init)
+#define MPI_Status_set_elements HOPSIM_BGQ_MPI_NAME(MPI_Status_set_elements)
+#define MPI_Status_set_cancelled HOPSIM_BGQ_MPI_NAME(MPI_Status_set_cancelled)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -274,6 +276,8 @@ typedef struct {
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
 #define MPI_REQUEST_NULL (-1)
 #define MPI_IN_PLACE ((void*)-1)
+/* Address 0: a buffer whose datatype holds absolute addresses (from MPI_Get_address). */
+#define MPI_BOTTOM ((void*)0)
 #define MPI_ERRORS_ARE_FATAL 1
 #define MPI_ERRORS_RETURN 2
 
@@ -613,6 +617,8 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int count);
+int MPI_Status_set_cancelled(MPI_Status* status, int flag);
 #ifdef __cplusplus
 }
 #endif

@@ -5101,3 +5101,24 @@ int MPI_Alltoallv_init(const void* sbuf, const int scounts[], const int sdispls[
 }
 
 }  // extern "C"
+
+extern "C" {
+
+// What a wait on `st` reports as received: `count` elements of `type` (MPI_Get_count then says `count`).
+int MPI_Status_set_elements(MPI_Status* st, MPI_Datatype t, int count) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  int err = MPI_SUCCESS;
+  const mpi_impl::TypeRef ti = mpi_impl::type_arg(s, t, "MPI_Status_set_elements", &err);
+  if (!ti) return err;
+  if (count < 0) return mpi_impl::bad_count("MPI_Status_set_elements", count);
+  st->hopsim_bytes = static_cast<int>(static_cast<std::uint64_t>(count) * ti->size);
+  return MPI_SUCCESS;
+}
+
+int MPI_Status_set_cancelled(MPI_Status* st, int flag) {
+  st->hopsim_cancelled = flag ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

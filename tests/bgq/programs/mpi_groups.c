@@ -577,6 +577,35 @@ static void common_calls(void) {
   MPI_Sendrecv(h, 1, hidx, right, 44, hin, 3, MPI_INT, left, 44, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   check("hindexed order", 0, hin[0] * 10000 + hin[1] * 100 + hin[2], (left + 3) * 10000 + left * 100 + left + 1);
 
+  /* A struct of two separate variables by their absolute addresses, sent from MPI_BOTTOM. */
+  int sa = 7 * rank;
+  double sb = 0.25 * rank;
+  MPI_Aint addr[2];
+  MPI_Get_address(&sa, &addr[0]);
+  MPI_Get_address(&sb, &addr[1]);
+  const int one_each[2] = {1, 1};
+  const MPI_Datatype kinds[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Datatype abs_t;
+  MPI_Type_create_struct(2, one_each, addr, kinds, &abs_t);
+  MPI_Type_commit(&abs_t);
+  struct {
+    int a;
+    double b;
+  } packed_pair; /* 16 bytes; the message is the 12 packed ones */
+  MPI_Sendrecv(MPI_BOTTOM, 1, abs_t, right, 45, &packed_pair, (int)sizeof packed_pair, MPI_BYTE, left, 45,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Type_free(&abs_t);
+  check("MPI_BOTTOM int", 0, *(int*)(void*)&packed_pair, 7 * left);
+  double bot_b = 0;
+  memcpy(&bot_b, (char*)(void*)&packed_pair + sizeof(int), sizeof bot_b);
+  check("MPI_BOTTOM double", 0, (long)(4 * bot_b), left);
+  MPI_Status fake;
+  int fc = -1, fcan = 0;
+  MPI_Status_set_elements(&fake, MPI_DOUBLE, 5);
+  MPI_Status_set_cancelled(&fake, 1);
+  MPI_Get_count(&fake, MPI_DOUBLE, &fc);
+  MPI_Test_cancelled(&fake, &fcan);
+  check("status_set_elements", 0, fc * 10 + fcan, 51);
   int* tag_ub = NULL;
   int flag = 0, v = 0, sv = 0, commute = -1, shared = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
