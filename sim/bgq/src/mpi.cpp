@@ -4920,6 +4920,28 @@ int check_counts(MpiState& s, const char* fn, MPI_Comm c, const int* a, const in
       return error(c, MPI_ERR_COUNT, fn, fmt::format("a negative count for rank {}", r));
   return MPI_SUCCESS;
 }
+
+// The one round of MPI_Igatherv (gather) or MPI_Iscatterv: the root receives from (sends to) each other rank its
+// block at displs[k] of `all`; every other rank sends (receives) its one block `mine`; the root's own block is
+// copied unless it is in place.
+void rooted_v_round(Round& rd, bool gather, void* all, const int* counts, const int* displs, const TypeRef& at,
+                    void* mine, int mcount, const TypeRef& mt, bool in_place_mine, int root, int n, int me) {
+  const auto m = static_cast<std::size_t>(mcount);
+  if (me != root) {
+    rd.xfers.push_back(gather ? send_of(mine, m, mt, root) : recv_of(mine, m, mt, root));
+    return;
+  }
+  for (int k = 0; k < n; ++k) {
+    void* block = shifted(all, static_cast<std::int64_t>(displs[k]) * at->extent());
+    const auto c = static_cast<std::size_t>(counts[k]);
+    if (k != root)
+      rd.xfers.push_back(gather ? recv_of(block, c, at, k) : send_of(block, c, at, k));
+    else if (!in_place_mine && gather)
+      local_copy(mine, m, *mt, block, c, *at);
+    else if (!in_place_mine)
+      local_copy(block, c, *at, mine, m, *mt);
+  }
+}
 }  // namespace
 }  // namespace hopsim::bgq
 
@@ -4940,18 +4962,9 @@ int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, c
   }
   auto sc = mpi_impl::new_schedule(s, c, fn);
   mpi_impl::Round rd;
-  if (cm.me != root) {
-    rd.xfers.push_back(mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, root));
-  } else {
-    for (int k = 0; k < cm.size(); ++k) {
-      void* at = mpi_impl::shifted(rbuf, static_cast<std::int64_t>(displs[k]) * rt->extent());
-      const auto n = static_cast<std::size_t>(rcounts[k]);
-      if (k != root)
-        rd.xfers.push_back(mpi_impl::recv_of(at, n, rt, k));
-      else if (!mpi_impl::in_place(sbuf))
-        mpi_impl::local_copy(sbuf, static_cast<std::size_t>(scount), *st, at, n, *rt);
-    }
-  }
+  mpi_impl::rooted_v_round(rd, true, rbuf, rcounts, displs, rt,
+                           const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                           scount, st, mpi_impl::in_place(sbuf), root, cm.size(), cm.me);
   sc->rounds.push_back(std::move(rd));
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
@@ -4972,18 +4985,9 @@ int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI
   }
   auto sc = mpi_impl::new_schedule(s, c, fn);
   mpi_impl::Round rd;
-  if (cm.me != root) {
-    rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, root));
-  } else {
-    for (int k = 0; k < cm.size(); ++k) {
-      const void* at = mpi_impl::shifted(sbuf, static_cast<std::int64_t>(displs[k]) * st->extent());
-      const auto n = static_cast<std::size_t>(scounts[k]);
-      if (k != root)
-        rd.xfers.push_back(mpi_impl::send_of(at, n, st, k));
-      else if (!mpi_impl::in_place(rbuf))
-        mpi_impl::local_copy(at, n, *st, rbuf, static_cast<std::size_t>(rcount), *rt);
-    }
-  }
+  mpi_impl::rooted_v_round(rd, false,
+                           const_cast<void*>(sbuf),  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+                           scounts, displs, st, rbuf, rcount, rt, mpi_impl::in_place(rbuf), root, cm.size(), cm.me);
   sc->rounds.push_back(std::move(rd));
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
