@@ -1856,20 +1856,21 @@ using RecvPart = Part<void*>;
 
 // The pairwise exchange of MPI_Alltoall with a block of its own to and from every other rank (send(k), recv(k)):
 // receives from rank me - k and sends to rank me + k, so not everyone sends to rank 0 first. The caller copies
-// the rank's own block.
+// the rank's own block. On an intercommunicator, with every rank of the other group.
 template <class Send, class Recv>
 void exchange(MpiState& s, MPI_Comm c, Send send, Recv recv) {
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
-  const int n = cm.size();
+  const int n = cm.peers();
+  const int first = cm.inter ? 0 : 1;  // an intercommunicator: every rank of the other group
   std::vector<MPI_Request> rs;
   rs.reserve(2 * static_cast<std::size_t>(n));
-  for (int k = 1; k < n; ++k) {
+  for (int k = first; k < n; ++k) {
     const int from = (cm.me - k + n) % n;
     const RecvPart p = recv(from);
     rs.push_back(MPI_REQUEST_NULL);
     start_recv(s, p.buf, p.count, p.type, from, kAlltoallTag, c, 1, &rs.back());
   }
-  for (int k = 1; k < n; ++k) {
+  for (int k = first; k < n; ++k) {
     const int to = (cm.me + k) % n;
     const SendPart p = send(to);
     rs.push_back(MPI_REQUEST_NULL);
@@ -1902,32 +1903,6 @@ int check_inter_root(MpiState& s, MPI_Comm c, int root, const char* fn) {
                            root, cm.peers()));
 }
 
-// Every member sends send(r) to and receives recv(r) from each rank r of the remote group.
-template <class Send, class Recv>
-void inter_pairwise(MpiState& s, MPI_Comm c, Send send, Recv recv) {
-  const Comm& cm = s.comms[static_cast<std::size_t>(c)];
-  const int m = cm.peers();
-  std::vector<MPI_Request> rs;
-  for (int k = 0; k < m; ++k) {
-    const int r = (cm.me + k) % m;
-    const RecvPart p = recv(r);
-    rs.push_back(MPI_REQUEST_NULL);
-    start_recv(s, p.buf, p.count, p.type, r, kAlltoallTag, c, 1, &rs.back());
-  }
-  for (int k = 0; k < m; ++k) {
-    const int r = (cm.me + k) % m;
-    const SendPart p = send(r);
-    rs.push_back(MPI_REQUEST_NULL);
-    start_send(s, p.buf, p.count, *p.type, r, kAlltoallTag, c, false, 1, &rs.back());
-  }
-  for (auto& r : rs) {
-    auto& q = *s.reqs[static_cast<std::size_t>(r)];
-    wait_for(
-        s, [&] { return q.done; }, s.coll, q.src, MPI_ANY_TAG);
-    release(s, &r);
-  }
-}
-
 // Allgather(v) and Alltoall(v) on an intercommunicator: pairwise with every rank of the other group.
 // Allgather: the same send block to each (sdispls null); counts/displs null: `count` each, one after another.
 int inter_all(MpiState& s, const char* fn, const void* sbuf, const int* scounts, const int* sdispls, int scount,
@@ -1945,7 +1920,7 @@ int inter_all(MpiState& s, const char* fn, const void* sbuf, const int* scounts,
     return std::pair<std::int64_t, std::size_t>{displs ? displs[r] : static_cast<std::int64_t>(r) * count,
                                                 static_cast<std::size_t>(counts ? counts[r] : count)};
   };
-  inter_pairwise(
+  exchange(
       s, c,
       [&](int r) {
         if (!to_all) return SendPart{sbuf, static_cast<std::size_t>(scount), st};
