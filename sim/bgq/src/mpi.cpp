@@ -1738,7 +1738,7 @@ std::uint16_t agree_inter(MpiState& s, MPI_Comm c, const std::vector<std::int32_
 }
 
 // An intercommunicator of context `ctx` (and its hidden local communicator, context ctx + 2).
-MPI_Comm add_inter(MpiState& s, std::vector<int> local, std::vector<int> remote, int me, std::uint16_t ctx,
+MPI_Comm add_inter(MpiState& s, const std::vector<int>& local, std::vector<int> remote, int me, std::uint16_t ctx,
                    bool fatal) {
   Comm l;
   l.context = static_cast<std::uint16_t>(ctx + 2);
@@ -1779,13 +1779,14 @@ MPI_Comm split_inter(MpiState& s, MPI_Comm c, int color, int key) {
       if (t[i + 1] == color) m.push_back({t[i], t[i + 1], t[i + 2]});
     std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a[2] < b[2]; });
     std::vector<int> w;
+    w.reserve(m.size());
     for (const auto& x : m) w.push_back(x[0]);
     return w;
   };
   std::vector<int> local = pick_color(mine), remote = pick_color(theirs);
   if (remote.empty()) return MPI_COMM_NULL;
   const int at = rank_in(local, s.world);
-  return add_inter(s, std::move(local), std::move(remote), at, ctx, parent.fatal);
+  return add_inter(s, local, std::move(remote), at, ctx, parent.fatal);
 }
 
 // MPI_Comm_create of intercommunicator `c` with `group`, a subgroup of its local group: the leaders trade the
@@ -3768,7 +3769,7 @@ int MPI_Group_compare(MPI_Group g1, MPI_Group g2, int* result) {
 namespace hopsim::bgq {
 namespace {
 // The ranks `ranks` name in a group of `n`: each in range and named once; "" or what is wrong.
-std::string check_ranks(int n, int count, const int ranks[]) {
+std::string check_ranks(int n, int count, const int* ranks) {
   if (count < 0 || count > n) return fmt::format("{} ranks of a group of {}", count, n);
   std::vector<char> seen(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < count; ++i) {
@@ -3780,6 +3781,7 @@ std::string check_ranks(int n, int count, const int ranks[]) {
 }
 
 // The ranks of the triplets (first, last, stride) of MPI_Group_range_incl/excl, or "" in *why and nothing.
+// NOLINTNEXTLINE(modernize-avoid-c-arrays): MPI's triplets
 std::vector<int> range_ranks(int n, int count, const int ranges[][3], std::string* why) {
   std::vector<int> out;
   for (int i = 0; i < count; ++i) {
@@ -3799,6 +3801,7 @@ std::vector<int> range_ranks(int n, int count, const int ranges[][3], std::strin
 
 std::vector<int> pick(const std::vector<int>& g, const std::vector<int>& ranks) {
   std::vector<int> out;
+  out.reserve(ranks.size());
   for (const int r : ranks) out.push_back(g[static_cast<std::size_t>(r)]);
   return out;
 }
@@ -3813,7 +3816,7 @@ std::vector<int> all_but(const std::vector<int>& g, const std::vector<int>& rank
 }
 
 // MPI_Group_incl/excl: a new group of g's ranks `ranks` (or of all the others).
-int subgroup(const char* fn, MPI_Group g, std::vector<int> ranks, const std::string& bad, bool exclude,
+int subgroup(const char* fn, MPI_Group g, const std::vector<int>& ranks, const std::string& bad, bool exclude,
              MPI_Group* out) {
   auto& s = mpi();
   int err = MPI_SUCCESS;
@@ -3874,7 +3877,7 @@ int MPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   if (!grp) return err;
   std::string bad;
   auto ranks = mpi_impl::range_ranks(static_cast<int>(grp->size()), n, ranges, &bad);
-  return mpi_impl::subgroup("MPI_Group_range_incl", g, std::move(ranks), bad, false, out);
+  return mpi_impl::subgroup("MPI_Group_range_incl", g, ranks, bad, false, out);
 }
 
 int MPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
@@ -3884,7 +3887,7 @@ int MPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   if (!grp) return err;
   std::string bad;
   auto ranks = mpi_impl::range_ranks(static_cast<int>(grp->size()), n, ranges, &bad);
-  return mpi_impl::subgroup("MPI_Group_range_excl", g, std::move(ranks), bad, true, out);
+  return mpi_impl::subgroup("MPI_Group_range_excl", g, ranks, bad, true, out);
 }
 
 int MPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group* out) {
@@ -4838,14 +4841,15 @@ int MPI_Get_library_version(char* version, int* len) {
 }
 
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
-  void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+  // C memory for the program, handed back by MPI_Free_mem.
+  void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);  // NOLINT(cppcoreguidelines-no-malloc)
   if (!p) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Alloc_mem", fmt::format("{} bytes", size));
   std::memcpy(baseptr, &p, sizeof p);
   return MPI_SUCCESS;
 }
 
 int MPI_Free_mem(void* base) {
-  std::free(base);
+  std::free(base);  // NOLINT(cppcoreguidelines-no-malloc): MPI_Alloc_mem's memory
   return MPI_SUCCESS;
 }
 
