@@ -363,7 +363,7 @@ cli_test(bgq_exec_mpi_calls HAS "printed the same 70 lines" "mpi_calls: 32 ranks
 set(CLI_MPI_GROUPS_LINES "groups: world 32, even 16, rest 8 from 31, comm_create allreduce 240: ok"
   "intercomm: 16 and 16 ranks, merged rank 16 of 32, allreduce 496, scan refused, the other half's sum 376, reduced 376: ok"
   "persistent: 3 rounds of the ring (4 and 5000 ints) sum 84007500, inactive requests, cancelled receive, cancelled sends 1 1, received send 0: ok"
-  "persistent collectives: bcast (20, 21, 22), allreduce 992, barrier, twice, in init order, v-collectives, non-blocking and persistent, info 'hint' = 'some': ok"
+  "persistent collectives: bcast (20, 21, 22), allreduce 992, barrier, twice, in init order, v-collectives, scans, reduce-scatters, non-blocking and persistent, alltoallw, info 'hint' = 'some': ok"
   "user ops on derived types: matrix product 496 and 992, strided sum (496, 4960, 32) gaps (-1, -1), alltoall in place: ok"
   "common calls: maxloc at 9, minloc at 0, 2int (2, 2), sendrecv_replace, pack 16 bytes, subarray 6 of 20 (true extent 32 at 28), hindexed, tag_ub, MPI 3, alloc_mem, split_type 1: ok"
   "buffered: 25 + 3000 + 3000 ints through a 24292-byte buffer, one too many refused (class 1): ok"

@@ -194,6 +194,16 @@ extern "C" {
 #define MPI_Alltoallv_init HOPSIM_BGQ_MPI_NAME(MPI_Alltoallv_init)
 #define MPI_Status_set_elements HOPSIM_BGQ_MPI_NAME(MPI_Status_set_elements)
 #define MPI_Status_set_cancelled HOPSIM_BGQ_MPI_NAME(MPI_Status_set_cancelled)
+#define MPI_Iscan HOPSIM_BGQ_MPI_NAME(MPI_Iscan)
+#define MPI_Iexscan HOPSIM_BGQ_MPI_NAME(MPI_Iexscan)
+#define MPI_Ireduce_scatter_block HOPSIM_BGQ_MPI_NAME(MPI_Ireduce_scatter_block)
+#define MPI_Ireduce_scatter HOPSIM_BGQ_MPI_NAME(MPI_Ireduce_scatter)
+#define MPI_Ialltoallw HOPSIM_BGQ_MPI_NAME(MPI_Ialltoallw)
+#define MPI_Alltoallw HOPSIM_BGQ_MPI_NAME(MPI_Alltoallw)
+#define MPI_Scan_init HOPSIM_BGQ_MPI_NAME(MPI_Scan_init)
+#define MPI_Exscan_init HOPSIM_BGQ_MPI_NAME(MPI_Exscan_init)
+#define MPI_Reduce_scatter_block_init HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_block_init)
+#define MPI_Reduce_scatter_init HOPSIM_BGQ_MPI_NAME(MPI_Reduce_scatter_init)
 
 typedef int MPI_Comm;
 /* A basic type: its size in bytes, with its kind (integer, unsigned, floating) above it; a derived type: a
@@ -619,6 +629,31 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
                        MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int count);
 int MPI_Status_set_cancelled(MPI_Status* status, int flag);
+/* The non-blocking scans (the chain of MPI_Scan as rounds) and reduce-scatters (the reduction at rank 0 as
+ * rounds, then a round scattering the blocks), and their persistent forms. */
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request);
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request);
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request);
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request);
+int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request);
+int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request* request);
+int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request* request);
+/* A type per peer and displacements in bytes: one round of pairwise blocks (in place too). */
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm);
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request* request);
 #ifdef __cplusplus
 }
 #endif

@@ -5105,3 +5105,196 @@ int MPI_Status_set_cancelled(MPI_Status* st, int flag) {
 }
 
 }  // extern "C"
+
+// ---- non-blocking scans and reduce-scatters, Alltoallw (blocking and not) ----
+
+namespace hopsim::bgq {
+namespace {
+// MPI_Iscan (inclusive) and MPI_Iexscan: the chain of `scan` as rounds (a receive from rank i - 1, then the
+// combine, then a send to rank i + 1).
+int iscan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
+          MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi();
+  const Entered entered(s);
+  if (const int e = check_reduce(s, fn, c, count, t, op, 0)) return e;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const std::size_t bytes = static_cast<std::size_t>(count) * type_size(t);
+  auto sc = new_schedule(s, c, fn);
+  sc->temp.emplace_back(bytes);
+  sc->temp.emplace_back(bytes);
+  std::uint8_t* mine = sc->temp[0].data();
+  std::uint8_t* acc = sc->temp[1].data();
+  if (bytes > 0) std::memcpy(mine, in_place(sbuf) ? rbuf : sbuf, bytes);
+  const auto n = static_cast<std::size_t>(count);
+  if (cm.me > 0) {
+    sc->rounds.push_back({{recv_of(acc, bytes, bytes_type(), cm.me - 1)}, [=] {
+                            if (!inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                            combine(t, op, acc, mine, n);
+                            if (inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                          }});
+  } else {
+    sc->rounds.push_back({{}, [=] {
+                            if (bytes > 0) std::memcpy(acc, mine, bytes);
+                            if (inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                          }});
+  }
+  if (cm.me + 1 < cm.size()) sc->rounds.push_back({{send_of(acc, bytes, bytes_type(), cm.me + 1)}, {}});
+  start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+// MPI_Ireduce_scatter(_block): the rounds of a reduction of every block at rank 0, then one round scattering
+// block k (counts[k] elements) to rank k.
+int ireduce_scatter(const char* fn, const void* sbuf, void* rbuf, const std::vector<int>& counts, MPI_Datatype t,
+                    MPI_Op op, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi();
+  const Entered entered(s);
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const int n = cm.size();
+  int total = 0;
+  for (const int k : counts) {
+    if (k < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", k));
+    total += k;
+  }
+  if (const int e = check_reduce(s, fn, c, total, t, op, 0)) return e;
+  const std::size_t unit = type_size(t);
+  auto sc = new_schedule(s, c, fn);
+  std::uint8_t* acc =
+      reduce_rounds(*sc, in_place(sbuf) ? rbuf : sbuf, static_cast<std::size_t>(total), t, op, 0, n, cm.me);
+  Round rd;
+  if (cm.me != 0) {
+    rd.xfers.push_back(recv_of(rbuf, counts[static_cast<std::size_t>(cm.me)] * unit, bytes_type(), 0));
+  } else {
+    std::size_t at = 0;
+    for (int k = 0; k < n; ++k) {
+      const std::size_t b = counts[static_cast<std::size_t>(k)] * unit;
+      if (k != 0) rd.xfers.push_back(send_of(acc + at, b, bytes_type(), k));
+      at += b;
+    }
+    const std::size_t own = counts[0] * unit;
+    rd.after = [=] {
+      if (own > 0) std::memcpy(rbuf, acc, own);
+    };
+  }
+  sc->rounds.push_back(std::move(rd));
+  start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+// MPI_Alltoallw's arguments: a type per peer, displacements in bytes. One round of pairwise blocks (blocking:
+// waited for at once); in place, the blocks sent are copies of what recvbuf held.
+int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes,
+              void* rbuf, const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes, MPI_Comm c,
+              MPI_Request* r) {
+  auto& s = mpi();
+  const Entered entered(s);
+  int err = MPI_SUCCESS;
+  if (!get_intra(s, c, fn, &err)) return err;
+  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const bool inplace = in_place(sbuf);
+  std::vector<TypeRef> rts(static_cast<std::size_t>(cm.size())), sts(rts.size());
+  for (int k = 0; k < cm.size(); ++k) {
+    if (const int e = check_args(s, fn, c, rcounts[k], rtypes[k], k, 0, false, &rts[static_cast<std::size_t>(k)]))
+      return e;
+    if (!inplace)
+      if (const int e = check_args(s, fn, c, scounts[k], stypes[k], k, 0, false, &sts[static_cast<std::size_t>(k)]))
+        return e;
+  }
+  auto sc = new_schedule(s, c, fn);
+  Round rd;
+  for (int k = 0; k < cm.size(); ++k) {
+    const TypeRef& rt = rts[static_cast<std::size_t>(k)];
+    const TypeRef& st = sts[static_cast<std::size_t>(k)];
+    void* rat = shifted(rbuf, rdispls[k]);
+    const auto rn = static_cast<std::size_t>(rcounts[k]);
+    if (inplace) {
+      if (k == cm.me) continue;
+      auto& cp = sc->temp.emplace_back(rn * rt->size);
+      pack(*rt, rat, rn, cp.data());
+      rd.xfers.push_back(send_of(cp.data(), cp.size(), bytes_type(), k));
+      rd.xfers.push_back(recv_of(rat, rn, rt, k));
+      continue;
+    }
+    const void* sat = shifted(sbuf, sdispls[k]);
+    const auto sn = static_cast<std::size_t>(scounts[k]);
+    if (k == cm.me) {
+      local_copy(sat, sn, *st, rat, rn, *rt);
+      continue;
+    }
+    rd.xfers.push_back(recv_of(rat, rn, rt, k));
+    rd.xfers.push_back(send_of(sat, sn, st, k));
+  }
+  sc->rounds.push_back(std::move(rd));
+  start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace hopsim::bgq
+
+extern "C" {
+
+int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::iscan("MPI_Iscan", true, sbuf, rbuf, count, t, op, c, r);
+}
+
+int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::iscan("MPI_Iexscan", false, sbuf, rbuf, count, t, op, c, r);
+}
+
+int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                              MPI_Request* r) {
+  int n = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  return mpi_impl::ireduce_scatter("MPI_Ireduce_scatter_block", sbuf, rbuf,
+                                   std::vector<int>(static_cast<std::size_t>(n), rcount), t, op, c, r);
+}
+
+int MPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                        MPI_Request* r) {
+  int n = 0;
+  if (const int e = MPI_Comm_size(c, &n)) return e;
+  return mpi_impl::ireduce_scatter("MPI_Ireduce_scatter", sbuf, rbuf, std::vector<int>(rcounts, rcounts + n), t, op, c,
+                                   r);
+}
+
+int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf,
+                   const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm c, MPI_Request* r) {
+  return mpi_impl::alltoallw("MPI_Ialltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, c, r);
+}
+
+int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf,
+                  const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e =
+          mpi_impl::alltoallw("MPI_Alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, c, &r))
+    return e;
+  return MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Scan_init(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Info info,
+                  MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Scan_init", [=](MPI_Request* q) { return MPI_Iscan(sbuf, rbuf, count, t, op, c, q); }, r);
+}
+
+int MPI_Exscan_init(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Info info,
+                    MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Exscan_init", [=](MPI_Request* q) { return MPI_Iexscan(sbuf, rbuf, count, t, op, c, q); }, r);
+}
+
+int MPI_Reduce_scatter_block_init(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                                  MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Reduce_scatter_block_init",
+      [=](MPI_Request* q) { return MPI_Ireduce_scatter_block(sbuf, rbuf, rcount, t, op, c, q); }, r);
+}
+
+int MPI_Reduce_scatter_init(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                            MPI_Info info, MPI_Request* r) {
+  return mpi_impl::init_collective(
+      c, info, "MPI_Reduce_scatter_init",
+      [=](MPI_Request* q) { return MPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, op, c, q); }, r);
+}
+
+}  // extern "C"

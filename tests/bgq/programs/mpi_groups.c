@@ -416,6 +416,50 @@ static void persistent_collectives(void) {
   MPI_Wait(&vr[3], MPI_STATUS_IGNORE);
   for (int j = 0; j < size; ++j)
     for (int m = 0; m < rc[j]; ++m) check("ialltoallv", rd[j] + m, ain[rd[j] + m], 1000 * j + 10 * rank + m);
+  /* Non-blocking scans and reduce-scatters, a persistent scan, Alltoallw with a type per peer. */
+  int isum = -1, iex = -1, psum = -1, blk2[2] = {-1, -1}, rsv = -1;
+  int* rsin = malloc(sizeof(int) * 2 * (size_t)size);
+  int* rcs = malloc(sizeof(int) * (size_t)size);
+  for (int k = 0; k < 2 * size; ++k) rsin[k] = rank + k;
+  for (int k = 0; k < size; ++k) rcs[k] = 1;
+  MPI_Request sr[5];
+  MPI_Iscan(&rank, &isum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &sr[0]);
+  MPI_Iexscan(&rank, &iex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &sr[1]);
+  MPI_Ireduce_scatter_block(rsin, blk2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &sr[2]);
+  MPI_Ireduce_scatter(rsin, &rsv, rcs, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &sr[3]);
+  MPI_Waitall(4, sr, MPI_STATUSES_IGNORE);
+  check("iscan", 0, isum, (long)rank * (rank + 1) / 2);
+  if (rank > 0) check("iexscan", 0, iex, (long)rank * (rank - 1) / 2);
+  const long ranks_sum = (long)size * (size - 1) / 2;
+  check("ireduce_scatter_block", 0, blk2[0], ranks_sum + (long)size * (2 * rank));
+  check("ireduce_scatter_block", 1, blk2[1], ranks_sum + (long)size * (2 * rank + 1));
+  check("ireduce_scatter", 0, rsv, ranks_sum + (long)size * rank);
+  MPI_Scan_init(&rank, &psum, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL, &sr[4]);
+  MPI_Start(&sr[4]);
+  MPI_Wait(&sr[4], MPI_STATUS_IGNORE);
+  MPI_Request_free(&sr[4]);
+  check("scan_init max", 0, psum, rank);
+  int* wsc = malloc(sizeof(int) * (size_t)size);
+  int* wsd = malloc(sizeof(int) * (size_t)size);
+  MPI_Datatype* wt = malloc(sizeof(MPI_Datatype) * (size_t)size);
+  int* wout = malloc(sizeof(int) * (size_t)size);
+  int* win = malloc(sizeof(int) * (size_t)size);
+  for (int k = 0; k < size; ++k) {
+    wsc[k] = 1;
+    wsd[k] = (int)sizeof(int) * k;
+    wt[k] = MPI_INT;
+    wout[k] = 100 * rank + k;
+    win[k] = -1;
+  }
+  MPI_Alltoallw(wout, wsc, wsd, wt, win, wsc, wsd, wt, MPI_COMM_WORLD);
+  for (int k = 0; k < size; ++k) check("alltoallw", k, win[k], 100 * k + rank);
+  free(rsin);
+  free(rcs);
+  free(wsc);
+  free(wsd);
+  free(wt);
+  free(wout);
+  free(win);
   free(cnt);
   free(dsp);
   free(vall);
@@ -428,7 +472,7 @@ static void persistent_collectives(void) {
   if (rank == 0)
     printf(
         "persistent collectives: bcast (%d, %d, %d), allreduce %d, barrier, twice, in init order, v-collectives, "
-        "non-blocking and persistent, info 'hint' = '%s': %s\n",
+        "scans, reduce-scatters, non-blocking and persistent, alltoallw, info 'hint' = '%s': %s\n",
         b[0], b[1], b[2], sum, value, errors ? "WRONG" : "ok");
 }
 
