@@ -2232,10 +2232,13 @@ int MPI_Finalize(void) {
   const mpi_impl::Entered entered(s);
   // Sends whose rendezvous has not finished keep their buffers, and requests freed while active must complete
   // (MPI 4.0, 3.7.3): finish them first.
-  mpi_impl::wait_for(s, [&] {
-    return std::none_of(s.reqs.begin(), s.reqs.end(),
-                        [](const auto& q) { return q->active && (q->send || q->orphan) && !q->done; });
-  });
+  mpi_impl::wait_for(
+      s,
+      [&] {
+        return std::none_of(s.reqs.begin(), s.reqs.end(),
+                            [](const auto& q) { return q->active && (q->send || q->orphan) && !q->done; });
+      },
+      "MPI_Finalize");
   s.finalized = true;
   return MPI_SUCCESS;
 }
