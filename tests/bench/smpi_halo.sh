@@ -17,9 +17,15 @@
 # latency), 12.8 Gflop/s per rank (one A2 core's 4-wide FMA at 1.6 GHz);
 # SMPI's own network model (`network/model:SMPI`); the program's own
 # computation costs no simulated time (`smpi/simulate-computation:no`, as
-# hopsim's default compute model charges none), MPICH's choice of collective algorithms
-# (`smpi/coll-selector:mpich`: the BG/Q's MPI is MPICH's; SMPI's default
-# reduce is linear in the ranks).
+# hopsim's default compute model charges none), and MPICH's algorithms for
+# the program's short collectives (the BG/Q's MPI is MPICH's): dissemination
+# barrier (`ompi_bruck`), recursive-doubling allreduce (`rdb`), binomial
+# reduce and broadcast. These are named one by one: SMPI's
+# `smpi/coll-selector:mpich` first builds SMP-aware communicators (each
+# node's leaders) on the first collective, which with one rank per node
+# costs about 1 us of simulated time per rank and host time quadratic in
+# the ranks (80 s at 1024 ranks, hours at 4096); SMPI's default reduce is
+# linear in the ranks.
 set -eu
 build=build
 if [ "${1:-}" = "-b" ]; then build=$2; shift 2; fi
@@ -73,7 +79,9 @@ run() { # NAME COMMAND...: runs it, keeping stdout, stderr and time's line
 }
 run hopsim env HOPSIM_MODE=sim HOPSIM_SCENARIO="$work/scenario.json" "$prog" $only "$iterations" "$size"
 run smpi smpirun -np "$n" -platform "$work/platform.xml" -hostfile "$work/hosts" \
-  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:warning "$work/halo_smpi" $only "$iterations" "$size"
+  --cfg=smpi/simulate-computation:no \
+  --cfg=smpi/barrier:ompi_bruck --cfg=smpi/allreduce:rdb --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree \
+  --log=root.thres:warning "$work/halo_smpi" $only "$iterations" "$size"
 
 # The data lines in the same order (ranks print in their own order).
 sort "$work/hopsim.out" >"$work/hopsim.sorted"
