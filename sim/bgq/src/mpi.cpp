@@ -1811,7 +1811,7 @@ int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatyp
   if (ti->basic == MPI_DATATYPE_NULL)
     return error(c, MPI_ERR_TYPE, fn,
                  fmt::format("datatype 0x{:x} is derived: reductions take predefined types (and derived ones with a "
-                             "user op in MPI_Reduce and MPI_Allreduce)",
+                             "user op in MPI_Reduce, MPI_Allreduce and their non-blocking forms)",
                              t));
   if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
   return MPI_SUCCESS;
@@ -1830,19 +1830,23 @@ void reduce_in(std::vector<std::uint8_t>& acc, const void* buf, MPI_Datatype t) 
   std::memcpy(acc.data(), data_start(buf, *ti), acc.size());
 }
 
-// The result into the user's buffer: a derived type's data only, its gaps left as they are.
-void reduce_out(const std::vector<std::uint8_t>& acc, void* buf, std::size_t count, MPI_Datatype t) {
-  if (acc.empty()) return;
+// The result (`bytes` at `acc`) into the user's buffer: a derived type's data only, its gaps left as they are.
+void reduce_out(const std::uint8_t* acc, std::size_t bytes, void* buf, std::size_t count, MPI_Datatype t) {
+  if (bytes == 0) return;
   if (type_size(t)) {
-    std::memcpy(buf, acc.data(), acc.size());
+    std::memcpy(buf, acc, bytes);
     return;
   }
   TypeRef ti;
   find_type(state(), t, ti, false);
   std::vector<std::uint8_t> packed(count * ti->size);
   // acc is the layout from the data's start, so it packs as a buffer whose lb lies at acc's first byte.
-  pack(*ti, shifted(acc.data(), -ti->lb), count, packed.data());
+  pack(*ti, shifted(acc, -ti->lb), count, packed.data());
   unpack(*ti, packed.data(), packed.size(), buf);
+}
+
+void reduce_out(const std::vector<std::uint8_t>& acc, void* buf, std::size_t count, MPI_Datatype t) {
+  reduce_out(acc.data(), acc.size(), buf, count, t);
 }
 
 // One rank's block in a pairwise exchange: `count` elements of `type` at `buf` (to send, or to receive into).
@@ -2004,6 +2008,37 @@ int inter_reduce(MpiState& s, const void* sbuf, void* rbuf, int count, MPI_Datat
   return MPI_SUCCESS;
 }
 
+// Reduce_scatter on an intercommunicator: each group reduces its n = sum(rcounts) elements to its rank 0, the
+// two leaders trade their results, and each scatters the other group's result over its own group by rcounts.
+int inter_reduce_scatter(MpiState& s, const char* fn, const void* sbuf, void* rbuf, const int* rcounts, MPI_Datatype t,
+                         MPI_Op op, MPI_Comm c) {
+  s.coll = fn;
+  const Comm cm = s.comms[static_cast<std::size_t>(c)];
+  if (in_place(sbuf)) return error(c, MPI_ERR_BUFFER, fn, fmt::format("MPI_IN_PLACE on intercommunicator {}", c));
+  std::vector<int> displs(static_cast<std::size_t>(cm.size()));
+  int total = 0;
+  for (int r = 0; r < cm.size(); ++r) {
+    if (rcounts[r] < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {} for rank {}", rcounts[r], r));
+    displs[static_cast<std::size_t>(r)] = total;
+    total += rcounts[r];
+  }
+  if (const int e = check_reduce(s, fn, cm.local, total, t, op, 0)) return e;
+  const std::size_t bytes = static_cast<std::size_t>(total) * type_size(t);
+  std::vector<std::uint8_t> acc(bytes), got(bytes);
+  reduce_in(acc, sbuf, t);
+  reduce(s, acc.data(), static_cast<std::size_t>(total), t, op, 0, cm.local);
+  if (cm.me == 0) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    start_send(s, acc.data(), bytes, *bytes_type(), 0, kReduceTag, c, false, 1, &r);
+    coll_recv(s, got.data(), bytes, bytes_type(), 0, c, kReduceTag);
+    auto& q = *s.reqs[static_cast<std::size_t>(r)];
+    wait_for(
+        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
+    release(s, &r);
+  }
+  return MPI_Scatterv(got.data(), rcounts, displs.data(), t, rbuf, rcounts[cm.me], t, 0, cm.local);
+}
+
 // Gather and Scatter (v or not): the root receives from (sends to) every rank of the other group, linearly;
 // `counts`/`displs` null: `count` elements each, one after the other. The root's blocks are `root_*`, the
 // one block of a member of the other group `mine_*`.
@@ -2088,12 +2123,12 @@ void bcast_rounds(Schedule& sc, void* buf, std::size_t count, const TypeRef& t, 
 // The binomial tree of `reduce` on an accumulator the schedule owns (returned), combined in the same order.
 std::uint8_t* reduce_rounds(Schedule& sc, const void* in, std::size_t count, MPI_Datatype t, MPI_Op op, int root, int n,
                             int me) {
-  const std::size_t bytes = count * type_size(t);
+  const std::size_t bytes = count * unit_of(t);
   sc.temp.emplace_back(bytes);
   sc.temp.emplace_back(bytes);
+  reduce_in(sc.temp[sc.temp.size() - 2], in, t);
   std::uint8_t* acc = sc.temp[sc.temp.size() - 2].data();
   std::uint8_t* part = sc.temp.back().data();
-  if (bytes > 0) std::memcpy(acc, in, bytes);
   const int vr = (me - root + n) % n;
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
@@ -3455,6 +3490,8 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
   const mpi_impl::Entered entered(s);
   int n = 0;
   if (const int e = MPI_Comm_size(c, &n)) return e;
+  if (mpi_impl::is_inter(s, c))
+    return mpi_impl::inter_reduce_scatter(s, "MPI_Reduce_scatter", sbuf, rbuf, rcounts, t, op, c);
   std::vector<int> displs(static_cast<std::size_t>(n));
   int total = 0;
   for (int r = 0; r < n; ++r) {
@@ -3548,7 +3585,7 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
                 MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root)) return e;
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Ireduce", c, count, t, op, root, true)) return e;
   if (mpi_impl::ordered(op) && root != 0)
     return mpi_impl::error(c, MPI_ERR_OP, "MPI_Ireduce",
                            fmt::format("op {} does not commute: the schedule combines in rank order at root 0 only "
@@ -3559,10 +3596,8 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
   std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
                                               static_cast<std::size_t>(count), t, op, root, cm.size(), cm.me);
   if (cm.me == root) {
-    const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
-    sc->rounds.push_back({{}, [=] {
-                            if (bytes > 0) std::memcpy(rbuf, acc, bytes);
-                          }});
+    const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
+    sc->rounds.push_back({{}, [=] { mpi_impl::reduce_out(acc, bytes, rbuf, static_cast<std::size_t>(count), t); }});
   }
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
@@ -3571,16 +3606,14 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op 
 int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_reduce(s, "MPI_Iallreduce", c, count, t, op, 0)) return e;
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Iallreduce", c, count, t, op, 0, true)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Iallreduce");
-  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
+  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::unit_of(t);
   std::uint8_t* acc = mpi_impl::reduce_rounds(*sc, mpi_impl::in_place(sbuf) ? rbuf : sbuf,
                                               static_cast<std::size_t>(count), t, op, 0, cm.size(), cm.me);
   mpi_impl::bcast_rounds(*sc, acc, bytes, mpi_impl::bytes_type(), 0, cm.size(), cm.me);
-  sc->rounds.push_back({{}, [=] {
-                          if (bytes > 0) std::memcpy(rbuf, acc, bytes);
-                        }});
+  sc->rounds.push_back({{}, [=] { mpi_impl::reduce_out(acc, bytes, rbuf, static_cast<std::size_t>(count), t); }});
   mpi_impl::start_schedule(s, std::move(sc), r);
   return MPI_SUCCESS;
 }
@@ -3661,12 +3694,22 @@ int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
   mpi_impl::TypeRef st, rt;
-  if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, scount, stype, 0, 0, false, &st)) return e;
+  const bool inplace = mpi_impl::in_place(sbuf);  // the send count and type are then not used
+  if (!inplace)
+    if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, scount, stype, 0, 0, false, &st)) return e;
   if (const int e = mpi_impl::check_args(s, "MPI_Ialltoall", c, rcount, rtype, 0, 0, false, &rt)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
   const int n = cm.size();
-  const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
   auto sc = mpi_impl::new_schedule(s, c, "MPI_Ialltoall");
+  if (inplace) {  // the blocks sent are a copy of what rbuf holds now, packed: rcount elements of rtype each
+    auto& copy = sc->temp.emplace_back(static_cast<std::size_t>(n) * static_cast<std::size_t>(rcount) * rt->size);
+    if (!copy.empty())
+      mpi_impl::pack(*rt, rbuf, static_cast<std::size_t>(n) * static_cast<std::size_t>(rcount), copy.data());
+    sbuf = copy.data();
+    scount = rcount * static_cast<int>(rt->size);
+    st = mpi_impl::bytes_type();
+  }
+  const std::int64_t sslot = scount * st->extent(), rslot = rcount * rt->extent();
   mpi_impl::Round rd;  // pairwise order, as MPI_Alltoall
   for (int k = 0; k < n; ++k) {
     const int from = (cm.me - k + n) % n;
@@ -5119,26 +5162,26 @@ int iscan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int coun
           MPI_Comm c, MPI_Request* r) {
   auto& s = mpi();
   const Entered entered(s);
-  if (const int e = check_reduce(s, fn, c, count, t, op, 0)) return e;
+  if (const int e = check_reduce(s, fn, c, count, t, op, 0, true)) return e;
   const auto& cm = s.comms[static_cast<std::size_t>(c)];
-  const std::size_t bytes = static_cast<std::size_t>(count) * type_size(t);
+  const std::size_t bytes = static_cast<std::size_t>(count) * unit_of(t);
   auto sc = new_schedule(s, c, fn);
   sc->temp.emplace_back(bytes);
   sc->temp.emplace_back(bytes);
+  reduce_in(sc->temp[0], in_place(sbuf) ? rbuf : sbuf, t);
   std::uint8_t* mine = sc->temp[0].data();
   std::uint8_t* acc = sc->temp[1].data();
-  if (bytes > 0) std::memcpy(mine, in_place(sbuf) ? rbuf : sbuf, bytes);
   const auto n = static_cast<std::size_t>(count);
   if (cm.me > 0) {
     sc->rounds.push_back({{recv_of(acc, bytes, bytes_type(), cm.me - 1)}, [=] {
-                            if (!inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                            if (!inclusive) reduce_out(acc, bytes, rbuf, n, t);
                             combine(t, op, acc, mine, n);
-                            if (inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                            if (inclusive) reduce_out(acc, bytes, rbuf, n, t);
                           }});
   } else {
     sc->rounds.push_back({{}, [=] {
                             if (bytes > 0) std::memcpy(acc, mine, bytes);
-                            if (inclusive && bytes > 0) std::memcpy(rbuf, acc, bytes);
+                            if (inclusive) reduce_out(acc, bytes, rbuf, n, t);
                           }});
   }
   if (cm.me + 1 < cm.size()) sc->rounds.push_back({{send_of(acc, bytes, bytes_type(), cm.me + 1)}, {}});
@@ -5159,14 +5202,17 @@ int ireduce_scatter(const char* fn, const void* sbuf, void* rbuf, const std::vec
     if (k < 0) return error(c, MPI_ERR_COUNT, fn, fmt::format("count {}", k));
     total += k;
   }
-  if (const int e = check_reduce(s, fn, c, total, t, op, 0)) return e;
-  const std::size_t unit = type_size(t);
+  if (const int e = check_reduce(s, fn, c, total, t, op, 0, true)) return e;
+  const std::size_t unit = unit_of(t);
   auto sc = new_schedule(s, c, fn);
   std::uint8_t* acc =
       reduce_rounds(*sc, in_place(sbuf) ? rbuf : sbuf, static_cast<std::size_t>(total), t, op, 0, n, cm.me);
   Round rd;
-  if (cm.me != 0) {
-    rd.xfers.push_back(recv_of(rbuf, counts[static_cast<std::size_t>(cm.me)] * unit, bytes_type(), 0));
+  if (cm.me != 0) {  // the block in the accumulator's layout, then into the user's
+    const auto mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(cm.me)]);
+    std::uint8_t* got = sc->temp.emplace_back(mine * unit).data();
+    rd.xfers.push_back(recv_of(got, mine * unit, bytes_type(), 0));
+    rd.after = [=] { reduce_out(got, mine * unit, rbuf, mine, t); };
   } else {
     std::size_t at = 0;
     for (int k = 0; k < n; ++k) {
@@ -5174,10 +5220,8 @@ int ireduce_scatter(const char* fn, const void* sbuf, void* rbuf, const std::vec
       if (k != 0) rd.xfers.push_back(send_of(acc + at, b, bytes_type(), k));
       at += b;
     }
-    const std::size_t own = counts[0] * unit;
-    rd.after = [=] {
-      if (own > 0) std::memcpy(rbuf, acc, own);
-    };
+    const auto own = static_cast<std::size_t>(counts[0]);
+    rd.after = [=] { reduce_out(acc, own * unit, rbuf, own, t); };
   }
   sc->rounds.push_back(std::move(rd));
   start_schedule(s, std::move(sc), r);
@@ -5192,20 +5236,26 @@ int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* s
   auto& s = mpi();
   const Entered entered(s);
   int err = MPI_SUCCESS;
-  if (!get_intra(s, c, fn, &err)) return err;
-  const auto& cm = s.comms[static_cast<std::size_t>(c)];
+  const Comm* cmp = get_comm(s, c, fn, &err);
+  if (!cmp) return err;
+  const Comm& cm = *cmp;
   const bool inplace = in_place(sbuf);
-  std::vector<TypeRef> rts(static_cast<std::size_t>(cm.size())), sts(rts.size());
-  for (int k = 0; k < cm.size(); ++k) {
-    if (const int e = check_args(s, fn, c, rcounts[k], rtypes[k], k, 0, false, &rts[static_cast<std::size_t>(k)]))
+  if (inplace && cm.inter) return error(c, MPI_ERR_BUFFER, fn, fmt::format("MPI_IN_PLACE on intercommunicator {}", c));
+  // On an intercommunicator block k goes to and comes from rank k of the other group (none is this rank's own).
+  const int n = cm.peers();
+  std::vector<TypeRef> rts(static_cast<std::size_t>(n)), sts(rts.size());
+  for (int k = 0; k < n; ++k) {
+    if (const int e =
+            check_args(s, fn, c, rcounts[k], rtypes[k], k, 0, false, &rts[static_cast<std::size_t>(k)], cm.inter))
       return e;
     if (!inplace)
-      if (const int e = check_args(s, fn, c, scounts[k], stypes[k], k, 0, false, &sts[static_cast<std::size_t>(k)]))
+      if (const int e =
+              check_args(s, fn, c, scounts[k], stypes[k], k, 0, false, &sts[static_cast<std::size_t>(k)], cm.inter))
         return e;
   }
   auto sc = new_schedule(s, c, fn);
   Round rd;
-  for (int k = 0; k < cm.size(); ++k) {
+  for (int k = 0; k < n; ++k) {
     const TypeRef& rt = rts[static_cast<std::size_t>(k)];
     const TypeRef& st = sts[static_cast<std::size_t>(k)];
     void* rat = shifted(rbuf, rdispls[k]);
@@ -5220,7 +5270,7 @@ int alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* s
     }
     const void* sat = shifted(sbuf, sdispls[k]);
     const auto sn = static_cast<std::size_t>(scounts[k]);
-    if (k == cm.me) {
+    if (k == cm.me && !cm.inter) {
       local_copy(sat, sn, *st, rat, rn, *rt);
       continue;
     }

@@ -181,6 +181,28 @@ static void intercomms(void) {
   for (int k = 0; k < half; ++k) blk[k] = 1000 * rank + k;
   MPI_Alltoall(blk, 1, MPI_INT, all, 1, MPI_INT, inter);
   for (int k = 0; k < half; ++k) check("intercomm alltoall", k, all[k], 1000 * ((low ? half : 0) + k) + lrank);
+  /* Alltoallw with a type and a byte displacement per member of the other half; Reduce_scatter_block: element k
+   * of every send buffer is rank + k, and member k of each half gets the other half's sum of element k. */
+  int* wc = malloc(sizeof(int) * (size_t)half);
+  int* wd = malloc(sizeof(int) * (size_t)half);
+  MPI_Datatype* wt = malloc(sizeof(MPI_Datatype) * (size_t)half);
+  for (int k = 0; k < half; ++k) {
+    blk[k] = 2000 * rank + k;
+    all[k] = -1;
+    wc[k] = 1;
+    wd[k] = (int)sizeof(int) * k;
+    wt[k] = MPI_INT;
+  }
+  MPI_Alltoallw(blk, wc, wd, wt, all, wc, wd, wt, inter);
+  for (int k = 0; k < half; ++k) check("intercomm alltoallw", k, all[k], 2000 * ((low ? half : 0) + k) + lrank);
+  for (int k = 0; k < half; ++k) blk[k] = rank + k;
+  int rsb = -1;
+  MPI_Reduce_scatter_block(blk, &rsb, 1, MPI_INT, MPI_SUM, inter);
+  check("intercomm reduce_scatter_block", 0, rsb,
+        (low ? (long)half * (3 * half - 1) / 2 : (long)half * (half - 1) / 2) + (long)half * lrank);
+  free(wc);
+  free(wd);
+  free(wt);
   free(all);
   free(blk);
 
@@ -497,11 +519,13 @@ static void strided_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
   (void)type;
   int* a = in;
   int* b = inout;
-  for (int k = 0; k < 3 * *len; ++k) b[2 * k] += a[2 * k]; /* 3 ints a stride of 2 apart per element */
+  for (int j = 0; j < *len; ++j) /* 3 ints a stride of 2 apart per element, elements 5 ints apart (its extent) */
+    for (int k = 0; k < 3; ++k) b[5 * j + 2 * k] += a[5 * j + 2 * k];
 }
 
-/* User ops on derived types in MPI_Reduce and MPI_Allreduce (the gaps of
- * the vector type untouched), and MPI_Alltoall in place. */
+/* User ops on derived types in MPI_Reduce and MPI_Allreduce and in the
+ * non-blocking reductions (the gaps of the vector type untouched), and
+ * MPI_Alltoall and MPI_Ialltoall in place. */
 static void derived_reductions(void) {
   MPI_Datatype mat, vec;
   MPI_Op mul, ssum;
@@ -533,6 +557,34 @@ static void derived_reductions(void) {
   for (int j = 0; j < size; ++j) blocks[j] = 100 * rank + j;
   MPI_Alltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, blocks, 1, MPI_INT, MPI_COMM_WORLD);
   for (int j = 0; j < size; ++j) check("alltoall in place", j, blocks[j], 100 * j + rank);
+  /* The non-blocking forms: Ireduce of the matrices (rank order, at rank 0), Iallreduce and Iscan of the
+   * strided sum, Ireduce_scatter_block of one vector element per rank (element j of rank q holds q + j + k at its
+   * k-th int), Ialltoall in place (back to what the blocks were). */
+  int iprod[2][4] = {{0}}, iw[5] = {-1, -1, -1, -1, -1}, sw[5] = {-1, -1, -1, -1, -1}, rs[5] = {-1, -1, -1, -1, -1};
+  int* vs = malloc(sizeof(int) * 5 * (size_t)size);
+  for (int j = 0; j < size; ++j)
+    for (int k = 0; k < 5; ++k) vs[5 * j + k] = k % 2 ? -7 : rank + j + k / 2;
+  MPI_Request nr[5];
+  MPI_Ireduce(m, iprod, 2, mat, mul, 0, MPI_COMM_WORLD, &nr[0]);
+  MPI_Iallreduce(v, iw, 1, vec, ssum, MPI_COMM_WORLD, &nr[1]);
+  MPI_Iscan(v, sw, 1, vec, ssum, MPI_COMM_WORLD, &nr[2]);
+  MPI_Ireduce_scatter_block(vs, rs, 1, vec, ssum, MPI_COMM_WORLD, &nr[3]);
+  MPI_Ialltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, blocks, 1, MPI_INT, MPI_COMM_WORLD, &nr[4]);
+  MPI_Waitall(5, nr, MPI_STATUSES_IGNORE);
+  if (rank == 0) check("ireduce matmul", 0, iprod[0][1] + iprod[1][1], 3 * tri);
+  const long pre = (long)rank * (rank + 1) / 2;
+  for (int k = 0; k < 5; k += 2) {
+    check("iallreduce vector", k, iw[k], k == 0 ? tri : k == 2 ? 10 * tri : size);
+    check("iscan vector", k, sw[k], k == 0 ? pre : k == 2 ? 10 * pre : rank + 1);
+    check("ireduce_scatter_block vector", k, rs[k], tri + (long)size * (rank + k / 2));
+  }
+  for (int k = 1; k < 5; k += 2) {
+    check("iallreduce vector gap", k, iw[k], -1);
+    check("iscan vector gap", k, sw[k], -1);
+    check("ireduce_scatter_block vector gap", k, rs[k], -1);
+  }
+  for (int j = 0; j < size; ++j) check("ialltoall in place", j, blocks[j], 100 * rank + j);
+  free(vs);
   free(blocks);
   MPI_Op_free(&mul);
   MPI_Op_free(&ssum);
