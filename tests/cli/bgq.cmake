@@ -367,12 +367,13 @@ set(CLI_MPI_GROUPS_LINES "groups: world 32, even 16, rest 8 from 31, comm_create
   "user ops on derived types: matrix product 496 and 992, strided sum (496, 4960, 32) gaps (-1, -1), alltoall in place: ok"
   "common calls: maxloc at 9, minloc at 0, 2int (2, 2), sendrecv_replace, pack 16 bytes, subarray 6 of 20 (true extent 32 at 28), hindexed, tag_ub, MPI 3, alloc_mem, split_type 1: ok"
   "buffered: 25 + 3000 + 3000 ints through a 24292-byte buffer, one too many refused (class 1): ok"
+  "matched probes: 8 and 5000 ints from rank 31, a wildcard receive left for a later message: ok"
   "mpi_groups: 32 ranks, all checks passed")
-cli_test(bgq_exec_mpi_groups HAS "printed the same 8 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
+cli_test(bgq_exec_mpi_groups HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout exec/native.stdout")
-cli_test(bgq_exec_mpi_groups_cma HAS "printed the same 8 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
+cli_test(bgq_exec_mpi_groups_cma HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/native.stdout")
-cli_test(bgq_exec_mpi_groups_6 HAS "printed the same 8 lines" "groups: world 6, even 3, rest 2 from 5, comm_create allreduce 6: ok"
+cli_test(bgq_exec_mpi_groups_6 HAS "printed the same 9 lines" "groups: world 6, even 3, rest 2 from 5, comm_create allreduce 6: ok"
   "intercomm: 3 and 3 ranks, merged rank 3 of 6, allreduce 15, scan refused, the other half's sum 12, reduced 12: ok" "mpi_groups: 6 ranks, all checks passed"
   LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --torus 1x2x3x1x1 --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout")
@@ -387,6 +388,9 @@ foreach(mode sim native)
   cli_test(bgq_mpi_intercomm_collective.${mode} RC 5
     HAS "MPI_Scan: communicator 4 is an intercommunicator: its collectives are not supported (MPI_ERR_COMM)"
     CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups intercoll)
+  cli_test(bgq_mpi_no_message.${mode} RC 5
+    HAS "MPI_Mrecv: message 12345 is not one a matched probe returned, or was received (MPI_ERR_ARG)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups nomessage)
 endforeach()
 # MPICH's test programs (tests/external/mpich_tests.sh) need a checkout of
 # MPICH, which CI has not: its argument checks only.

@@ -83,6 +83,10 @@ extern "C" {
 #define MPI_Waitsome HOPSIM_BGQ_MPI_NAME(MPI_Waitsome)
 #define MPI_Iprobe HOPSIM_BGQ_MPI_NAME(MPI_Iprobe)
 #define MPI_Probe HOPSIM_BGQ_MPI_NAME(MPI_Probe)
+#define MPI_Improbe HOPSIM_BGQ_MPI_NAME(MPI_Improbe)
+#define MPI_Mprobe HOPSIM_BGQ_MPI_NAME(MPI_Mprobe)
+#define MPI_Mrecv HOPSIM_BGQ_MPI_NAME(MPI_Mrecv)
+#define MPI_Imrecv HOPSIM_BGQ_MPI_NAME(MPI_Imrecv)
 #define MPI_Barrier HOPSIM_BGQ_MPI_NAME(MPI_Barrier)
 #define MPI_Bcast HOPSIM_BGQ_MPI_NAME(MPI_Bcast)
 #define MPI_Reduce HOPSIM_BGQ_MPI_NAME(MPI_Reduce)
@@ -215,6 +219,7 @@ typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
+typedef int MPI_Message;
 typedef struct {
   int MPI_SOURCE;
   int MPI_TAG;
@@ -239,6 +244,8 @@ typedef struct {
 #define MPI_ERR_INFO_NOKEY 21
 #define MPI_ERR_NO_MEM 22
 #define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 13
 #define MPI_ERR_ARG 12
 #define MPI_ERR_TRUNCATE 15
 #define MPI_ERR_OTHER 16
@@ -285,6 +292,9 @@ typedef struct {
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
 #define MPI_REQUEST_NULL (-1)
+#define MPI_MESSAGE_NULL (-1)
+/* The message a matched probe of MPI_PROC_NULL returns: receiving it completes at once, empty. */
+#define MPI_MESSAGE_NO_PROC (-2)
 #define MPI_IN_PLACE ((void*)-1)
 /* Address 0: a buffer whose datatype holds absolute addresses (from MPI_Get_address). */
 #define MPI_BOTTOM ((void*)0)
@@ -430,6 +440,12 @@ int MPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices
 int MPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+/* Matched probes (MPI 4.0, 3.8.2): the message found leaves the matching queue, so no other receive can take
+ * it; MPI_Mrecv/MPI_Imrecv receive exactly that message (and set *message to MPI_MESSAGE_NULL). */
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status);
+int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request);
 
 /* MPI_Barrier on MPI_COMM_WORLD is the GI barrier; on other communicators, a dissemination barrier. The
  * other collectives are binomial trees (Bcast, Reduce; Allreduce = Reduce + Bcast) and pairwise exchanges

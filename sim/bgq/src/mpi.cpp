@@ -236,6 +236,10 @@ struct MpiState {
   // Vectors, not deques: empty ones take no memory, and a full machine has 98304 ranks.
   std::vector<int> posted;  // receive requests in post order
   std::vector<Arrived> unexpected;
+  // Messages a matched probe took out of the matching queue (MPI_Improbe), by their MPI_Message handle, with
+  // their communicator.
+  std::map<int, std::pair<Arrived, MPI_Comm>> messages;
+  int next_message = 0;
   std::map<std::pair<int, std::uint16_t>, Partial> partial;
   std::map<std::pair<int, std::uint16_t>, Arrived> early;  // ahead of their turn
   // Broadcasts on the collective network, by their number on MPI_COMM_WORLD: the packets in so far, and the
@@ -422,6 +426,10 @@ const char* error_name(int code) {
       return "MPI_ERR_NO_MEM";
     case MPI_ERR_OP:
       return "MPI_ERR_OP";
+    case MPI_ERR_TOPOLOGY:
+      return "MPI_ERR_TOPOLOGY";
+    case MPI_ERR_DIMS:
+      return "MPI_ERR_DIMS";
     case MPI_ERR_ARG:
       return "MPI_ERR_ARG";
     case MPI_ERR_TRUNCATE:
@@ -1148,7 +1156,7 @@ int start_send(MpiState& s, const void* buf, std::size_t count, const TypeInfo& 
 // Receives `count` elements of `t`: a contiguous type into `buf` itself, any other through the request's
 // staging buffer, unpacked when the data is in.
 void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int src, int tag, MPI_Comm c,
-                std::uint16_t context_add, MPI_Request* r) {
+                std::uint16_t context_add, MPI_Request* r, Arrived* matched = nullptr) {
   const int id = new_request(s);
   auto& q = *s.reqs[static_cast<std::size_t>(id)];
   q.comm = c;
@@ -1169,6 +1177,12 @@ void start_recv(MpiState& s, void* buf, std::size_t count, const TypeRef& t, int
   if (src == MPI_PROC_NULL) {
     q.status = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     q.done = true;
+    return;
+  }
+  if (matched) {  // a message a matched probe took: this receive is its only match
+    finish_recv(s, q, *matched);
+    if (q.getting) s.getting.push_back(id);
+    pay(s);
     return;
   }
   progress(s);
@@ -2984,6 +2998,80 @@ int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
     if (flag) return MPI_SUCCESS;
     Machine::current()->spin();
   }
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_Status* st) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  if (const int e = mpi_impl::check_args(s, "MPI_Improbe", c, 0, MPI_BYTE, source, tag, true, nullptr, true)) return e;
+  if (!flag || !m) return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Improbe", "null flag or message");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    *m = MPI_MESSAGE_NO_PROC;
+    if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+    return MPI_SUCCESS;
+  }
+  mpi_impl::progress(s);
+  mpi_impl::Request q;
+  q.src = source;
+  q.tag = tag;
+  q.context = s.comms[static_cast<std::size_t>(c)].context;
+  *flag = 0;
+  for (auto it = s.unexpected.begin(); it != s.unexpected.end(); ++it) {
+    if (!mpi_impl::matches(q, it->env)) continue;
+    *flag = 1;
+    if (st) *st = {it->env.src, it->env.tag, MPI_SUCCESS, static_cast<int>(it->env.bytes), 0};
+    *m = s.next_message++;
+    s.messages.emplace(*m, std::make_pair(std::move(*it), c));
+    s.unexpected.erase(it);
+    return MPI_SUCCESS;
+  }
+  mpi_impl::poll_unlocked(s);
+  return MPI_SUCCESS;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
+  int flag = 0;
+  for (;;) {
+    if (const int e = MPI_Improbe(source, tag, c, &flag, m, st)) return e;
+    if (flag) return MPI_SUCCESS;
+    Machine::current()->spin();
+  }
+}
+
+// MPI_Imrecv and MPI_Mrecv (`fn`): the receive of the message a matched probe took.
+static int matched_recv(const char* fn, void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  if (!m || !r) return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "null message or request");
+  mpi_impl::TypeRef ti;
+  if (*m == MPI_MESSAGE_NO_PROC) {  // completes at once, as a receive from MPI_PROC_NULL
+    if (const int e = mpi_impl::check_args(s, fn, MPI_COMM_SELF, count, t, MPI_PROC_NULL, 0, true, &ti, true)) return e;
+    mpi_impl::start_recv(s, buf, static_cast<std::size_t>(count), ti, MPI_PROC_NULL, 0, MPI_COMM_SELF, 0, r);
+    *m = MPI_MESSAGE_NULL;
+    return MPI_SUCCESS;
+  }
+  const auto it = s.messages.find(*m);
+  if (it == s.messages.end())
+    return mpi_impl::error(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                           fmt::format("message {} is not one a matched probe returned, or was received", *m));
+  const MPI_Comm c = it->second.second;
+  if (const int e = mpi_impl::check_args(s, fn, c, count, t, it->second.first.env.src, 0, true, &ti, true)) return e;
+  mpi_impl::Arrived a = std::move(it->second.first);
+  s.messages.erase(it);
+  *m = MPI_MESSAGE_NULL;
+  mpi_impl::start_recv(s, buf, static_cast<std::size_t>(count), ti, a.env.src, a.env.tag, c, 0, r, &a);
+  return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
+  return matched_recv("MPI_Imrecv", buf, count, t, m, r);
+}
+
+int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = matched_recv("MPI_Mrecv", buf, count, t, m, &r)) return e;
+  return mpi_impl::wait_request(&r, st, "MPI_Mrecv");
 }
 
 // ---- communicators with a grid ----

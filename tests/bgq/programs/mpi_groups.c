@@ -1,14 +1,14 @@
 /* Groups, communicators made from them, intercommunicators, persistent
  * requests and collectives, info objects, cancelled receives and sends,
- * buffered sends, user ops on derived types, MPI_Alltoall in place, each
- * with its data
- * checked exactly; prints the same lines in every mode (any even number of
+ * buffered sends, user ops on derived types, MPI_Alltoall in place,
+ * matched probes, each with its data checked exactly; prints the same lines in every mode (any even number of
  * ranks from 4). A mismatch prints WRONG and what was found. With an
  * argument, one mistake under the default error handler instead:
  *   badrank   MPI_Group_incl of a rank the group does not have
  *   restart   MPI_Start of a persistent request that is active already
  *   nobuffer  MPI_Bsend with no buffer attached
- *   intercoll MPI_Scan on an intercommunicator */
+ *   intercoll MPI_Scan on an intercommunicator
+ *   nomessage MPI_Mrecv of a message no matched probe returned */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -793,6 +793,64 @@ static void buffered(void) {
            kBig, size_needed, cls, errors ? "WRONG" : "ok");
 }
 
+/* Matched probes: each rank sends two messages with tag 7 to the next (8
+ * ints, eager; 5000 ints, rendezvous); the receiver takes the first with
+ * MPI_Mprobe and the second with MPI_Improbe, then posts a wildcard receive,
+ * which must not take either, receives them with MPI_Mrecv and MPI_Imrecv,
+ * and sends itself the message the wildcard receive gets. A matched probe
+ * of MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC. */
+static void matched_probes(void) {
+  const int to = (rank + 1) % size, from = (rank + size - 1) % size;
+  int small[8], gs[8];
+  int* big = malloc(sizeof(int) * 5000);
+  int* got = malloc(sizeof(int) * 5000);
+  for (int k = 0; k < 5000; ++k) {
+    big[k] = 100000 * rank + k;
+    got[k] = -1;
+  }
+  for (int k = 0; k < 8; ++k) {
+    small[k] = 10 * rank + k;
+    gs[k] = -1;
+  }
+  MPI_Request sr[3], wr, rr;
+  MPI_Isend(small, 8, MPI_INT, to, 7, MPI_COMM_WORLD, &sr[0]);
+  MPI_Isend(big, 5000, MPI_INT, to, 7, MPI_COMM_WORLD, &sr[1]);
+  MPI_Message m1 = MPI_MESSAGE_NULL, m2 = MPI_MESSAGE_NULL, mn = MPI_MESSAGE_NULL;
+  MPI_Status st1, st2, st;
+  MPI_Mprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &m1, &st1);
+  int flag = 0, c1 = -1, c2 = -1, wild = -1;
+  while (!flag) MPI_Improbe(from, 7, MPI_COMM_WORLD, &flag, &m2, &st2);
+  MPI_Get_count(&st1, MPI_INT, &c1);
+  MPI_Get_count(&st2, MPI_INT, &c2);
+  check("mprobe source", 0, st1.MPI_SOURCE, from);
+  check("mprobe count", 0, c1, 8);
+  check("improbe count", 0, c2, 5000);
+  MPI_Irecv(&wild, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &wr);
+  MPI_Mrecv(gs, 8, MPI_INT, &m1, &st);
+  check("mrecv leaves the null message", 0, m1, MPI_MESSAGE_NULL);
+  check("mrecv tag", 0, st.MPI_TAG, 7);
+  MPI_Imrecv(got, 5000, MPI_INT, &m2, &rr);
+  MPI_Wait(&rr, &st);
+  check("imrecv source", 0, st.MPI_SOURCE, from);
+  for (int k = 0; k < 8; ++k) check("mrecv data", k, gs[k], 10 * from + k);
+  for (int k = 0; k < 5000; ++k) check("imrecv data", k, got[k], 100000 * from + k);
+  const int self = 4242 + rank;
+  MPI_Isend(&self, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, &sr[2]);
+  MPI_Wait(&wr, &st);
+  check("wildcard receive after the matched ones", 0, wild, self);
+  check("wildcard receive tag", 0, st.MPI_TAG, 8);
+  MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &mn, &st);
+  check("mprobe of MPI_PROC_NULL", 0, mn, MPI_MESSAGE_NO_PROC);
+  MPI_Mrecv(NULL, 0, MPI_INT, &mn, &st);
+  check("mrecv of MPI_MESSAGE_NO_PROC", 0, st.MPI_SOURCE, MPI_PROC_NULL);
+  MPI_Waitall(3, sr, MPI_STATUSES_IGNORE);
+  free(big);
+  free(got);
+  if (rank == 0)
+    printf("matched probes: %d and %d ints from rank %d, a wildcard receive left for a later message: %s\n", c1, c2,
+           st1.MPI_SOURCE, errors ? "WRONG" : "ok");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -817,6 +875,10 @@ int main(int argc, char** argv) {
   } else if (strcmp(bad, "nobuffer") == 0) {
     int x = 0;
     MPI_Bsend(&x, 1, MPI_INT, (rank + 1) % size, 1, MPI_COMM_WORLD);
+  } else if (strcmp(bad, "nomessage") == 0) {
+    int x = 0;
+    MPI_Message m = 12345;
+    MPI_Mrecv(&x, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
   } else if (strcmp(bad, "intercoll") == 0) {
     MPI_Comm half, inter;
     int x = 0;
@@ -831,6 +893,7 @@ int main(int argc, char** argv) {
   derived_reductions();
   common_calls();
   buffered();
+  matched_probes();
   int all = 0;
   MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("mpi_groups: %d ranks, %s\n", size, all ? "failed" : "all checks passed");
