@@ -367,7 +367,7 @@ set(CLI_MPI_GROUPS_LINES "groups: world 32, even 16, rest 8 from 31, comm_create
   "user ops on derived types: matrix product 496 and 992, strided sum (496, 4960, 32) gaps (-1, -1), alltoall in place: ok"
   "common calls: maxloc at 9, minloc at 0, 2int (2, 2), sendrecv_replace, pack 16 bytes, subarray 6 of 20 (true extent 32 at 28), hindexed, tag_ub, MPI 3, alloc_mem, split_type 1: ok"
   "buffered: 25 + 3000 + 3000 ints through a 24292-byte buffer, one too many refused (class 1): ok"
-  "matched probes: 8 and 5000 ints from rank 31, a wildcard receive left for a later message: ok"
+  "matched probes: 8 and 5000 ints from rank 31, a wildcard receive left for a later message; isendrecv of 3000 ints and isendrecv_replace around the ring: ok"
   "mpi_groups: 32 ranks, all checks passed")
 cli_test(bgq_exec_mpi_groups HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout exec/native.stdout")

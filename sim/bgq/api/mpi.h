@@ -84,6 +84,8 @@ extern "C" {
 #define MPI_Iprobe HOPSIM_BGQ_MPI_NAME(MPI_Iprobe)
 #define MPI_Probe HOPSIM_BGQ_MPI_NAME(MPI_Probe)
 #define MPI_Improbe HOPSIM_BGQ_MPI_NAME(MPI_Improbe)
+#define MPI_Isendrecv HOPSIM_BGQ_MPI_NAME(MPI_Isendrecv)
+#define MPI_Isendrecv_replace HOPSIM_BGQ_MPI_NAME(MPI_Isendrecv_replace)
 #define MPI_Mprobe HOPSIM_BGQ_MPI_NAME(MPI_Mprobe)
 #define MPI_Mrecv HOPSIM_BGQ_MPI_NAME(MPI_Mrecv)
 #define MPI_Imrecv HOPSIM_BGQ_MPI_NAME(MPI_Imrecv)
@@ -442,6 +444,12 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 /* Matched probes (MPI 4.0, 3.8.2): the message found leaves the matching queue, so no other receive can take
  * it; MPI_Mrecv/MPI_Imrecv receive exactly that message (and set *message to MPI_MESSAGE_NULL). */
+/* MPI 4.1: a send and a receive in one request; its status is the receive's. _replace: the buffer's data is
+ * copied when the call is made. */
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request* request);
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
 int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status);

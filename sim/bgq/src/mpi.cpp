@@ -195,6 +195,7 @@ struct Xfer {
   std::size_t count = 0;
   TypeRef type;
   int peer = 0;
+  int tag = 0;  // a point-to-point schedule's: the user's tag
 };
 struct Round {
   std::vector<Xfer> xfers;
@@ -208,6 +209,11 @@ struct Schedule {
   std::size_t next = 0;                         // the round to start next
   std::vector<int> live;                        // the requests of the round under way
   std::vector<std::vector<std::uint8_t>> temp;  // accumulators and receive buffers
+  // Point to point (MPI_Isendrecv): its messages on the communicator's point-to-point context with their own
+  // tags, and its receive's status is the request's.
+  bool p2p = false;
+  MPI_Status status{MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  std::uint32_t sent = 0;
 };
 
 constexpr MPI_Datatype kDerived = 0x10000;  // the first derived type's handle
@@ -1210,10 +1216,13 @@ int complete(MpiState& s, MPI_Request* r, MPI_Status* st, const char* fn) {
     q.inner = -1;
     return complete(s, &in, st, fn);
   }
-  const MPI_Status status =
-      q.send || q.coll ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, q.cancelled ? 1 : 0} : q.status;
+  const bool p2p = q.coll && q.sched && q.sched->p2p;
+  const MPI_Status status = p2p ? q.sched->status
+                            : q.send || q.coll
+                                ? MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, q.cancelled ? 1 : 0}
+                                : q.status;
   const int comm = q.comm;
-  const std::uint32_t sent = q.sent;
+  const std::uint32_t sent = p2p ? q.sched->sent : q.sent;
   release(s, r);
   if (st) *st = status;
   if (status.MPI_ERROR == MPI_ERR_TRUNCATE)
@@ -2182,7 +2191,10 @@ bool step(MpiState& s, Schedule& sc) {
       if (!s.reqs[static_cast<std::size_t>(id)]->done) return false;
     for (int id : sc.live) {
       const auto& q = *s.reqs[static_cast<std::size_t>(id)];
-      if (!q.send && q.status.MPI_ERROR == MPI_ERR_TRUNCATE)
+      if (sc.p2p && !q.send) {  // reported by the request's completion, as a receive's
+        sc.status = q.status;
+        sc.sent = q.sent;
+      } else if (!q.send && q.status.MPI_ERROR == MPI_ERR_TRUNCATE)
         error(sc.comm, MPI_ERR_TRUNCATE, sc.fn,
               fmt::format("rank {} of the communicator sent {} bytes where this rank expects {}: the ranks' calls do "
                           "not match",
@@ -2195,10 +2207,12 @@ bool step(MpiState& s, Schedule& sc) {
     const Round& rd = sc.rounds[sc.next++];
     for (const Xfer& x : rd.xfers) {
       MPI_Request r = MPI_REQUEST_NULL;
+      const int tag = sc.p2p ? x.tag : sc.tag;
+      const std::uint16_t context = sc.p2p ? 0 : 1;
       if (x.send)
-        start_send(s, x.sbuf, x.count, *x.type, x.peer, sc.tag, sc.comm, false, 1, &r);
+        start_send(s, x.sbuf, x.count, *x.type, x.peer, tag, sc.comm, false, context, &r);
       else
-        start_recv(s, x.rbuf, x.count, x.type, x.peer, sc.tag, sc.comm, 1, &r);
+        start_recv(s, x.rbuf, x.count, x.type, x.peer, tag, sc.comm, context, &r);
       sc.live.push_back(r);
     }
   }
@@ -4779,6 +4793,56 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int sta
   const int rc = mpi_impl::wait_request(&rr, st, fn);
   const int sc = mpi_impl::wait_request(&sr, MPI_STATUS_IGNORE, fn);
   return rc != MPI_SUCCESS ? rc : sc;
+}
+
+// MPI 4.1, 3.10: a send and a receive in one request, which completes when both have; its status is the
+// receive's. A schedule of one round on the point-to-point context (it takes no collective sequence number).
+int MPI_Isendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int source, int rtag, MPI_Comm c, MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Isendrecv";
+  mpi_impl::TypeRef st, rt;
+  if (const int e = mpi_impl::check_args(s, fn, c, scount, stype, dest, stag, false, &st, true)) return e;
+  if (const int e = mpi_impl::check_args(s, fn, c, rcount, rtype, source, rtag, true, &rt, true)) return e;
+  auto sc = std::make_shared<mpi_impl::Schedule>();
+  sc->comm = c;
+  sc->fn = fn;
+  sc->p2p = true;
+  mpi_impl::Round rd;
+  rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, source));
+  rd.xfers.back().tag = rtag;
+  rd.xfers.push_back(mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, dest));
+  rd.xfers.back().tag = stag;
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
+}
+
+// The same with one buffer: what it held is copied (packed) when the call is made, then received into.
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
+                          MPI_Request* r) {
+  auto& s = mpi_impl::mpi();
+  const mpi_impl::Entered entered(s);
+  const char* fn = "MPI_Isendrecv_replace";
+  mpi_impl::TypeRef ti;
+  if (const int e = mpi_impl::check_args(s, fn, c, count, t, dest, stag, false, &ti, true)) return e;
+  if (const int e = mpi_impl::check_args(s, fn, c, count, t, source, rtag, true, nullptr, true)) return e;
+  auto sc = std::make_shared<mpi_impl::Schedule>();
+  sc->comm = c;
+  sc->fn = fn;
+  sc->p2p = true;
+  const auto n = static_cast<std::size_t>(count);
+  auto& copy = sc->temp.emplace_back(n * ti->size);
+  if (!copy.empty()) mpi_impl::pack(*ti, buf, n, copy.data());
+  mpi_impl::Round rd;
+  rd.xfers.push_back(mpi_impl::recv_of(buf, n, ti, source));
+  rd.xfers.back().tag = rtag;
+  rd.xfers.push_back(mpi_impl::send_of(copy.data(), copy.size(), mpi_impl::bytes_type(), dest));
+  rd.xfers.back().tag = stag;
+  sc->rounds.push_back(std::move(rd));
+  mpi_impl::start_schedule(s, std::move(sc), r);
+  return MPI_SUCCESS;
 }
 
 int MPI_Pack_size(int count, MPI_Datatype t, MPI_Comm c, int* size) {

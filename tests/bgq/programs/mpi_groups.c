@@ -1,7 +1,8 @@
 /* Groups, communicators made from them, intercommunicators, persistent
  * requests and collectives, info objects, cancelled receives and sends,
  * buffered sends, user ops on derived types, MPI_Alltoall in place,
- * matched probes, each with its data checked exactly; prints the same lines in every mode (any even number of
+ * matched probes, MPI_Isendrecv(_replace), each with its data checked
+ * exactly; prints the same lines in every mode (any even number of
  * ranks from 4). A mismatch prints WRONG and what was found. With an
  * argument, one mistake under the default error handler instead:
  *   badrank   MPI_Group_incl of a rank the group does not have
@@ -844,11 +845,38 @@ static void matched_probes(void) {
   MPI_Mrecv(NULL, 0, MPI_INT, &mn, &st);
   check("mrecv of MPI_MESSAGE_NO_PROC", 0, st.MPI_SOURCE, MPI_PROC_NULL);
   MPI_Waitall(3, sr, MPI_STATUSES_IGNORE);
+  /* MPI_Isendrecv of 3000 ints (rendezvous) around the ring, and MPI_Isendrecv_replace of a vector type (every
+   * other int; the gaps keep what they held). */
+  for (int k = 0; k < 3000; ++k) {
+    big[k] = 7 * rank + k;
+    got[k] = -1;
+  }
+  int rep[10];
+  for (int k = 0; k < 10; ++k) rep[k] = k % 2 ? -5 : 1000 * rank + k;
+  MPI_Datatype every_other;
+  MPI_Type_vector(5, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  MPI_Request ir[2];
+  MPI_Status ist[2];
+  MPI_Isendrecv(big, 3000, MPI_INT, to, 11, got, 3000, MPI_INT, from, 11, MPI_COMM_WORLD, &ir[0]);
+  MPI_Isendrecv_replace(rep, 1, every_other, to, 12, from, 12, MPI_COMM_WORLD, &ir[1]);
+  MPI_Waitall(2, ir, ist);
+  int c3 = -1;
+  MPI_Get_count(&ist[0], MPI_INT, &c3);
+  check("isendrecv source", 0, ist[0].MPI_SOURCE, from);
+  check("isendrecv tag", 0, ist[0].MPI_TAG, 11);
+  check("isendrecv count", 0, c3, 3000);
+  check("isendrecv_replace tag", 0, ist[1].MPI_TAG, 12);
+  for (int k = 0; k < 3000; ++k) check("isendrecv data", k, got[k], 7 * from + k);
+  for (int k = 0; k < 10; ++k) check("isendrecv_replace data", k, rep[k], k % 2 ? -5 : 1000 * from + k);
+  MPI_Type_free(&every_other);
   free(big);
   free(got);
   if (rank == 0)
-    printf("matched probes: %d and %d ints from rank %d, a wildcard receive left for a later message: %s\n", c1, c2,
-           st1.MPI_SOURCE, errors ? "WRONG" : "ok");
+    printf(
+        "matched probes: %d and %d ints from rank %d, a wildcard receive left for a later message; isendrecv of %d "
+        "ints and isendrecv_replace around the ring: %s\n",
+        c1, c2, st1.MPI_SOURCE, c3, errors ? "WRONG" : "ok");
 }
 
 int main(int argc, char** argv) {
