@@ -365,7 +365,7 @@ set(CLI_MPI_GROUPS_LINES "groups: world 32, even 16, rest 8 from 31, comm_create
   "persistent: 3 rounds of the ring (4 and 5000 ints) sum 84007500, inactive requests, cancelled receive, cancelled sends 1 1, received send 0: ok"
   "persistent collectives: bcast (20, 21, 22), allreduce 992, barrier, twice, in init order, v-collectives, scans, reduce-scatters, non-blocking and persistent, alltoallw, info 'hint' = 'some': ok"
   "user ops on derived types: matrix product 496 and 992, strided sum (496, 4960, 32) gaps (-1, -1), alltoall in place: ok"
-  "common calls: maxloc at 9, minloc at 0, 2int (2, 2), sendrecv_replace, pack 16 bytes, subarray 6 of 20 (true extent 32 at 28), hindexed, tag_ub, MPI 3, alloc_mem, split_type 1: ok"
+  "common calls: maxloc at 9, minloc at 0, 2int (2, 2), sendrecv_replace, pack 16 bytes, subarray 6 of 20 (true extent 32 at 28), hindexed, tag_ub, MPI 3, alloc_mem, split_type 1, complex sum (496, 64) and product (1, 0): ok"
   "buffered: 25 + 3000 + 3000 ints through a 24292-byte buffer, one too many refused (class 1): ok"
   "matched probes: 8 and 5000 ints from rank 31, a wildcard receive left for a later message; isendrecv of 3000 ints and isendrecv_replace around the ring: ok"
   "mpi_groups: 32 ranks, all checks passed")
@@ -388,6 +388,8 @@ foreach(mode sim native)
   cli_test(bgq_mpi_intercomm_collective.${mode} RC 5
     HAS "MPI_Scan: communicator 4 is an intercommunicator: its collectives are not supported (MPI_ERR_COMM)"
     CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups intercoll)
+  cli_test(bgq_mpi_complex_max.${mode} RC 5 HAS "MPI_Allreduce: op 1 on datatype 0x510 (MPI_ERR_OP)"
+    CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups complexmax)
   cli_test(bgq_mpi_no_message.${mode} RC 5
     HAS "MPI_Mrecv: message 12345 is not one a matched probe returned, or was received (MPI_ERR_ARG)"
     CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups nomessage)

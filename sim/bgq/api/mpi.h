@@ -189,6 +189,8 @@ extern "C" {
 #define MPI_Op_commutative HOPSIM_BGQ_MPI_NAME(MPI_Op_commutative)
 #define MPI_Comm_split_type HOPSIM_BGQ_MPI_NAME(MPI_Comm_split_type)
 #define MPI_Comm_get_errhandler HOPSIM_BGQ_MPI_NAME(MPI_Comm_get_errhandler)
+#define MPI_Errhandler_set HOPSIM_BGQ_MPI_NAME(MPI_Errhandler_set)
+#define MPI_Errhandler_get HOPSIM_BGQ_MPI_NAME(MPI_Errhandler_get)
 #define MPI_Errhandler_free HOPSIM_BGQ_MPI_NAME(MPI_Errhandler_free)
 #define MPI_Igatherv HOPSIM_BGQ_MPI_NAME(MPI_Igatherv)
 #define MPI_Iscatterv HOPSIM_BGQ_MPI_NAME(MPI_Iscatterv)
@@ -328,6 +330,15 @@ typedef struct {
 #define MPI_UINT64_T 0x208
 #define MPI_FLOAT 0x304
 #define MPI_DOUBLE 0x308
+/* Complex types (kind 5): the real then the imaginary part, as C's float/double _Complex; MPI_SUM and MPI_PROD
+ * (and user ops) reduce them. The Fortran and C++ names are the same types. */
+#define MPI_C_FLOAT_COMPLEX 0x508
+#define MPI_C_COMPLEX 0x508
+#define MPI_C_DOUBLE_COMPLEX 0x510
+#define MPI_COMPLEX 0x508
+#define MPI_DOUBLE_COMPLEX 0x510
+#define MPI_CXX_FLOAT_COMPLEX 0x508
+#define MPI_CXX_DOUBLE_COMPLEX 0x510
 
 /* The pair types of MPI_MAXLOC/MPI_MINLOC (kind 4): a value and an int, laid out as the C struct. */
 #define MPI_2INT 0x401
@@ -627,6 +638,9 @@ int MPI_Op_commutative(MPI_Op op, int* commute);
 /* Every rank has a node of its own: MPI_COMM_TYPE_SHARED gives each rank a communicator of itself alone. */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+/* MPI 1's names of the two calls above (removed in MPI 3, still in older programs). */
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler handler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler);
 int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 /* The non-blocking v-collectives: one round each (linear at the root; pairwise); in place as the blocking
  * calls. */

@@ -28,6 +28,7 @@
 #include <array>
 #include <atomic>
 #include <climits>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -480,10 +481,10 @@ const PairType* pair_type(MPI_Datatype t) {
 // anything else.
 std::size_t type_size(MPI_Datatype t) {
   if (const PairType* p = pair_type(t)) return p->extent;
-  if (t < 0 || t >= 0x400) return 0;
+  if (t < 0 || t >= 0x600) return 0;
   const int sz = t & 0xFF, kind = t >> 8;
   const bool ok = (kind == 0 && sz == 1) || ((kind == 1 || kind == 2) && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) ||
-                  (kind == 3 && (sz == 4 || sz == 8));
+                  (kind == 3 && (sz == 4 || sz == 8)) || (kind == 5 && (sz == 8 || sz == 16));
   return ok ? static_cast<std::size_t>(sz) : 0;
 }
 
@@ -493,8 +494,8 @@ std::size_t type_size(MPI_Datatype t) {
 TypeRef predefined(MPI_Datatype t) {
   static const std::map<MPI_Datatype, TypeRef> all = [] {
     std::map<MPI_Datatype, TypeRef> m;
-    for (int kind = 0; kind < 4; ++kind)
-      for (const int sz : {1, 2, 4, 8}) {
+    for (const int kind : {0, 1, 2, 3, 5})
+      for (const int sz : {1, 2, 4, 8, 16}) {
         const int code = (kind << 8) | sz;
         if (type_size(code) == 0) continue;
         auto ti = std::make_shared<TypeInfo>();
@@ -503,7 +504,7 @@ TypeRef predefined(MPI_Datatype t) {
         ti->size = u;
         ti->elements = 1;
         ti->ub = sz;
-        ti->align = u;
+        ti->align = kind == 5 ? u / 2 : u;  // a complex number aligns as its parts
         ti->committed = true;
         ti->basic = code;
         m.emplace(code, std::move(ti));
@@ -1317,6 +1318,20 @@ void combine_as(MPI_Op op, T* acc, const T* in, std::size_t n) {
   }
 }
 
+// MPI_SUM and MPI_PROD on complex numbers (the real part, then the imaginary one).
+template <class T>
+void combine_complex(MPI_Op op, void* acc, const void* in, std::size_t n) {
+  auto* a = static_cast<std::uint8_t*>(acc);
+  const auto* b = static_cast<const std::uint8_t*>(in);
+  for (std::size_t i = 0; i < n; ++i, a += sizeof(std::complex<T>), b += sizeof(std::complex<T>)) {
+    std::complex<T> x, y;
+    std::memcpy(&x, a, sizeof x);
+    std::memcpy(&y, b, sizeof y);
+    x = op == MPI_SUM ? x + y : x * y;
+    std::memcpy(a, &x, sizeof x);
+  }
+}
+
 // User op `op` (freed or not), or null when it is not one.
 UserOp* user_op(MPI_Op op) {
   auto& ops = state().ops;
@@ -1335,6 +1350,7 @@ bool op_valid(MPI_Datatype t, MPI_Op op) {
   if (op >= kUserOp) return user_op(op) != nullptr && !user_op(op)->freed && type_size(t) != 0;
   if ((op == MPI_MAXLOC || op == MPI_MINLOC) != (pair_type(t) != nullptr)) return false;  // pairs take these only
   if (pair_type(t)) return true;
+  if ((t >> 8) == 5) return type_size(t) != 0 && (op == MPI_SUM || op == MPI_PROD);  // complex: MPI 4.0, 6.9.2
   const bool bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
   if (t == MPI_BYTE) return bitwise;  // MPI 4.0, 6.9.2: the byte class takes the bitwise ops only
   return op >= MPI_MAX && op <= MPI_BXOR && !((t >> 8) == 3 && bitwise) && (t >> 8) != 0 && type_size(t) != 0;
@@ -1436,6 +1452,12 @@ bool combine(MPI_Datatype t, MPI_Op op, void* acc, const void* in, std::size_t c
       break;
     case MPI_DOUBLE:
       combine_as(op, static_cast<double*>(acc), static_cast<const double*>(in), count);
+      break;
+    case MPI_C_FLOAT_COMPLEX:
+      combine_complex<float>(op, acc, in, count);
+      break;
+    case MPI_C_DOUBLE_COMPLEX:
+      combine_complex<double>(op, acc, in, count);
       break;
     default:
       return false;
@@ -5077,6 +5099,10 @@ int MPI_Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* h) {
   *h = cm->fatal ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
   return MPI_SUCCESS;
 }
+
+int MPI_Errhandler_set(MPI_Comm c, MPI_Errhandler h) { return MPI_Comm_set_errhandler(c, h); }
+
+int MPI_Errhandler_get(MPI_Comm c, MPI_Errhandler* h) { return MPI_Comm_get_errhandler(c, h); }
 
 int MPI_Errhandler_free(MPI_Errhandler* h) {
   *h = MPI_ERRHANDLER_NULL;

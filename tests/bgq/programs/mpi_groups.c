@@ -1,17 +1,19 @@
 /* Groups, communicators made from them, intercommunicators, persistent
  * requests and collectives, info objects, cancelled receives and sends,
  * buffered sends, user ops on derived types, MPI_Alltoall in place,
- * matched probes, MPI_Isendrecv(_replace), each with its data checked
- * exactly; prints the same lines in every mode (any even number of
+ * matched probes, MPI_Isendrecv(_replace), complex reductions, each with
+ * its data checked exactly; prints the same lines in every mode (any even number of
  * ranks from 4). A mismatch prints WRONG and what was found. With an
  * argument, one mistake under the default error handler instead:
  *   badrank   MPI_Group_incl of a rank the group does not have
  *   restart   MPI_Start of a persistent request that is active already
  *   nobuffer  MPI_Bsend with no buffer attached
  *   intercoll MPI_Scan on an intercommunicator
- *   nomessage MPI_Mrecv of a message no matched probe returned */
+ *   nomessage MPI_Mrecv of a message no matched probe returned
+ *   complexmax MPI_MAX on complex numbers */
 #include <mpi.h>
 
+#include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -722,11 +724,30 @@ static void common_calls(void) {
   MPI_Type_free(&sub);
   MPI_Type_free(&dup);
   MPI_Type_free(&hidx);
-  if (rank == 0)
+  /* Complex numbers: the sum of r + 2i over the ranks, the product of i (odd ranks) and 1 (even ones), in double
+   * and float. */
+  double _Complex zs = (double)rank + 2.0 * I, zp = rank % 2 ? I : 1.0, zsum = 0, zprod = 0;
+  float _Complex fs = (float)rank - 1.0f * I, fsum = 0;
+  MPI_Allreduce(&zs, &zsum, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&zp, &zprod, 1, MPI_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD);
+  MPI_Reduce(&fs, &fsum, 1, MPI_C_FLOAT_COMPLEX, MPI_SUM, 2, MPI_COMM_WORLD);
+  const long tri = (long)size * (size - 1) / 2;
+  static const int quarter[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}}; /* i to the power 0, 1, 2, 3 */
+  check("complex sum, real", 0, (long)creal(zsum), tri);
+  check("complex sum, imaginary", 0, (long)cimag(zsum), 2L * size);
+  check("complex product, real", 0, (long)creal(zprod), quarter[(size / 2) % 4][0]);
+  check("complex product, imaginary", 0, (long)cimag(zprod), quarter[(size / 2) % 4][1]);
+  if (rank == 2) {
+    check("float complex sum, real", 0, (long)crealf(fsum), tri);
+    check("float complex sum, imaginary", 0, (long)cimagf(fsum), -(long)size);
+  }
+  if (rank == 0) /* + 0.0: a negative zero prints as 0 */
     printf(
         "common calls: maxloc at %d, minloc at %d, 2int (%d, %d), sendrecv_replace, pack %d bytes, subarray 6 of 20 "
-        "(true extent %ld at %ld), hindexed, tag_ub, MPI %d, alloc_mem, split_type %d: %s\n",
-        dmax.i, dmin.i, best[0], best[1], pos, (long)text, (long)tlb, v, shared, errors ? "WRONG" : "ok");
+        "(true extent %ld at %ld), hindexed, tag_ub, MPI %d, alloc_mem, split_type %d, complex sum (%.0f, %.0f) and "
+        "product (%.0f, %.0f): %s\n",
+        dmax.i, dmin.i, best[0], best[1], pos, (long)text, (long)tlb, v, shared, creal(zsum) + 0.0, cimag(zsum) + 0.0,
+        creal(zprod) + 0.0, cimag(zprod) + 0.0, errors ? "WRONG" : "ok");
 }
 
 /* Buffered sends (eager and rendezvous sizes), MPI_Ibsend, MPI_Bsend_init, a
@@ -907,6 +928,9 @@ int main(int argc, char** argv) {
     int x = 0;
     MPI_Message m = 12345;
     MPI_Mrecv(&x, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
+  } else if (strcmp(bad, "complexmax") == 0) {
+    double _Complex z = 1, m = 0;
+    MPI_Allreduce(&z, &m, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD);
   } else if (strcmp(bad, "intercoll") == 0) {
     MPI_Comm half, inter;
     int x = 0;
