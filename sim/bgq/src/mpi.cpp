@@ -1984,18 +1984,22 @@ int inter_all(MpiState& s, const char* fn, const void* sbuf, const int* scounts,
   return MPI_SUCCESS;
 }
 
+// The leaders of intercommunicator `c` (each group's rank 0) trade `bytes`: this one's `out` goes to the other
+// group's rank 0, whose bytes arrive in `in`.
+void leaders_swap(MpiState& s, MPI_Comm c, const void* out, void* in, std::size_t bytes, int tag) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  start_send(s, out, bytes, *bytes_type(), 0, tag, c, false, 1, &r);
+  coll_recv(s, in, bytes, bytes_type(), 0, c, tag);
+  auto& q = *s.reqs[static_cast<std::size_t>(r)];
+  wait_for(
+      s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
+  release(s, &r);
+}
+
 int inter_barrier(MpiState& s, MPI_Comm c) {
   const Comm cm = s.comms[static_cast<std::size_t>(c)];
-  barrier(s, cm.local);  // every local member is in
-  if (cm.me == 0) {      // ... and every remote one, once its leader's message is here
-    MPI_Request r = MPI_REQUEST_NULL;
-    start_send(s, nullptr, 0, *bytes_type(), 0, kBarrierTag, c, false, 1, &r);
-    coll_recv(s, nullptr, 0, bytes_type(), 0, c, kBarrierTag);
-    auto& q = *s.reqs[static_cast<std::size_t>(r)];
-    wait_for(
-        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
-    release(s, &r);
-  }
+  barrier(s, cm.local);  // every local member is in, and every remote one once its leader's message is here
+  if (cm.me == 0) leaders_swap(s, c, nullptr, nullptr, 0, kBarrierTag);
   barrier(s, cm.local);
   return MPI_SUCCESS;
 }
@@ -2039,15 +2043,7 @@ int inter_reduce(MpiState& s, const void* sbuf, void* rbuf, int count, MPI_Datat
     if (cm.me == 0) coll_send(s, acc.data(), bytes, bytes_type(), root, c, kReduceTag);
     return MPI_SUCCESS;
   }
-  if (cm.me == 0) {
-    MPI_Request r = MPI_REQUEST_NULL;
-    start_send(s, acc.data(), bytes, *bytes_type(), 0, kReduceTag, c, false, 1, &r);
-    coll_recv(s, got.data(), bytes, bytes_type(), 0, c, kReduceTag);
-    auto& q = *s.reqs[static_cast<std::size_t>(r)];
-    wait_for(
-        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
-    release(s, &r);
-  }
+  if (cm.me == 0) leaders_swap(s, c, acc.data(), got.data(), bytes, kReduceTag);
   bcast(s, got.data(), bytes, bytes_type(), 0, cm.local);
   reduce_out(got, rbuf, static_cast<std::size_t>(count), t);
   return MPI_SUCCESS;
@@ -2072,15 +2068,7 @@ int inter_reduce_scatter(MpiState& s, const char* fn, const void* sbuf, void* rb
   std::vector<std::uint8_t> acc(bytes), got(bytes);
   reduce_in(acc, sbuf, t);
   reduce(s, acc.data(), static_cast<std::size_t>(total), t, op, 0, cm.local);
-  if (cm.me == 0) {
-    MPI_Request r = MPI_REQUEST_NULL;
-    start_send(s, acc.data(), bytes, *bytes_type(), 0, kReduceTag, c, false, 1, &r);
-    coll_recv(s, got.data(), bytes, bytes_type(), 0, c, kReduceTag);
-    auto& q = *s.reqs[static_cast<std::size_t>(r)];
-    wait_for(
-        s, [&] { return q.done; }, s.coll, 0, MPI_ANY_TAG);
-    release(s, &r);
-  }
+  if (cm.me == 0) leaders_swap(s, c, acc.data(), got.data(), bytes, kReduceTag);
   return MPI_Scatterv(got.data(), rcounts, displs.data(), t, rbuf, rcounts[cm.me], t, 0, cm.local);
 }
 
@@ -3002,48 +2990,16 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
   return rr != MPI_SUCCESS ? rr : rs;
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
+// MPI_Iprobe (m null) and MPI_Improbe (`fn`): whether a message matches; a matched probe takes it out of the
+// matching queue into *m.
+static int probe(const char* fn, int source, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_Status* st) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_args(s, "MPI_Iprobe", c, 0, MPI_BYTE, source, tag, true, nullptr, true)) return e;
+  if (const int e = mpi_impl::check_args(s, fn, c, 0, MPI_BYTE, source, tag, true, nullptr, true)) return e;
+  if (!flag) return mpi_impl::error(c, MPI_ERR_ARG, fn, "null flag");
   if (source == MPI_PROC_NULL) {  // a message from MPI_PROC_NULL is always there, empty (MPI 4.0, 3.8.1)
     *flag = 1;
-    if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
-    return MPI_SUCCESS;
-  }
-  mpi_impl::progress(s);
-  mpi_impl::Request q;
-  q.src = source;
-  q.tag = tag;
-  q.context = s.comms[static_cast<std::size_t>(c)].context;
-  *flag = 0;
-  for (const auto& a : s.unexpected)
-    if (mpi_impl::matches(q, a.env)) {
-      *flag = 1;
-      if (st) *st = {a.env.src, a.env.tag, MPI_SUCCESS, static_cast<int>(a.env.bytes), 0};
-      return MPI_SUCCESS;
-    }
-  mpi_impl::poll_unlocked(s);
-  return MPI_SUCCESS;
-}
-
-int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
-  int flag = 0;
-  for (;;) {
-    if (const int e = MPI_Iprobe(source, tag, c, &flag, st)) return e;
-    if (flag) return MPI_SUCCESS;
-    Machine::current()->spin();
-  }
-}
-
-int MPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_Status* st) {
-  auto& s = mpi_impl::mpi();
-  const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_args(s, "MPI_Improbe", c, 0, MPI_BYTE, source, tag, true, nullptr, true)) return e;
-  if (!flag || !m) return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Improbe", "null flag or message");
-  if (source == MPI_PROC_NULL) {
-    *flag = 1;
-    *m = MPI_MESSAGE_NO_PROC;
+    if (m) *m = MPI_MESSAGE_NO_PROC;
     if (st) *st = {MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     return MPI_SUCCESS;
   }
@@ -3057,22 +3013,43 @@ int MPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_
     if (!mpi_impl::matches(q, it->env)) continue;
     *flag = 1;
     if (st) *st = {it->env.src, it->env.tag, MPI_SUCCESS, static_cast<int>(it->env.bytes), 0};
-    *m = s.next_message++;
-    s.messages.emplace(*m, std::make_pair(std::move(*it), c));
-    s.unexpected.erase(it);
+    if (m) {
+      *m = s.next_message++;
+      s.messages.emplace(*m, std::make_pair(std::move(*it), c));
+      s.unexpected.erase(it);
+    }
     return MPI_SUCCESS;
   }
   mpi_impl::poll_unlocked(s);
   return MPI_SUCCESS;
 }
 
-int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
+// MPI_Probe and MPI_Mprobe: the probe until a message matches.
+static int probe_wait(const char* fn, int source, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
   int flag = 0;
   for (;;) {
-    if (const int e = MPI_Improbe(source, tag, c, &flag, m, st)) return e;
+    if (const int e = probe(fn, source, tag, c, &flag, m, st)) return e;
     if (flag) return MPI_SUCCESS;
     Machine::current()->spin();
   }
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* st) {
+  return probe("MPI_Iprobe", source, tag, c, flag, nullptr, st);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* st) {
+  return probe_wait("MPI_Probe", source, tag, c, nullptr, st);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_Status* st) {
+  if (!m) return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Improbe", "null message");
+  return probe("MPI_Improbe", source, tag, c, flag, m, st);
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
+  if (!m) return mpi_impl::error(c, MPI_ERR_ARG, "MPI_Mprobe", "null message");
+  return probe_wait("MPI_Mprobe", source, tag, c, m, st);
 }
 
 // MPI_Imrecv and MPI_Mrecv (`fn`): the receive of the message a matched probe took.
