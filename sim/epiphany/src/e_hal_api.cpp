@@ -6,6 +6,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -329,8 +330,15 @@ __attribute__((visibility("default"))) int nanosleep(const timespec* req, timesp
 // or a launch with clock_gettime, gettimeofday or clock measures the model.
 namespace {
 using clock_gettime_fn = int (*)(clockid_t, timespec*);
+// The C library's clock_gettime, looked up once when the library is loaded, not on the first call: that call can
+// come from inside an allocator (AddressSanitizer's reads the clock with its lock held), and dlsym allocates.
+// Until then the system call answers.
+std::atomic<clock_gettime_fn> next_clock_gettime{nullptr};
+__attribute__((constructor)) void find_clock_gettime() {
+  next_clock_gettime.store(reinterpret_cast<clock_gettime_fn>(dlsym(RTLD_NEXT, "clock_gettime")));
+}
 int real_clock_gettime(clockid_t id, timespec* ts) {
-  static const auto next = reinterpret_cast<clock_gettime_fn>(dlsym(RTLD_NEXT, "clock_gettime"));
+  const auto next = next_clock_gettime.load(std::memory_order_relaxed);
   return next ? next(id, ts) : static_cast<int>(syscall(SYS_clock_gettime, id, ts));
 }
 // Simulated seconds since e_init on the host program's thread of a
