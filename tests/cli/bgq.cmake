@@ -394,6 +394,13 @@ foreach(mode sim native)
     HAS "MPI_Mrecv: message 12345 is not one a matched probe returned, or was received (MPI_ERR_ARG)"
     CMD env HOPSIM_MODE=${mode} ${CLI_BGQ_PROGS}/mpi_groups nomessage)
 endforeach()
+# The side-by-side benchmark against SimGrid's SMPI (tests/bench/smpi_halo.sh)
+# needs SimGrid, which CI has not: its help and its message for a build
+# without the program.
+set(CLI_SMPI_HALO ${CMAKE_SOURCE_DIR}/tests/bench/smpi_halo.sh)
+cli_test(bgq_smpi_halo_help HAS "tests/bench/smpi_halo.sh [-b BUILD] [--halo-only]" CMD sh ${CLI_SMPI_HALO} --help)
+cli_test(bgq_smpi_halo_no_build RC 2 HAS "smpi_halo.sh: /nonexistent/kernels/bgq/mpi_halo not built"
+  CMD sh ${CLI_SMPI_HALO} -b /nonexistent)
 # MPICH's test programs (tests/external/mpich_tests.sh) need a checkout of
 # MPICH, which CI has not: its argument checks only.
 set(CLI_MPICH_TESTS ${CMAKE_SOURCE_DIR}/tests/external/mpich_tests.sh)
