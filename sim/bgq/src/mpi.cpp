@@ -1856,7 +1856,7 @@ int check_reduce(MpiState& s, const char* fn, MPI_Comm c, int count, MPI_Datatyp
   if (ti->basic == MPI_DATATYPE_NULL)
     return error(c, MPI_ERR_TYPE, fn,
                  fmt::format("datatype 0x{:x} is derived: reductions take predefined types (and derived ones with a "
-                             "user op in MPI_Reduce, MPI_Allreduce and their non-blocking forms)",
+                             "user op)",
                              t));
   if (count > 0 && !op_valid(t, op)) return error(c, MPI_ERR_OP, fn, fmt::format("op {} on datatype 0x{:x}", op, t));
   return MPI_SUCCESS;
@@ -2063,6 +2063,10 @@ int inter_reduce_scatter(MpiState& s, const char* fn, const void* sbuf, void* rb
     displs[static_cast<std::size_t>(r)] = total;
     total += rcounts[r];
   }
+  if (type_size(t) == 0)
+    return error(
+        c, MPI_ERR_TYPE, fn,
+        fmt::format("datatype 0x{:x} is derived: on an intercommunicator this call takes predefined types", t));
   if (const int e = check_reduce(s, fn, cm.local, total, t, op, 0)) return e;
   const std::size_t bytes = static_cast<std::size_t>(total) * type_size(t);
   std::vector<std::uint8_t> acc(bytes), got(bytes);
@@ -3549,10 +3553,21 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
 
 namespace hopsim::bgq {
 namespace {
+int iscan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
+          MPI_Comm c, MPI_Request* r);
+int ireduce_scatter(const char* fn, const void* sbuf, void* rbuf, const std::vector<int>& counts, MPI_Datatype t,
+                    MPI_Op op, MPI_Comm c, MPI_Request* r);
+
 // MPI_Scan (inclusive) and MPI_Exscan: a chain, rank i combining what rank i - 1 passed on with its own data
-// (ranks in order, as MPI 4.0, 6.11 defines the prefix for ops that do not commute).
+// (ranks in order, as MPI 4.0, 6.11 defines the prefix for ops that do not commute). A derived type (with a
+// user op) takes the non-blocking form's rounds, which keep the user's layout.
 int scan(const char* fn, bool inclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
          MPI_Comm c) {
+  if (type_size(t) == 0) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (const int e = iscan(fn, inclusive, sbuf, rbuf, count, t, op, c, &r)) return e;
+    return wait_request(&r, MPI_STATUS_IGNORE, fn);
+  }
   auto& s = mpi();
   const Entered entered(s);
   s.coll = fn;
@@ -3593,6 +3608,13 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
   if (const int e = MPI_Comm_size(c, &n)) return e;
   if (mpi_impl::is_inter(s, c))
     return mpi_impl::inter_reduce_scatter(s, "MPI_Reduce_scatter", sbuf, rbuf, rcounts, t, op, c);
+  if (mpi_impl::type_size(t) == 0) {  // a derived type (with a user op): the non-blocking form's rounds, waited for
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (const int e = mpi_impl::ireduce_scatter("MPI_Reduce_scatter", sbuf, rbuf,
+                                                std::vector<int>(rcounts, rcounts + n), t, op, c, &r))
+      return e;
+    return mpi_impl::wait_request(&r, MPI_STATUS_IGNORE, "MPI_Reduce_scatter");
+  }
   std::vector<int> displs(static_cast<std::size_t>(n));
   int total = 0;
   for (int r = 0; r < n; ++r) {
@@ -3613,12 +3635,13 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_local", MPI_COMM_SELF, count, t, op, 0)) return e;
-  const std::size_t bytes = static_cast<std::size_t>(count) * mpi_impl::type_size(t);
-  std::vector<std::uint8_t> acc(static_cast<const std::uint8_t*>(inbuf),
-                                static_cast<const std::uint8_t*>(inbuf) + bytes);
-  mpi_impl::combine(t, op, acc.data(), inoutbuf, static_cast<std::size_t>(count));
-  if (bytes > 0) std::memcpy(inoutbuf, acc.data(), bytes);
+  if (const int e = mpi_impl::check_reduce(s, "MPI_Reduce_local", MPI_COMM_SELF, count, t, op, 0, true)) return e;
+  const auto n = static_cast<std::size_t>(count);
+  std::vector<std::uint8_t> acc(n * mpi_impl::unit_of(t)), other(acc.size());
+  mpi_impl::reduce_in(acc, inbuf, t);
+  mpi_impl::reduce_in(other, inoutbuf, t);
+  mpi_impl::combine(t, op, acc.data(), other.data(), n);
+  mpi_impl::reduce_out(acc, inoutbuf, n, t);
   return MPI_SUCCESS;
 }
 

@@ -526,8 +526,9 @@ static void strided_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
     for (int k = 0; k < 3; ++k) b[5 * j + 2 * k] += a[5 * j + 2 * k];
 }
 
-/* User ops on derived types in MPI_Reduce and MPI_Allreduce and in the
- * non-blocking reductions (the gaps of the vector type untouched), and
+/* User ops on derived types in MPI_Reduce, MPI_Allreduce, the scans and
+ * reduce-scatters, blocking and not, and MPI_Reduce_local (the gaps of the
+ * vector type untouched), and
  * MPI_Alltoall and MPI_Ialltoall in place. */
 static void derived_reductions(void) {
   MPI_Datatype mat, vec;
@@ -587,6 +588,16 @@ static void derived_reductions(void) {
     check("ireduce_scatter_block vector gap", k, rs[k], -1);
   }
   for (int j = 0; j < size; ++j) check("ialltoall in place", j, blocks[j], 100 * rank + j);
+  /* The blocking forms give the same: MPI_Scan, MPI_Reduce_scatter_block; and MPI_Reduce_local of two vectors. */
+  int bsw[5] = {-1, -1, -1, -1, -1}, brs[5] = {-1, -1, -1, -1, -1}, lv[5] = {1, -3, 2, -3, 3};
+  MPI_Scan(v, bsw, 1, vec, ssum, MPI_COMM_WORLD);
+  MPI_Reduce_scatter_block(vs, brs, 1, vec, ssum, MPI_COMM_WORLD);
+  MPI_Reduce_local(v, lv, 1, vec, ssum);
+  for (int k = 0; k < 5; ++k) {
+    check("scan vector", k, bsw[k], sw[k]);
+    check("reduce_scatter_block vector", k, brs[k], rs[k]);
+    check("reduce_local vector", k, lv[k], k == 0 ? rank + 1 : k == 2 ? 10 * rank + 2 : k == 4 ? 4 : -3);
+  }
   free(vs);
   free(blocks);
   MPI_Op_free(&mul);
