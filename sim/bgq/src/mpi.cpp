@@ -4792,29 +4792,22 @@ int MPI_Info_free(MPI_Info* info) {
 
 extern "C" {
 
-// The outgoing data goes from a copy (kept by the send's request), the incoming lands in `buf`.
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
-                         MPI_Status* st) {
-  auto& s = mpi_impl::mpi();
-  const mpi_impl::Entered entered(s);
-  const char* fn = "MPI_Sendrecv_replace";
-  mpi_impl::TypeRef ti;
-  if (const int e = mpi_impl::check_args(s, fn, c, count, t, dest, stag, false, &ti, true)) return e;
-  if (const int e = mpi_impl::check_args(s, fn, c, count, t, source, rtag, true, nullptr, true)) return e;
-  const std::size_t n = static_cast<std::size_t>(count), bytes = n * ti->size;
-  std::vector<std::uint8_t> copy(bytes);
-  if (ti->contiguous()) {
-    if (bytes > 0) std::memcpy(copy.data(), mpi_impl::data_start(static_cast<const void*>(buf), *ti), bytes);
-  } else {
-    mpi_impl::pack(*ti, buf, n, copy.data());
-  }
-  MPI_Request sr = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
-  mpi_impl::start_send(s, copy.data(), bytes, *mpi_impl::bytes_type(), dest, stag, c, false, 0, &sr);
-  s.reqs[static_cast<std::size_t>(sr)]->pack = std::move(copy);
-  mpi_impl::start_recv(s, buf, n, ti, source, rtag, c, 0, &rr);
-  const int rc = mpi_impl::wait_request(&rr, st, fn);
-  const int sc = mpi_impl::wait_request(&sr, MPI_STATUS_IGNORE, fn);
-  return rc != MPI_SUCCESS ? rc : sc;
+// A point-to-point schedule of `fn` on c (MPI_Isendrecv): it takes no collective sequence number.
+static std::shared_ptr<mpi_impl::Schedule> p2p_schedule(MPI_Comm c, const char* fn) {
+  auto sc = std::make_shared<mpi_impl::Schedule>();
+  sc->comm = c;
+  sc->fn = fn;
+  sc->p2p = true;
+  return sc;
+}
+
+// Starts `sc`'s one round: the receive with tag rtag and the send with tag stag.
+static void start_sendrecv(MpiState& s, std::shared_ptr<mpi_impl::Schedule> sc, mpi_impl::Xfer recv, int rtag,
+                           mpi_impl::Xfer send, int stag, MPI_Request* r) {
+  recv.tag = rtag;
+  send.tag = stag;
+  sc->rounds.push_back({{std::move(recv), std::move(send)}, {}});
+  mpi_impl::start_schedule(s, std::move(sc), r);
 }
 
 // MPI 4.1, 3.10: a send and a receive in one request, which completes when both have; its status is the
@@ -4827,44 +4820,39 @@ int MPI_Isendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, in
   mpi_impl::TypeRef st, rt;
   if (const int e = mpi_impl::check_args(s, fn, c, scount, stype, dest, stag, false, &st, true)) return e;
   if (const int e = mpi_impl::check_args(s, fn, c, rcount, rtype, source, rtag, true, &rt, true)) return e;
-  auto sc = std::make_shared<mpi_impl::Schedule>();
-  sc->comm = c;
-  sc->fn = fn;
-  sc->p2p = true;
-  mpi_impl::Round rd;
-  rd.xfers.push_back(mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, source));
-  rd.xfers.back().tag = rtag;
-  rd.xfers.push_back(mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, dest));
-  rd.xfers.back().tag = stag;
-  sc->rounds.push_back(std::move(rd));
-  mpi_impl::start_schedule(s, std::move(sc), r);
+  start_sendrecv(s, p2p_schedule(c, fn), mpi_impl::recv_of(rbuf, static_cast<std::size_t>(rcount), rt, source), rtag,
+                 mpi_impl::send_of(sbuf, static_cast<std::size_t>(scount), st, dest), stag, r);
   return MPI_SUCCESS;
 }
 
-// The same with one buffer: what it held is copied (packed) when the call is made, then received into.
-int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
-                          MPI_Request* r) {
+// MPI_Isendrecv_replace and MPI_Sendrecv_replace (`fn`): what `buf` held is copied (packed) when the call is
+// made and sent from the copy; the incoming data lands in `buf`.
+static int isendrecv_replace(const char* fn, void* buf, int count, MPI_Datatype t, int dest, int stag, int source,
+                             int rtag, MPI_Comm c, MPI_Request* r) {
   auto& s = mpi_impl::mpi();
   const mpi_impl::Entered entered(s);
-  const char* fn = "MPI_Isendrecv_replace";
   mpi_impl::TypeRef ti;
   if (const int e = mpi_impl::check_args(s, fn, c, count, t, dest, stag, false, &ti, true)) return e;
   if (const int e = mpi_impl::check_args(s, fn, c, count, t, source, rtag, true, nullptr, true)) return e;
-  auto sc = std::make_shared<mpi_impl::Schedule>();
-  sc->comm = c;
-  sc->fn = fn;
-  sc->p2p = true;
+  auto sc = p2p_schedule(c, fn);
   const auto n = static_cast<std::size_t>(count);
   auto& copy = sc->temp.emplace_back(n * ti->size);
   if (!copy.empty()) mpi_impl::pack(*ti, buf, n, copy.data());
-  mpi_impl::Round rd;
-  rd.xfers.push_back(mpi_impl::recv_of(buf, n, ti, source));
-  rd.xfers.back().tag = rtag;
-  rd.xfers.push_back(mpi_impl::send_of(copy.data(), copy.size(), mpi_impl::bytes_type(), dest));
-  rd.xfers.back().tag = stag;
-  sc->rounds.push_back(std::move(rd));
-  mpi_impl::start_schedule(s, std::move(sc), r);
+  const auto send = mpi_impl::send_of(copy.data(), copy.size(), mpi_impl::bytes_type(), dest);
+  start_sendrecv(s, std::move(sc), mpi_impl::recv_of(buf, n, ti, source), rtag, send, stag, r);
   return MPI_SUCCESS;
+}
+
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
+                          MPI_Request* r) {
+  return isendrecv_replace("MPI_Isendrecv_replace", buf, count, t, dest, stag, source, rtag, c, r);
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int source, int rtag, MPI_Comm c,
+                         MPI_Status* st) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int e = isendrecv_replace("MPI_Sendrecv_replace", buf, count, t, dest, stag, source, rtag, c, &r)) return e;
+  return mpi_impl::wait_request(&r, st, "MPI_Sendrecv_replace");
 }
 
 int MPI_Pack_size(int count, MPI_Datatype t, MPI_Comm c, int* size) {
