@@ -66,11 +66,9 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   }
   out_.resize(static_cast<std::size_t>(router_outs_) + n_);
   for (auto& o : out_) o.free_vcs = all;
-  credits_.assign(out_.size() << vshift_, static_cast<std::int32_t>(buf_));
-  last_sa_.assign(static_cast<std::size_t>(n_) * 2, -1);
-  sa_at_.assign(static_cast<std::size_t>(n_) * 2, -1);
+  credits_.assign(out_.size() << vshift_, static_cast<std::int16_t>(buf_));
+  unit_.resize(static_cast<std::size_t>(n_) * 2);
   gptr_.assign(router_outs_, 0);
-  sa_mask_.assign(n_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
   grant_.assign(ports_, kNone);
   gsub_.assign(ports_, 0);
@@ -78,6 +76,10 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   best_key_.assign(seen_.size(), 0);
   best_out_.assign(seen_.size(), 0);
   ivc_.resize(static_cast<std::size_t>(router_ivcs_) + n_);
+  if (adaptive_) {
+    cand_.assign(ivc_.size(), 0);
+    sel_.assign(ivc_.size(), 0);
+  }
   slots_.resize(static_cast<std::size_t>(router_ivcs_) * static_cast<std::size_t>(buf_));
   srcq_.resize(n_);
   busy_.assign(topo_.num_links(), 0);
@@ -118,12 +120,8 @@ std::uint32_t FlowNet::alloc_packet() {
     return p;
   }
   pkt_.emplace_back();
+  info_.emplace_back();
   return static_cast<std::uint32_t>(pkt_.size() - 1);
-}
-
-std::uint32_t FlowNet::front(std::uint32_t ivc) const {
-  if (is_source(ivc)) return srcq_[ivc - router_ivcs_].front();
-  return slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + ivc_[ivc].first];
 }
 
 // The out-VC whose credits an input VC's flits return: the upstream
@@ -143,14 +141,14 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   const std::uint32_t p = alloc_packet();
   Pkt& q = pkt_[p];
   q = Pkt{};
-  q.src = src;
   q.dst = dst;
-  q.bytes = bytes;
   q.flits = flits(bytes);
-  q.gen = gen;
-  q.issue = gen;
+  info_[p] = PktInfo{src, bytes, gen, gen};
   srcq_[src].push_back(p);
-  if (srcq_[src].size() == 1) start(router_ivcs_ + src, gen);
+  if (srcq_[src].size() == 1) {
+    ivc_[router_ivcs_ + src].head = p;
+    start(router_ivcs_ + src, gen);
+  }
 }
 
 // The front packet of an input VC (or source queue) starts its allocation.
@@ -158,7 +156,7 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
   InVc& in = ivc_[ivc];
   const std::uint32_t p = front(ivc);
   if (is_source(ivc)) {
-    in.out = router_outs_ + pkt_[p].src;
+    in.out = router_outs_ + (ivc - router_ivcs_);
   } else {
     const std::uint32_t r = ivc_router(ivc);
     const bool adapt = adaptive_ && !on_escape(ivc) && r != pkt_[p].dst;
@@ -167,7 +165,7 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
     route(p, r);
     const Pkt& q = pkt_[p];
     in.out = out_id(r, r == q.dst ? ports_ - 1 : static_cast<std::uint32_t>(2 * q.dim + q.dir));
-    in.cand = adapt ? productive_ports(p, r) : 0;
+    if (adaptive_) cand_[ivc] = adapt ? productive_ports(p, r) : 0;
   }
   in.sent = 0;
   in.ovc = kNone;
@@ -194,7 +192,7 @@ void FlowNet::route(std::uint32_t p, std::uint32_t r) {
   const int cur = coord_[r * nd_ + d], dest = coord_[q.dst * nd_ + d];
   const int k = g_.dims[static_cast<std::size_t>(d)];
   if (d != q.dim) {  // entering a dimension
-    q.dim = d;
+    q.dim = static_cast<std::int8_t>(d);
     const std::uint32_t dirs = minimal_dirs(d, cur, dest);
     q.dir = dirs == 1u ? 0 : dirs == 2u ? 1 : static_cast<std::uint8_t>(rng_() & 1u);
     if (nbr_[out_id(r, static_cast<std::uint32_t>(2 * d + q.dir))] == kNone)
@@ -266,7 +264,8 @@ void FlowNet::request_va(std::uint32_t ivc, std::int64_t at) {
     request_sa(ivc, at + va_);
     return;
   }
-  if (in.cand == 0) {
+  const std::uint32_t asks = cand(ivc);
+  if (asks == 0) {
     Out& o = out_[in.out];
     o.va_wait.push_back(ivc);
     if (o.va_at != at) {
@@ -277,7 +276,7 @@ void FlowNet::request_va(std::uint32_t ivc, std::int64_t at) {
   }
   // Adaptive: the front waits on every productive output; the first grant wins.
   const std::uint32_t r = ivc_router(ivc);
-  for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+  for (std::uint32_t m = asks; m != 0; m &= m - 1) {
     const std::uint32_t oid = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
     Out& o = out_[oid];
     o.va_wait.push_back(ivc);
@@ -293,7 +292,7 @@ void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
   in.ready = at;
   in.in_sa = true;
   out_[in.out].sa_wait.push_back(ivc);
-  if (!is_terminal(in.out)) sa_mask_[out_router(in.out)] |= 1u << out_port(in.out);
+  if (!is_terminal(in.out)) unit_[out_router(in.out)].sa_mask |= 1u << out_port(in.out);
   wake_sa(in.out, at);
 }
 
@@ -301,10 +300,10 @@ void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
 void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
   if (out_[o].sa_wait.empty()) return;
   const std::uint32_t unit = is_terminal(o) ? n_ + (o - router_outs_) : out_router(o);
-  at = std::max(at, std::max(now_, last_sa_[unit] + 1));
-  if (sa_at_[unit] != at) {
+  at = std::max(at, std::max(now_, unit_[unit].last_sa + 1));
+  if (unit_[unit].sa_at != at) {
     schedule(at, kSa, unit);
-    sa_at_[unit] = at;
+    unit_[unit].sa_at = at;
   }
 }
 
@@ -320,7 +319,7 @@ bool FlowNet::eligible(std::uint32_t ivc) const {
 void FlowNet::on_credit(std::uint32_t ovc, std::uint32_t word) {
   const std::uint32_t o = ovc_out(ovc);
   Out& out = out_[o];
-  credits_[ovc] += static_cast<std::int32_t>(word & ~kRelease);
+  credits_[ovc] = static_cast<std::int16_t>(credits_[ovc] + static_cast<std::int32_t>(word & ~kRelease));
   if ((word & kRelease) != 0) out.free_vcs |= 1ull << vc_of(ovc);
   // A freed VC, or with bubble flow control a freed slot, may answer a waiting request.
   if (((word & kRelease) != 0 || dateline_ == 3) && !out.va_wait.empty() && out.va_at != now_) {
@@ -335,9 +334,13 @@ void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
   ++in.occ;
   if ((word & kRelease) != 0) {  // a head: the packet joins the VC's queue
     const std::uint32_t p = word & ~kRelease;
-    slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) +
-           (in.first + in.count) % static_cast<std::uint32_t>(buf_)] = p;
-    if (++in.count == 1) start(ivc, now_ + rd_);
+    if (in.count++ == 0) {  // the front: kept in `head`, its slot is not read
+      in.head = p;
+      start(ivc, now_ + rd_);
+    } else {
+      slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) +
+             (in.first + in.count - 1u) % static_cast<std::uint32_t>(buf_)] = p;
+    }
     return;
   }
   if (in.in_sa) wake_sa(in.out, in.ready);  // a body flit the front may be waiting for
@@ -349,15 +352,15 @@ void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
 // VCs of that output it may use.
 std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t& free, std::uint32_t& v) {
   InVc& in = ivc_[ivc];
+  std::uint32_t& asks = cand_[ivc];
   const std::uint64_t best_free = free;
   std::uint32_t to = o;
   const std::uint32_t r = out_router(o);
   auto free_of = [&](std::uint32_t x) { return (x == o ? best_free : out_[x].free_vcs) & adaptive_vcs_; };
-  for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+  for (std::uint32_t m = asks; m != 0; m &= m - 1) {
     const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
     if (other == o) continue;
-    auto& w = out_[other].va_wait;
-    w.erase(std::find(w.begin(), w.end(), ivc));
+    out_[other].va_wait.remove(ivc);
   }
   if (select_rr_) {
     // The first free adaptive (output port, VC) pair from the input
@@ -365,11 +368,11 @@ std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t&
     // allocator); no adaptive VC free: the escape VC here.
     const std::uint32_t pairs = ports_ << vshift_;
     std::uint32_t best_rot = pairs;
-    for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+    for (std::uint32_t m = asks; m != 0; m &= m - 1) {
       const auto port = static_cast<std::uint32_t>(std::countr_zero(m));
       for (std::uint64_t f = free_of(out_id(r, port)); f != 0; f &= f - 1) {
         const std::uint32_t pair = port << vshift_ | static_cast<std::uint32_t>(std::countr_zero(f));
-        const std::uint32_t rot = rotated(pair, in.sel, pairs);
+        const std::uint32_t rot = rotated(pair, sel_[ivc], pairs);
         if (rot < best_rot) {
           best_rot = rot;
           to = out_id(r, port);
@@ -379,14 +382,14 @@ std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t&
     }
     if (v != kNone) {
       const std::uint32_t pair = out_port(to) << vshift_ | v;
-      in.sel = pair + 1 == pairs ? 0 : pair + 1;
+      sel_[ivc] = pair + 1 == pairs ? 0 : pair + 1;
     }
   } else {
     // The productive output with the most free adaptive VCs (ties: the
     // dimension-order one, else this one).
     auto key = [&](std::uint32_t x) { return 2 * std::popcount(free_of(x)) + (x == in.out ? 1 : 0); };
     int most = key(o);
-    for (std::uint32_t m = in.cand; m != 0; m &= m - 1) {
+    for (std::uint32_t m = asks; m != 0; m &= m - 1) {
       const std::uint32_t other = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
       if (other == o) continue;
       const int k = key(other);
@@ -397,7 +400,7 @@ std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t&
     }
   }
   if (to != o) free = out_[to].free_vcs & adaptive_vcs_;
-  in.cand = 0;
+  asks = 0;
   in.out = to;
   return to;
 }
@@ -409,10 +412,10 @@ void FlowNet::on_va(std::uint32_t o) {
   Out& out = out_[o];
   const bool terminal = is_terminal(o);
   for (;;) {
-    std::size_t best = out.va_wait.size();
+    std::uint32_t best = out.va_wait.size();
     std::uint32_t best_key = ports_;
     std::uint64_t best_free = 0;
-    for (std::size_t i = 0; i < out.va_wait.size(); ++i) {
+    for (std::uint32_t i = 0; i < out.va_wait.size(); ++i) {
       const std::uint32_t ivc = out.va_wait[i];
       if (ivc_[ivc].ready > now_) continue;
       std::uint64_t m = vc_mask(ivc, o) & out.free_vcs;
@@ -429,9 +432,9 @@ void FlowNet::on_va(std::uint32_t o) {
     const std::uint32_t ivc = out.va_wait[best];
     InVc& in = ivc_[ivc];
     out.va_rr = in_port_of(ivc) + 1 == ports_ ? 0 : in_port_of(ivc) + 1;
-    out.va_wait.erase(out.va_wait.begin() + static_cast<std::ptrdiff_t>(best));
+    out.va_wait.erase_at(best);
     std::uint32_t to = o, v = kNone;  // the output granted, its VC
-    if (in.cand != 0) to = select(ivc, o, best_free, v);
+    if (cand(ivc) != 0) to = select(ivc, o, best_free, v);
     Out& t = out_[to];
     if (v == kNone) {
       if ((best_free & adaptive_vcs_) != 0) best_free &= adaptive_vcs_;  // adaptive VCs before the escape VC
@@ -453,8 +456,8 @@ void FlowNet::on_va(std::uint32_t o) {
 // the first granting output from its own; pointers move past an accepted
 // match only. Packets on different VCs interleave flit by flit.
 void FlowNet::on_sa(std::uint32_t unit) {
-  if (last_sa_[unit] == now_) return;
-  last_sa_[unit] = now_;
+  if (unit_[unit].last_sa == now_) return;
+  unit_[unit].last_sa = now_;
   if (unit >= n_) {  // an injection channel: its queue's front alone
     const std::uint32_t o = router_outs_ + (unit - n_);
     Out& out = out_[o];
@@ -468,18 +471,18 @@ void FlowNet::on_sa(std::uint32_t unit) {
   const std::uint32_t r = unit, subs = ports_ * speedup_;
   // Grant: every output with a flit ready picks the first sub-input from its pointer.
   std::uint32_t gmask = 0;
-  for (std::uint32_t m = sa_mask_[r]; m != 0; m &= m - 1) {
+  for (std::uint32_t m = unit_[r].sa_mask; m != 0; m &= m - 1) {
     const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t o = out_id(r, q);
     const auto& wait = out_[o].sa_wait;
     std::uint32_t best_key = subs;
-    for (std::size_t i = 0; i < wait.size(); ++i) {
+    for (std::uint32_t i = 0; i < wait.size(); ++i) {
       if (!eligible(wait[i])) continue;
       const std::uint32_t sub = sub_input(wait[i]);
       const std::uint32_t key = rotated(sub, gptr_[o], subs);
       if (key < best_key) {
         best_key = key;
-        grant_[q] = static_cast<std::uint32_t>(i);
+        grant_[q] = i;
         gsub_[q] = sub;
         if (key == 0) break;
       }
@@ -510,12 +513,12 @@ void FlowNet::on_sa(std::uint32_t unit) {
   for (std::uint32_t m = amask; m != 0; m &= m - 1) {
     const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t sub = gsub_[q];
-    gptr_[out_id(r, q)] = sub + 1 == subs ? 0 : sub + 1;
-    aptr_[static_cast<std::size_t>(r) * subs + sub] = q + 1 == ports_ ? 0 : q + 1;
+    gptr_[out_id(r, q)] = static_cast<std::uint16_t>(sub + 1 == subs ? 0 : sub + 1);
+    aptr_[static_cast<std::size_t>(r) * subs + sub] = static_cast<std::uint16_t>(q + 1 == ports_ ? 0 : q + 1);
     send_flit(out_id(r, q), grant_[q]);
   }
   // Again next cycle when a flit could go then (else a credit, flit or grant wakes it).
-  for (std::uint32_t m = sa_mask_[r]; m != 0; m &= m - 1) {
+  for (std::uint32_t m = unit_[r].sa_mask; m != 0; m &= m - 1) {
     const std::uint32_t o = out_id(r, static_cast<std::uint32_t>(std::countr_zero(m)));
     for (const std::uint32_t w : out_[o].sa_wait) {
       const InVc& x = ivc_[w];
@@ -528,11 +531,11 @@ void FlowNet::on_sa(std::uint32_t unit) {
 }
 
 // Sends the next flit of the input VC at sa_wait[i] of output `o`.
-void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
+void FlowNet::send_flit(std::uint32_t o, std::uint32_t i) {
   Out& out = out_[o];
   const std::uint32_t ivc = out.sa_wait[i];
   InVc& in = ivc_[ivc];
-  const std::uint32_t p = front(ivc);
+  const std::uint32_t p = in.head;
   Pkt& q = pkt_[p];
   const bool source = is_source(ivc), eject = is_eject(o);
   const std::uint32_t k = in.sent++;
@@ -540,7 +543,7 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
   if (!eject) --credits_[in.ovc];
   if (source) {
     if (head) {
-      q.issue = now_;
+      info_[p].issue = now_;
       ++in_network_;
     }
   } else {
@@ -551,7 +554,8 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
   if (eject) {
     if (tail) {
       // The ejection channel takes one cycle whatever channel_latency is.
-      const Delivered d{q.src, q.dst, q.bytes, q.gen, q.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + 1, q.hops};
+      const PktInfo& f = info_[p];
+      const Delivered d{f.src, q.dst, f.bytes, f.gen, f.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + 1, q.hops};
       --in_network_;
       free_pkt_.push_back(p);
       (*done_)(d);
@@ -569,15 +573,21 @@ void FlowNet::send_flit(std::uint32_t o, std::size_t i) {
   }
   if (tail) {
     in.in_sa = false;
-    out.sa_wait.erase(out.sa_wait.begin() + static_cast<std::ptrdiff_t>(i));
-    if (out.sa_wait.empty() && !is_terminal(o)) sa_mask_[out_router(o)] &= ~(1u << out_port(o));
+    out.sa_wait.erase_at(i);
+    if (out.sa_wait.empty() && !is_terminal(o)) unit_[out_router(o)].sa_mask &= ~(1u << out_port(o));
     if (source) {
       auto& sq = srcq_[ivc - router_ivcs_];
       sq.pop_front();
-      if (!sq.empty()) start(ivc, std::max(now_ + 1, pkt_[sq.front()].gen));
+      if (!sq.empty()) {
+        in.head = sq.front();
+        start(ivc, std::max(now_ + 1, info_[in.head].gen));
+      }
     } else {
-      in.first = (in.first + 1) % static_cast<std::uint32_t>(buf_);
-      if (--in.count > 0) start(ivc, now_ + 1);
+      in.first = static_cast<std::uint16_t>((in.first + 1u) % static_cast<std::uint32_t>(buf_));
+      if (--in.count > 0) {
+        in.head = slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + in.first];
+        start(ivc, now_ + 1);
+      }
     }
   }
 }

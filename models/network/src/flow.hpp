@@ -17,6 +17,7 @@
 //    waiting packet holds); deadlock_report() names a cycle of waiting
 //    channels.
 // Nothing here depends on host time; the same seed gives the same run.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -62,30 +63,88 @@ class FlowNet {
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
+  // A packet's state on its way (read at every hop), and the rest.
   struct Pkt {
-    std::uint32_t src = 0, dst = 0, bytes = 0, flits = 0;
-    std::int64_t gen = 0, issue = 0;
-    std::int32_t dim = -1;          // dimension being travelled
-    std::uint8_t dir = 0, cls = 0;  // direction (0 = +, 1 = -), VC class
+    std::uint32_t dst = 0, flits = 0;
     std::uint16_t hops = 0;
+    std::int8_t dim = -1;           // dimension being travelled
+    std::uint8_t dir = 0, cls = 0;  // direction (0 = +, 1 = -), VC class
+  };
+  struct PktInfo {
+    std::uint32_t src = 0, bytes = 0;
+    std::int64_t gen = 0, issue = 0;  // generated; head left the source queue
   };
   // An input VC (or, past the routers' VCs, a node's source queue): its
-  // packets in order and the allocation state of the front one.
+  // packets in order and the allocation state of the front one. 32 bytes,
+  // two to a cache line: the state of a hop is what limits the speed.
   struct InVc {
-    std::uint32_t first = 0, count = 0;      // ring of packet ids in slots_
-    std::uint32_t occ = 0;                   // flits present (flits arrive and leave in order)
-    std::uint32_t sent = 0;                  // flits of the front packet sent on
-    std::uint32_t out = kNone, ovc = kNone;  // output (adaptive, before VC allocation: the dimension-order one)
-    std::uint32_t cand = 0;                  // adaptive, before VC allocation: bit p when the front asks port p
-    std::uint32_t sel = 0;                   // adaptive_selection 1: round-robin pointer over (port, VC) pairs
     std::int64_t ready = 0;                  // cycle the front's current request may be served
+    std::uint32_t out = kNone, ovc = kNone;  // output (adaptive, before VC allocation: the dimension-order one)
+    std::uint32_t head = kNone;              // the front packet
+    std::uint32_t sent = 0;                  // flits of the front packet sent on
+    std::uint16_t first = 0, count = 0;      // ring of packet ids in slots_
+    std::uint16_t occ = 0;                   // flits present (flits arrive and leave in order)
     bool in_sa = false;
+  };
+  // The input VCs waiting on an output, in arrival order: up to kInline in
+  // place (so that a lightly loaded output is one cache line), more on the heap.
+  class WaitList {
+   public:
+    WaitList() = default;
+    WaitList(const WaitList&) = delete;
+    WaitList& operator=(const WaitList&) = delete;
+    WaitList(WaitList&& o) noexcept : n_(o.n_), cap_(o.cap_) {
+      if (o.cap_ == kInline) {
+        std::copy(o.in_, o.in_ + n_, in_);
+      } else {
+        heap_ = o.heap_;
+        o.cap_ = kInline;
+      }
+      o.n_ = 0;
+    }
+    WaitList& operator=(WaitList&&) = delete;
+    ~WaitList() {
+      if (cap_ != kInline) delete[] heap_;
+    }
+    std::uint32_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    std::uint32_t operator[](std::uint32_t i) const { return data()[i]; }
+    std::uint32_t front() const { return data()[0]; }
+    const std::uint32_t* begin() const { return data(); }
+    const std::uint32_t* end() const { return data() + n_; }
+    void push_back(std::uint32_t v) {
+      if (n_ == cap_) grow();
+      data()[n_++] = v;
+    }
+    void erase_at(std::uint32_t i) {
+      std::uint32_t* d = data();
+      std::copy(d + i + 1, d + n_, d + i);
+      --n_;
+    }
+    void remove(std::uint32_t v) { erase_at(static_cast<std::uint32_t>(std::find(begin(), end(), v) - begin())); }
+
+   private:
+    static constexpr std::uint32_t kInline = 6;
+    std::uint32_t* data() { return cap_ == kInline ? in_ : heap_; }
+    const std::uint32_t* data() const { return cap_ == kInline ? in_ : heap_; }
+    void grow() {
+      auto* d = new std::uint32_t[2 * cap_];
+      std::copy(data(), data() + n_, d);
+      if (cap_ != kInline) delete[] heap_;
+      heap_ = d;
+      cap_ *= 2;
+    }
+    std::uint32_t n_ = 0, cap_ = kInline;
+    union {
+      std::uint32_t in_[kInline];
+      std::uint32_t* heap_;
+    };
   };
   struct Out {
     std::int64_t va_at = -1;
+    std::uint64_t free_vcs = 0;  // bit v: out-VC v not held
     std::uint32_t va_rr = 0, vc_rr = 0;
-    std::uint64_t free_vcs = 0;                   // bit v: out-VC v not held
-    std::vector<std::uint32_t> va_wait, sa_wait;  // input VCs
+    WaitList va_wait, sa_wait;  // input VCs
   };
   enum Kind : std::uint8_t { kCredit, kFlit, kVa, kSa, kKinds };  // a cycle's events run in this order
   struct Ev {
@@ -93,7 +152,8 @@ class FlowNet {
   };
 
   void schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
-  std::uint32_t front(std::uint32_t ivc) const;
+  std::uint32_t front(std::uint32_t ivc) const { return ivc_[ivc].head; }
+  std::uint32_t cand(std::uint32_t ivc) const { return adaptive_ ? cand_[ivc] : 0; }
   void start(std::uint32_t ivc, std::int64_t at);
   void route(std::uint32_t p, std::uint32_t r);
   void request_va(std::uint32_t ivc, std::int64_t at);
@@ -105,7 +165,7 @@ class FlowNet {
   void on_va(std::uint32_t o);
   std::uint32_t select(std::uint32_t ivc, std::uint32_t o, std::uint64_t& free, std::uint32_t& v);
   void on_sa(std::uint32_t unit);
-  void send_flit(std::uint32_t o, std::size_t i);
+  void send_flit(std::uint32_t o, std::uint32_t i);
   std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + sub_of_vc_[vc_of(ivc)]; }
   // Ids with power-of-two strides (no division on the hot paths): output
   // o = router << pshift | port (then one injection channel per node),
@@ -151,21 +211,30 @@ class FlowNet {
   std::vector<std::uint32_t> nbr_;     // router x port (directions only) -> router, kNone
   std::vector<topo::LinkId> link_;     // router x port -> link id
   std::vector<Out> out_;               // router outs (r x ports + port), then one injection port per node
-  std::vector<std::int32_t> credits_;  // out port x VC
-  // Switch allocation per router, then per injection channel: the cycle it
-  // last ran, the cycle it is scheduled for; iSLIP pointers per output (over
+  std::vector<std::int16_t> credits_;  // out port x VC (vc_buffer <= 4096)
+  // Switch allocation per router, then per injection channel (its unit): the
+  // cycle it last ran, the cycle it is scheduled for, and (routers) bit q
+  // when output q has switch requests. iSLIP pointers per output (over
   // sub-inputs) and per sub-input (over outputs); one router's scratch.
-  std::vector<std::int64_t> last_sa_, sa_at_;
-  std::vector<std::uint32_t> sa_mask_;  // per router: bit q when output q has switch requests
-  std::vector<std::uint32_t> gptr_, aptr_;
+  struct Unit {
+    std::int64_t last_sa = -1, sa_at = -1;
+    std::uint32_t sa_mask = 0;
+  };
+  std::vector<Unit> unit_;
+  std::vector<std::uint16_t> gptr_, aptr_;          // sub-inputs <= 16 ports x 64
   std::vector<std::uint32_t> grant_, gsub_;         // per output: granted sa_wait index, its sub-input
   std::vector<std::uint64_t> seen_;                 // per sub-input: the accept round it was last seen in
   std::vector<std::uint32_t> best_key_, best_out_;  // per sub-input: its first granting output
   std::uint64_t epoch_ = 0;
-  std::vector<InVc> ivc_;             // router input VCs ((r x ports + port) x VC), then one source queue per node
+  std::vector<InVc> ivc_;  // router input VCs ((r x ports + port) x VC), then one source queue per node
+  // Adaptive routing only, per input VC: bit p when the front asks port p
+  // (before VC allocation); adaptive_selection 1: a round-robin pointer over
+  // (port, VC) pairs.
+  std::vector<std::uint32_t> cand_, sel_;
   std::vector<std::uint32_t> slots_;  // vc_buffer packet slots per router input VC
   std::vector<std::deque<std::uint32_t>> srcq_;
   std::vector<Pkt> pkt_;
+  std::vector<PktInfo> info_;
   std::vector<std::uint32_t> free_pkt_;
   std::vector<std::vector<Ev>> wheel_;  // (cycle mod W) x kind
   std::int64_t mask_ = 0, now_ = 0;
