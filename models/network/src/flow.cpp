@@ -338,8 +338,9 @@ void FlowNet::on_flit(std::uint32_t ivc, std::uint32_t word) {
       in.head = p;
       start(ivc, now_ + rd_);
     } else {
-      slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) +
-             (in.first + in.count - 1u) % static_cast<std::uint32_t>(buf_)] = p;
+      std::uint32_t at = in.first + in.count - 1u;  // < 2 x vc_buffer
+      if (at >= static_cast<std::uint32_t>(buf_)) at -= static_cast<std::uint32_t>(buf_);
+      slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + at] = p;
     }
     return;
   }
@@ -583,7 +584,7 @@ void FlowNet::send_flit(std::uint32_t o, std::uint32_t i) {
         start(ivc, std::max(now_ + 1, info_[in.head].gen));
       }
     } else {
-      in.first = static_cast<std::uint16_t>((in.first + 1u) % static_cast<std::uint32_t>(buf_));
+      in.first = static_cast<std::uint16_t>(in.first + 1 == buf_ ? 0 : in.first + 1);
       if (--in.count > 0) {
         in.head = slots_[static_cast<std::size_t>(ivc) * static_cast<std::size_t>(buf_) + in.first];
         start(ivc, now_ + 1);
