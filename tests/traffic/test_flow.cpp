@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "hopsim/network/model/flow.hpp"
 #include "hopsim/network/model/traffic.hpp"
+#include "hopsim/topo/topology.hpp"
 
 using namespace hopsim::network::model;
 using Catch::Matchers::Contains;
@@ -316,4 +318,54 @@ TEST_CASE("flow: packets longer than a VC buffer cross routers as worms") {
   t.generic.vcs = 1;  // without classes the worms close the ring
   t.generic.dateline = 0;
   CHECK_THROWS_AS(run_traffic(t), NetworkDeadlock);
+}
+
+TEST_CASE(
+    "flow: deterministic packets keep to dimension order under adaptive routing; tags and issue cycles come back") {
+  // A flood from (1,0) to (3,0) fills the x links east of (1,0). Probes from
+  // (0,0) to (3,3): adaptive ones turn north at (1,0), around the flood;
+  // deterministic ones go east first whatever the load, never on (1,0)->(1,1).
+  auto c = booksim({4, 4}, false, Pattern::uniform, 0.1);
+  c.generic.routing = GenericNetwork::Routing::min_adapt;
+  c.generic.adaptive_selection = 0;
+  const hopsim::topo::Topology topo({4, 4}, {false, false});
+  auto at = [&](int x, int y) {
+    const int xy[2] = {x, y};
+    return static_cast<std::uint32_t>(topo.node_at(xy));
+  };
+  const auto north = topo.link(at(1, 0), 1, +1);
+  for (const bool det : {true, false}) {
+    INFO((det ? "deterministic" : "adaptive") << " probes");
+    flow::FlowNet net(c.generic, 1);
+    net.set_window(0, 1 << 30);
+    constexpr int kProbes = 150;
+    std::vector<std::int64_t> issued(kProbes, -1), arrived(kProbes, -1), issue_seen(kProbes, -1);
+    net.on_issued([&](std::uint32_t tag, std::int64_t t) {
+      if (tag > 0) issued[tag - 1] = t;
+    });
+    const std::function<void(const flow::Delivered&)> done = [&](const flow::Delivered& d) {
+      if (d.tag == 0) return;
+      CHECK(d.src == at(0, 0));
+      CHECK(d.dst == at(3, 3));
+      arrived[d.tag - 1] = d.arrival;
+      issue_seen[d.tag - 1] = d.issue;
+    };
+    for (std::int64_t t = 0; t < 20 * kProbes; ++t) {
+      net.run_until(t, done);
+      net.add(t, at(1, 0), at(3, 0), 16);
+      if (t % 20 == 0) net.add(t, at(0, 0), at(3, 3), 16, static_cast<std::uint32_t>(t / 20 + 1), det);
+    }
+    net.run_until(200000, done);
+    for (int k = 0; k < kProbes; ++k) {
+      INFO("probe " << k);
+      REQUIRE(arrived[k] > 0);
+      CHECK(issued[k] == issue_seen[k]);  // one flit: head and tail leave together
+      CHECK(issued[k] >= 20 * k);
+      CHECK(arrived[k] >= issued[k] + 5 + 4 * 6);
+    }
+    if (det)
+      CHECK(net.busy_window(north) == 0);
+    else
+      CHECK(net.busy_window(north) > kProbes / 2);
+  }
 }

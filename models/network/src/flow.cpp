@@ -1,4 +1,4 @@
-#include "flow.hpp"
+#include "hopsim/network/model/flow.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -137,13 +137,15 @@ std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
   return out_id(nbr_[o], out_port(o)) << vshift_ | v;
 }
 
-void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes) {
+void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint32_t tag,
+                  bool deterministic) {
   const std::uint32_t p = alloc_packet();
   Pkt& q = pkt_[p];
   q = Pkt{};
   q.dst = dst;
   q.flits = flits(bytes);
-  info_[p] = PktInfo{src, bytes, gen, gen};
+  q.det = deterministic && adaptive_;
+  info_[p] = PktInfo{src, bytes, tag, gen, gen};
   srcq_[src].push_back(p);
   if (srcq_[src].size() == 1) {
     ivc_[router_ivcs_ + src].head = p;
@@ -159,7 +161,7 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
     in.out = router_outs_ + (ivc - router_ivcs_);
   } else {
     const std::uint32_t r = ivc_router(ivc);
-    const bool adapt = adaptive_ && !on_escape(ivc) && r != pkt_[p].dst;
+    const bool adapt = adaptive_ && !on_escape(ivc) && r != pkt_[p].dst && !pkt_[p].det;
     // An adaptive packet takes the escape VCs as if it entered the network here.
     if (adapt) pkt_[p].dim = -1;
     route(p, r);
@@ -245,7 +247,7 @@ std::uint64_t FlowNet::bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t 
 std::uint64_t FlowNet::vc_mask(std::uint32_t ivc, std::uint32_t o) const {
   if (!adaptive_ || is_source(ivc)) return class_mask(ivc);
   const std::uint64_t escape = 1ull << (escapes_ == 2 ? pkt_[front(ivc)].cls : 0u);
-  if (on_escape(ivc)) return escape;
+  if (on_escape(ivc) || pkt_[front(ivc)].det) return escape;
   return o == ivc_[ivc].out ? adaptive_vcs_ | escape : adaptive_vcs_;
 }
 
@@ -556,7 +558,7 @@ void FlowNet::send_flit(std::uint32_t o, std::uint32_t i) {
     if (tail) {
       // The ejection channel takes one cycle whatever channel_latency is.
       const PktInfo& f = info_[p];
-      const Delivered d{f.src, q.dst, f.bytes, f.gen, f.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + 1, q.hops};
+      const Delivered d{f.src, q.dst, f.bytes, f.gen, f.issue, now_ + (hop_ - rd_ - va_ - ch_ + 1) + 1, q.hops, f.tag};
       --in_network_;
       free_pkt_.push_back(p);
       (*done_)(d);
@@ -579,6 +581,7 @@ void FlowNet::send_flit(std::uint32_t o, std::uint32_t i) {
     if (source) {
       auto& sq = srcq_[ivc - router_ivcs_];
       sq.pop_front();
+      if (issued_) issued_(info_[p].tag, now_);
       if (!sq.empty()) {
         in.head = sq.front();
         start(ivc, std::max(now_ + 1, info_[in.head].gen));

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "flow.hpp"
+#include "hopsim/network/model/flow.hpp"
 #include "hopsim/epiphany/model/mesh_timing.hpp"
 #include "hopsim/topo/topology.hpp"
 

@@ -12,6 +12,7 @@
 //    switch allocation (one flit per output per cycle); a delivered packet is
 //    reported to the callback with its tail's arrival cycle (which may lie
 //    after t).
+//  * The callbacks (delivered, issued) record; they do not call add().
 //  * deadlocked() is true when packets sit in routers and no event is left
 //    that could ever move one (every one waits for a VC or credits another
 //    waiting packet holds); deadlock_report() names a cycle of waiting
@@ -35,6 +36,7 @@ struct Delivered {
   std::int64_t gen, issue;  // generated; head left the source queue
   std::int64_t arrival;     // the tail at the destination
   int hops;
+  std::uint32_t tag;  // the driver's, from add()
 };
 
 class FlowNet {
@@ -47,7 +49,13 @@ class FlowNet {
   // endpoint_latency + hops x hop_latency + flits, as the link-calendar model.
   double zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t bytes) const;
 
-  void add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes);
+  // A packet generated at cycle gen. `tag` comes back in its Delivered;
+  // `deterministic`: under min_adapt it keeps to dimension order on the
+  // escape VCs (the BG/Q's deterministic packets), else it is ignored.
+  void add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint32_t tag = 0,
+           bool deterministic = false);
+  // Called with a packet's tag and the cycle its tail leaves the source queue.
+  void on_issued(std::function<void(std::uint32_t, std::int64_t)> f) { issued_ = std::move(f); }
   void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
   std::int64_t now() const { return now_; }
   std::size_t queued(std::uint32_t node) const { return srcq_[node].size(); }  // packets in a source queue
@@ -69,9 +77,10 @@ class FlowNet {
     std::uint16_t hops = 0;
     std::int8_t dim = -1;           // dimension being travelled
     std::uint8_t dir = 0, cls = 0;  // direction (0 = +, 1 = -), VC class
+    bool det = false;               // dimension order on the escape VCs
   };
   struct PktInfo {
-    std::uint32_t src = 0, bytes = 0;
+    std::uint32_t src = 0, bytes = 0, tag = 0;
     std::int64_t gen = 0, issue = 0;  // generated; head left the source queue
   };
   // An input VC (or, past the routers' VCs, a node's source queue): its
@@ -242,6 +251,7 @@ class FlowNet {
   std::int64_t win_start_ = 0, win_end_ = 0;
   std::vector<std::uint64_t> busy_;
   const std::function<void(const Delivered&)>* done_ = nullptr;
+  std::function<void(std::uint32_t, std::int64_t)> issued_;
 };
 
 }  // namespace hopsim::network::model::flow
