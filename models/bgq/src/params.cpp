@@ -41,6 +41,8 @@ const std::vector<ParamDecl>& param_decls() {
       {"omp_overhead", Dim::cycles, 0, 1e7, false, "fork and join of a parallel region of more than one thread"},
       {"mu_interference", Dim::count, 0, 10, false,
        "extra compute time per cycle of overlap with the node's MU traffic"},
+      {"torus_flow_control", Dim::count, 0, 1, true,
+       "1: the torus as the bgq-torus preset's VC routers with credits (programs only), 0: link calendars"},
   };
   return decls;
 }
@@ -71,6 +73,7 @@ Params params_from(const ParamSet& s) {
   p.memory_bandwidth = s.get("memory_bandwidth");
   p.omp_overhead = s.get("omp_overhead");
   p.mu_interference = s.get("mu_interference");
+  p.torus_flow_control = s.get_int("torus_flow_control") != 0;
   if (p.num_nodes() > (1u << 20))
     throw ConfigError(fmt::format("machine: a {}x{}x{}x{}x{} torus has {} nodes; hopsim's BG/Q model stops at 1048576",
                                   p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4], p.num_nodes()));

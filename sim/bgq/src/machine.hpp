@@ -198,6 +198,8 @@ class Machine {
   virtual void bat_updated(std::uint32_t) {}
   // When the last rank ended, in cycles (simulated; native: host time since the start).
   virtual double end_cycles() const { return 0; }
+  // Simulated: packets times the links each crossed.
+  virtual std::uint64_t packet_hops() const { return 0; }
   // Whether collective descriptors run on this machine (not over processes).
   virtual bool collectives() const { return true; }
   // Which transport moved the data (native runs; empty `requested` otherwise).

@@ -170,7 +170,7 @@ ModeOutcome run_mode(Mode mode, const BgqKernel& k, const model::Params& p, cons
     out.packets += st.packets;
     out.bytes += st.bytes;
   }
-  if (mu) out.packet_hops = mu->network().packet_hops();
+  if (mu) out.packet_hops = m->packet_hops();
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <boost/context/fixedsize_stack.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "hopsim/bgq/model/flow_torus.hpp"
 #include "hopsim/core/crash.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/traces/writer.hpp"
@@ -96,7 +97,14 @@ struct Pending {
   std::uint32_t src = 0, dst = 0;
   MUHWI_Descriptor_t desc{};
   std::vector<std::uint8_t> payload;
+  model::Tick injected = 0;  // flow-controlled torus: for the trace, once it has arrived
 };
+
+const char* descriptor_kind(const MUHWI_Descriptor_t& d) {
+  return model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
+         : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
+                                                            : "remote get";
+}
 
 // "a,b,c,d,e": a node's torus coordinates, as node and link names show them.
 std::string coords_text(const std::array<int, model::kDims>& c) {
@@ -159,8 +167,12 @@ class SimMachine final : public Machine {
     sending_.assign(n_, {});
     poll_ = model::to_ticks(p.poll_cycles);
     inject_ = model::to_ticks(p.inject_cycles);
+    if (p.torus_flow_control) flow_ = std::make_unique<model::FlowTorus>(p, model::FlowTorus::network_for(p));
   }
   Mode mode() const override { return Mode::sim; }
+  std::uint64_t packet_hops() const override {
+    return flow_ ? flow_->packet_hops() : mu_.network().packet_hops();
+  }
   double end_cycles() const override {
     model::Tick t = 0;
     for (const auto c : clock_) t = std::max(t, c);
@@ -186,7 +198,14 @@ class SimMachine final : public Machine {
       push(0, 1, r);
     }
     std::uint32_t finished = 0;
-    while (!q_.empty()) {
+    const std::function<void(std::uint32_t, model::Tick)> arrived = [this](std::uint32_t idx, model::Tick t) {
+      push(std::max(now_, t), 0, idx);
+    };
+    for (;;) {
+      // The flow-controlled torus runs in step: up to the next event, or
+      // until a descriptor arrives (an event, maybe before that one).
+      if (flow_) flow_->step(q_.empty() ? kNever : q_.top().t, arrived);
+      if (q_.empty()) break;
       const Event e = q_.top();
       q_.pop();
       now_ = e.t;
@@ -306,6 +325,9 @@ class SimMachine final : public Machine {
     const auto a = cur_;
     const auto r = node_[a];
     clock_[a] += inject_;
+    // The flow-controlled torus takes packets in model-time order: everything
+    // before this clock happens first.
+    if (flow_ && clock_[a] > now_) suspend(a, Wait::time, clock_[a]);
     if (model::is_collective(d)) {
       contribute(a, fifo, d);
       return;
@@ -400,14 +422,6 @@ class SimMachine final : public Machine {
     const auto pk = model::packetise(d.Message_Length);
     st.packets += pk.packets;
     st.bytes += d.Message_Length;
-    const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d));
-    mu_busy_[r] = std::max(mu_busy_[r], res.engine_end);
-    const model::Tick last = res.arrival;
-    if (tracer_)
-      tracer_->descriptor(r, dst, d.Message_Length, clk, last,
-                          model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
-                          : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
-                                                                            : "remote get");
     std::uint32_t idx = 0;
     if (!free_.empty()) {
       idx = free_.back();
@@ -420,9 +434,18 @@ class SimMachine final : public Machine {
     p.src = r;
     p.dst = dst;
     p.desc = d;
+    p.injected = clk;
     const auto* from = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     p.payload.assign(from, from + d.Message_Length);
-    push(last, 0, idx);
+    if (flow_) {  // arrives when the network gets it there (run())
+      const model::Tick engine_end = flow_->inject(idx, r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d));
+      mu_busy_[r] = std::max(mu_busy_[r], engine_end);
+      return engine_end;
+    }
+    const auto res = mu_.inject(r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d));
+    mu_busy_[r] = std::max(mu_busy_[r], res.engine_end);
+    if (tracer_) tracer_->descriptor(r, dst, d.Message_Length, clk, res.arrival, descriptor_kind(d));
+    push(res.arrival, 0, idx);
     return res.engine_end;
   }
 
@@ -592,6 +615,7 @@ class SimMachine final : public Machine {
 
   void deliver(std::uint32_t idx) {
     Pending p = std::move(pending_[idx]);
+    if (flow_ && tracer_) tracer_->descriptor(p.src, p.dst, p.desc.Message_Length, p.injected, now_, descriptor_kind(p.desc));
     auto& dst = rank(static_cast<int>(p.dst)).mu;
     const auto& d = p.desc;
     const auto type = model::packet_type(d);
@@ -646,6 +670,7 @@ class SimMachine final : public Machine {
   static constexpr model::Tick kNever = ~model::Tick{0};
   model::MuTiming& mu_;
   std::unique_ptr<Tracer> tracer_;
+  std::unique_ptr<model::FlowTorus> flow_;  // machine.torus_flow_control=1
   std::vector<std::pair<std::shared_ptr<const CollectiveDone>, std::size_t>> collectives_;  // event kind 2
   std::uint32_t n_;
   // Per actor (a fiber: rank r's own is actor r, threads the ranks make

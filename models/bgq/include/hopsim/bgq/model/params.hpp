@@ -37,6 +37,7 @@ struct Params {
   double memory_bandwidth = 26.6;  // B/cycle of the node's memory
   double omp_overhead = 0;         // cycles to fork and join a parallel region of more than one thread
   double mu_interference = 0;      // compute slowdown while the node's MU moves data (fraction)
+  bool torus_flow_control = false;  // the torus as VC routers with credits (FlowTorus), not link calendars
 
   std::uint32_t num_nodes() const {
     std::uint32_t n = 1;
