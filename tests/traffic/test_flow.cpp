@@ -161,6 +161,8 @@ TEST_CASE("flow: bad parameters are rejected naming the key") {
   bad([](GenericNetwork& g) { g.hop_latency = 4.5; }, "whole cycles");
   bad([](GenericNetwork& g) { g.endpoint_latency = 4; }, "endpoint_latency (4 cycles) must hold");
   bad([](GenericNetwork& g) { g.channel_latency = 0; }, "channel_latency must be 1..1000");
+  bad([](GenericNetwork& g) { g.endpoint_channels = 0; }, "endpoint_channels must be 1..16");
+  bad([](GenericNetwork& g) { g.endpoint_channels = 17; }, "endpoint_channels must be 1..16");
   // One VC on a mesh is fine (no classes there).
   auto mesh = booksim({4, 4}, false, Pattern::uniform, 0.1);
   mesh.generic.vcs = 1;
@@ -368,4 +370,24 @@ TEST_CASE(
     else
       CHECK(net.busy_window(north) > kProbes / 2);
   }
+}
+
+TEST_CASE("flow: a node takes in one flit a cycle per ejection channel") {
+  // Every node sends to node 0 at full load. With one ejection channel node 0
+  // takes one 1-flit packet a cycle, 1/16 per node. With four (one per
+  // incoming link of the 4x4 torus) it takes what its links bring: in
+  // dimension order the 12 nodes outside its row arrive over its two y links
+  // (2 packets a cycle), its row's 3 over the x links, so more than 2/16.
+  auto c = booksim({4, 4}, true, Pattern::hotspot, 1.0);
+  c.hotspot_fraction = 1.0;
+  c.hotspot_node = 0;
+  c.measure = 4000;
+  const auto one = run_traffic(c);
+  CHECK(one.saturated);
+  CHECK(one.accepted == Approx(1.0 / 16).epsilon(0.03));
+  c.generic.endpoint_channels = 4;
+  const auto four = run_traffic(c);
+  CHECK(four.saturated);
+  CHECK(four.accepted > 2.0 / 16 + 0.01);
+  CHECK(four.accepted <= 4.0 / 16 + 1e-9);
 }

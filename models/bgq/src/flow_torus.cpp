@@ -35,18 +35,17 @@ std::int64_t FlowTorus::cycle_of(Tick t) const {
   return c;
 }
 
-Tick FlowTorus::inject(std::uint32_t id, std::uint32_t src, std::uint32_t fifo, std::uint32_t dst,
-                       std::uint64_t length, Tick t, bool dynamic) {
+Tick FlowTorus::inject(std::uint32_t id, std::uint32_t src, std::uint32_t fifo, std::uint32_t dst, std::uint64_t length,
+                       Tick t, bool dynamic) {
   auto& engines = engines_[src];
   auto it = std::find_if(engines.begin(), engines.end(), [&](const auto& e) { return e.first == fifo; });
   if (it == engines.end()) it = engines.insert(engines.end(), {fifo, Tick{0}});
   Tick cur = std::max(t + desc_lat_, it->second);
-  // A descriptor without payload still sends its header.
-  const std::uint64_t packets = std::max<std::uint64_t>(1, packetise(length).packets);
+  const std::uint64_t packets = packetise(length).packets;
   if (desc_.size() <= id) desc_.resize(id + 1);
   desc_[id] = Desc{static_cast<std::uint32_t>(packets), 0};
   for (std::uint64_t i = 0; i < packets; ++i) {
-    const std::uint32_t pay = length == 0 ? 0 : packet_payload(length, i);
+    const std::uint32_t pay = packet_payload(length, i);
     cur += static_cast<Tick>(std::ceil(pay * eng_tpb_));
     const std::uint32_t wire = 32 + (pay + 31) / 32 * 32;  // header chunk and payload chunks
     ready_.push({cycle_of(cur), seq_++, src, dst, wire, id, !dynamic});
@@ -77,8 +76,7 @@ bool FlowTorus::step(Tick limit, const std::function<void(std::uint32_t, Tick)>&
     std::int64_t c = net_.now();
     if (open_ == 0 || net_.deadlocked()) {
       if (ready_.empty())  // packets in the network, none can move, none to come
-        throw network::model::NetworkDeadlock("BG/Q torus (machine.torus_flow_control=1): " +
-                                              net_.deadlock_report());
+        throw network::model::NetworkDeadlock("BG/Q torus (machine.torus_flow_control=1): " + net_.deadlock_report());
       c = std::max(c, ready_.top().cycle);  // nothing moves before the next packet enters
     }
     if (tick_of(c) >= limit) break;

@@ -18,8 +18,11 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
       topo_(g.dims, std::vector<bool>(g.dims.size(), g.torus)),
       nd_(static_cast<int>(g.dims.size())),
       n_(static_cast<std::uint32_t>(topo_.num_nodes())),
-      ports_(static_cast<std::uint32_t>(2 * g.dims.size() + 1)),
+      ports_(static_cast<std::uint32_t>(2 * g.dims.size()) + static_cast<std::uint32_t>(g.endpoint_channels)),
       v_(static_cast<std::uint32_t>(g.vcs)),
+      local_(static_cast<std::uint32_t>(2 * g.dims.size())),
+      chans_(static_cast<std::uint32_t>(g.endpoint_channels)),
+      next_chan_(n_, 0),
       hop_(std::llround(g.hop_latency)),
       rd_(g.routing_delay),
       va_(g.vc_alloc_delay),
@@ -64,10 +67,10 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
     escapes_ = dateline_ == 1 || dateline_ == 2 ? 2 : 1;
     adaptive_vcs_ = all & ~((1ull << escapes_) - 1);
   }
-  out_.resize(static_cast<std::size_t>(router_outs_) + n_);
+  out_.resize(static_cast<std::size_t>(router_outs_) + static_cast<std::size_t>(n_) * chans_);
   for (auto& o : out_) o.free_vcs = all;
   credits_.assign(out_.size() << vshift_, static_cast<std::int16_t>(buf_));
-  unit_.resize(static_cast<std::size_t>(n_) * 2);
+  unit_.resize(static_cast<std::size_t>(n_) * (1 + chans_));
   gptr_.assign(router_outs_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
   grant_.assign(ports_, kNone);
@@ -75,13 +78,13 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   seen_.assign(static_cast<std::size_t>(ports_) * speedup_, 0);
   best_key_.assign(seen_.size(), 0);
   best_out_.assign(seen_.size(), 0);
-  ivc_.resize(static_cast<std::size_t>(router_ivcs_) + n_);
+  ivc_.resize(static_cast<std::size_t>(router_ivcs_) + static_cast<std::size_t>(n_) * chans_);
   if (adaptive_) {
     cand_.assign(ivc_.size(), 0);
     sel_.assign(ivc_.size(), 0);
   }
   slots_.resize(static_cast<std::size_t>(router_ivcs_) * static_cast<std::size_t>(buf_));
-  srcq_.resize(n_);
+  srcq_.resize(static_cast<std::size_t>(n_) * chans_);
   busy_.assign(topo_.num_links(), 0);
   // Every event lies less than `span` cycles ahead of the current cycle.
   const std::int64_t span = hop_ + inj_ + credit_ + ch_ + va_ + sa_ + rd_ + 4;
@@ -98,6 +101,12 @@ int FlowNet::hops(std::uint32_t a, std::uint32_t b) const {
     h += g_.torus ? std::min(delta, g_.dims[static_cast<std::size_t>(d)] - delta) : delta;
   }
   return h;
+}
+
+std::size_t FlowNet::queued(std::uint32_t node) const {
+  std::size_t q = 0;
+  for (std::uint32_t ch = 0; ch < chans_; ++ch) q += srcq_[source_of(node, ch) - router_ivcs_].size();
+  return q;
 }
 
 std::uint32_t FlowNet::flits(std::uint32_t bytes) const {
@@ -128,17 +137,20 @@ std::uint32_t FlowNet::alloc_packet() {
 // router's output toward it, or the node's injection channel.
 std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
   const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
-  if (port == ports_ - 1) return (router_outs_ + r) << vshift_ | v;
+  if (port >= local_) return (router_outs_ + r * chans_ + (port - local_)) << vshift_ | v;
   return out_id(nbr_[out_id(r, port ^ 1u)], port) << vshift_ | v;
 }
 
 std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
-  if (is_terminal(o)) return out_id(o - router_outs_, ports_ - 1) << vshift_ | v;  // injection
+  if (is_terminal(o)) {  // injection channel ch of node t / chans_
+    const std::uint32_t t = o - router_outs_;
+    return out_id(t / chans_, local_ + t % chans_) << vshift_ | v;
+  }
   return out_id(nbr_[o], out_port(o)) << vshift_ | v;
 }
 
 void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint32_t tag,
-                  bool deterministic) {
+                  bool deterministic, std::uint32_t channel) {
   const std::uint32_t p = alloc_packet();
   Pkt& q = pkt_[p];
   q = Pkt{};
@@ -146,10 +158,17 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   q.flits = flits(bytes);
   q.det = deterministic && adaptive_;
   info_[p] = PktInfo{src, bytes, tag, gen, gen};
-  srcq_[src].push_back(p);
-  if (srcq_[src].size() == 1) {
-    ivc_[router_ivcs_ + src].head = p;
-    start(router_ivcs_ + src, gen);
+  std::uint32_t ch = channel;
+  if (ch == kAny) {
+    ch = next_chan_[src];
+    next_chan_[src] = ch + 1 == chans_ ? 0 : ch + 1;
+  }
+  const std::uint32_t s = source_of(src, ch);
+  auto& sq = srcq_[s - router_ivcs_];
+  sq.push_back(p);
+  if (sq.size() == 1) {
+    ivc_[s].head = p;
+    start(s, gen);
   }
 }
 
@@ -166,7 +185,10 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
     if (adapt) pkt_[p].dim = -1;
     route(p, r);
     const Pkt& q = pkt_[p];
-    in.out = out_id(r, r == q.dst ? ports_ - 1 : static_cast<std::uint32_t>(2 * q.dim + q.dir));
+    // At its destination a packet leaves by the ejection channel of the link it came in on.
+    const std::uint32_t port = ivc_port(ivc);
+    const std::uint32_t eject = port >= local_ ? port : local_ + (chans_ == 1 ? 0 : port % chans_);
+    in.out = out_id(r, r == q.dst ? eject : static_cast<std::uint32_t>(2 * q.dim + q.dir));
     if (adaptive_) cand_[ivc] = adapt ? productive_ports(p, r) : 0;
   }
   in.sent = 0;
@@ -232,7 +254,7 @@ std::uint32_t FlowNet::productive_ports(std::uint32_t p, std::uint32_t r) const 
 std::uint64_t FlowNet::bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t m) const {
   const std::uint64_t bubbles = adaptive_ ? 1u : ~0ull;
   const std::uint32_t in_port = ivc_port(ivc);
-  const bool enters = in_port == ports_ - 1 || in_port >> 1 != out_port(o) >> 1;
+  const bool enters = in_port >= local_ || in_port >> 1 != out_port(o) >> 1;
   const auto need = static_cast<std::int32_t>(pkt_[front(ivc)].flits * (enters ? 2 : 1));
   for (std::uint64_t b = m & bubbles; b != 0; b &= b - 1) {
     const auto v = static_cast<std::uint32_t>(std::countr_zero(b));
@@ -641,7 +663,7 @@ std::string FlowNet::deadlock_report() const {
   // An input VC by the channel it belongs to: "(1,0)->(2,0) vc 3".
   auto channel_name = [&](std::uint32_t ivc) {
     const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
-    if (port == ports_ - 1) return "injection at " + router_name(r) + " vc " + std::to_string(v);
+    if (port >= local_) return "injection at " + router_name(r) + " vc " + std::to_string(v);
     const std::uint32_t from = nbr_[out_id(r, port ^ 1u)];
     return router_name(from) + "->" + router_name(r) + " vc " + std::to_string(v);
   };

@@ -135,6 +135,9 @@ const std::vector<ParamDecl>& network_param_decls() {
       {"adaptive_selection", Dim::count, 0, 1, true,
        "min_adapt: 0 the productive output with the most free adaptive VCs; 1 round-robin over (output, VC) pairs "
        "(flow_control)"},
+      {"endpoint_channels", Dim::count, 1, 16, true,
+       "injection and ejection channels per node, each a link wide; a packet ejects on the channel of the link it "
+       "came in on (flow_control)"},
       {"dateline", Dim::count, 0, 3, true,
        "torus VC classes: 0 none (may deadlock), 1 dateline, 2 BookSim2's dim_order_torus partition, 3 bubble "
        "(flow_control)"},
@@ -215,6 +218,7 @@ void read_generic(const nlohmann::json& net, const Preset& preset, const nlohman
   c.generic.dateline = set.get_int("dateline");
   c.generic.stay_on_escape = set.get_int("stay_on_escape") != 0;
   c.generic.adaptive_selection = set.get_int("adaptive_selection");
+  c.generic.endpoint_channels = set.get_int("endpoint_channels");
   for (const auto& [name, v] :
        {std::pair{"hop_latency", c.generic.hop_latency}, std::pair{"endpoint_latency", c.generic.endpoint_latency}})
     if (std::floor(v * 2) != v * 2)

@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "hopsim/network/model/flow.hpp"
 #include "hopsim/epiphany/model/mesh_timing.hpp"
+#include "hopsim/network/model/flow.hpp"
 #include "hopsim/topo/topology.hpp"
 
 namespace hopsim::network::model {
@@ -499,6 +499,9 @@ void validate_flow(const GenericNetwork& g) {
               " cycles) must hold the destination router's pass with its 1-cycle ejection channel and a "
               "1-cycle injection channel: at least hop_latency - channel_latency + 2 = " +
               num(g.hop_latency - g.channel_latency + 2));
+  require(g.endpoint_channels >= 1 && g.endpoint_channels <= 16,
+          "endpoint_channels must be 1..16, got " + std::to_string(g.endpoint_channels));
+  // At most 8 dimensions: a router has at most 2 x 8 + 16 = 32 ports (its port masks are 32 bits).
   require(g.adaptive_selection == 0 || g.adaptive_selection == 1,
           "adaptive_selection must be 0 or 1, got " + std::to_string(g.adaptive_selection));
   require(g.dateline >= 0 && g.dateline <= 3, "dateline must be 0, 1, 2 or 3, got " + std::to_string(g.dateline));

@@ -103,7 +103,7 @@ struct Pending {
 const char* descriptor_kind(const MUHWI_Descriptor_t& d) {
   return model::packet_type(d) == MUHWI_PACKET_TYPE_PUT    ? "direct put"
          : model::packet_type(d) == MUHWI_PACKET_TYPE_FIFO ? "memory fifo"
-                                                            : "remote get";
+                                                           : "remote get";
 }
 
 // "a,b,c,d,e": a node's torus coordinates, as node and link names show them.
@@ -170,9 +170,7 @@ class SimMachine final : public Machine {
     if (p.torus_flow_control) flow_ = std::make_unique<model::FlowTorus>(p, model::FlowTorus::network_for(p));
   }
   Mode mode() const override { return Mode::sim; }
-  std::uint64_t packet_hops() const override {
-    return flow_ ? flow_->packet_hops() : mu_.network().packet_hops();
-  }
+  std::uint64_t packet_hops() const override { return flow_ ? flow_->packet_hops() : mu_.network().packet_hops(); }
   double end_cycles() const override {
     model::Tick t = 0;
     for (const auto c : clock_) t = std::max(t, c);
@@ -615,7 +613,8 @@ class SimMachine final : public Machine {
 
   void deliver(std::uint32_t idx) {
     Pending p = std::move(pending_[idx]);
-    if (flow_ && tracer_) tracer_->descriptor(p.src, p.dst, p.desc.Message_Length, p.injected, now_, descriptor_kind(p.desc));
+    if (flow_ && tracer_)
+      tracer_->descriptor(p.src, p.dst, p.desc.Message_Length, p.injected, now_, descriptor_kind(p.desc));
     auto& dst = rank(static_cast<int>(p.dst)).mu;
     const auto& d = p.desc;
     const auto type = model::packet_type(d);

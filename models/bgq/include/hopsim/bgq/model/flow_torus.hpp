@@ -7,7 +7,8 @@
 //
 // Contract:
 //  * inject() is called in nondecreasing tick order (a simulation using
-//    this torus injects in model-time order). It returns the tick the
+//    this torus injects in model-time order), with length > 0 (the MU
+//    refuses empty descriptors). It returns the tick the
 //    descriptor's injection engine is done: the engine reads each packet's
 //    payload at its bandwidth and hands it to the network's injection
 //    queue, which holds every packet handed to it (unbounded).

@@ -52,13 +52,16 @@ class FlowNet {
   // A packet generated at cycle gen. `tag` comes back in its Delivered;
   // `deterministic`: under min_adapt it keeps to dimension order on the
   // escape VCs (the BG/Q's deterministic packets), else it is ignored.
+  // `channel`: the injection channel (0 .. endpoint_channels-1), kAny: the
+  // node's channels in turn.
+  static constexpr std::uint32_t kAny = 0xffffffffu;
   void add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, std::uint32_t tag = 0,
-           bool deterministic = false);
+           bool deterministic = false, std::uint32_t channel = kAny);
   // Called with a packet's tag and the cycle its tail leaves the source queue.
   void on_issued(std::function<void(std::uint32_t, std::int64_t)> f) { issued_ = std::move(f); }
   void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
   std::int64_t now() const { return now_; }
-  std::size_t queued(std::uint32_t node) const { return srcq_[node].size(); }  // packets in a source queue
+  std::size_t queued(std::uint32_t node) const;  // packets in a node's source queues
   bool deadlocked() const { return pending_ == 0 && in_network_ > 0; }
   std::string deadlock_report() const;
 
@@ -188,9 +191,12 @@ class FlowNet {
   std::uint32_t ivc_router(std::uint32_t ivc) const { return ivc >> (vshift_ + pshift_); }
   std::uint32_t ivc_port(std::uint32_t ivc) const { return (ivc >> vshift_) & pmask_; }
   bool is_terminal(std::uint32_t o) const { return o >= router_outs_; }
-  bool is_eject(std::uint32_t o) const { return o < router_outs_ && out_port(o) == ports_ - 1; }
+  bool is_eject(std::uint32_t o) const { return o < router_outs_ && out_port(o) >= local_; }
   bool is_source(std::uint32_t ivc) const { return ivc >= router_ivcs_; }
   std::uint32_t in_port_of(std::uint32_t ivc) const { return is_source(ivc) ? 0 : ivc_port(ivc); }
+  // Past the routers' outputs and input VCs: per node and injection channel
+  // (node x endpoint_channels + channel) an injection output and a source queue.
+  std::uint32_t source_of(std::uint32_t node, std::uint32_t ch) const { return router_ivcs_ + node * chans_ + ch; }
   std::uint32_t upstream_ovc(std::uint32_t ivc) const;
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
@@ -199,13 +205,15 @@ class FlowNet {
       const;  // m less the bubble VCs too full  // the out-VCs of output o the front may take
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
   std::uint32_t minimal_dirs(int d, int cur, int dest) const;
-  bool on_escape(std::uint32_t ivc) const { return stay_ && ivc_port(ivc) != ports_ - 1 && vc_of(ivc) < escapes_; }
+  bool on_escape(std::uint32_t ivc) const { return stay_ && ivc_port(ivc) < local_ && vc_of(ivc) < escapes_; }
   std::uint32_t alloc_packet();
 
   GenericNetwork g_;
   topo::Topology topo_;
   int nd_;
-  std::uint32_t n_, ports_, v_;  // routers, ports per router (2 x dims + local), VCs per port
+  std::uint32_t n_, ports_, v_;           // routers, ports per router (2 x dims + local), VCs per port
+  std::uint32_t local_, chans_;           // the first local port (2 x dims), local ports (endpoint channels)
+  std::vector<std::uint32_t> next_chan_;  // per node: the injection channel of its next packet
   std::uint32_t pshift_ = 0, pmask_ = 0, vshift_ = 0, vmask_ = 0, router_outs_ = 0, router_ivcs_ = 0;
   std::vector<std::uint32_t> sub_of_vc_;  // vc mod input_speedup
   std::int64_t hop_, rd_, va_, sa_, ch_, credit_, inj_, buf_;

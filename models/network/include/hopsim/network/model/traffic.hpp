@@ -84,6 +84,11 @@ struct GenericNetwork {
   // dimension-order one); 1 round-robin over (output, VC) pairs per input
   // VC, blind to congestion (BookSim2's separable input-first VC allocator).
   int adaptive_selection = 0;
+  // Injection and ejection channels per node (flow_control), each one flit a
+  // cycle: packets are dealt to the injection channels in turn (or a driver
+  // names one); a packet leaves the network on ejection channel
+  // (input port mod endpoint_channels), the one of the link it came in on.
+  int endpoint_channels = 1;
 };
 
 // A run of the flow-controlled network stopped with no packet able to move:
