@@ -375,6 +375,9 @@ cli_test(bgq_exec_mpi_groups HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LIN
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout exec/native.stdout")
 cli_test(bgq_exec_mpi_groups_cma HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
   TIMEOUT 120 CMD sh -c "${HOPSIM} bgq exec --transport cma --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/native.stdout")
+# The same MPI program on the flow-controlled torus (VC routers with credits).
+cli_test(bgq_exec_mpi_groups_flow HAS "printed the same 9 lines" ${CLI_MPI_GROUPS_LINES} LACKS "DIFFERENT" "WRONG" "failed"
+  TIMEOUT 120 CMD sh -c "HOPSIM_PRESET_PATH=${CLI_DATA}/presets ${HOPSIM} bgq exec --machine bgq-flow --out exec ${CLI_BGQ_PROGS}/mpi_groups && cat exec/sim.stdout")
 cli_test(bgq_exec_mpi_groups_6 HAS "printed the same 9 lines" "groups: world 6, even 3, rest 2 from 5, comm_create allreduce 6: ok"
   "intercomm: 3 and 3 ranks, merged rank 3 of 6, allreduce 15, scan refused, the other half's sum 12, reduced 12: ok" "mpi_groups: 6 ranks, all checks passed"
   LACKS "DIFFERENT" "WRONG" "failed"
