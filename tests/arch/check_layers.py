@@ -24,7 +24,8 @@ e.g. bgq) and, in the include lists, for the same family as the includer
 Rules (see LAYERS for the authoritative table):
   gui/            gui/, traces/
   models/<f>/     models/<f>/, topologies/, traces/, sim/core/; never kernels/
-                  or a device API (sim/<family>/api/)
+                  or a device API (sim/<family>/api/); models/bgq/ also
+                  models/network/, models/network/ also models/epiphany/
   topologies/     topologies/, sim/core/
   traces/         traces/, sim/core/
   kernels/<f>/    kernels/<f>/, sim/<f>/api/, sim/<f>/esdk/include/
@@ -74,6 +75,9 @@ LAYERS = [
     ("gui/",           ["gui/", "traces/"],                          []),
     # Timing models: own family, shared topology/trace/core code, no devices.
     ("models/<f>/",    ["models/<f>/", "topologies/", "traces/", "sim/core/"],
+                       ["kernels/"] + fam("sim/{}/api/")),
+    # The BG/Q torus with flow control runs on the generic network's routers.
+    ("models/bgq/",    ["models/bgq/", "models/network/", "topologies/", "traces/", "sim/core/"],
                        ["kernels/"] + fam("sim/{}/api/")),
     # Synthetic traffic runs on the eMesh timing model too.
     ("models/network/", ["models/network/", "models/epiphany/", "topologies/", "traces/", "sim/core/"],
