@@ -237,31 +237,34 @@ class SimMachine final : public Machine {
         joiners_[a].clear();
       }
     }
+    if (finished < static_cast<std::uint32_t>(node_.size())) throw_deadlock(finished);
+  }
+
+  // Some actors can never continue: names the first eight and what each waits for.
+  [[noreturn]] void throw_deadlock(std::uint32_t finished) {
     const auto actors = static_cast<std::uint32_t>(node_.size());
-    if (finished < actors) {
-      std::string who;
-      int shown = 0;
-      std::uint32_t ranks_left = 0;
-      for (std::uint32_t r = 0; r < n_; ++r)
-        for_actors(r, [&](std::uint32_t a) {
-          if (wait_[a] == Wait::done) return;
-          if (a < n_) ++ranks_left;
-          if (shown == 8) return;
-          static constexpr std::array<const char*, 7> what = {
-              "running", "time",           "MU deliveries (spinning on memory)", "the GI barrier",
-              "done",    "the GI barrier", "a thread to end (pthread_join)"};
-          const auto& mw = mpi_wait_[a];
-          const std::string mpi = wait_[a] == Wait::join ? "" : mpi_wait_text(mw.call, mw.peer, mw.tag);
-          who += fmt::format("{}{} waits {} at cycle {:.0f}", shown ? "; " : "", actor_name(a),
-                             mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[a])]) : mpi,
-                             model::to_cycles(clock_[a]));
-          ++shown;
-        });
-      throw DeadlockError(
-          ranks_left > 0
-              ? fmt::format("deadlock: {} of {} ranks can never continue ({})", ranks_left, n_, who)
-              : fmt::format("deadlock: {} threads the ranks made can never continue ({})", actors - finished, who));
-    }
+    std::string who;
+    int shown = 0;
+    std::uint32_t ranks_left = 0;
+    for (std::uint32_t r = 0; r < n_; ++r)
+      for_actors(r, [&](std::uint32_t a) {
+        if (wait_[a] == Wait::done) return;
+        if (a < n_) ++ranks_left;
+        if (shown == 8) return;
+        static constexpr std::array<const char*, 7> what = {
+            "running", "time",           "MU deliveries (spinning on memory)", "the GI barrier",
+            "done",    "the GI barrier", "a thread to end (pthread_join)"};
+        const auto& mw = mpi_wait_[a];
+        const std::string mpi = wait_[a] == Wait::join ? "" : mpi_wait_text(mw.call, mw.peer, mw.tag);
+        who += fmt::format("{}{} waits {} at cycle {:.0f}", shown ? "; " : "", actor_name(a),
+                           mpi.empty() ? fmt::format("for {}", what[static_cast<int>(wait_[a])]) : mpi,
+                           model::to_cycles(clock_[a]));
+        ++shown;
+      });
+    throw DeadlockError(
+        ranks_left > 0
+            ? fmt::format("deadlock: {} of {} ranks can never continue ({})", ranks_left, n_, who)
+            : fmt::format("deadlock: {} threads the ranks made can never continue ({})", actors - finished, who));
   }
 
   std::uint64_t start_thread(void* (*fn)(void*), void* arg, const pthread_attr_t* attr) override {

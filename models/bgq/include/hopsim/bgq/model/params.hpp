@@ -32,11 +32,11 @@ struct Params {
   double mpi_eager_bytes = 2048;      // largest eager MPI message
   int cores = 16;                     // compute cores per node
   int threads_per_core = 4;
-  double element_cycles = 4.7;     // cycles per element of the reduction, one thread alone on a core
-  double core_element_rate = 1;    // elements per cycle one core sustains with all its threads
-  double memory_bandwidth = 26.6;  // B/cycle of the node's memory
-  double omp_overhead = 0;         // cycles to fork and join a parallel region of more than one thread
-  double mu_interference = 0;      // compute slowdown while the node's MU moves data (fraction)
+  double element_cycles = 4.7;      // cycles per element of the reduction, one thread alone on a core
+  double core_element_rate = 1;     // elements per cycle one core sustains with all its threads
+  double memory_bandwidth = 26.6;   // B/cycle of the node's memory
+  double omp_overhead = 0;          // cycles to fork and join a parallel region of more than one thread
+  double mu_interference = 0;       // compute slowdown while the node's MU moves data (fraction)
   bool torus_flow_control = false;  // the torus as VC routers with credits (FlowTorus), not link calendars
 
   std::uint32_t num_nodes() const {

@@ -19,6 +19,7 @@
 //    channels.
 // Nothing here depends on host time; the same seed gives the same run.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -107,9 +108,10 @@ class FlowNet {
     WaitList& operator=(const WaitList&) = delete;
     WaitList(WaitList&& o) noexcept : n_(o.n_), cap_(o.cap_) {
       if (o.cap_ == kInline) {
-        std::copy(o.in_, o.in_ + n_, in_);
+        in_ = o.in_;
       } else {
         heap_ = o.heap_;
+        o.heap_ = nullptr;
         o.cap_ = kInline;
       }
       o.n_ = 0;
@@ -136,21 +138,19 @@ class FlowNet {
     void remove(std::uint32_t v) { erase_at(static_cast<std::uint32_t>(std::find(begin(), end(), v) - begin())); }
 
    private:
-    static constexpr std::uint32_t kInline = 6;
-    std::uint32_t* data() { return cap_ == kInline ? in_ : heap_; }
-    const std::uint32_t* data() const { return cap_ == kInline ? in_ : heap_; }
+    static constexpr std::uint32_t kInline = 4;
+    std::uint32_t* data() { return cap_ == kInline ? in_.data() : heap_; }
+    const std::uint32_t* data() const { return cap_ == kInline ? in_.data() : heap_; }
     void grow() {
-      auto* d = new std::uint32_t[2 * cap_];
+      auto* d = new std::uint32_t[std::size_t{2} * cap_];
       std::copy(data(), data() + n_, d);
       if (cap_ != kInline) delete[] heap_;
       heap_ = d;
       cap_ *= 2;
     }
     std::uint32_t n_ = 0, cap_ = kInline;
-    union {
-      std::uint32_t in_[kInline];
-      std::uint32_t* heap_;
-    };
+    std::array<std::uint32_t, kInline> in_{};
+    std::uint32_t* heap_ = nullptr;
   };
   struct Out {
     std::int64_t va_at = -1;
