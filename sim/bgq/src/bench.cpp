@@ -193,6 +193,13 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
   for (const auto& t : tori) dims.push_back(parse_torus(t));
   const Preset preset = load_preset(machine, "--machine");
   if (preset.family != "bgq") throw ConfigError(fmt::format("--machine: {} is not a bgq preset", machine));
+  // Before any output: the preset's torus model (its extents do not change it).
+  if (model::params_from(ParamSet::resolve(model::param_decls(), preset, nlohmann::json::object(), "machine"))
+          .torus_flow_control)
+    throw ConfigError(
+        fmt::format("{}: torus_flow_control=1: bgq scale times the link-calendar torus alone; run "
+                    "programs or kernels (hopsim run, hopsim bgq exec) on the flow-controlled torus",
+                    preset.file));
   out << fmt::format(
       "scale benchmark: {} neighbours x {} bytes in {}-byte descriptors, {} exchanges, dynamic routing, "
       "timing core only (no payload data)\n",
@@ -210,11 +217,6 @@ int scale_benchmark(const std::string& machine, const std::vector<std::string>& 
   for (const auto& d : dims) {
     nlohmann::json o = {{"torus_a", d[0]}, {"torus_b", d[1]}, {"torus_c", d[2]}, {"torus_d", d[3]}, {"torus_e", d[4]}};
     const model::Params p = model::params_from(ParamSet::resolve(model::param_decls(), preset, o, "machine"));
-    if (p.torus_flow_control)
-      throw ConfigError(
-          fmt::format("{}: torus_flow_control=1: bgq scale times the link-calendar torus alone; run "
-                      "programs or kernels (hopsim run, hopsim bgq exec) on the flow-controlled torus",
-                      preset.file));
     const auto t0 = std::chrono::steady_clock::now();
     model::MuTiming mu(p);
     const std::uint32_t n = mu.network().torus().nodes();
