@@ -47,10 +47,8 @@ Tick FlowTorus::inject(std::uint32_t id, std::uint32_t src, std::uint32_t fifo, 
   for (std::uint64_t i = 0; i < packets; ++i) {
     const std::uint32_t pay = packet_payload(length, i);
     cur += static_cast<Tick>(std::ceil(pay * eng_tpb_));
-    const std::uint32_t wire = 32 + (pay + 31) / 32 * 32;  // header chunk and payload chunks
-    ready_.push({cycle_of(cur), seq_++, src, dst, wire, id, !dynamic});
+    ready_.push({cycle_of(cur), seq_++, src, dst, packet_wire_bytes(pay), id, !dynamic});
   }
-  packets_ += packets;
   it->second = cur + desc_ovh_;
   return it->second;
 }
@@ -64,7 +62,7 @@ bool FlowTorus::step(Tick limit, const std::function<void(std::uint32_t, Tick)>&
         // The reception side writes the packet's payload chunks after its tail is in.
         const Tick in = tick_of(d.arrival);
         const Tick start = std::max(in, rx_free_[d.dst]);
-        rx_free_[d.dst] = start + static_cast<Tick>(std::ceil((d.bytes - 32) * rx_tpb_));
+        rx_free_[d.dst] = start + static_cast<Tick>(std::ceil((d.bytes - MUHWI_PACKET_HEADER_BYTES) * rx_tpb_));
         Desc& x = desc_[d.tag];
         x.last = std::max(x.last, rx_free_[d.dst]);
         if (--x.left == 0) {

@@ -44,9 +44,6 @@ class FlowTorus {
   bool step(Tick limit, const std::function<void(std::uint32_t, Tick)>& arrived);
   bool busy() const { return !ready_.empty() || open_ > 0; }
 
-  // One network cycle (one 32-byte chunk on a link) in ticks.
-  double cycle_ticks() const { return tpc_; }
-  std::uint64_t packets() const { return packets_; }
   std::uint64_t packet_hops() const { return hops_; }
 
  private:
@@ -72,7 +69,7 @@ class FlowTorus {
   std::vector<Tick> rx_free_;                                         // per node: its reception side is free from
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready_;
   std::vector<Desc> desc_;  // by id
-  std::uint64_t seq_ = 0, packets_ = 0, hops_ = 0;
+  std::uint64_t seq_ = 0, hops_ = 0;
   std::uint32_t open_ = 0;  // packets in the network
 };
 
