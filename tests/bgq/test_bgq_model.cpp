@@ -419,6 +419,8 @@ TEST_CASE("A2 counted compute: one thread's schedule spread over threads, the co
   CHECK_THROWS_WITH(counted_compute_cycles(p, w, n, 0), Catch::Contains("a BG/Q node has 1..64 hardware threads"));
 }
 
+constexpr std::uint64_t kAllTorusFifos = 0xFFC0u;  // AM .. EP
+
 TEST_CASE("flow-controlled torus: zero-load arrival, a cycle per hop stage, a shared link serialises", "[bgq][flow]") {
   const Params p = small({4, 4, 1, 1, 2});
   const auto g = FlowTorus::network_for(p);
@@ -429,7 +431,8 @@ TEST_CASE("flow-controlled torus: zero-load arrival, a cycle per hop stage, a sh
   auto run = [&](const std::vector<std::pair<std::uint32_t, std::uint64_t>>& descs) {
     FlowTorus f(p, g);
     std::vector<Tick> got(descs.size(), 0);
-    for (std::uint32_t i = 0; i < descs.size(); ++i) f.inject(i, 0, i, descs[i].first, descs[i].second, 1000, true);
+    for (std::uint32_t i = 0; i < descs.size(); ++i)
+      f.inject(i, 0, i, descs[i].first, descs[i].second, 1000, true, kAllTorusFifos);
     while (f.busy())
       f.step(~Tick{0}, [&](std::uint32_t id, Tick at) {
         REQUIRE(id < got.size());
@@ -455,4 +458,70 @@ TEST_CASE("flow-controlled torus: zero-load arrival, a cycle per hop stage, a sh
   CHECK(std::min(two[0], two[1]) >= one);
   CHECK(std::max(two[0], two[1]) >= one + static_cast<Tick>(std::llround(17 * tpc)));
   CHECK(std::max(two[0], two[1]) < one + static_cast<Tick>(std::llround(24 * tpc)));
+}
+
+TEST_CASE("flow-controlled torus: Torus_FIFO_Map picks the injection channels", "[bgq][flow]") {
+  CHECK(FlowTorus::channels_of(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP) == 1u);
+  CHECK(FlowTorus::channels_of(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AM) == 2u);
+  CHECK(FlowTorus::channels_of(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_BP | MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EM) == (4u | 512u));
+  CHECK(FlowTorus::channels_of(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_EP) == 256u);
+  CHECK(FlowTorus::channels_of(kAllTorusFifos) == 1023u);
+  CHECK(FlowTorus::channels_of(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_LOCAL0) == 1023u);  // no torus FIFO: all ten
+
+  // Node 0 sends 4 KiB to its A+ and to its B+ neighbour (two MU FIFOs, two
+  // engines). An injection channel takes a 32-byte chunk a cycle, slower
+  // than an engine reads: two descriptors mapped to one channel take it in
+  // turn, mapped to two they go side by side.
+  const Params p = small({4, 4, 1, 1, 2});
+  const auto g = FlowTorus::network_for(p);
+  const Torus t(p.dims);
+  const double tpc = 32 / p.link_bandwidth * kTicksPerCycle;
+  auto last = [&](std::uint64_t map_a, std::uint64_t map_b) {
+    FlowTorus f(p, g);
+    f.inject(0, 0, 0, t.node_at({1, 0, 0, 0, 0}), 4096, 1000, false, map_a);
+    f.inject(1, 0, 1, t.node_at({0, 1, 0, 0, 0}), 4096, 1000, false, map_b);
+    Tick end = 0;
+    int arrived = 0;
+    while (f.busy())
+      f.step(~Tick{0}, [&](std::uint32_t, Tick at) {
+        end = std::max(end, at);
+        ++arrived;
+      });
+    CHECK(arrived == 2);
+    return end;
+  };
+  const Tick shared = last(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP, MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP);
+  const Tick apart = last(MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP, MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_BP);
+  // 8 packets of 17 chunks each: one channel carries 272 chunks, two carry 136 each.
+  CHECK(shared >= apart + static_cast<Tick>(std::llround(120 * tpc)));
+  CHECK(shared >= static_cast<Tick>(std::llround(272 * tpc)));
+}
+
+TEST_CASE("flow-controlled torus: each packet's links, in order, for the trace", "[bgq][flow]") {
+  const Params p = small({4, 4, 1, 1, 2});
+  const auto g = FlowTorus::network_for(p);
+  const Torus t(p.dims);
+  const double tpc = 32 / p.link_bandwidth * kTicksPerCycle;
+  FlowTorus f(p, g);
+  std::vector<FlowTorus::LinkUse> uses;
+  f.on_link([&](const FlowTorus::LinkUse& u) { uses.push_back(u); });
+  const std::uint32_t dst = t.node_at({1, 1, 0, 0, 1});  // three hops
+  f.inject(7, 0, 0, dst, 512, 1000, true, kAllTorusFifos);
+  while (f.busy()) f.step(~Tick{0}, [](std::uint32_t, Tick) {});
+  REQUIRE(uses.size() == 3);
+  std::uint32_t at = 0;  // the node the packet is at
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const auto& u = uses[i];
+    CHECK(u.desc == 7);
+    CHECK(u.bytes == 544);
+    CHECK(u.busy == static_cast<Tick>(std::llround(17 * tpc)));
+    CHECK(u.asked <= u.start);
+    CHECK(u.end > u.start);
+    if (i > 0) CHECK(u.start > uses[i - 1].start);
+    // The link leaves the node the packet is at; the next starts where it leads.
+    REQUIRE(u.link / 10 == at);
+    const int dim = static_cast<int>(u.link % 10 / 2);
+    at = t.neighbour(at, dim, u.link % 2 == 0 ? +1 : -1);
+  }
+  CHECK(at == dst);
 }

@@ -1,7 +1,9 @@
 #include "hopsim/bgq/model/flow_torus.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +26,33 @@ FlowTorus::FlowTorus(const Params& p, const network::model::GenericNetwork& g)
       eng_tpb_(kTicksPerCycle / p.mu_engine_bandwidth),
       rx_tpb_(kTicksPerCycle / p.mu_rx_bandwidth),
       engines_(net_.nodes()),
-      rx_free_(net_.nodes(), 0) {}
+      rx_free_(net_.nodes(), 0),
+      next_ch_(net_.nodes(), 0) {
+  if (g.endpoint_channels != 2 * kDims)
+    throw std::invalid_argument("BG/Q torus with flow control: the network needs one injection channel per link (10)");
+}
+
+std::uint32_t FlowTorus::channels_of(std::uint64_t torus_fifo_map) {
+  std::uint32_t ch = 0;
+  for (std::uint32_t d = 0; d < static_cast<std::uint32_t>(kDims); ++d) {
+    if ((torus_fifo_map & (MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP >> (2 * d))) != 0) ch |= 1u << (2 * d);
+    if ((torus_fifo_map & (MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AM >> (2 * d))) != 0) ch |= 1u << (2 * d + 1);
+  }
+  return ch != 0 ? ch : (1u << (2 * kDims)) - 1;
+}
+
+void FlowTorus::on_link(std::function<void(const LinkUse&)> f) {
+  if (!f) {
+    net_.on_hop(nullptr);
+    return;
+  }
+  net_.on_hop([this, f = std::move(f)](const network::model::flow::FlowNet::Hop& h) {
+    // FlowNet's ports are 2 x dimension (+ 1 for the - way), as link_index numbers a node's links.
+    const Tick chunks = static_cast<Tick>(std::llround(net_.flits(h.bytes) * tpc_));
+    f(LinkUse{h.tag, link_index(h.router, static_cast<int>(h.port / 2), h.port % 2 == 0 ? +1 : -1), h.bytes,
+              tick_of(h.asked), tick_of(h.head), tick_of(h.tail + 1), chunks});
+  });
+}
 
 Tick FlowTorus::tick_of(std::int64_t cycle) const { return static_cast<Tick>(std::llround(cycle * tpc_)); }
 
@@ -36,7 +64,8 @@ std::int64_t FlowTorus::cycle_of(Tick t) const {
 }
 
 Tick FlowTorus::inject(std::uint32_t id, std::uint32_t src, std::uint32_t fifo, std::uint32_t dst, std::uint64_t length,
-                       Tick t, bool dynamic) {
+                       Tick t, bool dynamic, std::uint64_t torus_fifo_map) {
+  const std::uint32_t chans = channels_of(torus_fifo_map);
   auto& engines = engines_[src];
   auto it = std::find_if(engines.begin(), engines.end(), [&](const auto& e) { return e.first == fifo; });
   if (it == engines.end()) it = engines.insert(engines.end(), {fifo, Tick{0}});
@@ -47,7 +76,7 @@ Tick FlowTorus::inject(std::uint32_t id, std::uint32_t src, std::uint32_t fifo, 
   for (std::uint64_t i = 0; i < packets; ++i) {
     const std::uint32_t pay = packet_payload(length, i);
     cur += static_cast<Tick>(std::ceil(pay * eng_tpb_));
-    ready_.push({cycle_of(cur), seq_++, src, dst, packet_wire_bytes(pay), id, !dynamic});
+    ready_.push({cycle_of(cur), seq_++, src, dst, packet_wire_bytes(pay), id, chans, !dynamic});
   }
   it->second = cur + desc_ovh_;
   return it->second;
@@ -82,7 +111,12 @@ bool FlowTorus::step(Tick limit, const std::function<void(std::uint32_t, Tick)>&
     while (!ready_.empty() && ready_.top().cycle <= c) {
       const Ready r = ready_.top();
       ready_.pop();
-      net_.add(c, r.src, r.dst, r.bytes, r.id, r.det);
+      // The packet enters the next of its map's channels, in turn from the node's last one.
+      std::uint32_t& next = next_ch_[r.src];
+      const std::uint32_t rest = r.chans & ~((1u << next) - 1);
+      const auto ch = static_cast<std::uint32_t>(std::countr_zero(rest != 0 ? rest : r.chans));
+      next = ch + 1 == 2 * kDims ? 0 : ch + 1;
+      net_.add(c, r.src, r.dst, r.bytes, r.id, r.det, ch);
       ++open_;
     }
     net_.run_until(c + 1, done);

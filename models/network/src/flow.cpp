@@ -172,6 +172,12 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   }
 }
 
+void FlowNet::on_hop(std::function<void(const Hop&)> f) {
+  hop_cb_ = std::move(f);
+  hop_asked_.assign(hop_cb_ ? ivc_.size() : 0, 0);
+  hop_head_.assign(hop_asked_.size(), 0);
+}
+
 // The front packet of an input VC (or source queue) starts its allocation.
 void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
   InVc& in = ivc_[ivc];
@@ -190,6 +196,7 @@ void FlowNet::start(std::uint32_t ivc, std::int64_t at) {
     const std::uint32_t eject = port >= local_ ? port : local_ + (chans_ == 1 ? 0 : port % chans_);
     in.out = out_id(r, r == q.dst ? eject : static_cast<std::uint32_t>(2 * q.dim + q.dir));
     if (adaptive_) cand_[ivc] = adapt ? productive_ports(p, r) : 0;
+    if (hop_cb_) hop_asked_[ivc] = at;
   }
   in.sent = 0;
   in.ovc = kNone;
@@ -593,6 +600,11 @@ void FlowNet::send_flit(std::uint32_t o, std::uint32_t i) {
       if (head) ++q.hops;
       if (now_ >= win_start_ && now_ < win_end_) ++busy_[link_[o]];
       schedule(now_ + hop_ - rd_ - va_, kFlit, down, head ? (p | kRelease) : p);
+      if (hop_cb_) {
+        if (head) hop_head_[ivc] = now_;
+        if (tail)
+          hop_cb_(Hop{out_router(o), out_port(o), info_[p].tag, info_[p].bytes, hop_asked_[ivc], hop_head_[ivc], now_});
+      }
     }
     if (tail && !wait_tail_) schedule(now_ + 1, kCredit, in.ovc, kRelease);
   }

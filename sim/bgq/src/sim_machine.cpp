@@ -137,20 +137,34 @@ class Tracer final : public model::NetObserver {
                        model::to_cycles(start - std::min(start, requested)));
     if (w_.records_hops()) hops_.push_back({0, link, model::to_cycles(start), model::to_cycles(start + ser)});
   }
+  // The flow-controlled torus (machine.torus_flow_control=1): its link uses
+  // come as the network runs, held per descriptor until it is delivered.
+  void link_use(const model::FlowTorus::LinkUse& u) {
+    w_.add_link_sample(u.link, model::to_cycles(u.start), u.bytes, model::to_cycles(u.busy),
+                       model::to_cycles(u.start - std::min(u.start, u.asked)));
+    if (!w_.records_hops()) return;
+    if (flow_hops_.size() <= u.desc) flow_hops_.resize(u.desc + 1);
+    flow_hops_[u.desc].push_back({0, u.link, model::to_cycles(u.start), model::to_cycles(u.end)});
+  }
+  // A descriptor with the hops seen since the last one (link calendars) or,
+  // given `flow_desc`, its own link uses (flow control).
   void descriptor(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, model::Tick inject, model::Tick arrive,
-                  const char* kind) {
+                  const char* kind, std::uint32_t flow_desc = kNoDesc) {
     const auto id = w_.add_transaction(
         {0, src, dst, static_cast<std::int64_t>(bytes), model::to_cycles(inject), model::to_cycles(arrive), kind});
-    for (auto& h : hops_) {
+    auto& hops = flow_desc == kNoDesc ? hops_ : flow_hops_.size() > flow_desc ? flow_hops_[flow_desc] : hops_;
+    for (auto& h : hops) {
       h.txn = id;
       w_.add_hop(h);
     }
-    hops_.clear();
+    hops.clear();
   }
+  static constexpr std::uint32_t kNoDesc = 0xffffffffu;
 
  private:
   traces::TraceWriter& w_;
   std::vector<traces::Hop> hops_;
+  std::vector<std::vector<traces::Hop>> flow_hops_;  // by descriptor index
 };
 
 class SimMachine final : public Machine {
@@ -167,7 +181,10 @@ class SimMachine final : public Machine {
     sending_.assign(n_, {});
     poll_ = model::to_ticks(p.poll_cycles);
     inject_ = model::to_ticks(p.inject_cycles);
-    if (p.torus_flow_control) flow_ = std::make_unique<model::FlowTorus>(p, model::FlowTorus::network_for(p));
+    if (p.torus_flow_control) {
+      flow_ = std::make_unique<model::FlowTorus>(p, model::FlowTorus::network_for(p));
+      if (tracer_) flow_->on_link([t = tracer_.get()](const model::FlowTorus::LinkUse& u) { t->link_use(u); });
+    }
   }
   Mode mode() const override { return Mode::sim; }
   std::uint64_t packet_hops() const override { return flow_ ? flow_->packet_hops() : mu_.network().packet_hops(); }
@@ -439,7 +456,8 @@ class SimMachine final : public Machine {
     const auto* from = reinterpret_cast<const std::uint8_t*>(d.Pa_Payload);
     p.payload.assign(from, from + d.Message_Length);
     if (flow_) {  // arrives when the network gets it there (run())
-      const model::Tick engine_end = flow_->inject(idx, r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d));
+      const model::Tick engine_end =
+          flow_->inject(idx, r, fifo, dst, d.Message_Length, clk, model::dynamic_routing(d), d.Torus_FIFO_Map);
       mu_busy_[r] = std::max(mu_busy_[r], engine_end);
       return engine_end;
     }
@@ -617,7 +635,7 @@ class SimMachine final : public Machine {
   void deliver(std::uint32_t idx) {
     Pending p = std::move(pending_[idx]);
     if (flow_ && tracer_)
-      tracer_->descriptor(p.src, p.dst, p.desc.Message_Length, p.injected, now_, descriptor_kind(p.desc));
+      tracer_->descriptor(p.src, p.dst, p.desc.Message_Length, p.injected, now_, descriptor_kind(p.desc), idx);
     auto& dst = rank(static_cast<int>(p.dst)).mu;
     const auto& d = p.desc;
     const auto type = model::packet_type(d);

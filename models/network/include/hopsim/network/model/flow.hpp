@@ -60,6 +60,16 @@ class FlowNet {
            bool deterministic = false, std::uint32_t channel = kAny);
   // Called with a packet's tag and the cycle its tail leaves the source queue.
   void on_issued(std::function<void(std::uint32_t, std::int64_t)> f) { issued_ = std::move(f); }
+  // A packet's use of a network link (not an injection or ejection channel),
+  // reported when its tail is sent on: the router and its output port (2 x
+  // dimension, + 1 for the - way), the packet's tag and bytes, the cycle its
+  // head asked for an output there (its route known), and the cycles of its
+  // head's and tail's switch grants (the tail goes on after `tail`).
+  struct Hop {
+    std::uint32_t router, port, tag, bytes;
+    std::int64_t asked, head, tail;
+  };
+  void on_hop(std::function<void(const Hop&)> f);
   void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
   std::int64_t now() const { return now_; }
   std::size_t queued(std::uint32_t node) const;  // packets in a node's source queues
@@ -260,6 +270,8 @@ class FlowNet {
   std::vector<std::uint64_t> busy_;
   const std::function<void(const Delivered&)>* done_ = nullptr;
   std::function<void(std::uint32_t, std::int64_t)> issued_;
+  std::function<void(const Hop&)> hop_cb_;
+  std::vector<std::int64_t> hop_asked_, hop_head_;  // on_hop only, per input VC: its front's
 };
 
 }  // namespace hopsim::network::model::flow
