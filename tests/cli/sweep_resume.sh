@@ -21,6 +21,19 @@ if cmp first.csv out/results.csv; then
 else
   echo "sweep_resume.sh: FAILED: the resumed table differs"; exit 1
 fi
+# Partial point files that a killed run left (its process gone, written
+# before this sweep started) are removed; one of a live process stays.
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+printf '{"col' > out/points/000001.json.partial.$dead
+printf '{"col' > out/points/000001.json.partial.$$
+touch -d '1 hour ago' out/points/000001.json.partial.$dead out/points/000001.json.partial.$$
+bash "$expect" --rc 0 --has "6 of 6 points already done" -- "$hopsim" sweep "$sweep" --out out --progress lines || exit 1
+[[ ! -e out/points/000001.json.partial.$dead ]] || { echo "sweep_resume.sh: FAILED: a stale partial file stays"; exit 1; }
+[[ -e out/points/000001.json.partial.$$ ]] || { echo "sweep_resume.sh: FAILED: a live process's partial file was removed"; exit 1; }
+rm out/points/000001.json.partial.$$
+cmp first.csv out/results.csv || { echo "sweep_resume.sh: FAILED: the table changed"; exit 1; }
 # A different sweep into the same folder does not reuse the old points.
 bash "$expect" --rc 0 --lacks "already done" --has "sweep: 6/6" \
   -- "$hopsim" sweep "$sweep" --out out --progress lines --sweep traffic.load=0.2,0.4,0.6 || exit 1

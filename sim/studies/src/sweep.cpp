@@ -10,6 +10,7 @@
 // Each finished point is written atomically to OUT/points/NNNNN.json with
 // its identity (kind, base scenario, assignments); a later sweep with the
 // same identity skips it. The table is OUT/results.csv.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,6 +100,25 @@ std::string num(double v) { return fmt::format("{}", v); }
 
 // Ranks of one sweep may finish the same point: each writes its own partial file.
 void write_atomic(const fs::path& path, const std::string& text) { write_file_atomic(path, text, true); }
+
+// Removes the partial point files (NAME.partial.PID) that an earlier run
+// killed while writing left behind: written before this run started, by a
+// process that no longer exists here. A rank of this sweep on another host
+// writes its partial files after the sweep started, so they are kept.
+void remove_stale_partials(const fs::path& points, fs::file_time_type started) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(points, ec)) {
+    const std::string name = e.path().filename().string();
+    const auto at = name.rfind(".partial.");
+    if (at == std::string::npos) continue;
+    const std::string pid_text = name.substr(at + 9);
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid == ::getpid() || (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
+    const auto written = fs::last_write_time(e.path(), ec);
+    if (!ec && written < started) fs::remove(e.path(), ec);
+  }
+}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -316,7 +336,9 @@ class Sweep {
   }
 
   int run(const Mpi& mpi) {
+    const auto started = fs::file_time_type::clock::now();
     fs::create_directories(fs::path(out_) / "points");
+    remove_stale_partials(fs::path(out_) / "points", started);
     // Points already done (same identity) are skipped.
     std::map<std::size_t, Table> results;
     std::vector<std::size_t> todo;
