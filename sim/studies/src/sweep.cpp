@@ -10,7 +10,6 @@
 // Each finished point is written atomically to OUT/points/NNNNN.json with
 // its identity (kind, base scenario, assignments); a later sweep with the
 // same identity skips it. The table is OUT/results.csv.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
