@@ -73,6 +73,8 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
   unit_.resize(static_cast<std::size_t>(n_) * (1 + chans_));
   gptr_.assign(router_outs_, 0);
   aptr_.assign(static_cast<std::size_t>(n_) * ports_ * speedup_, 0);
+  vptr_.resize(aptr_.size());
+  for (std::size_t i = 0; i < vptr_.size(); ++i) vptr_[i] = static_cast<std::uint16_t>(i % speedup_);
   grant_.assign(ports_, kNone);
   gsub_.assign(ports_, 0);
   seen_.assign(static_cast<std::size_t>(ports_) * speedup_, 0);
@@ -507,11 +509,13 @@ void FlowNet::on_sa(std::uint32_t unit) {
     const auto q = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t o = out_id(r, q);
     const auto& wait = out_[o].sa_wait;
-    std::uint32_t best_key = subs;
+    std::uint32_t best_key = subs * v_;
     for (std::uint32_t i = 0; i < wait.size(); ++i) {
       if (!eligible(wait[i])) continue;
       const std::uint32_t sub = sub_input(wait[i]);
-      const std::uint32_t key = rotated(sub, gptr_[o], subs);
+      // The sub-input from the output's pointer; within it, the VC from the sub-input's own.
+      const std::uint32_t key = rotated(sub, gptr_[o], subs) * v_ +
+                                rotated(vc_of(wait[i]), vptr_[static_cast<std::size_t>(r) * subs + sub], v_);
       if (key < best_key) {
         best_key = key;
         grant_[q] = i;
@@ -519,7 +523,7 @@ void FlowNet::on_sa(std::uint32_t unit) {
         if (key == 0) break;
       }
     }
-    if (best_key < subs) gmask |= 1u << q;
+    if (best_key < subs * v_) gmask |= 1u << q;
   }
   if (gmask == 0) return;  // woken again by a credit, a flit or a grant
   // Accept: every sub-input takes the first granting output from its pointer.
@@ -547,6 +551,8 @@ void FlowNet::on_sa(std::uint32_t unit) {
     const std::uint32_t sub = gsub_[q];
     gptr_[out_id(r, q)] = static_cast<std::uint16_t>(sub + 1 == subs ? 0 : sub + 1);
     aptr_[static_cast<std::size_t>(r) * subs + sub] = static_cast<std::uint16_t>(q + 1 == ports_ ? 0 : q + 1);
+    const std::uint32_t vc = vc_of(out_[out_id(r, q)].sa_wait[grant_[q]]) + speedup_;
+    vptr_[static_cast<std::size_t>(r) * subs + sub] = static_cast<std::uint16_t>(vc >= v_ ? vc - v_ : vc);
     send_flit(out_id(r, q), grant_[q]);
   }
   // Again next cycle when a flit could go then (else a credit, flit or grant wakes it).

@@ -18,7 +18,7 @@ namespace hopsim::network::model {
 namespace {
 
 // Every key of a traffic scenario (docs/traffic.md); the loader accepts exactly these.
-constexpr std::array<ScenarioKey, 25> kTrafficKeys = {{
+constexpr std::array<ScenarioKey, 26> kTrafficKeys = {{
     {"network", "object", "{}", "the network: a preset, its shape and parameter overrides"},
     {"network.preset", "string", "\"e64g401\"",
      "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq, bgq-torus); hopsim list "
@@ -45,6 +45,9 @@ constexpr std::array<ScenarioKey, 25> kTrafficKeys = {{
     {"phases.warmup", "cycles", "1000", "cycles before the measurement window"},
     {"phases.measure", "cycles", "10000", "cycles of the measurement window"},
     {"phases.drain", "cycles", "20000", "cycles the measured packets may take to arrive after the window"},
+    {"phases.saturation_latency", "cycles", "0",
+     "saturated when the last quarter's packets average more latency than this (BookSim2's latency_thres is 500); "
+     "0: 10x their zero-load latency"},
     {"curve", "object", "{}", "hopsim curve: loads step, 2 step, ... up to max"},
     {"curve.step", "number in (0, 1]", "0.05", "load step of hopsim curve"},
     {"curve.max", "number in (0, 1]", "1", "highest load of hopsim curve (it stops at saturation)"},
@@ -328,7 +331,11 @@ void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
   c.warmup = get_cycles(ph, "warmup", "phases", 1000);
   c.measure = get_cycles(ph, "measure", "phases", 10000);
   c.drain_limit = get_cycles(ph, "drain", "phases", 20000);
+  c.saturation_latency = get_cycles(ph, "saturation_latency", "phases", 0);
   if (c.measure <= 0) throw ConfigError("phases.measure: must be > 0 cycles");
+  if (c.saturation_latency < 0)
+    throw ConfigError(fmt::format(
+        "phases.saturation_latency: must be >= 0 cycles (0: 10x the zero-load latency), got {}", c.saturation_latency));
 
   const nlohmann::json cu = section(doc, "curve");
   require_known_keys(cu, "curve", key_names(kTrafficKeys, "curve"));

@@ -341,8 +341,11 @@ TrafficResult summarise(Tally& tally, const TrafficConfig& cfg, std::uint32_t n,
     r.link_utilisation[l] = static_cast<double>(tally.busy_end[l] - tally.busy_start[l]) / kTicks / cfg.measure;
   // Queues grow without bound (in the source queues, or inside the network
   // when buffers are large enough that sources never stall): the mean total
-  // latency of the last quarter's packets exceeds 10x their zero-load latency.
-  const bool queues_grow = tally.tail_count > 0 && tally.tail_delay > 10 * tally.tail_zero;
+  // latency of the last quarter's packets exceeds 10x their zero-load latency
+  // (or the configured limit, as BookSim2's absolute latency_thres).
+  const double limit = cfg.saturation_latency > 0 ? cfg.saturation_latency * static_cast<double>(tally.tail_count)
+                                                  : 10 * tally.tail_zero;
+  const bool queues_grow = tally.tail_count > 0 && tally.tail_delay > limit;
   r.saturated = tally.timed_out || tally.max_arrival > win.limit || queues_grow;
   return r;
 }

@@ -116,6 +116,9 @@ struct TrafficConfig {
   double burst_mean = 8;  // packets per burst (>= 1); bursty needs offered_load < 1
   std::uint64_t seed = 1;
   double warmup = 1000, measure = 10000, drain_limit = 20000;  // cycles
+  // Saturated when the last quarter's packets average more latency than
+  // this (cycles); 0: more than 10x their zero-load latency.
+  double saturation_latency = 0;
   double hotspot_fraction = 0.1;
   std::uint32_t hotspot_node = 0;
   epiphany::model::Params net;  // timing parameters of the emesh
@@ -152,7 +155,7 @@ struct TrafficResult {
 // Saturated when the measured packets do not all arrive within drain_limit
 // after the window, or when the mean total latency (source queue + network)
 // of packets generated in the last quarter of the window exceeds 10x the mean
-// zero-load latency;
+// zero-load latency (or saturation_latency, when set);
 // the run never simulates beyond warmup + measure + drain_limit.
 TrafficResult run_traffic(const TrafficConfig& cfg);
 
