@@ -434,3 +434,29 @@ TEST_CASE("flow: packets on VCs of one crossbar input take the output flit by fl
   INFO(overlapping << " of " << from0.size() << " overlap the one before");
   CHECK(overlapping > 5);
 }
+
+TEST_CASE("flow: with more crossbar sub-inputs than VCs every packet is still switched") {
+  // One VC and input_speedup 3, two VCs and input_speedup 5: after a grant a
+  // sub-input's VC pointer is (vc + input_speedup) mod vcs, as BookSim2 keeps
+  // it. A pointer past the last VC made every request of that input rank
+  // after all others, so an output whose own pointer was at that input never
+  // granted it again and the network stopped with packets inside.
+  for (const int vcs : {1, 2}) {
+    auto c = booksim({4, 1}, false, Pattern::uniform, 1.0);
+    c.generic.vcs = vcs;
+    c.generic.input_speedup = vcs == 1 ? 3 : 5;
+    flow::FlowNet net(c.generic, 1);
+    int delivered = 0;
+    const auto done = [&](const flow::Delivered&) { ++delivered; };
+    for (std::int64_t t = 0; t < 200; t += 2) {
+      net.run_until(t, done);
+      net.add(t, 0, 3, 16);
+      net.add(t, 0, 2, 16);
+      net.add(t, 1, 2, 16);
+    }
+    net.run_until(100000, done);
+    INFO("vcs " << vcs);
+    CHECK_FALSE(net.deadlocked());
+    CHECK(delivered == 300);
+  }
+}

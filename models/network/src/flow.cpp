@@ -46,7 +46,10 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed)
     throw std::invalid_argument("traffic: the network is too large for flow control (routers x ports x VCs)");
   router_outs_ = n_ << pshift_;
   router_ivcs_ = router_outs_ << vshift_;
-  for (std::uint32_t v = 0; v < v_; ++v) sub_of_vc_.push_back(v % speedup_);
+  for (std::uint32_t v = 0; v < v_; ++v) {
+    sub_of_vc_.push_back(v % speedup_);
+    vptr_next_.push_back(static_cast<std::uint16_t>((v + speedup_) % v_));
+  }
   coord_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(nd_));
   nbr_.assign(router_outs_, kNone);
   link_.assign(router_outs_, topo::kNoLink);
@@ -551,8 +554,7 @@ void FlowNet::on_sa(std::uint32_t unit) {
     const std::uint32_t sub = gsub_[q];
     gptr_[out_id(r, q)] = static_cast<std::uint16_t>(sub + 1 == subs ? 0 : sub + 1);
     aptr_[static_cast<std::size_t>(r) * subs + sub] = static_cast<std::uint16_t>(q + 1 == ports_ ? 0 : q + 1);
-    const std::uint32_t vc = vc_of(out_[out_id(r, q)].sa_wait[grant_[q]]) + speedup_;
-    vptr_[static_cast<std::size_t>(r) * subs + sub] = static_cast<std::uint16_t>(vc >= v_ ? vc - v_ : vc);
+    vptr_[static_cast<std::size_t>(r) * subs + sub] = vptr_next_[vc_of(out_[out_id(r, q)].sa_wait[grant_[q]])];
     send_flit(out_id(r, q), grant_[q]);
   }
   // Again next cycle when a flit could go then (else a credit, flit or grant wakes it).

@@ -248,10 +248,11 @@ class FlowNet {
     std::uint32_t sa_mask = 0;
   };
   std::vector<Unit> unit_;
-  std::vector<std::uint16_t> gptr_, aptr_;          // sub-inputs <= 16 ports x 64
-  std::vector<std::uint16_t> vptr_;                 // per sub-input: the VC its request comes from first
-  std::vector<std::uint32_t> grant_, gsub_;         // per output: granted sa_wait index, its sub-input
-  std::vector<std::uint64_t> seen_;                 // per sub-input: the accept round it was last seen in
+  std::vector<std::uint16_t> gptr_, aptr_;   // sub-inputs <= 16 ports x 64
+  std::vector<std::uint16_t> vptr_;          // per sub-input: the VC its request comes from first
+  std::vector<std::uint16_t> vptr_next_;     // per VC v: the pointer after a grant to v, (v + input_speedup) mod vcs
+  std::vector<std::uint32_t> grant_, gsub_;  // per output: granted sa_wait index, its sub-input
+  std::vector<std::uint64_t> seen_;          // per sub-input: the accept round it was last seen in
   std::vector<std::uint32_t> best_key_, best_out_;  // per sub-input: its first granting output
   std::uint64_t epoch_ = 0;
   std::vector<InVc> ivc_;  // router input VCs ((r x ports + port) x VC), then one source queue per node
