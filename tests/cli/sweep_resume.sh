@@ -21,18 +21,30 @@ if cmp first.csv out/results.csv; then
 else
   echo "sweep_resume.sh: FAILED: the resumed table differs"; exit 1
 fi
-# Partial point files that a killed run left (its process gone, written
-# before this sweep started) are removed; one of a live process stays.
+# Partial point files (NAME.partial.HOST.PID) that a killed run on this host
+# left (its process gone, written before this sweep started) are removed.
+# Kept: a live process's; a dead process's written after the start (not
+# left by an earlier run); another host's (its process cannot be checked
+# from here); one whose process id is out of range.
+host=$(uname -n | tr -c 'A-Za-z0-9\n-' '-')
+[[ -n "$host" ]] || host=host
 sh -c 'exit 0' &
 dead=$!
 wait $dead
-printf '{"col' > out/points/000001.json.partial.$dead
-printf '{"col' > out/points/000001.json.partial.$$
-touch -d '1 hour ago' out/points/000001.json.partial.$dead out/points/000001.json.partial.$$
+sh -c 'exit 0' &
+dead2=$!
+wait $dead2
+p=out/points/000001.json.partial
+stale=$p.$host.$dead live=$p.$host.$$ other=$p.other-host.$dead fresh=$p.$host.$dead2 junk=$p.$host.99999999999999999999
+printf '{"col' | tee "$stale" "$live" "$other" "$fresh" "$junk" > /dev/null
+touch -d '1 hour ago' "$stale" "$live" "$other" "$junk"
+touch -d '1 hour' "$fresh"  # written after the sweep began
 bash "$expect" --rc 0 --has "6 of 6 points already done" -- "$hopsim" sweep "$sweep" --out out --progress lines || exit 1
-[[ ! -e out/points/000001.json.partial.$dead ]] || { echo "sweep_resume.sh: FAILED: a stale partial file stays"; exit 1; }
-[[ -e out/points/000001.json.partial.$$ ]] || { echo "sweep_resume.sh: FAILED: a live process's partial file was removed"; exit 1; }
-rm out/points/000001.json.partial.$$
+[[ ! -e "$stale" ]] || { echo "sweep_resume.sh: FAILED: a stale partial file stays"; exit 1; }
+for f in "$live" "$other" "$fresh" "$junk"; do
+  [[ -e "$f" ]] || { echo "sweep_resume.sh: FAILED: $f was removed"; exit 1; }
+done
+rm -f "$live" "$other" "$fresh" "$junk"
 cmp first.csv out/results.csv || { echo "sweep_resume.sh: FAILED: the table changed"; exit 1; }
 # A different sweep into the same folder does not reuse the old points.
 bash "$expect" --rc 0 --lacks "already done" --has "sweep: 6/6" \

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <array>
+#include <cctype>
 #include <system_error>
 
 #include "hopsim/core/crash.hpp"
@@ -13,9 +15,17 @@ namespace fs = std::filesystem;
 
 fs::path partial_path(const fs::path& path) { return {path.string() + ".partial"}; }
 
+std::string partial_host() {
+  std::array<char, 256> buf{};
+  std::string h = ::gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : std::string();
+  for (char& c : h)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '-';
+  return h.empty() ? "host" : h;
+}
+
 AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),
-      partial_(unique ? fs::path(partial_path(path_).string() + "." + std::to_string(::getpid()))
+      partial_(unique ? fs::path(partial_path(path_).string() + "." + partial_host() + "." + std::to_string(::getpid()))
                       : partial_path(path_)) {
   // Registered before the file exists, so that no signal finds it unregistered.
   std::error_code ec;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -101,19 +102,26 @@ std::string num(double v) { return fmt::format("{}", v); }
 // Ranks of one sweep may finish the same point: each writes its own partial file.
 void write_atomic(const fs::path& path, const std::string& text) { write_file_atomic(path, text, true); }
 
-// Removes the partial point files (NAME.partial.PID) that an earlier run
-// killed while writing left behind: written before this run started, by a
-// process that no longer exists here. A rank of this sweep on another host
-// writes its partial files after the sweep started, so they are kept.
+// Removes the partial point files (NAME.partial.HOST.PID) that an earlier
+// run killed while writing left behind: written on this host before this run
+// started, by a process that no longer exists. Files of live processes stay,
+// and so do those of other hosts (ranks of this sweep, or another sweep,
+// writing into a shared folder): this host cannot tell whether they live.
 void remove_stale_partials(const fs::path& points, fs::file_time_type started) {
+  const std::string host = partial_host();
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(points, ec)) {
     const std::string name = e.path().filename().string();
     const auto at = name.rfind(".partial.");
     if (at == std::string::npos) continue;
-    const std::string pid_text = name.substr(at + 9);
-    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
-    const auto pid = static_cast<pid_t>(std::stol(pid_text));
+    const std::string owner = name.substr(at + 9);  // HOST.PID
+    const auto dot = owner.rfind('.');
+    if (dot == std::string::npos || owner.compare(0, dot, host) != 0) continue;
+    pid_t pid = 0;
+    const char* first = owner.data() + dot + 1;
+    const char* last = owner.data() + owner.size();
+    const auto [end, err] = std::from_chars(first, last, pid);
+    if (err != std::errc() || end != last || first == last || pid <= 0) continue;
     if (pid == ::getpid() || (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
     const auto written = fs::last_write_time(e.path(), ec);
     if (!ec && written < started) fs::remove(e.path(), ec);

@@ -14,8 +14,9 @@ namespace hopsim {
 
 class AtomicFile {
  public:
-  // Opens PATH.partial (PATH.partial.PID with `unique`, for writers that may
-  // race on one path). Throws Error naming the file if it cannot be created.
+  // Opens PATH.partial (PATH.partial.HOST.PID with `unique`, for writers that
+  // may race on one path, on this host or others sharing the folder; HOST is
+  // partial_host()). Throws Error naming the file if it cannot be created.
   explicit AtomicFile(std::filesystem::path path, bool unique = false);
   // Not committed: the partial file is removed and PATH is left as it was.
   ~AtomicFile();
@@ -34,6 +35,9 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// This machine's name as it appears in unique partial files: letters, digits
+// and '-' (any other character as '-'), "host" when it has no name.
+std::string partial_host();
 // The name AtomicFile writes to before committing PATH.
 std::filesystem::path partial_path(const std::filesystem::path& path);
 // Renames a complete PATH.partial written by other means (a database) over PATH.
