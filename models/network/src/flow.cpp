@@ -122,7 +122,7 @@ double FlowNet::zero_load(std::uint32_t a, std::uint32_t b, std::uint32_t bytes)
   return g_.endpoint_latency + g_.hop_latency * hops(a, b) + flits(bytes);
 }
 
-void FlowNet::schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b) {
+[[gnu::always_inline]] inline void FlowNet::schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b) {
   wheel_[static_cast<std::size_t>(t & mask_) * kKinds + k].push_back({a, b});
   ++pending_;
 }
@@ -140,13 +140,13 @@ std::uint32_t FlowNet::alloc_packet() {
 
 // The out-VC whose credits an input VC's flits return: the upstream
 // router's output toward it, or the node's injection channel.
-std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
+[[gnu::always_inline]] inline std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
   const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
   if (port >= local_) return (router_outs_ + r * chans_ + (port - local_)) << vshift_ | v;
   return out_id(nbr_[out_id(r, port ^ 1u)], port) << vshift_ | v;
 }
 
-std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
+[[gnu::always_inline]] inline std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
   if (is_terminal(o)) {  // injection channel ch of node t / chans_
     const std::uint32_t t = o - router_outs_;
     return out_id(t / chans_, local_ + t % chans_) << vshift_ | v;
@@ -278,14 +278,14 @@ std::uint64_t FlowNet::bubble(std::uint32_t ivc, std::uint32_t o, std::uint64_t 
 // Adaptive routing: on an escape VC only its class's escape VC of the
 // dimension-order output; else any adaptive VC of a productive output and,
 // on the dimension-order output, the escape VC of the packet's class.
-std::uint64_t FlowNet::vc_mask(std::uint32_t ivc, std::uint32_t o) const {
+[[gnu::always_inline]] inline std::uint64_t FlowNet::vc_mask(std::uint32_t ivc, std::uint32_t o) const {
   if (!adaptive_ || is_source(ivc)) return class_mask(ivc);
   const std::uint64_t escape = 1ull << (escapes_ == 2 ? pkt_[front(ivc)].cls : 0u);
   if (on_escape(ivc) || pkt_[front(ivc)].det) return escape;
   return o == ivc_[ivc].out ? adaptive_vcs_ | escape : adaptive_vcs_;
 }
 
-std::uint64_t FlowNet::class_mask(std::uint32_t ivc) const {
+[[gnu::always_inline]] inline std::uint64_t FlowNet::class_mask(std::uint32_t ivc) const {
   const std::uint64_t all = v_ >= 64 ? ~0ull : (1ull << v_) - 1;
   if (dateline_ == 0 || dateline_ == 3 || is_source(ivc)) return all;  // no classes; injection takes any VC
   const std::uint32_t half = v_ / 2;
@@ -323,7 +323,7 @@ void FlowNet::request_va(std::uint32_t ivc, std::int64_t at) {
   }
 }
 
-void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
+[[gnu::always_inline]] inline void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
   InVc& in = ivc_[ivc];
   in.ready = at;
   in.in_sa = true;
@@ -333,7 +333,7 @@ void FlowNet::request_sa(std::uint32_t ivc, std::int64_t at) {
 }
 
 // Switch allocation runs per router (or injection channel) and cycle.
-void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
+[[gnu::always_inline]] inline void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
   if (out_[o].sa_wait.empty()) return;
   const std::uint32_t unit = is_terminal(o) ? n_ + (o - router_outs_) : out_router(o);
   at = std::max(at, std::max(now_, unit_[unit].last_sa + 1));
@@ -345,7 +345,7 @@ void FlowNet::wake_sa(std::uint32_t o, std::int64_t at) {
 
 // The front's next flit can go: its request is due, the flit is here, and
 // the out-VC has a credit for it.
-bool FlowNet::eligible(std::uint32_t ivc) const {
+[[gnu::always_inline]] inline bool FlowNet::eligible(std::uint32_t ivc) const {
   const InVc& in = ivc_[ivc];
   if (in.ready > now_) return false;
   if (!is_source(ivc) && in.occ == 0) return false;
