@@ -438,9 +438,9 @@ TEST_CASE("flow: packets on VCs of one crossbar input take the output flit by fl
 TEST_CASE("flow: with more crossbar sub-inputs than VCs every packet is still switched") {
   // One VC and input_speedup 3, two VCs and input_speedup 5: after a grant a
   // sub-input's VC pointer is (vc + input_speedup) mod vcs, as BookSim2 keeps
-  // it. A pointer past the last VC made every request of that input rank
-  // after all others, so an output whose own pointer was at that input never
-  // granted it again and the network stopped with packets inside.
+  // it. A pointer past the last VC would rank every request of that input
+  // after all others: an output whose own pointer sat at that input would
+  // never grant it, and the network would stop with packets inside.
   for (const int vcs : {1, 2}) {
     auto c = booksim({4, 1}, false, Pattern::uniform, 1.0);
     c.generic.vcs = vcs;

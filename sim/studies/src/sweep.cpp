@@ -121,7 +121,7 @@ void remove_stale_partials(const fs::path& points, fs::file_time_type started) {
     const char* first = owner.data() + dot + 1;
     const char* last = owner.data() + owner.size();
     const auto [end, err] = std::from_chars(first, last, pid);
-    if (err != std::errc() || end != last || first == last || pid <= 0) continue;
+    if (err != std::errc() || end != last || pid <= 0) continue;
     if (pid == ::getpid() || (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
     const auto written = fs::last_write_time(e.path(), ec);
     if (!ec && written < started) fs::remove(e.path(), ec);
