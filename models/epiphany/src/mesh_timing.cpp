@@ -127,6 +127,11 @@ void MeshTiming::set_horizon(double cycles) {
   if (h > horizon_) horizon_ = h;
 }
 
+void MeshTiming::set_window(double start, double end) {
+  win_start_ = ticks(start);
+  win_end_ = ticks(end);
+}
+
 // Inlined into both instances of send_impl (the hot path).
 [[gnu::always_inline]] inline std::uint64_t MeshTiming::reserve(Net net, std::size_t link, std::uint64_t t,
                                                                 std::uint64_t dur, std::uint32_t bytes) {
@@ -138,6 +143,7 @@ void MeshTiming::set_horizon(double cycles) {
   st.packets += 1;
   st.busy_ticks += dur;
   st.stall_ticks += s - t;
+  count_window(st, s, dur);
   return s;
 }
 
@@ -159,6 +165,7 @@ template <bool kCounted>
   ist.packets += 1;
   ist.busy_ticks += ser;
   ist.stall_ticks += s - t;
+  count_window(ist, s, ser);
   if (trace_) [[unlikely]]
     trace_use(net, mesh_links_ + src, s, t, ser, bytes);
   if (inject_start) *inject_start = s;

@@ -50,6 +50,10 @@ class EmeshNet {
   std::uint32_t nodes() const { return p_.num_cores(); }
   std::size_t links() const { return mesh_.topology().num_links(); }
   std::uint64_t busy_ticks(std::size_t l) const { return mesh_.stats(epiphany::model::Net::cmesh, l).busy_ticks; }
+  void set_window(double start, double end) { mesh_.set_window(start, end); }
+  std::uint64_t busy_window_ticks(std::size_t l) const {
+    return mesh_.stats(epiphany::model::Net::cmesh, l).window_ticks;
+  }
   int hops(std::uint32_t a, std::uint32_t b) const {
     const auto c = static_cast<std::uint32_t>(p_.cols);
     return std::abs(static_cast<int>(a / c) - static_cast<int>(b / c)) +
@@ -347,6 +351,10 @@ TrafficResult summarise(Tally& tally, const TrafficConfig& cfg, std::uint32_t n,
                                                   : 10 * tally.tail_zero;
   const bool queues_grow = tally.tail_count > 0 && tally.tail_delay > limit;
   r.saturated = tally.timed_out || tally.max_arrival > win.limit || queues_grow;
+  if (r.packets_measured == 0 && !r.saturated)
+    throw std::invalid_argument("load " + num(cfg.offered_load) + ": no packet was generated in the " +
+                                num(cfg.measure) + " measured cycles (phases.measure) on " + std::to_string(n) +
+                                " nodes, so there is no latency to report: raise phases.measure or the load");
   return r;
 }
 

@@ -38,6 +38,19 @@ AtomicFile::AtomicFile(fs::path path, bool unique)
   }
 }
 
+void check_writable(const fs::path& path, std::string_view what) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw ConfigError(std::string(what) + " " + path.string() + ": is a folder, not a file");
+  try {
+    const AtomicFile probe(path, true);  // removed again, uncommitted
+  } catch (const Error&) {
+    const auto dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    throw ConfigError(std::string(what) + " " + path.string() + ": cannot create a file in " + dir.string() +
+                      (fs::is_directory(dir, ec) ? " (not writable)" : " (no such folder)"));
+  }
+}
+
 AtomicFile::~AtomicFile() {
   if (committed_) return;
   out_.close();

@@ -36,7 +36,8 @@ namespace {
 // A reference latency curve: another simulator's (tests/bench/booksim_reference.sh
 // writes BookSim2's) or an earlier hopsim curve. Columns (any order, others
 // ignored): `offered` and the average total latency, `packet_latency` or
-// `avg_latency`. A row with an empty latency is a load the reference could
+// `avg_latency`. A row with an empty latency, or (hopsim's own curves) a
+// non-zero `saturated` or `saturated_seeds`, is a load the reference could
 // not finish (saturated).
 struct ReferencePoint {
   double offered;
@@ -65,7 +66,7 @@ Reference read_reference(const std::string& path) {
   std::ifstream is(path);
   if (!is) throw ConfigError(fmt::format("--reference {}: cannot open the file", path));
   std::string line;
-  int lineno = 0, c_offered = -1, c_latency = -1, c_accepted = -1;
+  int lineno = 0, c_offered = -1, c_latency = -1, c_accepted = -1, c_saturated = -1;
   std::size_t columns = 0;
   Reference ref;
   auto number = [&](const std::string& text, const char* what) {
@@ -85,6 +86,7 @@ Reference read_reference(const std::string& path) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
         if (cells[i] == "offered") c_offered = static_cast<int>(i);
         if (cells[i] == "accepted") c_accepted = static_cast<int>(i);
+        if (cells[i] == "saturated" || cells[i] == "saturated_seeds") c_saturated = static_cast<int>(i);
         if ((cells[i] == "packet_latency" || cells[i] == "avg_latency") && c_latency < 0)
           c_latency = static_cast<int>(i);
       }
@@ -106,6 +108,9 @@ Reference read_reference(const std::string& path) {
       throw ConfigError(fmt::format("--reference {}:{}: offered loads must increase", path, lineno));
     const auto& lat = cells[static_cast<std::size_t>(c_latency)];
     if (!lat.empty()) p.latency = number(lat, "latency");
+    if (c_saturated >= 0 && !cells[static_cast<std::size_t>(c_saturated)].empty() &&
+        number(cells[static_cast<std::size_t>(c_saturated)], "saturated") > 0)
+      p.latency.reset();
     if (c_accepted >= 0 && p.latency && !cells[static_cast<std::size_t>(c_accepted)].empty())
       p.accepted = number(cells[static_cast<std::size_t>(c_accepted)], "accepted load");
     if (!p.latency && !ref.saturation) ref.saturation = p.offered;
@@ -143,7 +148,9 @@ std::optional<Reference> checked_reference(const CurveOptions& o) {
     const auto ext = std::filesystem::path(o.png).extension().string();
     if (ext != ".png" && ext != ".svg")
       throw ConfigError(fmt::format("--png {}: unknown image format '{}' (use .png or .svg)", o.png, ext));
+    check_writable(o.png, "--png");
   }
+  if (!o.csv.empty()) check_writable(o.csv, "--csv");
   if (!o.reference.empty()) {
     if (!(o.below > 0 && o.below <= 1)) throw ConfigError(fmt::format("--below {}: must be in (0, 1]", o.below));
     return read_reference(o.reference);
@@ -310,14 +317,16 @@ void compare_point(const CurveOptions& o, const ReferencePoint& p, const network
   } else {
     note = "not compared";
   }
-  std::cout << fmt::format("{:>8.3f} {:>16} {:>10} {:>8} {}\n", p.offered,
-                           ok_h ? fmt::format("{:.2f}{}", r->avg_latency, ci ? fmt::format(" +-{:.2f}", *ci) : "")
-                                : std::string(r ? "saturated" : "-"),
-                           p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
+  std::cout << fmt::format(
+      "{:>8.3f} {:>16} {:>10} {:>8} {}\n", p.offered,
+      ok_h ? fmt::format("{:.2f}{}", r->avg_latency,
+                         ci ? (std::isnan(*ci) ? std::string(" +--") : fmt::format(" +-{:.2f}", *ci)) : std::string())
+           : std::string(r ? "saturated" : "-"),
+      p.latency ? fmt::format("{:.2f}", *p.latency) : std::string("saturated"), err_text, note);
   a.csv += fmt::format("{},{},{},{},{}{}\n", p.offered, ok_h ? fmt::format("{}", r->avg_latency) : std::string(),
                        p.latency ? fmt::format("{}", *p.latency) : std::string(),
                        ok_h && p.latency ? fmt::format("{}", err) : std::string(), in ? 1 : 0,
-                       ci ? (ok_h ? fmt::format(",{}", *ci) : std::string(",")) : std::string());
+                       ci ? (ok_h && !std::isnan(*ci) ? fmt::format(",{}", *ci) : std::string(",")) : std::string());
 }
 
 // `ci`: with seeds, each load's 95% interval half-width (results are the means).
@@ -439,10 +448,15 @@ std::string print_seeded(const network::model::TrafficScenario& sc, const std::v
       csv += fmt::format("{},{},{},,,,,,\n", p.offered, p.ran, p.saturated);
       continue;
     }
-    std::cout << fmt::format("{:>8.3f} {:>6} {:>9.4f} {:>10.2f} {:>8.2f} {:>10.2f} {:>10.2f} {:>8.2f} {}\n", p.offered,
-                             p.ran, p.accepted.mean, p.avg.mean, p.avg.half, p.p99.mean, p.net.mean, p.net.half, note);
+    // One seed left at this load: no interval ("-", an empty CSV cell).
+    const bool one = p.avg.n < 2;
+    auto half = [&](double h, const char* spec) { return one ? std::string("-") : fmt::format(fmt::runtime(spec), h); };
+    std::cout << fmt::format("{:>8.3f} {:>6} {:>9.4f} {:>10.2f} {:>8} {:>10.2f} {:>10.2f} {:>8} {}\n", p.offered, p.ran,
+                             p.accepted.mean, p.avg.mean, half(p.avg.half, "{:.2f}"), p.p99.mean, p.net.mean,
+                             half(p.net.half, "{:.2f}"), note);
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", p.offered, p.ran, p.saturated, p.accepted.mean, p.avg.mean,
-                       p.avg.half, p.p99.mean, p.net.mean, p.net.half);
+                       one ? std::string() : fmt::format("{}", p.avg.half), p.p99.mean, p.net.mean,
+                       one ? std::string() : fmt::format("{}", p.net.half));
   }
   // The saturation point: each seed's first saturated load.
   std::vector<double> sat;
@@ -488,6 +502,11 @@ int run_curve(const CurveOptions& o) {
   const auto sc =
       network::model::load_traffic_scenario(scenario_document(o), o.scenario.empty() ? "options" : o.scenario);
   const auto ref = checked_reference(o);
+  if (!ref && sc.curve_step > sc.curve_max + 1e-9)
+    throw ConfigError(fmt::format(
+        "curve.max {:g} is below curve.step {:g}: the curve's loads are step, 2 x step, ... up to max (lower --step or "
+        "raise --max)",
+        sc.curve_max, sc.curve_step));
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<network::model::TrafficResult>> runs;
   // At most this many loads: a seed that saturates skips the rest of its share.
@@ -514,7 +533,7 @@ int run_curve(const CurveOptions& o) {
     const auto points = aggregate(runs);
     csv = print_seeded(sc, points, runs, ref.has_value());
     results = means(points);
-    for (const auto& p : points) ci.push_back(p.avg.half);
+    for (const auto& p : points) ci.push_back(p.avg.n < 2 ? std::nan("") : p.avg.half);
   }
   print_host_time(runs, host_s);
   std::optional<Against> against;

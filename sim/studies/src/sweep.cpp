@@ -157,6 +157,41 @@ std::vector<std::string> split_values(const std::string& s) {
   return out;
 }
 
+// "low:high:step": appends the inclusive numeric range to `a` and returns
+// true; false when `text` is not of that form.
+bool add_range(Axis& a, const std::string& text, const std::string& where) {
+  const auto c1 = text.find(':'), c2 = text.rfind(':');
+  if (c1 == std::string::npos || c2 == c1) return false;
+  double lo = 0, hi = 0, step = 0;
+  try {
+    std::size_t u1 = 0, u2 = 0, u3 = 0;
+    const std::string sa = text.substr(0, c1), sb = text.substr(c1 + 1, c2 - c1 - 1), ss = text.substr(c2 + 1);
+    lo = std::stod(sa, &u1);
+    hi = std::stod(sb, &u2);
+    step = std::stod(ss, &u3);
+    if (u1 != sa.size() || u2 != sb.size() || u3 != ss.size()) return false;
+  } catch (const std::invalid_argument&) {
+    return false;
+  } catch (const std::out_of_range&) {
+    return false;
+  }
+  if (!(step > 0) || !(hi >= lo)) throw ConfigError(where + ": range " + text + " needs low <= high and a step > 0");
+  if ((hi - lo) / step > 100000)
+    throw ConfigError(where + ": range " + text + " has more than 100000 values (raise the step)");
+  const auto n = static_cast<long>(std::floor((hi - lo) / step + 1e-9));
+  // Whole bounds and step give whole values, as integers (for keys such as traffic.seed).
+  auto whole = [](double x) { return std::abs(x) < 9e15 && std::floor(x) == x; };
+  const bool integers = whole(lo) && whole(hi) && whole(step);
+  for (long i = 0; i <= n; ++i) {
+    const double v = lo + static_cast<double>(i) * step;
+    if (integers)
+      a.values.emplace_back(static_cast<std::int64_t>(v));
+    else
+      a.values.emplace_back(std::round(v * 1e12) / 1e12);  // 0.1 + 2 * 0.1 prints as 0.3
+  }
+  return true;
+}
+
 // One --sweep value: JSON if it parses, "a:b:step" as an inclusive numeric range, else a string.
 void add_value(Axis& a, const std::string& text, const std::string& where) {
   if (text.empty()) throw ConfigError(where + ": empty value");
@@ -165,27 +200,7 @@ void add_value(Axis& a, const std::string& text, const std::string& where) {
     return;
   } catch (const nlohmann::json::exception&) {
   }
-  const auto c1 = text.find(':'), c2 = text.rfind(':');
-  if (c1 != std::string::npos && c2 != c1) {
-    try {
-      std::size_t u1 = 0, u2 = 0, u3 = 0;
-      const std::string sa = text.substr(0, c1), sb = text.substr(c1 + 1, c2 - c1 - 1), ss = text.substr(c2 + 1);
-      const double lo = std::stod(sa, &u1), hi = std::stod(sb, &u2), step = std::stod(ss, &u3);
-      if (u1 == sa.size() && u2 == sb.size() && u3 == ss.size()) {
-        if (!(step > 0) || hi < lo || (hi - lo) / step > 100000)
-          throw ConfigError(where + ": range " + text + " needs low <= high and a step > 0");
-        const auto n = static_cast<long>(std::floor((hi - lo) / step + 1e-9));
-        for (long i = 0; i <= n; ++i) {
-          const double v = lo + static_cast<double>(i) * step;
-          a.values.emplace_back(std::round(v * 1e12) / 1e12);  // 0.1 + 2 * 0.1 prints as 0.3
-        }
-        return;
-      }
-    } catch (const std::invalid_argument&) {
-    } catch (const std::out_of_range&) {
-    }
-  }
-  a.values.emplace_back(text);
+  if (!add_range(a, text, where)) a.values.emplace_back(text);
 }
 
 Axis parse_sweep_option(const std::string& opt) {
@@ -315,6 +330,7 @@ class Sweep {
         Axis a{k, {}};
         if (v.is_array()) {
           for (const auto& e : v) a.values.push_back(nlohmann::json::parse(e.dump()));
+        } else if (v.is_string() && add_range(a, v.get<std::string>(), "sweep." + k)) {  // "low:high:step"
         } else {
           a.values.push_back(nlohmann::json::parse(v.dump()));
         }

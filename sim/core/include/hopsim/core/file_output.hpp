@@ -45,6 +45,11 @@ void commit_partial(const std::filesystem::path& partial, const std::filesystem:
 // Writes `text` to PATH through an AtomicFile.
 void write_file_atomic(const std::filesystem::path& path, std::string_view text, bool unique = false);
 
+// Before a long run: that PATH can be written (not a folder; its folder
+// takes a new file). Throws ConfigError "WHAT PATH: why" otherwise; PATH
+// is left as it was.
+void check_writable(const std::filesystem::path& path, std::string_view what);
+
 // One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF.
 std::string csv_field(std::string_view field);
 // Fields joined by commas, each through csv_field, with a trailing newline.

@@ -89,8 +89,9 @@ inline constexpr double kTicksPerCycle = 2.0;
 struct LinkStats {
   std::uint64_t bytes = 0;
   std::uint64_t packets = 0;
-  std::uint64_t busy_ticks = 0;                                            // ticks the link was reserved
-  std::uint64_t stall_ticks = 0;                                           // ticks packets waited for it
+  std::uint64_t busy_ticks = 0;    // ticks the link was reserved
+  std::uint64_t window_ticks = 0;  // of them, inside the window of set_window, whenever reserved
+  std::uint64_t stall_ticks = 0;   // ticks packets waited for it
   double busy() const { return static_cast<double>(busy_ticks) / 2.0; }    // cycles
   double stall() const { return static_cast<double>(stall_ticks) / 2.0; }  // cycles
 };
@@ -126,6 +127,10 @@ class MeshTiming {
 
   // Lower bound on the time of any future request (global time).
   void set_horizon(double cycles);
+  // From now on, LinkStats::window_ticks counts the part of every
+  // reservation that lies in [start, end) cycles (reservations are made
+  // when a packet is sent, for later cycles).
+  void set_window(double start, double end);
 
   // Link bookkeeping for reports: per network, mesh links first, then one
   // injection and one ejection port per core, then (xMesh) the eLink.
@@ -186,6 +191,11 @@ class MeshTiming {
   // A core's injection port serves only that core, in its own time order:
   // a scalar "free from" per core and network is enough.
   std::array<std::vector<std::uint64_t>, kNets> inject_free_;
+  std::uint64_t win_start_ = 0, win_end_ = 0;  // ticks; empty: no window
+  void count_window(LinkStats& st, std::uint64_t s, std::uint64_t dur) const {
+    const std::uint64_t a = std::max(s, win_start_), b = std::min(s + dur, win_end_);
+    if (b > a) st.window_ticks += b - a;
+  }
   // Tracing: the hops of the packet being sent, recorded once it arrived.
   traces::TraceWriter* trace_ = nullptr;
   std::vector<traces::Hop> pending_;
