@@ -34,6 +34,10 @@ int run_parsed(const hopsim::Commands& commands) {
     hopsim::end_progress_line();
     std::cerr << "\nhopsim: kernel error: " << e.what() << "\n";
     return 5;
+  } catch (const hopsim::DataMismatchError& e) {
+    hopsim::end_progress_line();
+    std::cerr << "\nhopsim: data check failed: " << e.what() << "\n";
+    return 3;
   } catch (const hopsim::DeadlockError& e) {
     hopsim::end_progress_line();
     std::cerr << "\nhopsim: " << e.what() << "\n";

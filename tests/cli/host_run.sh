@@ -26,7 +26,7 @@ bash "$expect" --rc 0 --has "hopsim compare | kernel ring" --has "per ring step"
   "$hopsim" compare "$scenario" --out cmp "${small[@]}" '--set=machine.preset="profile.json"' || exit 1
 [[ -s cmp/compare.json && -s cmp/compare.png ]] || { echo "host_run.sh: FAILED: no compare files"; exit 1; }
 # Bad input.
-bash "$expect" --rc 2 --has "kernel.args.procs: 1 is out of range [2, 256]" -- \
+bash "$expect" --rc 2 --has "kernel.args.procs: 1 is out of range [2, 64]" -- \
   "$hopsim" run "$scenario" --out bad '--set=kernel.args.procs=[1]' || exit 1
 bash "$expect" --rc 2 --has "kernel.args.transports" --has "'pigeon' is not one of" -- \
   "$hopsim" run "$scenario" --out bad '--set=kernel.args.transports=["pigeon"]' || exit 1

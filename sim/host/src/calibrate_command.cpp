@@ -245,6 +245,7 @@ void print_spells_and_placement(const hh::Calibration& c) {
 }  // namespace
 
 int cmd_calibrate(const std::string& out, bool quick, const std::optional<std::string>& rounds_csv) {
+  check_writable(out, "--out");  // before the measurement
   // The rounds go to FILE.partial, opened first (a path that cannot be
   // written fails before the measurement) and renamed over FILE once
   // complete (a failed calibration leaves an earlier FILE as it was).

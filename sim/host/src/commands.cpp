@@ -107,13 +107,34 @@ std::vector<double> mean_of_probes(const std::vector<double>& before, const std:
 
 }  // namespace
 
+double checked_ring_args(const RingArgs& a, const char* bytes_key) {
+  const auto sizes = parse_sizes(a.sizes);
+  for (const int p : a.procs) {
+    if (p < 2)
+      throw ConfigError(fmt::format(
+          "--procs: a ring of {} process{} has no neighbour to send to (at least 2 processes)", p, p == 1 ? "" : "es"));
+    if (p > host::Node::kMaxProcs)
+      throw ConfigError(fmt::format("--procs: {} (2 to {} processes)", p, host::Node::kMaxProcs));
+  }
+  if (a.reps < 1) throw ConfigError(fmt::format("--reps: {} (at least 1)", a.reps));
+  // A launch keeps its ranks' results in one 4 KiB page of doubles.
+  const std::size_t most = (4096 / sizeof(double) - 1) / sizes.size();
+  if (2 * static_cast<std::size_t>(a.reps) + 1 > most)
+    throw ConfigError(fmt::format("--reps: {} (at most {} with {} message size{}: sizes x (2 x reps + 1) <= 511)",
+                                  a.reps, (most - 1) / 2, sizes.size(), sizes.size() == 1 ? "" : "s"));
+  if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
+  const double bytes = parse_quantity(std::string_view(a.bytes), Dim::bytes, bytes_key);
+  if (!(bytes >= 0 && bytes <= 0x1p50) || bytes != std::floor(bytes))
+    throw ConfigError(fmt::format("{}: '{}' is not a whole number of bytes from 0 to 1 PiB", bytes_key, a.bytes));
+  return bytes;
+}
+
 std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe, std::vector<std::vector<double>>* rates) {
+  const double bytes = checked_ring_args(a, "--bytes");
   const auto sizes = parse_sizes(a.sizes);
   const auto kinds = parse_kinds(a.transports);
   if (a.order != "natural" && a.order != "random" && a.order != "both")
     throw ConfigError(fmt::format("--order: '{}' (expected natural, random or both)", a.order));
-  const double bytes = parse_quantity(std::string_view(a.bytes), Dim::bytes, "--bytes");
-  if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
   const auto bind = host::parse_bind(a.bind, "--bind");
   std::vector<hh::RingCell> cells;
   std::vector<double> before = probe ? probe() : std::vector<double>{};
@@ -136,7 +157,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe, std:
 
 std::vector<Key> ring_keys(const RingArgs& a, const char* bytes_key) {
   hh::RingOptions ro;
-  ro.bytes_per_rep = static_cast<std::size_t>(parse_quantity(std::string_view(a.bytes), Dim::bytes, bytes_key));
+  ro.bytes_per_rep = static_cast<std::size_t>(checked_ring_args(a, bytes_key));
   ro.min_iters = a.min_steps;
   std::vector<Key> keys;
   for (int n : a.procs)
@@ -177,6 +198,7 @@ std::unique_ptr<AtomicFile> open_csv(const std::optional<std::string>& path) {
   try {
     return std::make_unique<AtomicFile>(*path);
   } catch (const Error&) {
+    check_writable(*path, "--csv");  // names why
     throw ConfigError(fmt::format("--csv: cannot write '{}'", *path));
   }
 }
@@ -316,15 +338,15 @@ void print_ring_cell(const hh::RingCell& c, double memcpy_bw, AtomicFile* csv) {
 }  // namespace
 
 int cmd_ring(const RingArgs& a) {
-  const auto cells = run_native(a);
   std::optional<hh::model::Profile> prof;
   if (a.profile) prof = hh::model::load_profile(*a.profile);
+  auto csv = open_ring_csv(a);  // before measuring: a bad path fails at once
+  const auto cells = run_native(a);
   std::map<std::size_t, double> mbw;
   for (const auto& c : cells)
     if (!mbw.count(c.size))
       mbw[c.size] = prof ? prof->at(prof->memcpy_bw, static_cast<double>(c.size)) : hh::memcpy_bandwidth(c.size, 0.02);
   print_ring_heading(a);
-  auto csv = open_ring_csv(a);
   for (const auto& c : cells) print_ring_cell(c, mbw[c.size], csv.get());
   std::cout << "every message checksummed by its receiver: all matched\n";
   std::cout << cma_ratio_text(cells);
@@ -342,15 +364,13 @@ int cmd_ring(const RingArgs& a) {
 int cmd_simulate(const RingArgs& a) {
   if (!a.profile) throw ConfigError("--profile: required (a profile file or a host preset such as host-smp32)");
   const auto p = hh::model::load_profile(*a.profile);
-  if (a.reps < 1) throw ConfigError("--reps: at least 1");
-  if (a.min_steps < 1) throw ConfigError(fmt::format("--min-steps: {} (at least 1)", a.min_steps));
   const auto keys = ring_keys(a, "--bytes");
+  auto csv = open_csv(a.csv);
   const auto res = simulate(p, keys, a);
   std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
                            p.name, p.cores);
   std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "transport", "MB/s", "/memcpy",
                            "yields/step");
-  auto csv = open_csv(a.csv);
   if (csv) {
     csv->stream() << "procs,size,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
   }

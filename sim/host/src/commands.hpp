@@ -65,6 +65,10 @@ using Probe = std::function<std::vector<double>()>;
 // The cells procs x transport x size with the iterations of --bytes and
 // --min-steps (`bytes_key` names the bytes option in errors).
 [[nodiscard]] std::vector<Key> ring_keys(const RingArgs& a, const char* bytes_key);
+// Checks every option of `a` a launch would refuse (process counts, message
+// sizes, repetitions, steps) before anything runs; returns the bytes per
+// repetition (`bytes_key` names the option in messages).
+double checked_ring_args(const RingArgs& a, const char* bytes_key);
 
 // Simulated cells, each with the native ring's iterations and repetitions
 // (the fastest repetition counts, as natively); `speeds` per cell, when

@@ -149,7 +149,7 @@ const ProgramInfo& ring_program() {
                       "host",
                       "hpcc-style ring bandwidth: each process sends to its right neighbour and receives from its "
                       "left, over double copy, CMA or zero copy",
-                      {{"procs", nlohmann::json::array({2, 4}), "ring sizes (processes)", 2, 256, {}, false},
+                      {{"procs", nlohmann::json::array({2, 4}), "ring sizes (processes)", 2, 64, {}, false},
                        {"sizes", nlohmann::json::array({"64KiB", "1MiB"}), "message sizes", 0, 0, {}, false},
                        {"transports",
                         nlohmann::json::array({"double-copy", "cma", "zero-copy"}),

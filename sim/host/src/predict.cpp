@@ -35,6 +35,8 @@ double median(std::vector<double> v) {
 void check_predict_args(const RingArgs& a, const PredictArgs& o) {
   if (!a.profile) throw ConfigError("--profile: required (written by hopsim host calibrate)");
   if (o.runs < 1) throw ConfigError(fmt::format("--runs: {} (at least 1)", o.runs));
+  if (!(o.max_error >= 0 && o.max_error < 1e6))
+    throw ConfigError(fmt::format("--max-error: {} (a relative error >= 0, e.g. 0.25 for 25%)", o.max_error));
   if (o.cpu_speed != "calibrated" && o.cpu_speed != "probed")
     throw ConfigError(fmt::format("--cpu-speed: '{}' (expected calibrated or probed)", o.cpu_speed));
   if (o.placement != "calibrated" && o.placement != "probed")
@@ -203,6 +205,7 @@ std::string predict_heading(const hh::model::Profile& p, const PredictArgs& o, b
 int cmd_predict(RingArgs a, const PredictArgs& o) {
   check_predict_args(a, o);
   const auto p = hh::model::load_profile(*a.profile);
+  auto csv = open_csv(a.csv);  // before measuring: a bad path fails at once
   const Probe probe = probe_for(p, o);
   // Per cell the median bandwidth of the runs counts.
   const auto n = run_native_runs(a, p, probe, o.runs);
@@ -217,8 +220,7 @@ int cmd_predict(RingArgs a, const PredictArgs& o) {
   std::cout << rep.table;
   std::cout << placement_text(a) << "\n";
   std::cout << cma_text(a, native);
-  if (a.csv) {
-    auto csv = open_csv(a.csv);
+  if (csv) {
     csv->stream() << rep.csv;
     csv->commit();
     std::cout << "CSV written to " << *a.csv << "\n";
