@@ -9,6 +9,7 @@
  *   stdcl_host rotate N L      barrier() inside work-groups of L items
  *   stdcl_host jit FILE        clopen FILE now, then with clbuild "-D COEF=3"
  *   stdcl_host cpu             axpy, vectors and rotate on stdcpu
+ *   stdcl_host reuse           clfree gives device memory back (first fit, freed blocks joined)
  *   stdcl_host missing-kernel | missing-file | bad-kernel FILE | bad-arg | unset-arg   (errors) */
 #include <stdcl.h>
 #include <stdio.h>
@@ -151,6 +152,34 @@ static void jit(CLCONTEXT* cp, const char* file) {
   }
 }
 
+/* 64 rounds of clmalloc and clfree of 1 MiB, twice the device's 32 MiB;
+ * then a freed block's hole is reused first, and two freed neighbours
+ * hold a block as large as both. */
+static void reuse(CLCONTEXT* cp) {
+  const size_t mib = 1u << 20;
+  for (size_t i = 0; i < 64; i++) {
+    char* p = (char*)clmalloc(cp, mib, 0);
+    expect("round", i, p != NULL, 1);
+    if (p) p[0] = p[mib - 1] = (char)i;
+    clfree(p);
+  }
+  char* a = (char*)clmalloc(cp, 8 * mib, 0);
+  char* b = (char*)clmalloc(cp, 8 * mib, 0);
+  char* c = (char*)clmalloc(cp, 8 * mib, 0);
+  clfree(b);
+  char* in_hole = (char*)clmalloc(cp, 4 * mib, 0);
+  expect("block in the hole", 0, in_hole == b, 1);
+  clfree(in_hole);
+  clfree(a);
+  char* joined = (char*)clmalloc(cp, 16 * mib, 0);
+  expect("block over two freed ones", 0, joined == a, 1);
+  clfree(joined);
+  clfree(c);
+  char* all = (char*)clmalloc(cp, 32 * mib - 64, 0);
+  expect("everything freed", 0, all == a, 1);
+  clfree(all);
+}
+
 static int errors(const char* what, const char* file) {
   CLCONTEXT* cp = stdacc;
   if (!strcmp(what, "missing-kernel")) {
@@ -188,6 +217,8 @@ int main(int argc, char** argv) {
     rotate(cp, n, local);
   } else if (!strcmp(what, "jit") && argc > 2) {
     jit(cp, argv[2]);
+  } else if (!strcmp(what, "reuse")) {
+    reuse(cp);
   } else if (!strcmp(what, "cpu")) {
     axpy(stdcpu, 1024, 16, 0);
     axpy(stdcpu, 64, 8, 1);
@@ -198,7 +229,7 @@ int main(int argc, char** argv) {
   } else {
     fprintf(stderr,
             "usage: stdcl_host "
-            "items|fork|vectors|rotate|jit|cpu|missing-kernel|missing-file|bad-kernel|bad-arg|unset-arg\n");
+            "items|fork|vectors|rotate|jit|cpu|reuse|missing-kernel|missing-file|bad-kernel|bad-arg|unset-arg\n");
     return 2;
   }
   return report(what);

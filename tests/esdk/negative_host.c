@@ -5,6 +5,7 @@
  *   negative_host store_outside DEV  a device program storing outside every memory
  *   negative_host halt               e_halt of a core outside the workgroup
  *   negative_host open_outside       e_open of a workgroup larger than the chip
+ *   negative_host open_wraps         e_open at row or column 0xFFFFFFFF (row + rows wraps)
  *   negative_host crash DEV HOW      core (1,1) running DEV, told HOW (a word at 0x6000) to crash
  * Prints what e-hal returned; a device fault ends the process (exit 5), a
  * device program's crash too (exit 128 + the signal). */
@@ -32,6 +33,14 @@ int main(int argc, char** argv) {
   } else if (!strcmp(argv[1], "open_outside")) {
     e_epiphany_t big;
     rc = e_open(&big, 2, 2, 4, 4);
+  } else if (!strcmp(argv[1], "open_wraps")) {
+    e_epiphany_t wrapped;
+    rc = e_open(&wrapped, 0xFFFFFFFFu, 0, 2, 1);
+    if (rc == E_OK) printf("opened at row 0xFFFFFFFF\n");
+    if (e_open(&wrapped, 0, 0xFFFFFFFFu, 1, 2) == E_OK) {
+      printf("opened at column 0xFFFFFFFF\n");
+      rc = E_OK;
+    }
   } else if (!strcmp(argv[1], "crash") && argc > 3) {
     int how = atoi(argv[3]);
     if (e_load(argv[2], &dev, 1, 1, E_FALSE) != E_OK || e_write(&dev, 1, 1, 0x6000, &how, sizeof how) != sizeof how ||

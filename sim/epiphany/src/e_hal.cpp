@@ -253,6 +253,7 @@ void Hal::load(const std::string& file, const e_epiphany_t* dev, unsigned row, u
   auto prog = DeviceProgram::open(file);
   call([&] {
     device_->reset_core(core);
+    api::reset_core_state(core);
     prog->load(*device_, core);
     api::set_group(core, dev->row, dev->col, dev->rows, dev->cols);
   });
@@ -266,13 +267,19 @@ void Hal::start(std::uint32_t core) {
     throw Error(
         fmt::format("e_start: no program is loaded on {} (e_load it first)", windows_.map().describe_core(core)));
   call([&] {
-    if (device_->core_busy(core)) device_->reset_core(core);
+    if (device_->core_busy(core)) {
+      device_->reset_core(core);
+      api::reset_core_state(core);
+    }
     device_->start_core(core, [prog] { prog->run(); });
   });
 }
 
 void Hal::reset(std::uint32_t core) {
-  call([&] { device_->reset_core(core); });
+  call([&] {
+    device_->reset_core(core);
+    api::reset_core_state(core);
+  });
 }
 
 void Hal::signal(std::uint32_t core) {
@@ -341,7 +348,9 @@ void Hal::write_register(std::uint32_t core, std::uint32_t reg, std::uint32_t va
     return;
   }
   if (reg == E_REG_ILATCL) {
-    device_->ilat(core, true);
+    // Clears only the bits written; the other latched interrupts stay.
+    for (unsigned i = 0; i < 10; ++i)
+      if (value & (1u << i)) device_->clear_interrupt(core, i);
     return;
   }
   throw Error(fmt::format("e_write: register 0x{:05x} of {} is not modelled", reg, windows_.map().describe_core(core)));

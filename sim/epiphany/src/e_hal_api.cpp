@@ -108,8 +108,10 @@ int e_open(e_epiphany_t* dev, unsigned row, unsigned col, unsigned rows, unsigne
   return guarded([&] {
     Hal& h = Hal::require("e_open");
     const auto& p = h.params();
-    if (rows == 0 || cols == 0 || row + rows > static_cast<unsigned>(p.rows) ||
-        col + cols > static_cast<unsigned>(p.cols))
+    const auto chip_rows = static_cast<unsigned>(p.rows), chip_cols = static_cast<unsigned>(p.cols);
+    // Subtraction, not row + rows: that sum wraps for a row near UINT_MAX.
+    if (rows == 0 || cols == 0 || row >= chip_rows || rows > chip_rows - row || col >= chip_cols ||
+        cols > chip_cols - col)
       throw hopsim::Error(fmt::format("e_open: a {}x{} workgroup at ({}, {}) does not fit the {}x{} chip", rows, cols,
                                       row, col, p.rows, p.cols));
     *dev = e_epiphany_t{};

@@ -40,6 +40,7 @@ struct CoreState {
   std::array<e_irqhandler_t, 10> handlers{};
   std::uint32_t imask = 0;    // IMASK: a set bit masks that interrupt
   std::uint32_t meshcfg = 0;  // MESHCFG: the event codes of the ctimers' mesh modes
+  std::uint32_t config = 0;   // CONFIG but its timer modes (kept as written, not modelled)
   bool gie = false;           // interrupts globally enabled (gie / e_irq_global_mask(E_FALSE))
   std::uint32_t ipend = 0;    // IPEND: interrupts whose handlers are running (nested)
 };
@@ -82,6 +83,11 @@ std::uint32_t takeable(Device& d, const CoreState& st) {
   const std::uint32_t above = st.ipend ? (1u << __builtin_ctz(st.ipend)) - 1 : 0x3ffu;
   return d.latched(Device::current_core()) & ~st.imask & above;
 }
+
+// The ctimer configs that count the router's events (MESHCFG selects which):
+// 0xF takes the code in MESHCFG[7:4], 0xE the code in MESHCFG[11:8].
+constexpr unsigned kCtimerMesh0 = 0xf, kCtimerMesh1 = 0xe;
+bool mesh_mode(unsigned config) { return config == kCtimerMesh0 || config == kCtimerMesh1; }
 
 // Lets a sleeping simulated poller wake for an interrupt it would take.
 const bool g_probe_set = [] {
@@ -143,6 +149,18 @@ void idle() {
 void set_global_interrupts(bool enabled) {
   me().gie = enabled;
   if (enabled) service_interrupts();
+}
+
+void reset_core_state(std::uint32_t core) {
+  auto& st = states().at(core);
+  auto& d = Device::current();
+  for (const auto& t : st.timers)
+    if (mesh_mode(t.mode)) d.count_mesh_events(false);
+  const e_group_config_t group = st.group;
+  const e_emem_config_t emem = st.emem;
+  st = CoreState{};
+  st.group = group;
+  st.emem = emem;
 }
 
 void set_group(std::uint32_t core, unsigned row, unsigned col, unsigned rows, unsigned cols) {
@@ -366,13 +384,6 @@ void e_mutex_unlock(unsigned row, unsigned col, e_mutex_t* mutex) {
 }
 
 namespace {
-// The ctimer configs that count the router's events (MESHCFG selects which):
-// 0xF takes the code in MESHCFG[7:4], 0xE the code in MESHCFG[11:8].
-constexpr unsigned kCtimerMesh0 = 0xf, kCtimerMesh1 = 0xe;
-bool mesh_mode(unsigned config) { return config == kCtimerMesh0 || config == kCtimerMesh1; }
-}  // namespace
-
-namespace {
 // A timer counting clock cycles raises its interrupt (E_TIMER0_INT,
 // E_TIMER1_INT) when it expires, counting down to zero.
 void arm_timer(e_ctimer_id_t timer) {
@@ -414,6 +425,8 @@ unsigned e_ctimer_start(e_ctimer_id_t timer, e_ctimer_config_t config) {
                                       static_cast<int>(config));
     warned = true;
   }
+  // A timer already counting goes on from where it stands, not from the value last set.
+  t.value = e_ctimer_get(timer);
   if (mesh_mode(c) != mesh_mode(t.mode)) d.count_mesh_events(mesh_mode(c));
   if (mesh_mode(c)) {
     t.mesh_event = (st.meshcfg >> (c == kCtimerMesh0 ? 4 : 8)) & 0xfu;
@@ -559,15 +572,19 @@ int e_dma_copy(void* dst, void* src, size_t n) {
   return 0;
 }
 
+// As e-lib: the timer counts `clicks` down to 0 and stays there, stopped;
+// its expiry latches the timer's interrupt.
 void e_wait(e_ctimer_id_t timer, unsigned int clicks) {
-  e_ctimer_set(timer, E_CTIMER_MAX);
+  e_ctimer_set(timer, clicks);
   e_ctimer_start(timer, E_CTIMER_CLK);
   auto& d = Device::current();
-  const double until = d.now_cycles() + clicks;
+  const auto& t = me().timers.at(timer);
+  const double until = t.started + t.value;
   if (d.mode() == hopsim::Mode::sim) {
     d.wait_until(until);
   } else {
     while (d.now_cycles() < until) std::this_thread::yield();
+    d.fire_timers();
   }
   e_ctimer_stop(timer);
 }
@@ -614,8 +631,11 @@ unsigned e_reg_read(unsigned reg_id) {
       return e_get_coreid();
     case E_REG_MESHCFG:
       return me().meshcfg;
-    case E_REG_CONFIG:
-      return 0;
+    case E_REG_CONFIG: {
+      const auto& st = me();
+      return st.config | (static_cast<unsigned>(st.timers[0].mode) & 0xfu) << 4 |
+             (static_cast<unsigned>(st.timers[1].mode) & 0xfu) << 8;
+    }
     case E_REG_IPEND:
       return me().ipend;
     case E_REG_STATUS:
@@ -649,6 +669,21 @@ void e_reg_write(unsigned reg_id, unsigned value) {
       return;
     case E_REG_MESHCFG:
       me().meshcfg = value;
+      return;
+    case E_REG_CONFIG:
+      // CTIMER0's mode in bits 7:4 and CTIMER1's in 11:8, as e_ctimer_start
+      // and e_ctimer_stop set them; a changed mode starts or stops the timer.
+      me().config = value & ~0xff0u;
+      for (unsigned i = 0; i < 2; ++i) {
+        const auto timer = static_cast<e_ctimer_id_t>(i);
+        const unsigned mode = (value >> (4 + 4 * i)) & 0xfu;
+        if (mode == static_cast<unsigned>(me().timers.at(i).mode)) continue;
+        if (mode == E_CTIMER_OFF) {
+          e_ctimer_stop(timer);
+        } else {
+          e_ctimer_start(timer, static_cast<e_ctimer_config_t>(mode));
+        }
+      }
       return;
     case E_REG_IMASK:
       me().imask = value & 0x3ffu;

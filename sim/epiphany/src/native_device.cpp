@@ -115,12 +115,14 @@ void NativeDevice::fire_timers() {
 }
 
 void NativeDevice::reset_core(std::uint32_t core) {
-  if (!busy_[core]) return;
-  reset_[core] = true;
-  wait_for_core(
-      core, [&] { return !busy_[core]; }, "e_reset");
-  threads_[core].join();
+  if (busy_[core]) {
+    reset_[core] = true;
+    wait_for_core(
+        core, [&] { return !busy_[core]; }, "e_reset");
+    threads_[core].join();
+  }
   ilat_[core] = 0;
+  timer_due_.at(core).fill(0);  // no timer of the stopped program fires later
 }
 
 void NativeDevice::raise_interrupt(std::uint32_t core, unsigned irq) {

@@ -173,6 +173,10 @@ void SimDevice::run_core(std::uint32_t core) {
 }
 
 void SimDevice::start_core(std::uint32_t core, std::function<void()> program) {
+  // The host starts a core with a 4-byte write over the eLink, so the cores
+  // of a group start one after another in the order the host started them
+  // (a program's core 0 clears its barrier flags before the others set them).
+  chip_->wait_until(chip_->now() + p_.elink_latency + std::ceil(4.0 / p_.elink_width));
   auto& pe = pes_[core];
   pe.program = std::move(program);
   pe.reset = false;

@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -36,10 +37,13 @@ hopsim_cl_context g_cpu{true};
 hopsim_cl_event g_done{};
 sc::Standalone* g_standalone = nullptr;
 
-// clmalloc hands out external memory from a bump pointer, reset per device.
+// clmalloc hands out external memory first fit in 64-byte blocks; clfree
+// gives a block back, joined with the free blocks beside it. Reset per device.
 std::mutex g_alloc_mutex;
-std::uint64_t g_next = 0;
+std::map<std::uint64_t, std::uint64_t> g_free;  // offset -> bytes, no two adjacent
+std::map<std::uint64_t, std::uint64_t> g_used;  // offset -> bytes
 const Device* g_alloc_owner = nullptr;
+std::uint64_t g_alloc_base = 0;  // the owner's external memory base
 std::set<void*> g_cpu_blocks;
 constexpr std::align_val_t kCpuAlign{64};    // stdcpu's allocations (host memory)
 std::deque<hopsim_cl_kernel> g_pkg_kernels;  // stable addresses: cl_kernel handles point here
@@ -293,21 +297,51 @@ void* clmalloc(CONTEXT* cp, std::size_t size, int) {
     const std::lock_guard lock(g_alloc_mutex);
     if (g_alloc_owner != &d) {
       g_alloc_owner = &d;
-      g_next = 0;
+      g_alloc_base = d.map().emem_base();
+      g_used.clear();
+      g_free = {{0, d.map().emem_size() / 64 * 64}};
     }
-    const std::uint64_t off = (g_next + 63) / 64 * 64;
-    if (off + size > d.map().emem_size())
-      throw Error(fmt::format("clmalloc: {} bytes do not fit in the device's {} bytes of shared memory", size,
-                              d.map().emem_size()));
-    g_next = off + size;
+    const std::uint64_t need = std::max<std::uint64_t>((std::uint64_t{size} + 63) / 64 * 64, 64);
+    const auto hole = std::find_if(g_free.begin(), g_free.end(), [&](const auto& f) { return f.second >= need; });
+    if (hole == g_free.end()) {
+      std::uint64_t in_use = 0;
+      for (const auto& [off, bytes] : g_used) in_use += bytes;
+      throw Error(fmt::format(
+          "clmalloc: {} bytes do not fit in the device's {} bytes of shared memory ({} bytes allocated, not freed)",
+          size, d.map().emem_size(), in_use));
+    }
+    const auto [off, bytes] = *hole;
+    g_free.erase(hole);
+    if (bytes > need) g_free.emplace(off + need, bytes - need);
+    g_used.emplace(off, need);
     return reinterpret_cast<void*>(std::uint64_t{d.map().emem_base()} + off);
   });
 }
 
 void clfree(void* p) {
   const std::lock_guard lock(g_alloc_mutex);
-  if (g_cpu_blocks.erase(p) > 0)
-    ::operator delete(p, kCpuAlign);  // device memory stays allocated until the process ends
+  if (g_cpu_blocks.erase(p) > 0) {
+    ::operator delete(p, kCpuAlign);
+    return;
+  }
+  if (!g_alloc_owner) return;
+  const auto used = g_used.find(reinterpret_cast<std::uint64_t>(p) - g_alloc_base);
+  if (used == g_used.end()) return;  // not a clmalloc block (NULL, or freed already)
+  auto [off, bytes] = *used;
+  g_used.erase(used);
+  // Joined with the free blocks just after and just before it.
+  if (const auto next = g_free.find(off + bytes); next != g_free.end()) {
+    bytes += next->second;
+    g_free.erase(next);
+  }
+  if (auto prev = g_free.lower_bound(off); prev != g_free.begin()) {
+    --prev;
+    if (prev->first + prev->second == off) {
+      prev->second += bytes;
+      return;
+    }
+  }
+  g_free.emplace(off, bytes);
 }
 
 cl_event clmsync(CONTEXT* cp, unsigned devnum, void*, int) {

@@ -126,9 +126,11 @@ class Device {
   // ---- device programs (e-hal): each core runs its own program ----
   // Starts `program` on `core`, which must be idle (core_busy false). The
   // program runs on a host stack; its device stack is in core memory.
-  // Native: a host thread; simulated: the core's fiber (call from the
-  // simulation's host process). A core error stops the process with the
-  // message (exit code 5), as a trapped core stops the board's program.
+  // Native: a host thread; simulated: the core's fiber, started once the
+  // host's 4-byte eLink write arrives (call from the simulation's host
+  // process; the host's clock moves on by that write). A core error stops
+  // the process with the message (exit code 5), as a trapped core stops
+  // the board's program.
   virtual void start_core(std::uint32_t core, std::function<void()> program) = 0;
   virtual bool core_busy(std::uint32_t core) const = 0;
   // The core's `idle` instruction: sleeps until an interrupt in

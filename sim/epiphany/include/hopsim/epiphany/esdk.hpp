@@ -23,6 +23,10 @@ namespace api {
 // e_group_config of `core`: loaded into the group whose first core is at
 // absolute (row, col), rows x cols cores.
 void set_group(std::uint32_t core, unsigned row, unsigned col, unsigned rows, unsigned cols);
+// A reset (e_reset_group, e_load) of a stopped `core`: its interrupt handlers,
+// IMASK, IPEND, global interrupt enable, ctimers, MESHCFG and DMA channels
+// return to their reset values; its workgroup stays.
+void reset_core_state(std::uint32_t core);
 // Interrupts of the current core: runs the handlers of latched, unmasked
 // interrupts if interrupts are globally enabled (and no handler is running).
 void service_interrupts();
