@@ -37,12 +37,24 @@ MUHWI_Destination_t make_destination(int a, int b, int c, int d, int e) {
   return r;
 }
 
+// A direct put and a memory-FIFO packet keep the put offset in different
+// places of the MU header: the packet type says which.
 std::uint64_t put_offset(const MUHWI_Descriptor_t& d) {
+  if (packet_type(d) == MUHWI_PACKET_TYPE_FIFO) {
+    const auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
+    return (static_cast<std::uint64_t>(h.Put_Offset_MSB) << 32) | h.Put_Offset_LSB;
+  }
   const auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
   return (static_cast<std::uint64_t>(h.Put_Offset_MSB) << 32) | h.Put_Offset_LSB;
 }
 
 void set_put_offset(MUHWI_Descriptor_t& d, std::uint64_t offset) {
+  if (packet_type(d) == MUHWI_PACKET_TYPE_FIFO) {
+    auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Memory_FIFO;
+    h.Put_Offset_MSB = static_cast<std::uint16_t>((offset >> 32) & 0x1F);
+    h.Put_Offset_LSB = static_cast<std::uint32_t>(offset & 0xFFFFFFFFu);
+    return;
+  }
   auto& h = d.PacketHeader.messageUnitHeader.Packet_Types.Direct_Put;
   h.Put_Offset_MSB = static_cast<std::uint8_t>((offset >> 32) & 0xFF);
   h.Put_Offset_LSB = static_cast<std::uint32_t>(offset & 0xFFFFFFFFu);
@@ -147,9 +159,11 @@ void receive_memory_fifo(NodeMu& n, std::uint32_t dst_node, std::uint32_t src, c
                     src, dst_node, id, f.capacity, need));
   RecPacket p;
   p.header = d.PacketHeader;
+  // The MU adds the packet's offset in the message to the descriptor's put offset.
+  const std::uint64_t put = put_offset(d) + msg_offset;
   auto& mh = p.header.messageUnitHeader.Packet_Types.Memory_FIFO;
-  mh.Put_Offset_MSB = static_cast<std::uint16_t>((msg_offset >> 32) & 0x1F);
-  mh.Put_Offset_LSB = static_cast<std::uint32_t>(msg_offset);
+  mh.Put_Offset_MSB = static_cast<std::uint16_t>((put >> 32) & 0x1F);
+  mh.Put_Offset_LSB = static_cast<std::uint32_t>(put);
   p.header.NetworkHeader.pt2pt.Byte8 =
       static_cast<std::uint8_t>((p.header.NetworkHeader.pt2pt.Byte8 & 0xC0u) |
                                 ((packet_wire_bytes(bytes) / MUHWI_PAYLOAD_CHUNK_SIZE - 1) & 0x1F));

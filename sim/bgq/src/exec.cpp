@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/core/process.hpp"
@@ -37,14 +38,23 @@ std::vector<std::string> sorted_lines(const std::string& text) {
   return lines;
 }
 
+// Five extents and nothing after them, each in the range of its machine parameter.
 std::array<int, 5> parse_torus(const std::string& t) {
   std::array<int, 5> d{};
   std::array<char, 4> x{};
-  if (std::sscanf(t.c_str(), "%d%c%d%c%d%c%d%c%d", &d[0], &x[0], &d[1], &x[1], &d[2], &x[2], &d[3], &x[3], &d[4]) !=
-          9 ||
-      std::any_of(x.begin(), x.end(), [](char c) { return c != 'x'; }) ||
+  int used = 0;
+  if (std::sscanf(t.c_str(), "%d%c%d%c%d%c%d%c%d%n", &d[0], &x[0], &d[1], &x[1], &d[2], &x[2], &d[3], &x[3], &d[4],
+                  &used) != 9 ||
+      static_cast<std::size_t>(used) != t.size() || std::any_of(x.begin(), x.end(), [](char c) { return c != 'x'; }) ||
       std::any_of(d.begin(), d.end(), [](int v) { return v < 1; }))
     throw ConfigError(fmt::format("--torus: expected AxBxCxDxE (five positive extents), got '{}'", t));
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const std::string key = fmt::format("torus_{}", static_cast<char>('a' + i));
+    for (const auto& p : model::param_decls())
+      if (p.name == key && (d[i] < p.min || d[i] > p.max))
+        throw ConfigError(
+            fmt::format("--torus {}: {} {} is out of range [{}, {}] ({})", t, key, d[i], p.min, p.max, p.meaning));
+  }
   return d;
 }
 
@@ -174,6 +184,12 @@ bool is_bgq_program(const fs::path& program) {
 }  // namespace
 
 int exec_program(const ExecOptions& o, std::ostream& out) {
+  if (o.mode != "sim" && o.mode != "native" && o.mode != "both")
+    throw ConfigError(fmt::format("--mode: unknown mode '{}' (expected sim, native or both)", o.mode));
+  if (!o.transport.empty() && o.transport != "threads" && o.transport != "double" && o.transport != "cma")
+    throw ConfigError(
+        fmt::format("--transport: unknown transport '{}' (expected threads, double or cma)", o.transport));
+  if (!o.torus.empty()) parse_torus(o.torus);
   if (o.argv.empty()) throw ConfigError("hopsim bgq exec: no program given");
   std::error_code ec;
   const fs::path program = fs::absolute(o.argv.front());
@@ -183,8 +199,6 @@ int exec_program(const ExecOptions& o, std::ostream& out) {
         fmt::format("{}: not a BG/Q program (build it with hopsim-mpicc, which links it with "
                     "libhopsim-bgq)",
                     o.argv.front()));
-  if (o.mode != "sim" && o.mode != "native" && o.mode != "both")
-    throw ConfigError(fmt::format("--mode: expected sim, native or both, got '{}'", o.mode));
   const fs::path dir = fs::absolute(o.out);
   const fs::path scenario = write_scenario(o, dir);
   const auto runs = run_modes(o, program, dir, scenario, out);

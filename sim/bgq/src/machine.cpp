@@ -288,6 +288,7 @@ void set_memory_fifo_fields(MUHWI_Descriptor_t& d, const MUSPI_MemoryFIFODescrip
   mh.Rec_FIFO_Id = f.Rec_FIFO_Id & 0x1FFu;
   if (f.Interrupt) d.PacketHeader.NetworkHeader.pt2pt.Byte2 |= MUHWI_PACKET_INTERRUPT_ON_PACKET_ARRIVAL;
   std::memcpy(mh.Unused2, f.SoftwareBytes, sizeof mh.Unused2);
+  model::set_put_offset(d, f.Rec_Put_Offset);
 }
 
 std::uint32_t Machine::take_descriptor(std::uint32_t node, const MUHWI_Descriptor_t& d) {
@@ -482,6 +483,10 @@ uint64_t MUSPI_GetAtomicOffsetFromBaseAddress(MUSPI_BaseAddressTableSubGroup_t* 
   if (!mu.bat_set[g])
     fail(fmt::format("MUSPI_GetAtomicOffsetFromBaseAddress: entry {} of subgroup {} was not set (MUSPI_SetBaseAddress)",
                      id, sg->subgroup));
+  // The MU writes there (a reception counter, most often): a loop polling it is polled MU memory.
+  auto& bases = R().mu_bases;
+  const uint64_t at = pa & MUHWI_ATOMIC_ADDRESS_MASK;
+  if (std::find(bases.begin(), bases.end(), at) == bases.end()) bases.push_back(at);
   return MUSPI_GetAtomicAddress(pa, opcode) - mu.bat[g];
 }
 

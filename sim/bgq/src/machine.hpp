@@ -124,7 +124,8 @@ struct RankState {
   PerFifo inj_count;                                      // descriptors injected per FIFO (global id)
   PerFifo inj_slots;                                      // descriptors each FIFO holds (Kernel_InjFifoInit)
   std::uint64_t never_done_polls = 0;                     // MUSPI_CheckDescComplete of counts never injected, in a row
-  // Memory the MU may write (memory regions, base addresses), and the last
+  // Memory the MU may write (memory regions, base addresses, the addresses
+  // MUSPI_GetAtomicOffsetFromBaseAddress was given), and the last
   // values read there by instrumented loads: a repeated read of an unchanged
   // value is one iteration of a polling loop.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> regions;  // [lo, hi)

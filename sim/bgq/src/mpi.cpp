@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <climits>
 #include <complex>
 #include <cstdint>
@@ -78,6 +79,8 @@ struct Rts {
   std::uint32_t pad = 0;
 };
 static_assert(sizeof(Rts) == 32);
+
+constexpr std::size_t kContextSlots = 0x10000 / 4;  // of four contexts each
 
 struct Comm {
   std::uint16_t context = 0;  // point to point; collectives use context + 1
@@ -266,7 +269,10 @@ struct MpiState {
   std::uintptr_t main_thread = 0;
   std::atomic<std::uintptr_t> owner{0};
   int depth = 0;
-  std::uint16_t next_context = 4;
+  // Contexts in use on this rank, one bit per slot of four (a communicator's
+  // point-to-point and collective contexts, and an intercommunicator's hidden
+  // local pair); slot 0 holds MPI_COMM_WORLD and MPI_COMM_SELF.
+  std::array<std::uint64_t, kContextSlots / 64> used_contexts{1};
   const char* coll = "MPI_Barrier";              // the collective call under way (error messages)
   alignas(8) std::uint64_t coll_counter = 0;     // the collective network's reception counter
   std::vector<std::shared_ptr<TypeInfo>> types;  // derived type kDerived + i; null once freed
@@ -1656,17 +1662,39 @@ bool network_bcast(MpiState& s, void* buf, std::size_t count, const TypeRef& t, 
   return true;
 }
 
-// A context every member of `c` agrees on (the highest next context among them).
+void check_context(std::int32_t ctx) {
+  if (ctx > 0xFFF0) fail("MPI: more than 16380 communicators are in use at once");
+}
+
+// The context just above the highest one in use on this rank: every context from it up is free here, so the
+// highest of the members' is free on every member.
+std::int32_t context_above_used(const MpiState& s) {
+  for (std::size_t w = s.used_contexts.size(); w-- > 0;)
+    if (s.used_contexts[w] != 0)
+      return static_cast<std::int32_t>(4 *
+                                       (64 * w + 64 - static_cast<std::size_t>(std::countl_zero(s.used_contexts[w]))));
+  return 0;
+}
+
+// A context every member of `c` agrees on: the lowest of the first 32 slots free on every member (freed
+// communicators' contexts serve again; one 4-byte reduction and broadcast, as a maximum costs), else the
+// highest context_above_used among them.
 std::uint16_t agree_context(MpiState& s, MPI_Comm c) {
-  std::int32_t ctx = s.next_context;
+  auto low = static_cast<std::uint32_t>(s.used_contexts[0]);
+  reduce(s, &low, sizeof low, MPI_BYTE, MPI_BOR, 0, c);
+  bcast(s, &low, sizeof low, bytes_type(), 0, c);
+  if (~low != 0) return static_cast<std::uint16_t>(4 * std::countr_one(low));
+  std::int32_t ctx = context_above_used(s);
   reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, c);
   bcast(s, &ctx, sizeof ctx, bytes_type(), 0, c);
-  if (ctx > 0xFFF0) fail("MPI: more than 16380 communicators were created");
-  s.next_context = static_cast<std::uint16_t>(ctx + 4);
+  check_context(ctx);
   return static_cast<std::uint16_t>(ctx);
 }
 
+// A communicator of this rank: its context is in use until MPI_Comm_free.
 MPI_Comm add_comm(MpiState& s, Comm c) {
+  const std::size_t slot = c.context / 4u;
+  s.used_contexts[slot / 64] |= std::uint64_t{1} << (slot % 64);
   s.comms.push_back(std::move(c));
   return static_cast<MPI_Comm>(s.comms.size() - 1);
 }
@@ -1765,7 +1793,7 @@ void bcast_ints(MpiState& s, std::vector<std::int32_t>& v, int root, MPI_Comm c)
 std::uint16_t agree_inter(MpiState& s, MPI_Comm c, const std::vector<std::int32_t>& mine,
                           std::vector<std::int32_t>* theirs) {
   const Comm cm = s.comms[static_cast<std::size_t>(c)];
-  std::int32_t ctx = s.next_context;
+  std::int32_t ctx = context_above_used(s);
   reduce(s, &ctx, 1, MPI_INT, MPI_MAX, 0, cm.local);
   std::vector<std::int32_t> got;
   if (cm.me == 0) {
@@ -1776,8 +1804,7 @@ std::uint16_t agree_inter(MpiState& s, MPI_Comm c, const std::vector<std::int32_
     got[0] = std::max(got[0], ctx);
   }
   bcast_ints(s, got, 0, cm.local);
-  if (got[0] > 0xFFF0) fail("MPI: more than 16380 communicators were created");
-  s.next_context = static_cast<std::uint16_t>(got[0] + 4);
+  check_context(got[0]);
   if (theirs) theirs->assign(got.begin() + 1, got.end());
   return static_cast<std::uint16_t>(got[0]);
 }
@@ -2434,6 +2461,9 @@ int MPI_Comm_free(MPI_Comm* c) {
   auto& cm = s.comms[static_cast<std::size_t>(*c)];
   cm.active = false;
   if (cm.local >= 0) s.comms[static_cast<std::size_t>(cm.local)].active = false;
+  // Its context (and its hidden local one, context + 2, in the same slot) serves a later communicator.
+  const std::size_t slot = cm.context / 4u;
+  s.used_contexts[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
   *c = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -4169,7 +4199,7 @@ int MPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
                              fmt::format("world rank {} of the group is not in communicator {}", w, c));
   }
   const int t = mpi_impl::kCreateGroupTag + (tag & 0xFFFFFF);
-  std::int32_t ctx = s.next_context;
+  std::int32_t ctx = mpi_impl::context_above_used(s);
   const auto bytes = mpi_impl::bytes_type();
   if (me == 0) {
     for (std::size_t i = 1; i < members.size(); ++i) {
@@ -4182,8 +4212,7 @@ int MPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
     mpi_impl::coll_send(s, &ctx, sizeof ctx, bytes, at[0], c, t);
     mpi_impl::coll_recv(s, &ctx, sizeof ctx, bytes, at[0], c, t);
   }
-  if (ctx > 0xFFF0) mpi_impl::fail("MPI: more than 16380 communicators were created");
-  s.next_context = static_cast<std::uint16_t>(ctx + 4);
+  mpi_impl::check_context(ctx);
   mpi_impl::Comm d;
   d.context = static_cast<std::uint16_t>(ctx);
   d.n = static_cast<int>(members.size());
@@ -4209,7 +4238,7 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
   const std::vector<int> mine = mpi_impl::members_of(*cm);
   const int me = cm->me;
   const bool fatal = cm->fatal;
-  std::int32_t ctx = s.next_context;
+  std::int32_t ctx = mpi_impl::context_above_used(s);
   mpi_impl::reduce(s, &ctx, 1, MPI_INT, MPI_MAX, local_leader, local);
   std::vector<std::int32_t> got;  // the agreed context, then the remote group
   if (me == local_leader) {
@@ -4225,8 +4254,7 @@ int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int re
     got[0] = std::max(got[0], ctx);
   }
   mpi_impl::bcast_ints(s, got, local_leader, local);
-  if (got[0] > 0xFFF0) mpi_impl::fail("MPI: more than 16380 communicators were created");
-  s.next_context = static_cast<std::uint16_t>(got[0] + 4);
+  mpi_impl::check_context(got[0]);
   *out = mpi_impl::add_inter(s, mine, std::vector<int>(got.begin() + 1, got.end()), me,
                              static_cast<std::uint16_t>(got[0]), fatal);
   return MPI_SUCCESS;

@@ -1,4 +1,5 @@
 #include <cxxabi.h>
+#include <sched.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,16 +59,32 @@ std::unique_ptr<Runtime>& current() {
   return rt;
 }
 
-std::size_t parse_size(const std::string& key, const std::string& v) {
+// Bounds of the runtime's sizes: with them the shared memory a native run maps (buffers x (64 B + message
+// size) for the results, the same plus the card memory per target) stays far below 2^64 bytes.
+constexpr std::size_t kMaxMessageSize = std::size_t{1} << 30;              // 1 GiB
+constexpr std::size_t kMaxCardMemory = std::size_t{1} << 40;               // 1 TiB
+constexpr std::size_t kMaxCore = CPU_SETSIZE - 1;                          // the highest CPU sched_setaffinity can name
+constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();  // the option checks its own range
+
+// A whole number from 0 to `max` (`what` says what the limit is).
+std::size_t parse_size(const std::string& key, const std::string& v, std::size_t max = kNoLimit,
+                       const char* what = "") {
   std::size_t pos = 0;
   unsigned long long x = 0;
+  bool too_big = false;
   try {
     x = std::stoull(v, &pos);
+  } catch (const std::out_of_range&) {
+    too_big = true;
+    pos = v.size();
   } catch (const std::exception&) {
     pos = 0;
   }
   if (pos != v.size() || v.empty() || v[0] == '-')
     throw hopsim::ConfigError(fmt::format("{}: '{}' is not a non-negative whole number", key, v));
+  if (too_big || x > max)
+    throw hopsim::ConfigError(max == kNoLimit ? fmt::format("{}: {} is too large", key, v)
+                                              : fmt::format("{}: {} is more than {}, {}", key, v, max, what));
   return static_cast<std::size_t>(x);
 }
 
@@ -281,9 +299,9 @@ std::string options_help() {
          "  --ham-cpu-affinity CORE      pin the host process to CORE (sim: the core's socket decides the\n"
          "                               inter-socket crossing)\n"
          "  --ham-target-cpu-affinity CORE  pin the native target process to CORE\n"
-         "  --ham-message-size BYTES     message buffer size (default 4096)\n"
+         "  --ham-message-size BYTES     message buffer size (default 4096; a multiple of 64, at most 1 GiB)\n"
          "  --ham-buffers N              message buffers per direction (default 256)\n"
-         "  --ham-card-memory BYTES      target heap size (default 1 GiB)\n"
+         "  --ham-card-memory BYTES      target heap size (default 1 GiB; 4096 B to 1 TiB)\n"
          "  --ham-trace FILE.db          sim: write a hopsim trace database of the run (hopsim trace stats FILE.db)\n"
          "  --ham-trace-detail LEVEL     counters, transactions (default) or hops\n"
          "  --ham-trace-window B:E       record detail only in cycles B..E (or times: \"2 us:5 us\")\n"
@@ -353,11 +371,11 @@ Options parse_options(int& argc, char** argv) {
         throw hopsim::ConfigError(fmt::format("--ham-set: '{}' is not NAME=VALUE", value));
       o.sets.push_back(value);
     } else if (key == "--ham-cpu-affinity") {
-      o.host_core = static_cast<int>(parse_size(key, value));
+      o.host_core = static_cast<int>(parse_size(key, value, kMaxCore, "the highest CPU number"));
     } else if (key == "--ham-target-cpu-affinity") {
-      o.target_core = static_cast<int>(parse_size(key, value));
+      o.target_core = static_cast<int>(parse_size(key, value, kMaxCore, "the highest CPU number"));
     } else if (key == "--ham-message-size") {
-      o.message_size = parse_size(key, value);
+      o.message_size = parse_size(key, value, kMaxMessageSize, "1 GiB, the largest message buffer");
       if (o.message_size < 64 || o.message_size % 64 != 0)
         throw hopsim::ConfigError(
             fmt::format("--ham-message-size: {} B is not a multiple of 64 B (at least 64)", o.message_size));
@@ -366,7 +384,7 @@ Options parse_options(int& argc, char** argv) {
       if (o.buffers < 1 || o.buffers > 65536)
         throw hopsim::ConfigError(fmt::format("--ham-buffers: {} is not in 1..65536", o.buffers));
     } else if (key == "--ham-card-memory") {
-      o.card_memory = parse_size(key, value);
+      o.card_memory = parse_size(key, value, kMaxCardMemory, "1 TiB, the largest target heap");
       if (o.card_memory < 4096) throw hopsim::ConfigError("--ham-card-memory: at least 4096 bytes");
     } else if (parse_trace_option(o, key, value)) {
       (key == "--ham-trace" ? trace_given : detail_given) = true;

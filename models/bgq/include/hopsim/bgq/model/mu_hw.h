@@ -201,7 +201,7 @@ typedef struct {
   uint16_t Reserved1 : 1;
   uint16_t Rec_FIFO_Id : 9;
   uint16_t Unused1 : 1;
-  uint16_t Put_Offset_MSB : 5; /* message offset of this packet's payload */
+  uint16_t Put_Offset_MSB : 5; /* Rec_Put_Offset plus this packet's offset in the message */
   uint32_t Put_Offset_LSB;
   uint8_t Unused2[14]; /* software bytes; MUSPI_RecFifoPoll dispatches on Unused2[0] (the receive function id) */
 } __attribute__((packed)) MUHWI_MU_MemoryFIFOHeader_t;
