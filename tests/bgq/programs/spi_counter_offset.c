@@ -12,29 +12,17 @@
 #include <spi/include/mu/InjFifo.h>
 #include <stdio.h>
 #include <string.h>
+#include "spi_common.h"
 
 #define N 1000
 static double out[N], in[3 * N];
 static volatile uint64_t counters[4];
 static char inj_memory[4096] __attribute__((aligned(64)));
 
-static MUHWI_Destination_t dest_of(int rank, const Personality_t* p) {
-  const uint32_t E = p->Network_Config.Enodes, D = p->Network_Config.Dnodes, C = p->Network_Config.Cnodes,
-                 B = p->Network_Config.Bnodes;
-  MUHWI_Destination_t d;
-  MUSPI_SetUpDestination(&d, rank / (E * D * C * B), rank / (E * D * C) % B, rank / (E * D) % C, rank / E % D,
-                         rank % E);
-  return d;
-}
-
 int main(void) {
   Personality_t p;
   Kernel_GetPersonality(&p, sizeof p);
-  const Personality_Networks_t* nc = &p.Network_Config;
-  const int rank =
-      ((((nc->Acoord * nc->Bnodes + nc->Bcoord) * nc->Cnodes + nc->Ccoord) * nc->Dnodes + nc->Dcoord) * nc->Enodes +
-       nc->Ecoord);
-  const int size = nc->Anodes * nc->Bnodes * nc->Cnodes * nc->Dnodes * nc->Enodes;
+  const int rank = spi_rank(&p), size = spi_size(&p);
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   for (int i = 0; i < N; i++) out[i] = rank * 10000 + i;
   for (int i = 0; i < 3 * N; i++) in[i] = -1;
@@ -66,7 +54,7 @@ int main(void) {
   pi.Base.Payload_Address = (uint64_t)out;
   pi.Base.Message_Length = sizeof out;
   pi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
-  pi.Base.Dest = dest_of(next, &p);
+  pi.Base.Dest = spi_dest(next, &p);
   pi.DirectPut.Rec_Payload_Base_Address_Id = 2 * 8 + 3;
   pi.DirectPut.Rec_Payload_Offset = sizeof out; /* the middle third */
   pi.DirectPut.Rec_Counter_Base_Address_Id = 2 * 8 + 5;

@@ -20,6 +20,7 @@
 #include <spi/include/mu/GIBarrier.h>
 #include <spi/include/mu/InjFifo.h>
 #include <spi/include/mu/RecFifo.h>
+#include "spi_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,27 +54,10 @@ static int on_packet(void* param, MUHWI_PacketHeader_t* hdr, uint32_t bytes) {
   return 0;
 }
 
-static MUHWI_Destination_t dest_of(int rank, const Personality_t* p) {
-  const uint32_t E = p->Network_Config.Enodes, D = p->Network_Config.Dnodes, C = p->Network_Config.Cnodes,
-                 B = p->Network_Config.Bnodes;
-  MUHWI_Destination_t d;
-  MUSPI_SetUpDestination(&d, rank / (E * D * C * B), rank / (E * D * C) % B, rank / (E * D) % C, rank / E % D,
-                         rank % E);
-  return d;
-}
-
-static int rank_of(const Personality_t* p) {
-  const Personality_Networks_t* n = &p->Network_Config;
-  return (int)((((n->Acoord * n->Bnodes + n->Bcoord) * n->Cnodes + n->Ccoord) * n->Dnodes + n->Dcoord) * n->Enodes +
-               n->Ecoord);
-}
-
 int main(int argc, char** argv) {
   Personality_t p;
   Kernel_GetPersonality(&p, sizeof p);
-  const int rank = rank_of(&p);
-  const Personality_Networks_t* nc = &p.Network_Config;
-  const int size = (int)(nc->Anodes * nc->Bnodes * nc->Cnodes * nc->Dnodes * nc->Enodes);
+  const int rank = spi_rank(&p), size = spi_size(&p);
   const int scale = argc > 1 ? atoi(argv[1]) : 1;
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   for (int i = 0; i < N; ++i) put_out[i] = scale * (rank * 100000.0 + i);
@@ -97,15 +81,7 @@ int main(int argc, char** argv) {
 
   /* Reception FIFO 0 of subgroup 0 (global id 0). */
   MUSPI_RecFifoSubGroup_t rsg;
-  uint32_t rid = 0;
-  Kernel_RecFifoAttributes_t rattr;
-  memset(&rattr, 0, sizeof rattr);
-  Kernel_AllocateRecFifos(0, &rsg, 1, &rid, &rattr);
-  Kernel_MemoryRegion_t rec_region;
-  Kernel_CreateMemoryRegion(&rec_region, rec_memory, sizeof rec_memory);
-  Kernel_RecFifoInit(&rsg, 0, &rec_region, 0, sizeof rec_memory - 1);
-  Kernel_RecFifoEnable(0, 0x8000);
-  MUSPI_RegisterRecvFunction(on_packet, NULL, FN);
+  spi_open_rec_fifo(&rsg, rec_memory, sizeof rec_memory, on_packet, FN);
 
   /* Base addresses: 0 the put's buffer, 1 its counter, 2 the get's buffer, 3 its counter. */
   MUSPI_BaseAddressTableSubGroup_t bat;
@@ -127,7 +103,7 @@ int main(int argc, char** argv) {
   pi.Base.Payload_Address = (uint64_t)put_out;
   pi.Base.Message_Length = sizeof put_out;
   pi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
-  pi.Base.Dest = dest_of(next, &p);
+  pi.Base.Dest = spi_dest(next, &p);
   pi.DirectPut.Rec_Payload_Base_Address_Id = 0;
   pi.DirectPut.Rec_Counter_Base_Address_Id = 1;
   MUHWI_Descriptor_t put;
@@ -140,7 +116,7 @@ int main(int argc, char** argv) {
   mi.Base.Payload_Address = (uint64_t)fifo_out;
   mi.Base.Message_Length = M;
   mi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AM;
-  mi.Base.Dest = dest_of(prev, &p);
+  mi.Base.Dest = spi_dest(prev, &p);
   mi.MemFIFO.Rec_FIFO_Id = 0;
   mi.MemFIFO.SoftwareBytes[0] = FN;
   const uint64_t my_table = (uint64_t)table;
@@ -158,7 +134,7 @@ int main(int argc, char** argv) {
   back.Base.Payload_Address = next_table;
   back.Base.Message_Length = sizeof table;
   back.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
-  back.Base.Dest = dest_of(rank, &p);
+  back.Base.Dest = spi_dest(rank, &p);
   back.DirectPut.Rec_Payload_Base_Address_Id = 2;
   back.DirectPut.Rec_Counter_Base_Address_Id = 3;
   MUSPI_CreatePt2PtDirectPutDescriptor(&get_payload, &back);
@@ -167,7 +143,7 @@ int main(int argc, char** argv) {
   gi_info.Base.Payload_Address = (uint64_t)&get_payload;
   gi_info.Base.Message_Length = sizeof get_payload;
   gi_info.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
-  gi_info.Base.Dest = dest_of(next, &p);
+  gi_info.Base.Dest = spi_dest(next, &p);
   gi_info.RemoteGet.Type = MUHWI_PACKET_TYPE_GET;
   gi_info.RemoteGet.Rget_Inj_FIFO_Id = 3;
   MUHWI_Descriptor_t get;

@@ -14,6 +14,7 @@
 #include <spi/include/mu/RecFifo.h>
 #include <stdio.h>
 #include <string.h>
+#include "spi_common.h"
 
 #define M 20000
 #define PART 4000
@@ -37,23 +38,10 @@ static int on_packet(void* param, MUHWI_PacketHeader_t* hdr, uint32_t bytes) {
   return 0;
 }
 
-static MUHWI_Destination_t dest_of(int rank, const Personality_t* p) {
-  const uint32_t E = p->Network_Config.Enodes, D = p->Network_Config.Dnodes, C = p->Network_Config.Cnodes,
-                 B = p->Network_Config.Bnodes;
-  MUHWI_Destination_t d;
-  MUSPI_SetUpDestination(&d, rank / (E * D * C * B), rank / (E * D * C) % B, rank / (E * D) % C, rank / E % D,
-                         rank % E);
-  return d;
-}
-
 int main(void) {
   Personality_t p;
   Kernel_GetPersonality(&p, sizeof p);
-  const Personality_Networks_t* nc = &p.Network_Config;
-  const int rank =
-      ((((nc->Acoord * nc->Bnodes + nc->Bcoord) * nc->Cnodes + nc->Ccoord) * nc->Dnodes + nc->Dcoord) * nc->Enodes +
-       nc->Ecoord);
-  const int size = nc->Anodes * nc->Bnodes * nc->Cnodes * nc->Dnodes * nc->Enodes;
+  const int rank = spi_rank(&p), size = spi_size(&p);
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   for (int i = 0; i < M; i++) out[i] = (unsigned char)(rank * 13 + i);
 
@@ -67,15 +55,7 @@ int main(void) {
   Kernel_InjFifoInit(&isg, 0, &inj_region, 0, sizeof inj_memory - 1);
   Kernel_InjFifoActivate(&isg, 1, ids, KERNEL_INJ_FIFO_ACTIVATE);
   MUSPI_RecFifoSubGroup_t rsg;
-  uint32_t rid = 0;
-  Kernel_RecFifoAttributes_t rattr;
-  memset(&rattr, 0, sizeof rattr);
-  Kernel_AllocateRecFifos(0, &rsg, 1, &rid, &rattr);
-  Kernel_MemoryRegion_t rec_region;
-  Kernel_CreateMemoryRegion(&rec_region, rec_memory, sizeof rec_memory);
-  Kernel_RecFifoInit(&rsg, 0, &rec_region, 0, sizeof rec_memory - 1);
-  Kernel_RecFifoEnable(0, 0x8000);
-  MUSPI_RegisterRecvFunction(on_packet, NULL, FN);
+  spi_open_rec_fifo(&rsg, rec_memory, sizeof rec_memory, on_packet, FN);
   MUSPI_GIBarrier_t gi;
   MUSPI_GIBarrierInit(&gi, 0);
   MUSPI_GIBarrierEnter(&gi);
@@ -90,7 +70,7 @@ int main(void) {
     mi.Base.Payload_Address = (uint64_t)(out + k * PART);
     mi.Base.Message_Length = PART;
     mi.Base.Torus_FIFO_Map = MUHWI_DESCRIPTOR_TORUS_FIFO_MAP_AP;
-    mi.Base.Dest = dest_of(next, &p);
+    mi.Base.Dest = spi_dest(next, &p);
     mi.MemFIFO.Rec_FIFO_Id = 0;
     mi.MemFIFO.SoftwareBytes[0] = FN;
     mi.MemFIFO.SoftwareBytes[1] = 0x5A;
