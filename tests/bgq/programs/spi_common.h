@@ -1,6 +1,7 @@
 /* Set-up shared by the SPI test programs: this node's rank (A..E, E
- * fastest), the node count, the torus destination of a rank, and reception
- * FIFO 0 of subgroup 0 with a receive function registered. */
+ * fastest), the node count, the torus destination of a rank, one injection
+ * FIFO, and reception FIFO 0 of subgroup 0 with a receive function
+ * registered. */
 #ifndef HOPSIM_TESTS_SPI_COMMON_H
 #define HOPSIM_TESTS_SPI_COMMON_H
 #include <spi/include/kernel/MU.h>
@@ -27,6 +28,18 @@ static inline MUHWI_Destination_t spi_dest(int rank, const Personality_t* p) {
   MUSPI_SetUpDestination(&d, rank / (E * D * C * B), rank / (E * D * C) % B, rank / (E * D) % C, rank / E % D,
                          rank % E);
   return d;
+}
+
+/* Injection FIFO 0 of `subgroup` over `memory`, activated. */
+static inline void spi_open_inj_fifo(MUSPI_InjFifoSubGroup_t* isg, uint32_t subgroup, char* memory, uint64_t bytes) {
+  uint32_t ids[1] = {0};
+  Kernel_InjFifoAttributes_t attrs[1];
+  memset(attrs, 0, sizeof attrs);
+  Kernel_AllocateInjFifos(subgroup, isg, 1, ids, attrs);
+  Kernel_MemoryRegion_t inj_region;
+  Kernel_CreateMemoryRegion(&inj_region, memory, bytes);
+  Kernel_InjFifoInit(isg, 0, &inj_region, 0, bytes - 1);
+  Kernel_InjFifoActivate(isg, 1, ids, KERNEL_INJ_FIFO_ACTIVATE);
 }
 
 /* Reception FIFO 0 of subgroup 0 (global id 0) over `memory`, enabled, its

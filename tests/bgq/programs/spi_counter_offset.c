@@ -29,14 +29,7 @@ int main(void) {
   counters[2] = 3 * sizeof out;
 
   MUSPI_InjFifoSubGroup_t isg;
-  uint32_t ids[1] = {0};
-  Kernel_InjFifoAttributes_t attrs[1];
-  memset(attrs, 0, sizeof attrs);
-  Kernel_AllocateInjFifos(2, &isg, 1, ids, attrs);
-  Kernel_MemoryRegion_t inj_region;
-  Kernel_CreateMemoryRegion(&inj_region, inj_memory, sizeof inj_memory);
-  Kernel_InjFifoInit(&isg, 0, &inj_region, 0, sizeof inj_memory - 1);
-  Kernel_InjFifoActivate(&isg, 1, ids, KERNEL_INJ_FIFO_ACTIVATE);
+  spi_open_inj_fifo(&isg, 2, inj_memory, sizeof inj_memory);
   MUSPI_BaseAddressTableSubGroup_t bat;
   uint32_t bids[2] = {3, 5};
   Kernel_AllocateBaseAddressTable(2, &bat, 2, bids, 0);

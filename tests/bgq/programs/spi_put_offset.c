@@ -46,14 +46,7 @@ int main(void) {
   for (int i = 0; i < M; i++) out[i] = (unsigned char)(rank * 13 + i);
 
   MUSPI_InjFifoSubGroup_t isg;
-  uint32_t ids[1] = {0};
-  Kernel_InjFifoAttributes_t attrs[1];
-  memset(attrs, 0, sizeof attrs);
-  Kernel_AllocateInjFifos(0, &isg, 1, ids, attrs);
-  Kernel_MemoryRegion_t inj_region;
-  Kernel_CreateMemoryRegion(&inj_region, inj_memory, sizeof inj_memory);
-  Kernel_InjFifoInit(&isg, 0, &inj_region, 0, sizeof inj_memory - 1);
-  Kernel_InjFifoActivate(&isg, 1, ids, KERNEL_INJ_FIFO_ACTIVATE);
+  spi_open_inj_fifo(&isg, 0, inj_memory, sizeof inj_memory);
   MUSPI_RecFifoSubGroup_t rsg;
   spi_open_rec_fifo(&rsg, rec_memory, sizeof rec_memory, on_packet, FN);
   MUSPI_GIBarrier_t gi;
