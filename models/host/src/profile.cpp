@@ -107,6 +107,18 @@ auto scalar_of(P& p, std::string_view n) -> decltype(&p.c2c_latency) {
   return nullptr;
 }
 
+// A CMA table may hold 0 only where CMA was refused (cma_ok false).
+void check_cma_tables(const Profile& p, const std::string& base) {
+  for (const char* name : {"cma_bw", "xcma_bw"}) {
+    const auto* t = table_of(p, name);
+    if (p.cma_ok && std::find(t->begin(), t->end(), 0.0) != t->end())
+      throw ConfigError(
+          fmt::format("{}.{}: 0 B/s while cma_ok is true (CMA ran: every entry must be positive; "
+                      "cma_ok false marks a machine that refused CMA)",
+                      base, name));
+  }
+}
+
 }  // namespace
 
 bool Profile::has_apart() const {
@@ -227,15 +239,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   }
   for (std::size_t i = 1; i < p.sizes.size(); ++i)
     if (p.sizes[i] <= p.sizes[i - 1]) throw ConfigError(fmt::format("{}.sizes: sizes must be ascending", base));
-  // A CMA table may hold 0 only where CMA was refused (cma_ok false).
-  for (const char* name : {"cma_bw", "xcma_bw"}) {
-    const auto* t = table_of(p, name);
-    if (p.cma_ok && std::find(t->begin(), t->end(), 0.0) != t->end())
-      throw ConfigError(
-          fmt::format("{}.{}: 0 B/s while cma_ok is true (CMA ran: every entry must be positive; "
-                      "cma_ok false marks a machine that refused CMA)",
-                      base, name));
-  }
+  check_cma_tables(p, base);
   for (const auto& f : kFields) {
     if (!f.table) continue;
     const auto* t = table_of(p, f.name);
