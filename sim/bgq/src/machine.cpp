@@ -713,12 +713,13 @@ void hopsim_bgq_spin(void) { M().spin(); }
 
 namespace {
 
-// An instrumented load (hopsim-bgq-poll): the value, and when the rank reads
-// memory the MU writes and finds the value it read there last, one polling
-// iteration (the simulated rank yields until something may have changed),
-// then the value again.
+// An instrumented load (hopsim-bgq-poll) at `site` (its call's return
+// address): the value, and when the rank reads memory the MU writes and that
+// load finds the value it read there last, one polling iteration (the
+// simulated rank yields until something may have changed), then the value
+// again.
 template <typename T>
-T polled_load(const void* p, int order) {
+T polled_load(const void* p, int order, std::uint64_t site) {
   auto load = [&] {
     return __atomic_load_n(static_cast<const T*>(p), order == 5   ? __ATOMIC_SEQ_CST
                                                      : order == 2 ? __ATOMIC_ACQUIRE
@@ -738,10 +739,12 @@ T polled_load(const void* p, int order) {
     std::memcpy(&u, &x, sizeof x);
     return u;
   };
-  // Unchanged since this address was last read, and nothing delivered since
-  // then: the loop waits. (A loop over several counters re-reads one that is
-  // already final after another one changed; that pass must not wait.)
-  auto slot = std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.address == a; });
+  // Unchanged since this load last read this address, and nothing delivered
+  // since then: the loop waits. (A loop over several counters re-reads one
+  // that is already final after another one changed; that pass must not
+  // wait. Nor must a later read of a final value elsewhere in the program.)
+  auto slot =
+      std::find_if(st.polled.begin(), st.polled.end(), [&](const auto& e) { return e.address == a && e.site == site; });
   if (slot != st.polled.end() && slot->value == bits(v) && slot->deliveries == m->deliveries()) {
     m->settle_counted();
     m->spin();
@@ -751,7 +754,7 @@ T polled_load(const void* p, int order) {
     slot = st.polled.begin() + static_cast<std::ptrdiff_t>(st.polled_next);
     st.polled_next = (st.polled_next + 1) % st.polled.size();
   }
-  *slot = {a, bits(v), m->deliveries()};
+  *slot = {a, site, bits(v), m->deliveries()};
   return v;
 }
 
@@ -760,10 +763,18 @@ T polled_load(const void* p, int order) {
 extern "C" {
 
 // NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): the hopsim-bgq-poll pass's ABI names
-uint8_t __hopsim_bgq_load1(const void* p, int order) { return polled_load<uint8_t>(p, order); }
-uint16_t __hopsim_bgq_load2(const void* p, int order) { return polled_load<uint16_t>(p, order); }
-uint32_t __hopsim_bgq_load4(const void* p, int order) { return polled_load<uint32_t>(p, order); }
-uint64_t __hopsim_bgq_load8(const void* p, int order) { return polled_load<uint64_t>(p, order); }
+uint8_t __hopsim_bgq_load1(const void* p, int order) {
+  return polled_load<uint8_t>(p, order, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+}
+uint16_t __hopsim_bgq_load2(const void* p, int order) {
+  return polled_load<uint16_t>(p, order, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+}
+uint32_t __hopsim_bgq_load4(const void* p, int order) {
+  return polled_load<uint32_t>(p, order, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+}
+uint64_t __hopsim_bgq_load8(const void* p, int order) {
+  return polled_load<uint64_t>(p, order, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+}
 
 // The pass's payment before each call and return (sim/core/pass/counting.hpp).
 // Threads the program starts itself (OpenMP's workers) belong to no rank:

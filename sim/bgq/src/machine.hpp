@@ -126,12 +126,13 @@ struct RankState {
   std::uint64_t never_done_polls = 0;                     // MUSPI_CheckDescComplete of counts never injected, in a row
   // Memory the MU may write (memory regions, base addresses, the addresses
   // MUSPI_GetAtomicOffsetFromBaseAddress was given), and the last
-  // values read there by instrumented loads: a repeated read of an unchanged
-  // value is one iteration of a polling loop.
+  // values read there by instrumented loads, per load site: a repeated read
+  // of an unchanged value by the same load is one iteration of a polling
+  // loop (another load reading it again, e.g. to print it, is not).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> regions;  // [lo, hi)
   std::vector<std::uint64_t> mu_bases;
   struct Polled {
-    std::uint64_t address = 0, value = 0;
+    std::uint64_t address = 0, site = 0, value = 0;
     std::uint64_t deliveries = 0;  // the machine's deliveries() count when it was read
   };
   std::array<Polled, 4> polled{};
