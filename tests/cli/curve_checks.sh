@@ -58,8 +58,11 @@ bash "$expect" --rc 2 --has "curve.max 0.3 is below curve.step 0.5" --lacks "hos
   "$hopsim" curve --progress off --step 0.5 --max 0.3 || exit 1
 bash "$expect" --rc 2 --has "--csv nowhere/c.csv: cannot create a file in nowhere (no such folder)" --lacks "host:" -- \
   "$hopsim" curve --progress off --max 0.1 --csv nowhere/c.csv || exit 1
-mkdir -p adir
-bash "$expect" --rc 2 --has "--png adir: " --lacks "host:" -- "$hopsim" curve --progress off --max 0.1 --png adir || exit 1
+mkdir -p adir adir.png
+bash "$expect" --rc 2 --has "--png adir.png: is a folder" --lacks "host:" -- \
+  "$hopsim" curve --progress off --max 0.1 --png adir.png || exit 1
+bash "$expect" --rc 2 --has "--png nowhere/c.png: cannot create a file in nowhere (no such folder)" --lacks "host:" -- \
+  "$hopsim" curve --progress off --max 0.1 --png nowhere/c.png || exit 1
 bash "$expect" --rc 2 --has "--csv adir: is a folder" --lacks "host:" -- \
   "$hopsim" curve --progress off --max 0.1 --csv adir || exit 1
 bash "$expect" --rc 2 --has "load 0.001: no packet was generated in the 10 measured cycles (phases.measure) on 1 nodes" \
