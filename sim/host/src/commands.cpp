@@ -117,8 +117,7 @@ double checked_ring_args(const RingArgs& a, const char* bytes_key) {
       throw ConfigError(fmt::format("--procs: {} (2 to {} processes)", p, host::Node::kMaxProcs));
   }
   if (a.reps < 1) throw ConfigError(fmt::format("--reps: {} (at least 1)", a.reps));
-  // A launch keeps its ranks' results in one 4 KiB page of doubles.
-  const std::size_t most = (4096 / sizeof(double) - 1) / sizes.size();
+  const std::size_t most = (hh::kRingResultDoubles - 1) / sizes.size();  // 2 x reps + 1 at most
   if (2 * static_cast<std::size_t>(a.reps) + 1 > most)
     throw ConfigError(fmt::format("--reps: {} (at most {} with {} message size{}: sizes x (2 x reps + 1) <= 511)",
                                   a.reps, (most - 1) / 2, sizes.size(), sizes.size() == 1 ? "" : "s"));

@@ -101,10 +101,7 @@ void check_ring_options(const RingOptions& o) {
   for (auto s : o.sizes)
     if (s < 8) throw ConfigError(fmt::format("ring: message size {} bytes is below the minimum of 8", s));
   if (o.reps < 1) throw ConfigError("ring: at least one repetition");
-  // Each rank's results (a time per size and repetition, a count per size,
-  // its huge-page KiB, a hand-over per size and repetition) fill its 4 KiB
-  // scratch.
-  if (o.sizes.size() * (2 * static_cast<std::size_t>(o.reps) + 1) + 1 > 4096 / sizeof(double))
+  if (o.sizes.size() * (2 * static_cast<std::size_t>(o.reps) + 1) + 1 > kRingResultDoubles)
     throw ConfigError(
         fmt::format("ring: {} sizes x {} repetitions is too many for one launch (sizes x (2 x repetitions + "
                     "1) at most 511)",

@@ -14,6 +14,11 @@
 
 namespace hopsim::host {
 
+// Each rank of a launch keeps its results (a time and a hand-over per size
+// and repetition, a count per size, its huge-page KiB) in one 4 KiB page:
+// sizes x (2 x reps + 1) + 1 doubles at most.
+inline constexpr std::size_t kRingResultDoubles = 4096 / sizeof(double);
+
 struct RingOptions {
   int procs = 2;
   host::Kind kind = host::Kind::double_copy;
