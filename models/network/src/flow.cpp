@@ -482,6 +482,7 @@ void FlowNet::on_va(std::uint32_t o) {
     t.free_vcs &= ~(1ull << v);
     in.ovc = to << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
+    if (out.va_wait.empty()) return;
   }
 }
 

@@ -142,8 +142,7 @@ class FlowNet {
     }
     void erase_at(std::uint32_t i) {
       std::uint32_t* d = data();
-      std::copy(d + i + 1, d + n_, d + i);
-      --n_;
+      for (--n_; i < n_; ++i) d[i] = d[i + 1];  // short lists: no call to memmove
     }
     void remove(std::uint32_t v) { erase_at(static_cast<std::uint32_t>(std::find(begin(), end(), v) - begin())); }
 
