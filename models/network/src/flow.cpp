@@ -448,7 +448,7 @@ std::uint32_t FlowNet::select(std::uint32_t ivc, std::uint32_t o, std::uint64_t&
 void FlowNet::on_va(std::uint32_t o) {
   Out& out = out_[o];
   const bool terminal = is_terminal(o);
-  for (;;) {
+  while (!out.va_wait.empty()) {
     std::uint32_t best = out.va_wait.size();
     std::uint32_t best_key = ports_;
     std::uint64_t best_free = 0;
@@ -482,7 +482,6 @@ void FlowNet::on_va(std::uint32_t o) {
     t.free_vcs &= ~(1ull << v);
     in.ovc = to << vshift_ | v;
     request_sa(ivc, now_ + (terminal ? 0 : va_));
-    if (out.va_wait.empty()) return;
   }
 }
 
