@@ -45,6 +45,9 @@ void add_curve_commands(Commands& c) {
   cmd->add_option("--seeds", o->seeds,
                   "runs per load with seeds traffic.seed, +1, ...: mean and 95% confidence interval per load and for "
                   "the saturation point (default 1)");
+  cmd->add_option("--threads", o->threads,
+                  "host threads for a network with flow control (traffic.threads; 0: automatic, one below 256 "
+                  "routers); results do not depend on it");
   add_progress_option(cmd);
   c.on(cmd, [o] { return studies::run_curve(*o); });
 }

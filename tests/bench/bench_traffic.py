@@ -21,8 +21,8 @@ import sys
 import tempfile
 import time
 
-HOST = re.compile(r"host: (\d+) packets simulated in ([0-9.]+) s, (\d+) packets per host second; "
-                  r"network set-up ([0-9.]+) s")
+HOST = re.compile(r"host: (\d+) packets simulated in ([0-9.]+) s, (\d+) packets per host second"
+                  r"(?: \(\d+ threads\))?; network set-up ([0-9.]+) s")
 ROW = re.compile(r"^\s*([0-9.]+)\s+([0-9.]+)\s")
 
 CONFIGS = [

@@ -460,3 +460,138 @@ TEST_CASE("flow: with more crossbar sub-inputs than VCs every packet is still sw
     CHECK(delivered == 300);
   }
 }
+
+namespace {
+
+// Everything a run reports, packet by packet, for comparing runs.
+struct Record {
+  std::vector<flow::Delivered> delivered;
+  std::vector<flow::FlowNet::Hop> hops;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> issued;
+  std::int64_t end = 0;
+  std::string deadlock;
+};
+
+// Bernoulli traffic at `load` to uniform destinations for `cycles`, every
+// third packet deterministic, then a drain.
+Record record_run(const GenericNetwork& g, unsigned threads, double load, std::uint32_t bytes, std::int64_t cycles) {
+  flow::FlowNet net(g, 7, threads);
+  REQUIRE(net.threads() == threads);
+  Record rec;
+  net.on_hop([&](const flow::FlowNet::Hop& h) { rec.hops.push_back(h); });
+  net.on_issued([&](std::uint32_t tag, std::int64_t t) { rec.issued.emplace_back(tag, t); });
+  const std::function<void(const flow::Delivered&)> done = [&](const flow::Delivered& d) {
+    rec.delivered.push_back(d);
+  };
+  Rng rng(5);
+  const auto threshold = static_cast<std::uint64_t>(load * 18446744073709551615.0);
+  std::uint32_t tag = 0;
+  for (std::int64_t t = 0; t < cycles; ++t) {
+    net.run_until(t, done);
+    if (net.deadlocked()) break;
+    for (std::uint32_t node = 0; node < net.nodes(); ++node) {
+      if (rng() > threshold) continue;
+      const auto dst = static_cast<std::uint32_t>(rng() % net.nodes());
+      net.add(t, node, dst, bytes, tag, tag % 3 == 0);
+      ++tag;
+    }
+  }
+  if (!net.deadlocked()) net.run_until(cycles + 50000, done);
+  rec.end = net.now();
+  if (net.deadlocked()) rec.deadlock = net.deadlock_report();
+  return rec;
+}
+
+void check_same(const Record& a, const Record& b) {
+  REQUIRE(a.delivered.size() == b.delivered.size());
+  for (std::size_t i = 0; i < a.delivered.size(); ++i) {
+    const auto &x = a.delivered[i], &y = b.delivered[i];
+    INFO("delivery " << i << ": tag " << x.tag << " and " << y.tag);
+    REQUIRE((x.tag == y.tag && x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.gen == y.gen &&
+             x.issue == y.issue && x.arrival == y.arrival && x.hops == y.hops));
+  }
+  REQUIRE(a.hops.size() == b.hops.size());
+  for (std::size_t i = 0; i < a.hops.size(); ++i) {
+    const auto &x = a.hops[i], &y = b.hops[i];
+    INFO("hop " << i);
+    REQUIRE((x.router == y.router && x.port == y.port && x.tag == y.tag && x.bytes == y.bytes && x.asked == y.asked &&
+             x.head == y.head && x.tail == y.tail));
+  }
+  CHECK(a.issued == b.issued);
+  CHECK(a.end == b.end);
+  CHECK(a.deadlock == b.deadlock);
+}
+
+}  // namespace
+
+TEST_CASE("flow: a run is the same whatever the number of threads") {
+  // The routers split into 1, 2 and 3 bands (threads): every delivery, link
+  // use and issue, in the order reported, is the same. The cases cover what
+  // could depend on the order of one cycle's events: torus ties (6-node
+  // rings), dateline classes, adaptive routing with both selections,
+  // multi-flit worms, bubble flow control, several injection channels, and
+  // a deadlock and its report.
+  struct Case {
+    const char* name;
+    GenericNetwork g;
+    double load;
+    std::uint32_t bytes;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"8x8 mesh", booksim({8, 8}, false, Pattern::uniform, 0).generic, 0.3, 16});
+  auto torus = booksim({6, 6}, true, Pattern::uniform, 0).generic;
+  torus.dateline = 1;
+  cases.push_back({"6x6 torus, dateline 1, 4-flit packets", torus, 0.12, 64});
+  auto adapt = booksim({6, 6}, true, Pattern::uniform, 0).generic;
+  adapt.routing = GenericNetwork::Routing::min_adapt;
+  adapt.dateline = 2;
+  adapt.endpoint_channels = 2;
+  cases.push_back({"6x6 torus, adaptive, 2 endpoint channels", adapt, 0.3, 16});
+  adapt.adaptive_selection = 1;
+  cases.push_back({"6x6 torus, adaptive, round-robin selection, 2-flit packets", adapt, 0.2, 32});
+  auto bubble = booksim({4, 4, 4}, true, Pattern::uniform, 0).generic;
+  bubble.routing = GenericNetwork::Routing::min_adapt;
+  bubble.dateline = 3;
+  bubble.wait_for_tail_credit = false;
+  bubble.vc_buffer = 16;
+  cases.push_back({"4x4x4 torus, bubble flow control", bubble, 0.2, 64});
+  auto deadlocks = booksim({6, 6}, true, Pattern::uniform, 0).generic;
+  deadlocks.dateline = 0;
+  deadlocks.vcs = 1;
+  cases.push_back({"6x6 torus without dateline classes (deadlocks)", deadlocks, 0.5, 64});
+  for (const auto& c : cases) {
+    INFO(c.name);
+    const Record one = record_run(c.g, 1, c.load, c.bytes, 1500);
+    REQUIRE(one.delivered.size() > 100);
+    if (std::string(c.name).find("deadlocks") != std::string::npos)
+      CHECK_THAT(one.deadlock, Contains("channels wait for each other in a cycle"));
+    else
+      CHECK(one.deadlock.empty());
+    for (const unsigned threads : {2u, 3u}) {
+      INFO(threads << " threads");
+      check_same(one, record_run(c.g, threads, c.load, c.bytes, 1500));
+    }
+  }
+}
+
+TEST_CASE("flow: a saturated run's results are the same on several threads") {
+  // Saturated: the sources' queues reach their limit (about 2,300 packets
+  // here, the driver's check through FlowNet::queued, which counts the
+  // packets added for a band that has not taken them yet).
+  auto c = booksim({16, 16}, false, Pattern::transpose, 1.0);
+  c.measure = 2000;
+  c.drain_limit = 2000;
+  c.threads = 1;
+  const auto one = run_traffic(c);
+  CHECK(one.saturated);
+  CHECK(one.host_threads == 1);
+  c.threads = 2;
+  const auto two = run_traffic(c);
+  CHECK(two.host_threads == 2);
+  CHECK(two.accepted == one.accepted);
+  CHECK(two.avg_latency == one.avg_latency);
+  CHECK(two.p99_latency == one.p99_latency);
+  CHECK(two.packets_simulated == one.packets_simulated);
+  CHECK(two.packets_measured == one.packets_measured);
+  CHECK(two.link_utilisation == one.link_utilisation);
+}

@@ -18,7 +18,7 @@ namespace hopsim::network::model {
 namespace {
 
 // Every key of a traffic scenario (docs/traffic.md); the loader accepts exactly these.
-constexpr std::array<ScenarioKey, 26> kTrafficKeys = {{
+constexpr std::array<ScenarioKey, 27> kTrafficKeys = {{
     {"network", "object", "{}", "the network: a preset, its shape and parameter overrides"},
     {"network.preset", "string", "\"e64g401\"",
      "an epiphany preset (its eMesh) or a network preset (unit-network, booksim-iq, bgq-torus); hopsim list "
@@ -41,6 +41,9 @@ constexpr std::array<ScenarioKey, 26> kTrafficKeys = {{
     {"traffic.packet_bytes", "integer", "8 (eMesh), one flit", "packet size in bytes"},
     {"traffic.packet_sizes", "list", "-", "[{\"bytes\": B, \"weight\": W}, ...] instead of packet_bytes"},
     {"traffic.seed", "integer >= 0", "1", "random seed of the traffic"},
+    {"traffic.threads", "integer 0..64", "0",
+     "host threads simulating a network with flow_control=1, each a band of its routers (0: one below 256 routers, "
+     "else up to the host's, at most 8 and one per 128 routers); results do not depend on it"},
     {"phases", "object", "{}", "warm-up, measurement window and drain limit"},
     {"phases.warmup", "cycles", "1000", "cycles before the measurement window"},
     {"phases.measure", "cycles", "10000", "cycles of the measurement window"},
@@ -322,6 +325,10 @@ void read_traffic(const nlohmann::json& doc, TrafficConfig& c) {
   const int seed = get_int(tr, "seed", "traffic", 1);
   if (seed < 0) throw ConfigError("traffic.seed: must be >= 0");
   c.seed = static_cast<std::uint64_t>(seed);
+  const int threads = get_int(tr, "threads", "traffic", 0);
+  if (threads < 0 || threads > 64)
+    throw ConfigError(fmt::format("traffic.threads: must be 0 (automatic) to 64, got {}", threads));
+  c.threads = static_cast<unsigned>(threads);
 }
 
 void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {

@@ -421,7 +421,9 @@ TrafficResult run_on(Net& net, const TrafficConfig& cfg) {
 // the network decides when they leave and arrive, event by event.
 TrafficResult run_flow(const TrafficConfig& cfg) {
   const std::vector<int> dims = shape(cfg);
-  flow::FlowNet net(cfg.generic, cfg.seed);
+  std::uint32_t routers = 1;
+  for (const int k : dims) routers *= static_cast<std::uint32_t>(k);
+  flow::FlowNet net(cfg.generic, cfg.seed, cfg.threads != 0 ? cfg.threads : flow::FlowNet::auto_threads(routers));
   const std::uint32_t n = net.nodes();
   const HotspotSpec hot{cfg.hotspot_fraction, cfg.hotspot_node};
   SizePicker packet_bytes(cfg);
@@ -481,7 +483,9 @@ TrafficResult run_flow(const TrafficConfig& cfg) {
   tally.busy_end.resize(net.links());
   for (std::size_t l = 0; l < net.links(); ++l)
     tally.busy_end[l] = net.busy_window(l) * static_cast<std::uint64_t>(kTicks);
-  return summarise(tally, cfg, n, win);
+  TrafficResult r = summarise(tally, cfg, n, win);
+  r.host_threads = net.threads();
+  return r;
 }
 
 // The flow-control parameters (GenericNetwork::flow_control).

@@ -137,6 +137,7 @@ nlohmann::json scenario_document(const CurveOptions& o) {
   if (o.bytes) doc["traffic"]["packet_bytes"] = *o.bytes;
   if (o.step) doc["curve"]["step"] = *o.step;
   if (o.max_load) doc["curve"]["max"] = *o.max_load;
+  if (o.threads) doc["traffic"]["threads"] = *o.threads;
   for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
   for (const auto& k : o.keys) apply_override(doc, k);
   return doc;
@@ -243,16 +244,19 @@ std::string print_curve(const network::model::TrafficScenario& sc,
 void print_host_time(const std::vector<std::vector<network::model::TrafficResult>>& runs, double host_s) {
   std::uint64_t simulated = 0;
   double setup_s = 0, run_s = 0;
+  unsigned threads = 1;
   for (const auto& results : runs)
     for (const auto& r : results) {
       simulated += r.packets_simulated;
       setup_s += r.host_setup_seconds;
       run_s += r.host_run_seconds;
+      threads = std::max(threads, r.host_threads);
     }
   std::cout << fmt::format(
-      "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second; network set-up {:.3f} s; {:.3f} s in "
-      "all\n",
-      simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0, setup_s, host_s);
+      "host: {} packets simulated in {:.3f} s, {:.0f} packets per host second{}; network set-up {:.3f} s; {:.3f} s "
+      "in all\n",
+      simulated, run_s, run_s > 0 ? static_cast<double>(simulated) / run_s : 0.0,
+      threads > 1 ? fmt::format(" ({} threads)", threads) : std::string(), setup_s, host_s);
 }
 
 // The curve against the reference: every load below `below` x its

@@ -30,6 +30,7 @@ struct CurveOptions {
   // its 95% confidence interval (Student's t), and the saturation point is
   // reported over the seeds as well. A reference is compared with the mean.
   int seeds = 1;
+  std::optional<int> threads;  // traffic.threads
 };
 
 // Runs the curve, prints it, writes the files asked for; 3 when a compared

@@ -12,18 +12,37 @@
 //    switch allocation (one flit per output per cycle); a delivered packet is
 //    reported to the callback with its tail's arrival cycle (which may lie
 //    after t).
-//  * The callbacks (delivered, issued) record; they do not call add().
+//  * The callbacks (delivered, issued, hop) record; they do not call add().
+//    They are called on the caller's thread before run_until() returns, in
+//    cycle order and, inside a cycle, by destination node (delivered),
+//    source queue (issued) or router and port (hop).
+//  * With several threads, add() hands the packet to its node's band, which
+//    takes it into the source queue when the run goes on.
 //  * deadlocked() is true when packets sit in routers and no event is left
 //    that could ever move one (every one waits for a VC or credits another
 //    waiting packet holds); deadlock_report() names a cycle of waiting
 //    channels.
-// Nothing here depends on host time; the same seed gives the same run.
+// Nothing here depends on host time; the same seed gives the same run
+// whatever the number of threads.
+//
+// Threads: the routers are split into `threads` bands of consecutive ids,
+// each simulated by its own thread, all in step one cycle at a time. Flits
+// and credits between bands take at least one cycle (channel_latency >= 1),
+// so a band's events for cycle t+1 are all known once every band has
+// finished cycle t: the bands exchange them at a barrier after each cycle.
+// The run does not depend on how the routers are split: no choice depends
+// on the order in which one cycle's events of a kind are handled (a torus
+// tie is decided by a hash of the packet and the router, adaptive VC
+// allocation handles a cycle's outputs in id order, callbacks are sorted).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hopsim/network/model/patterns.hpp"
@@ -42,7 +61,17 @@ struct Delivered {
 
 class FlowNet {
  public:
-  FlowNet(const GenericNetwork& g, std::uint64_t seed);
+  // threads: the routers' bands, each simulated by its own thread (1: the
+  // caller's thread alone); at most the number of routers.
+  FlowNet(const GenericNetwork& g, std::uint64_t seed, unsigned threads = 1);
+  FlowNet(const FlowNet&) = delete;
+  FlowNet& operator=(const FlowNet&) = delete;
+  ~FlowNet();
+  unsigned threads() const { return static_cast<unsigned>(parts_.size()); }
+  // The default thread count for a network of `routers` on this host: 1
+  // below 256 routers (too little work per cycle to share), else up to the
+  // host's hardware threads, at most 8 and one per 128 routers.
+  static unsigned auto_threads(std::uint32_t routers);
   std::uint32_t nodes() const { return n_; }
   std::size_t links() const { return topo_.num_links(); }
   int hops(std::uint32_t a, std::uint32_t b) const;
@@ -71,9 +100,9 @@ class FlowNet {
   };
   void on_hop(std::function<void(const Hop&)> f);
   void run_until(std::int64_t t, const std::function<void(const Delivered&)>& done);
-  std::int64_t now() const { return now_; }
+  std::int64_t now() const { return parts_[0]->now; }
   std::size_t queued(std::uint32_t node) const;  // packets in a node's source queues
-  bool deadlocked() const { return pending_ == 0 && in_network_ > 0; }
+  bool deadlocked() const;
   std::string deadlock_report() const;
 
   // Flits sent on each network link inside [start, end) (SA grants).
@@ -95,6 +124,7 @@ class FlowNet {
   };
   struct PktInfo {
     std::uint32_t src = 0, bytes = 0, tag = 0;
+    std::uint32_t seq = 0;            // in the order added, for tie()
     std::int64_t gen = 0, issue = 0;  // generated; head left the source queue
   };
   // An input VC (or, past the routers' VCs, a node's source queue): its
@@ -171,22 +201,69 @@ class FlowNet {
   struct Ev {
     std::uint32_t a, b;  // credit: out-VC, flits (+ release bit); flit: input VC, packet (+ head bit); va/sa: out port
   };
+  struct Far {  // an event for another band
+    std::int64_t t;
+    Kind k;
+    std::uint32_t a, b;
+  };
+  struct Added {  // add()'s arguments
+    std::int64_t gen;
+    std::uint32_t src, dst, bytes, tag, seq, ch;
+    bool det;
+  };
+  struct Issued {
+    std::int64_t at;
+    std::uint32_t source, tag;
+  };
+  // A band of routers [lo, hi) (with their nodes' source queues and
+  // injection channels) and everything its thread writes while it runs.
+  struct alignas(64) Part {
+    std::uint32_t id = 0, lo = 0, hi = 0;
+    std::int64_t now = 0;
+    std::vector<std::vector<Ev>> wheel;  // (cycle mod W) x kind
+    // Events scheduled less events handled (this band's share of the total;
+    // an event for another band counts here until that band handles it).
+    std::int64_t pending = 0;
+    std::int64_t in_network = 0;                       // packets issued here less packets ejected here
+    std::array<std::vector<std::vector<Far>>, 2> far;  // (cycle parity) x destination band
+    // Switch allocation scratch: per output, the granted sa_wait index and
+    // its sub-input; per sub-input, the accept round it was last seen in and
+    // its first granting output.
+    std::vector<std::uint32_t> grant, gsub, best_key, best_out;
+    std::vector<std::uint64_t> seen;
+    std::uint64_t epoch = 0;
+    std::vector<std::uint32_t> freed;        // ids of packets delivered here, free
+    std::uint32_t fresh = 0, fresh_end = 0;  // ids never used, for this band
+    std::vector<Added> adds;                 // packets added for this band's nodes, not taken yet
+    std::vector<Delivered> delivered;
+    std::vector<Issued> issued;
+    std::vector<Hop> hops;
+    std::array<std::int64_t, 2> pending_at{};  // `pending` at the end of the last cycles, by parity
+  };
 
-  void schedule(std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
+  void schedule(Part& P, std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
+  void post(Part& P, std::uint32_t router, std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b);
+  Part& part_of_node(std::uint32_t node) { return *parts_[band_[node]]; }
   std::uint32_t front(std::uint32_t ivc) const { return ivc_[ivc].head; }
   std::uint32_t cand(std::uint32_t ivc) const { return adaptive_ ? cand_[ivc] : 0; }
-  void start(std::uint32_t ivc, std::int64_t at);
+  void start(Part& P, std::uint32_t ivc, std::int64_t at);
   void route(std::uint32_t p, std::uint32_t r);
-  void request_va(std::uint32_t ivc, std::int64_t at);
-  void request_sa(std::uint32_t ivc, std::int64_t at);
-  void wake_sa(std::uint32_t o, std::int64_t at);
-  bool eligible(std::uint32_t ivc) const;
-  void on_credit(std::uint32_t ovc, std::uint32_t word);
-  void on_flit(std::uint32_t ivc, std::uint32_t word);
-  void on_va(std::uint32_t o);
+  void request_va(Part& P, std::uint32_t ivc, std::int64_t at);
+  void request_sa(Part& P, std::uint32_t ivc, std::int64_t at);
+  void wake_sa(Part& P, std::uint32_t o, std::int64_t at);
+  bool eligible(const Part& P, std::uint32_t ivc) const;
+  void on_credit(Part& P, std::uint32_t ovc, std::uint32_t word);
+  void on_flit(Part& P, std::uint32_t ivc, std::uint32_t word);
+  void on_va(Part& P, std::uint32_t o);
   std::uint32_t select(std::uint32_t ivc, std::uint32_t o, std::uint64_t& free, std::uint32_t& v);
-  void on_sa(std::uint32_t unit);
-  void send_flit(std::uint32_t o, std::uint32_t i);
+  void on_sa(Part& P, std::uint32_t unit);
+  void send_flit(Part& P, std::uint32_t o, std::uint32_t i);
+  void cycle(Part& P);                     // handles P's events of cycle P.now
+  void run_part(Part& P, std::int64_t t);  // P's share of run_until(t), with the other bands
+  std::int64_t pending_total(std::size_t parity) const;
+  void barrier();
+  void worker(std::uint32_t id);
+  void flush(const std::function<void(const Delivered&)>& done);
   std::uint32_t sub_input(std::uint32_t ivc) const { return in_port_of(ivc) * speedup_ + sub_of_vc_[vc_of(ivc)]; }
   // Ids with power-of-two strides (no division on the hot paths): output
   // o = router << pshift | port (then one injection channel per node),
@@ -215,7 +292,15 @@ class FlowNet {
   std::uint32_t productive_ports(std::uint32_t p, std::uint32_t r) const;
   std::uint32_t minimal_dirs(int d, int cur, int dest) const;
   bool on_escape(std::uint32_t ivc) const { return stay_ && ivc_port(ivc) < local_ && vc_of(ivc) < escapes_; }
-  std::uint32_t alloc_packet();
+  std::uint32_t alloc_packet(Part& P);
+  void reserve(Part& P, std::size_t need);
+  void take(Part& P, const Added& a);
+  // A packet's state; with several bands one to a cache line.
+  Pkt& pkt(std::uint32_t p) { return pkt_[static_cast<std::size_t>(p) << pkt_pad_]; }
+  const Pkt& pkt(std::uint32_t p) const { return pkt_[static_cast<std::size_t>(p) << pkt_pad_]; }
+  PktInfo& info(std::uint32_t p) { return info_[static_cast<std::size_t>(p) << info_pad_]; }
+  const PktInfo& info(std::uint32_t p) const { return info_[static_cast<std::size_t>(p) << info_pad_]; }
+  bool tie(std::uint32_t p, std::uint32_t r) const;  // a torus tie's direction (0: +)
 
   GenericNetwork g_;
   topo::Topology topo_;
@@ -230,9 +315,9 @@ class FlowNet {
   bool wait_tail_;
   int dateline_;
   bool adaptive_, stay_, select_rr_;
-  std::uint32_t escapes_ = 0;       // adaptive: escape VCs 0 .. escapes_-1
-  std::uint64_t adaptive_vcs_ = 0;  // adaptive: the other VCs
-  Rng rng_;
+  std::uint32_t escapes_ = 0;          // adaptive: escape VCs 0 .. escapes_-1
+  std::uint64_t adaptive_vcs_ = 0;     // adaptive: the other VCs
+  std::uint64_t salt_;                 // from the seed, for tie()
   std::vector<int> coord_;             // node x dim
   std::vector<std::uint32_t> nbr_;     // router x port (directions only) -> router, kNone
   std::vector<topo::LinkId> link_;     // router x port -> link id
@@ -247,13 +332,9 @@ class FlowNet {
     std::uint32_t sa_mask = 0;
   };
   std::vector<Unit> unit_;
-  std::vector<std::uint16_t> gptr_, aptr_;   // sub-inputs <= 16 ports x 64
-  std::vector<std::uint16_t> vptr_;          // per sub-input: the VC its request comes from first
-  std::vector<std::uint16_t> vptr_next_;     // per VC v: the pointer after a grant to v, (v + input_speedup) mod vcs
-  std::vector<std::uint32_t> grant_, gsub_;  // per output: granted sa_wait index, its sub-input
-  std::vector<std::uint64_t> seen_;          // per sub-input: the accept round it was last seen in
-  std::vector<std::uint32_t> best_key_, best_out_;  // per sub-input: its first granting output
-  std::uint64_t epoch_ = 0;
+  std::vector<std::uint16_t> gptr_, aptr_;  // sub-inputs <= 16 ports x 64
+  std::vector<std::uint16_t> vptr_;         // per sub-input: the VC its request comes from first
+  std::vector<std::uint16_t> vptr_next_;    // per VC v: the pointer after a grant to v, (v + input_speedup) mod vcs
   std::vector<InVc> ivc_;  // router input VCs ((r x ports + port) x VC), then one source queue per node
   // Adaptive routing only, per input VC: bit p when the front asks port p
   // (before VC allocation); adaptive_selection 1: a round-robin pointer over
@@ -263,16 +344,27 @@ class FlowNet {
   std::vector<std::deque<std::uint32_t>> srcq_;
   std::vector<Pkt> pkt_;
   std::vector<PktInfo> info_;
-  std::vector<std::uint32_t> free_pkt_;
-  std::vector<std::vector<Ev>> wheel_;  // (cycle mod W) x kind
-  std::int64_t mask_ = 0, now_ = 0;
-  std::uint64_t pending_ = 0, in_network_ = 0;
+  std::uint32_t pkt_pad_ = 0, info_pad_ = 0;  // log2 of the slots per packet
+  std::uint32_t next_seq_ = 0;                // packets added, for tie()
+  std::int64_t mask_ = 0;                     // wheel slots - 1
   std::int64_t win_start_ = 0, win_end_ = 0;
   std::vector<std::uint64_t> busy_;
-  const std::function<void(const Delivered&)>* done_ = nullptr;
   std::function<void(std::uint32_t, std::int64_t)> issued_;
   std::function<void(const Hop&)> hop_cb_;
   std::vector<std::int64_t> hop_asked_, hop_head_;  // on_hop only, per input VC: its front's
+  // The bands (threads), each router's and node's band.
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<std::uint16_t> band_;
+  // Threads beyond the caller's: a run starts when `go_` changes (the target
+  // cycle in `target_`), `stop_` ends them; the barrier counts arrivals and
+  // moves `phase_` on; waiters that stopped spinning sleep on it.
+  std::vector<std::thread> workers_;
+  std::int64_t target_ = 0;
+  alignas(64) std::atomic<std::uint32_t> go_{0};
+  std::atomic<bool> stop_{false};
+  alignas(64) std::atomic<std::uint32_t> arrived_{0};
+  alignas(64) std::atomic<std::uint32_t> phase_{0};
+  std::atomic<std::uint32_t> sleepers_{0};
 };
 
 }  // namespace hopsim::network::model::flow

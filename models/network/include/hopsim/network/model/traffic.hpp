@@ -115,6 +115,9 @@ struct TrafficConfig {
   bool bursty = false;    // on/off source: back-to-back bursts, geometric with mean burst_mean
   double burst_mean = 8;  // packets per burst (>= 1); bursty needs offered_load < 1
   std::uint64_t seed = 1;
+  // Host threads simulating a flow-controlled network (each a band of its
+  // routers); 0: flow::FlowNet::auto_threads. Results do not depend on it.
+  unsigned threads = 0;
   double warmup = 1000, measure = 10000, drain_limit = 20000;  // cycles
   // Saturated when the last quarter's packets average more latency than
   // this (cycles); 0: more than 10x their zero-load latency.
@@ -148,6 +151,7 @@ struct TrafficResult {
   // Host time (for speed reports only, never for results): building the
   // network (route tables, calendars) and simulating the packets.
   double host_setup_seconds = 0, host_run_seconds = 0;
+  unsigned host_threads = 1;  // threads that simulated the network
 };
 
 // One run. Throws std::invalid_argument for a bad config (load <= 0 or > 1,
