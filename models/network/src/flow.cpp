@@ -247,11 +247,16 @@ void FlowNet::reserve(Part& P, std::size_t need) {
 }
 
 // The out-VC whose credits an input VC's flits return: the upstream
-// router's output toward it, or the node's injection channel.
-[[gnu::always_inline]] inline std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc) const {
+// router's output toward it, or the node's injection channel; `router` the
+// router (or node) it belongs to.
+[[gnu::always_inline]] inline std::uint32_t FlowNet::upstream_ovc(std::uint32_t ivc, std::uint32_t& router) const {
   const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc), v = vc_of(ivc);
-  if (port >= local_) return (router_outs_ + r * chans_ + (port - local_)) << vshift_ | v;
-  return out_id(nbr_[out_id(r, port ^ 1u)], port) << vshift_ | v;
+  if (port >= local_) {
+    router = r;
+    return (router_outs_ + r * chans_ + (port - local_)) << vshift_ | v;
+  }
+  router = nbr_[out_id(r, port ^ 1u)];
+  return out_id(router, port) << vshift_ | v;
 }
 
 [[gnu::always_inline]] inline std::uint32_t FlowNet::downstream_ivc(std::uint32_t o, std::uint32_t v) const {
@@ -710,9 +715,9 @@ void FlowNet::send_flit(Part& P, std::uint32_t o, std::uint32_t i) {
   } else {
     // The flit leaves the buffer when switch allocation completes; its credit follows.
     --in.occ;
-    const std::uint32_t r = ivc_router(ivc), port = ivc_port(ivc);
-    post(P, port >= local_ ? r : nbr_[out_id(r, port ^ 1u)], P.now + sa_ + credit_ + ch_, kCredit, upstream_ovc(ivc),
-         1u | (tail && wait_tail_ ? kRelease : 0));
+    std::uint32_t up = 0;
+    const std::uint32_t ovc = upstream_ovc(ivc, up);
+    post(P, up, P.now + sa_ + credit_ + ch_, kCredit, ovc, 1u | (tail && wait_tail_ ? kRelease : 0));
   }
   if (eject) {
     if (tail) {
@@ -888,7 +893,12 @@ void hand_over(const Parts& parts, std::vector<T> Parts::value_type::element_typ
   }
   if (bands == 0) return;
   std::vector<T>& v = bands == 1 ? *one : all;
-  if (!std::is_sorted(v.begin(), v.end(), less)) std::stable_sort(v.begin(), v.end(), less);
+  if (v.size() <= 64) {  // a cycle's few: insertion sort, stable, no buffer
+    for (std::size_t i = 1; i < v.size(); ++i)
+      for (std::size_t j = i; j > 0 && less(v[j], v[j - 1]); --j) std::swap(v[j], v[j - 1]);
+  } else if (!std::is_sorted(v.begin(), v.end(), less)) {
+    std::stable_sort(v.begin(), v.end(), less);
+  }
   for (const T& x : v) call(x);
   for (const auto& P : parts) ((*P).*field).clear();
 }

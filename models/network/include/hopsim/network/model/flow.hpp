@@ -283,7 +283,7 @@ class FlowNet {
   // Past the routers' outputs and input VCs: per node and injection channel
   // (node x endpoint_channels + channel) an injection output and a source queue.
   std::uint32_t source_of(std::uint32_t node, std::uint32_t ch) const { return router_ivcs_ + node * chans_ + ch; }
-  std::uint32_t upstream_ovc(std::uint32_t ivc) const;
+  std::uint32_t upstream_ovc(std::uint32_t ivc, std::uint32_t& router) const;
   std::uint32_t downstream_ivc(std::uint32_t o, std::uint32_t v) const;
   std::uint64_t class_mask(std::uint32_t ivc) const;
   std::uint64_t vc_mask(std::uint32_t ivc, std::uint32_t o) const;
