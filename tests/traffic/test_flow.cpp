@@ -474,9 +474,11 @@ struct Record {
 
 // Bernoulli traffic at `load` to uniform destinations for `cycles`, every
 // third packet deterministic, then a drain.
-Record record_run(const GenericNetwork& g, unsigned threads, double load, std::uint32_t bytes, std::int64_t cycles) {
+Record record_run(const GenericNetwork& g, unsigned threads, double load, std::uint32_t bytes, std::int64_t cycles,
+                  flow::FlowNet::Schedule schedule = flow::FlowNet::Schedule::automatic) {
   flow::FlowNet net(g, 7, threads);
   REQUIRE(net.threads() == threads);
+  net.set_schedule(schedule);
   Record rec;
   net.on_hop([&](const flow::FlowNet::Hop& h) { rec.hops.push_back(h); });
   net.on_issued([&](std::uint32_t tag, std::int64_t t) { rec.issued.emplace_back(tag, t); });
@@ -525,8 +527,10 @@ void check_same(const Record& a, const Record& b) {
 }  // namespace
 
 TEST_CASE("flow: a run is the same whatever the number of threads") {
-  // The routers split into 1, 2 and 3 bands (threads): every delivery, link
-  // use and issue, in the order reported, is the same. The cases cover what
+  // The routers split into 1, 2 and 3 bands (threads), the bands on their
+  // own threads, all on the caller's, or either as the host's speed
+  // decides: every delivery, link use and issue, in the order reported, is
+  // the same. The cases cover what
   // could depend on the order of one cycle's events: torus ties (6-node
   // rings), dateline classes, adaptive routing with both selections,
   // multi-flit worms, bubble flow control, several injection channels, and
@@ -567,10 +571,12 @@ TEST_CASE("flow: a run is the same whatever the number of threads") {
       CHECK_THAT(one.deadlock, Contains("channels wait for each other in a cycle"));
     else
       CHECK(one.deadlock.empty());
-    for (const unsigned threads : {2u, 3u}) {
-      INFO(threads << " threads");
-      check_same(one, record_run(c.g, threads, c.load, c.bytes, 1500));
-    }
+    using S = flow::FlowNet::Schedule;
+    for (const unsigned threads : {2u, 3u})
+      for (const S s : {S::automatic, S::threads, S::one_thread}) {
+        INFO(threads << " bands, schedule " << static_cast<int>(s));
+        check_same(one, record_run(c.g, threads, c.load, c.bytes, 1500, s));
+      }
   }
 }
 

@@ -818,25 +818,56 @@ void FlowNet::run_part(Part& P, std::int64_t t) {
     }
     return;
   }
-  for (const Added& a : P.adds) take(P, a);
-  P.adds.clear();
+  take_adds(P);
   while (P.now < t) {
     if (pending_total(static_cast<std::size_t>(P.now & 1)) == 0) {
       P.now = t;
       break;
     }
-    const auto last = static_cast<std::size_t>((P.now - 1) & 1);
-    for (const auto& Q : parts_) {
-      auto& in = Q->far[last][P.id];
-      for (const Far& f : in) P.wheel[static_cast<std::size_t>(f.t & mask_) * kKinds + f.k].push_back({f.a, f.b});
-      in.clear();
-    }
+    take_far(P);
     cycle(P);
     ++P.now;
+    ++P.cycles;
     P.pending_at[static_cast<std::size_t>(P.now & 1)] = P.pending;
     barrier();
   }
   barrier();  // the caller reads every band after this
+}
+
+void FlowNet::take_adds(Part& P) {
+  for (const Added& a : P.adds) take(P, a);
+  P.adds.clear();
+}
+
+// The events the other bands handed band P in the last cycle.
+void FlowNet::take_far(Part& P) {
+  const auto last = static_cast<std::size_t>((P.now - 1) & 1);
+  for (const auto& Q : parts_) {
+    auto& in = Q->far[last][P.id];
+    for (const Far& f : in) P.wheel[static_cast<std::size_t>(f.t & mask_) * kKinds + f.k].push_back({f.a, f.b});
+    in.clear();
+  }
+}
+
+// Every band on the caller's thread, one after the other each cycle, as
+// they would run in step.
+void FlowNet::run_inline(std::int64_t t) {
+  for (const auto& P : parts_) take_adds(*P);
+  Part& first = *parts_[0];
+  while (first.now < t) {
+    std::int64_t pending = 0;
+    for (const auto& P : parts_) pending += P->pending;
+    if (pending == 0) {
+      for (const auto& P : parts_) P->now = t;
+      break;
+    }
+    for (const auto& P : parts_) {
+      take_far(*P);
+      cycle(*P);
+    }
+    for (const auto& P : parts_) ++P->now;
+    ++first.cycles;
+  }
 }
 
 void FlowNet::barrier() {
@@ -861,16 +892,66 @@ void FlowNet::worker(std::uint32_t id) {
 
 void FlowNet::run_until(std::int64_t t, const std::function<void(const Delivered&)>& done) {
   if (now() >= t) return;
-  if (parts_.size() > 1) {
+  if (parts_.size() == 1) {
+    run_part(*parts_[0], t);
+  } else if (inline_) {
+    run_inline(t);
+  } else {
     for (const auto& P : parts_) {
       reserve(*P, P->adds.size());
       P->pending_at[static_cast<std::size_t>(P->now & 1)] = P->pending + static_cast<std::int64_t>(P->adds.size());
     }
     target_ = t;
     change(go_, sleepers_);
+    run_part(*parts_[0], t);
   }
-  run_part(*parts_[0], t);
+  if (parts_.size() > 1 && schedule_ == Schedule::automatic) tune();
   flush(done);
+}
+
+void FlowNet::set_schedule(Schedule s) {
+  schedule_ = s;
+  inline_ = s != Schedule::threads;
+  tune_cycles_ = -1;
+}
+
+// Automatic schedule: the host time per simulated cycle (the caller's time
+// between runs included), measured over windows of kWindow cycles, on the
+// caller's thread alone (first) and on the bands' threads; the faster goes
+// on, the other is tried again for a shorter window after `probe_gap_`
+// windows, a gap that doubles (up to 128) each time the try loses. Where the host's cores
+// are busy with other work, threads waiting for each other at every cycle
+// can take several times longer than one thread doing all bands.
+void FlowNet::tune() {
+  constexpr std::int64_t kWindow = 256, kTry = 64;
+  using Clock = std::chrono::steady_clock;
+  const std::int64_t cycles = parts_[0]->cycles;
+  const auto now = Clock::now();
+  if (tune_cycles_ < 0) {  // a window starts
+    tune_cycles_ = cycles;
+    tune_start_ = now;
+    return;
+  }
+  if (cycles - tune_cycles_ < (trying_ ? kTry : kWindow)) return;
+  const double ns =
+      std::chrono::duration<double, std::nano>(now - tune_start_).count() / static_cast<double>(cycles - tune_cycles_);
+  const bool was_try = trying_;
+  ns_per_cycle_[inline_ ? 1 : 0] = ns;
+  const bool faster_inline = ns_per_cycle_[1] >= 0 && ns_per_cycle_[1] < ns_per_cycle_[0];
+  if (was_try) {
+    trying_ = false;
+    if (faster_inline != inline_)
+      probe_gap_ = std::min(probe_gap_ * 2, 128);  // the try lost
+    else
+      probe_gap_ = 8;
+    inline_ = faster_inline;
+    windows_ = 0;
+  } else if (ns_per_cycle_[inline_ ? 0 : 1] < 0 || ++windows_ >= probe_gap_) {
+    trying_ = true;  // one window the other way
+    inline_ = !inline_;
+  }
+  tune_cycles_ = cycles;
+  tune_start_ = now;
 }
 
 namespace {

@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -72,6 +73,11 @@ class FlowNet {
   // below 256 routers (too little work per cycle to share), else up to the
   // host's hardware threads, at most 8 and one per 128 routers.
   static unsigned auto_threads(std::uint32_t routers);
+  // How several bands run: each on its thread, all on the caller's thread,
+  // or (the default) whichever has been faster on this host lately. The
+  // results are the same.
+  enum class Schedule { automatic, threads, one_thread };
+  void set_schedule(Schedule s);
   std::uint32_t nodes() const { return n_; }
   std::size_t links() const { return topo_.num_links(); }
   int hops(std::uint32_t a, std::uint32_t b) const;
@@ -239,6 +245,7 @@ class FlowNet {
     std::vector<Issued> issued;
     std::vector<Hop> hops;
     std::array<std::int64_t, 2> pending_at{};  // `pending` at the end of the last cycles, by parity
+    std::int64_t cycles = 0;                   // cycles simulated (the first band: all bands')
   };
 
   void schedule(Part& P, std::int64_t t, Kind k, std::uint32_t a, std::uint32_t b = 0);
@@ -260,6 +267,10 @@ class FlowNet {
   void send_flit(Part& P, std::uint32_t o, std::uint32_t i);
   void cycle(Part& P);                     // handles P's events of cycle P.now
   void run_part(Part& P, std::int64_t t);  // P's share of run_until(t), with the other bands
+  void run_inline(std::int64_t t);         // run_until(t), every band on this thread
+  void take_adds(Part& P);
+  void take_far(Part& P);
+  void tune();
   std::int64_t pending_total(std::size_t parity) const;
   void barrier();
   void worker(std::uint32_t id);
@@ -359,6 +370,13 @@ class FlowNet {
   // cycle in `target_`), `stop_` ends them; the barrier counts arrivals and
   // moves `phase_` on; waiters that stopped spinning sleep on it.
   std::vector<std::thread> workers_;
+  Schedule schedule_ = Schedule::automatic;
+  bool inline_ = true;  // the bands run on the caller's thread
+  std::int64_t tune_cycles_ = -1;
+  int windows_ = 0, probe_gap_ = 8;  // windows since the last try, and between tries
+  bool trying_ = false;              // this window runs the other way
+  std::chrono::steady_clock::time_point tune_start_{};
+  std::array<double, 2> ns_per_cycle_{-1, -1};  // last measured: threads, one thread
   std::int64_t target_ = 0;
   alignas(64) std::atomic<std::uint32_t> go_{0};
   std::atomic<bool> stop_{false};
