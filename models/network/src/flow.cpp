@@ -153,6 +153,7 @@ FlowNet::FlowNet(const GenericNetwork& g, std::uint64_t seed, unsigned threads)
     pkt_pad_ = 2;
     info_pad_ = 1;
   }
+  if (bands > 1) untaken_.assign(n_, 0);
   for (std::uint32_t i = 1; i < bands; ++i) workers_.emplace_back(&FlowNet::worker, this, i);
 }
 
@@ -185,7 +186,7 @@ int FlowNet::hops(std::uint32_t a, std::uint32_t b) const {
 std::size_t FlowNet::queued(std::uint32_t node) const {
   std::size_t q = 0;
   for (std::uint32_t ch = 0; ch < chans_; ++ch) q += srcq_[source_of(node, ch) - router_ivcs_].size();
-  for (const Added& a : parts_[band_[node]]->adds) q += a.src == node ? 1 : 0;
+  if (!untaken_.empty()) q += untaken_[node];
   return q;
 }
 
@@ -278,10 +279,12 @@ void FlowNet::add(std::int64_t gen, std::uint32_t src, std::uint32_t dst, std::u
   Part& P = part_of_node(src);
   // With several bands the node's own band takes the packet when the run
   // goes on, so that its state stays in that band's cache.
-  if (parts_.size() > 1)
+  if (parts_.size() > 1) {
     P.adds.push_back(a);
-  else
+    ++untaken_[src];
+  } else {
     take(P, a);
+  }
 }
 
 // Band P's node a.src takes a new packet into its source queue.
@@ -835,7 +838,10 @@ void FlowNet::run_part(Part& P, std::int64_t t) {
 }
 
 void FlowNet::take_adds(Part& P) {
-  for (const Added& a : P.adds) take(P, a);
+  for (const Added& a : P.adds) {
+    take(P, a);
+    --untaken_[a.src];
+  }
   P.adds.clear();
 }
 

@@ -366,6 +366,7 @@ class FlowNet {
   // The bands (threads), each router's and node's band.
   std::vector<std::unique_ptr<Part>> parts_;
   std::vector<std::uint16_t> band_;
+  std::vector<std::uint32_t> untaken_;  // several bands: per node, packets added and not yet taken
   // Threads beyond the caller's: a run starts when `go_` changes (the target
   // cycle in `target_`), `stop_` ends them; the barrier counts arrivals and
   // moves `phase_` on; waiters that stopped spinning sleep on it.
