@@ -832,3 +832,102 @@ TEST_CASE("host model: double copy between cores apart goes at the apart exchang
   CHECK(hh::simulate_ring(p.as_apart(), {c}).front().bandwidth ==
         Approx(hh::simulate_ring(p, {c}).front().bandwidth).epsilon(1e-9));
 }
+
+namespace {
+// flat() grown to a machine of `cores` cores on `chips` chips on `nodes`
+// nodes, with `link` B/s each way between two nodes (0: no fabric).
+hh::Profile smp(int cores, int chips, int nodes, double link) {
+  auto p = flat();
+  p.cores = cores;
+  p.core_speed.assign(static_cast<std::size_t>(cores), 1.0);
+  p.chips = chips;
+  p.nodes = nodes;
+  p.node_link_bw = link;
+  for (const char* k : {"chips", "nodes", "node_link_bw"}) p.sources[k] = "test";
+  return p;
+}
+}  // namespace
+
+TEST_CASE("host model: ranks are placed as Linux spreads new processes over nodes, chips and cores",
+          "[host][model][topology]") {
+  // One chip: rank r on core r mod cores, as before there was a topology.
+  CHECK(hh::place_ranks(flat(), 5) == std::vector<int>{0, 1, 0, 1, 0});
+  // 32 cores, 16 chips of 2, 4 nodes of 4 chips: ranks 0..3 one per node,
+  // rank 4 back on node 0 on its next chip, ..., rank 16 on the second core
+  // of rank 0's chip; 32 ranks fill every core once.
+  const auto p = smp(32, 16, 4, 0);
+  const auto at = hh::place_ranks(p, 32);
+  CHECK(std::vector<int>(at.begin(), at.begin() + 5) == std::vector<int>{0, 8, 16, 24, 2});
+  CHECK(at[16] == 1);
+  auto sorted = at;
+  std::sort(sorted.begin(), sorted.end());
+  for (int c = 0; c < 32; ++c) CHECK(sorted[static_cast<std::size_t>(c)] == c);
+  for (int r = 0; r < 32; ++r) CHECK(p.node_of(at[static_cast<std::size_t>(r)]) == r % 4);
+}
+
+TEST_CASE("host model: copies crossing between two nodes share the links joining them", "[host][model][topology]") {
+  // 4 cores, 2 chips, 2 nodes: ranks 0 and 2 on node 0, 1 and 3 on node 1,
+  // so in the natural ring every zero-copy read comes from the other node:
+  // two reads of 2e9 B/s each share each direction's 1e9 B/s, so a step
+  // takes L + S / 0.5e9 instead of L + S / 2e9.
+  const double S = 1 << 20, L = 1e-6;
+  auto c = cell(hh::CopyPath::zero_copy, 1 << 20, 3, 1, 4);
+  const auto free = hh::simulate_ring(smp(4, 2, 2, 0), {c});
+  CHECK(free[0].seconds == Approx(3 * (L + S / 2e9)).epsilon(1e-9));
+  const auto shared = hh::simulate_ring(smp(4, 2, 2, 1e9), {c});
+  CHECK(shared[0].seconds == Approx(3 * (L + S / 0.5e9)).epsilon(1e-9));
+  // Ordered 0, 2, 1, 3 the ring crosses twice, once each way: each read
+  // that crosses has its direction's links to itself (1e9 B/s, under its
+  // 2e9), and the ring goes at the pace of the crossing ones; after the
+  // first step they find their left neighbour's message already posted
+  // (that neighbour reads at 2e9), so only the first step waits for a flag.
+  c.ring = {0, 2, 1, 3};
+  const auto ordered = hh::simulate_ring(smp(4, 2, 2, 1e9), {c});
+  CHECK(ordered[0].seconds == Approx(L + 3 * S / 1e9).epsilon(1e-9));
+  // CMA's pull and double copy's receive copy cross the same way.
+  for (auto path : {hh::CopyPath::cma, hh::CopyPath::double_copy}) {
+    auto d = cell(path, 1 << 20, 3, 1, 4);
+    CHECK(hh::simulate_ring(smp(4, 2, 2, 1e8), {d})[0].seconds >
+          2 * hh::simulate_ring(smp(4, 2, 2, 0), {d})[0].seconds);
+  }
+}
+
+TEST_CASE("host model: a ring order must be a permutation of the ranks", "[host][model][topology]") {
+  auto c = cell(hh::CopyPath::zero_copy, 4096, 2, 1, 4);
+  c.ring = {0, 1, 1, 3};
+  CHECK_THROWS_WITH(hh::simulate_ring(smp(4, 2, 2, 0), {c}), Catch::Contains("not a permutation of its ranks"));
+  c.ring = {0, 1, 2};
+  CHECK_THROWS_AS(hh::simulate_ring(smp(4, 2, 2, 0), {c}), hopsim::ConfigError);
+}
+
+TEST_CASE("profiles: a topology round-trips and one that does not divide evenly is rejected", "[host][profile]") {
+  const auto p = smp(32, 16, 4, 20e9);
+  auto j = p.to_json();
+  j["system"] = "power6-32way";
+  const auto q = hh::Profile::from_json(j, "t.json");
+  CHECK(q.chip_count() == 16);
+  CHECK(q.node_count() == 4);
+  CHECK(q.node_link_bw == Approx(20e9));
+  CHECK(q.system == "power6-32way");
+  CHECK(q.to_json()["system"] == "power6-32way");
+  CHECK_FALSE(flat().to_json().contains("system"));
+  CHECK_FALSE(flat().to_json()["params"].contains("chips"));  // no topology: left out, read as 1
+  auto bad = j;
+  bad["params"]["chips"]["value"] = 5;
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.chips: 5 chips do not split 32 cores evenly"));
+  bad = j;
+  bad["params"]["nodes"]["value"] = 3;
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.nodes: 3 nodes do not split 16 chips evenly"));
+  bad = j;
+  bad["params"]["chips"]["value"] = 2.5;
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"), Catch::Contains("chips.value: 2.5 is not a whole number"));
+  bad = j;
+  bad["params"].erase("nodes");
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("node_link_bw: links between nodes, but the machine has one node"));
+  bad = j;
+  bad["system"] = 7;
+  CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);
+}

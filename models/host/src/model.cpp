@@ -78,14 +78,20 @@ double now_s() { return sc_core::sc_time_stamp().to_seconds(); }
 class Machine : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Machine);
-  Machine(const sc_core::sc_module_name& n, const Profile& p, int procs, std::uint64_t seed, std::uint64_t order,
-          const std::vector<double>& speed)
+  // `place`: the core of each ring position.
+  Machine(const sc_core::sc_module_name& n, const Profile& p, std::vector<int> place, std::uint64_t seed,
+          std::uint64_t order, const std::vector<double>& speed)
       : sc_module(n),
         p_(p),
         speed_(speed.empty() ? p.core_speed : speed),
         cores_(static_cast<std::size_t>(p.cores)),
-        granted_(static_cast<std::size_t>(procs)) {
-    for (int r = 0; r < procs; ++r) cores_[static_cast<std::size_t>(core_of(r))].queue.push_back(r);
+        place_(std::move(place)),
+        granted_(place_.size()) {
+    const int nodes = p.node_count();
+    link_demand_.assign(static_cast<std::size_t>(nodes * nodes), 0.0);
+    link_slow_.assign(link_demand_.size(), 1.0);
+    for (int r = 0; r < static_cast<int>(place_.size()); ++r)
+      cores_[static_cast<std::size_t>(core_of(r))].queue.push_back(r);
     // The kernel cycles through the processes sharing a CPU in a fixed order
     // that has nothing to do with the ring's (traced, perf sched: CPU 0 of
     // an 8-process ring ran ranks 6, 2, 0, 4, 6, 2, ...; another run 0, 2,
@@ -119,7 +125,8 @@ class Machine : public sc_core::sc_module {
   Machine& operator=(Machine&&) = delete;
   ~Machine() override = default;
 
-  [[nodiscard]] int core_of(int r) const { return r % p_.cores; }
+  [[nodiscard]] int core_of(int r) const { return place_[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] int node_of(int r) const { return p_.node_of(core_of(r)); }
   [[nodiscard]] bool alone(int r) const { return core(r).queue.size() == 1; }
   [[nodiscard]] bool holds(int r) const { return core(r).queue.front() == r; }
 
@@ -136,8 +143,9 @@ class Machine : public sc_core::sc_module {
 
   // Runs an operation of rank r (which holds its core) that takes `alone`
   // seconds with the machine to itself and moves `traffic` bytes through a
-  // memory system of `capacity` B/s.
-  void run(int r, double alone, double traffic, double capacity) {
+  // memory system of `capacity` B/s; of them, `crossing` bytes come from
+  // rank `from`'s node (-1: none) over the fabric, when it models one.
+  void run(int r, double alone, double traffic, double capacity, int from = -1, double crossing = 0) {
     if (alone <= 0) return;
     ++ops_;
     advance();
@@ -148,6 +156,10 @@ class Machine : public sc_core::sc_module {
     op.left = c < speed_.size() && speed_[c] > 0 ? alone / speed_[c] : alone;
     op.demand = traffic / op.left;
     op.capacity = capacity;
+    if (from >= 0 && crossing > 0 && p_.node_link_bw > 0 && node_of(from) != node_of(r)) {
+      op.link = node_of(from) * p_.node_count() + node_of(r);
+      op.link_demand = crossing / op.left;
+    }
     active_.push_back(&op);
     reschedule();
     sc_core::wait(op.done);
@@ -194,10 +206,12 @@ class Machine : public sc_core::sc_module {
   };
   struct Op {
     int core = 0;
-    double left = 0;      // seconds of alone-time still to run
-    double demand = 0;    // B/s of memory traffic when running alone
-    double capacity = 0;  // B/s the memory system gives at this working set
-    double rate = 0;      // alone-seconds per second at the moment
+    double left = 0;         // seconds of alone-time still to run
+    double demand = 0;       // B/s of memory traffic when running alone
+    double capacity = 0;     // B/s the memory system gives at this working set
+    double rate = 0;         // alone-seconds per second at the moment
+    int link = -1;           // the fabric links it loads (from node x nodes + to node), -1: none
+    double link_demand = 0;  // B/s over them when running alone
     sc_core::sc_event done;
   };
 
@@ -266,9 +280,17 @@ class Machine : public sc_core::sc_module {
         capacity = std::min(capacity, o->capacity);
       }
     const double slow = demand > capacity ? capacity / demand : 1.0;
+    // Each pair of nodes' links, shared the same way by the copies crossing them.
+    std::fill(link_demand_.begin(), link_demand_.end(), 0.0);
+    for (const Op* o : active_)
+      if (o->link >= 0 && !cores_[static_cast<std::size_t>(o->core)].background)
+        link_demand_[static_cast<std::size_t>(o->link)] += o->link_demand;
+    for (std::size_t l = 0; l < link_demand_.size(); ++l)
+      link_slow_[l] = link_demand_[l] > p_.node_link_bw ? p_.node_link_bw / link_demand_[l] : 1.0;
     double next = 1e300;
     for (Op* o : active_) {
       o->rate = cores_[static_cast<std::size_t>(o->core)].background ? 0.0 : (o->demand > 0 ? slow : 1.0);
+      if (o->link >= 0) o->rate = std::min(o->rate, link_slow_[static_cast<std::size_t>(o->link)]);
       if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
     }
     wake_.cancel();
@@ -294,7 +316,9 @@ class Machine : public sc_core::sc_module {
   const Profile& p_;
   std::vector<double> speed_;  // per core (SimCell::core_speed or the profile's)
   std::vector<Core> cores_;
+  std::vector<int> place_;  // ring position -> core
   std::vector<sc_core::sc_event> granted_;
+  std::vector<double> link_demand_, link_slow_;  // per ordered pair of nodes
   std::list<Op*> active_;
   double last_ = 0;
   sc_core::sc_event wake_;
@@ -348,7 +372,11 @@ class Ring : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Ring);
   Ring(const sc_core::sc_module_name& n, const Profile& p, const SimCell& c, std::uint64_t seed, std::uint64_t order)
-      : sc_module(n), p_(p), c_(c), machine_("machine", p, c.procs, seed, order, c.core_speed), rng_(seed ^ 0x5eed) {
+      : sc_module(n),
+        p_(p),
+        c_(c),
+        machine_("machine", p, cores_of_positions(p, c), seed, order, c.core_speed),
+        rng_(seed ^ 0x5eed) {
     for (int r = 0; r < c.procs; ++r)
       chan_.push_back(std::make_unique<Channel>(fmt::format("ch{}", r), p.c2c_latency));  // r -> r+1
     start_.assign(static_cast<std::size_t>(c.procs), 0.0);
@@ -376,6 +404,17 @@ class Ring : public sc_core::sc_module {
   [[nodiscard]] bool complete() const { return finished_ranks_ == c_.procs; }
 
  private:
+  // The core of each ring position: the rank there (c.ring), placed as the
+  // kernel places it.
+  static std::vector<int> cores_of_positions(const Profile& p, const SimCell& c) {
+    const std::vector<int> by_rank = place_ranks(p, c.procs);
+    std::vector<int> out(static_cast<std::size_t>(c.procs));
+    for (int q = 0; q < c.procs; ++q)
+      out[static_cast<std::size_t>(q)] =
+          by_rank[static_cast<std::size_t>(c.ring.empty() ? q : c.ring[static_cast<std::size_t>(q)])];
+    return out;
+  }
+
   // Whether rank r's data comes from (or goes to) another core: then its
   // lines cross between the cores' caches, at the exchange rates the
   // calibration measured with two CPUs at once (a profile without them,
@@ -387,10 +426,13 @@ class Ring : public sc_core::sc_module {
   }
   // Copy of `bytes` with a working-set-equivalent memcpy size of `ws` bytes,
   // at the rate `bw` (B/s).
-  void copy(int r, double bytes, double ws, double bw) {
-    machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws));
+  // `from`: the rank whose node the source data come from (-1: this rank's).
+  void copy(int r, double bytes, double ws, double bw, int from = -1) {
+    machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), from, bytes);
   }
-  void read(int r, double bytes, double bw) { machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes)); }
+  void read(int r, double bytes, double bw, int from = -1) {
+    machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes), from, bytes);
+  }
   void cpu(int r, double seconds) { machine_.run(r, seconds, 0, 1); }
 
   // The transports' wait: spin (holding the core) for spin_time, then
@@ -534,7 +576,7 @@ class Ring : public sc_core::sc_module {
         progress = true;
       }
       if (g < chunks && in.head.get() > got) {
-        copy(r, std::min(C, S - static_cast<double>(g) * C), x.ws_dc, x.dc_recv);
+        copy(r, std::min(C, S - static_cast<double>(g) * C), x.ws_dc, x.dc_recv, left_of(r));
         in.tail.set(++got);
         ++g;
         progress = true;
@@ -559,7 +601,7 @@ class Ring : public sc_core::sc_module {
     if (B > 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() + B >= seq; });
     out.head.set(seq);
     wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
-    machine_.run(r, S / x.cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S));
+    machine_.run(r, S / x.cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S), left_of(r), S);
     in.tail.set(seq);
     if (B == 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
     read(r, S, x.cma_read);
@@ -579,8 +621,10 @@ class Ring : public sc_core::sc_module {
     wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
     in.tail.set(seq);
     if (x.remap > 0) cpu(r, x.remap);
-    read(r, static_cast<double>(c_.size), x.zc_read);
+    read(r, static_cast<double>(c_.size), x.zc_read, left_of(r));
   }
+
+  [[nodiscard]] int left_of(int r) const { return (r + c_.procs - 1) % c_.procs; }
 
   void rank(int r) {
     const int n = c_.procs;
@@ -766,6 +810,14 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
     if (!c.core_speed.empty() && c.core_speed.size() != static_cast<std::size_t>(p.cores))
       throw ConfigError(
           fmt::format("host model: {} core speeds for a profile of {} cores", c.core_speed.size(), p.cores));
+    if (!c.ring.empty()) {
+      std::vector<int> sorted = c.ring;
+      std::sort(sorted.begin(), sorted.end());
+      for (int q = 0; q < c.procs; ++q)
+        if (sorted.size() != static_cast<std::size_t>(c.procs) || sorted[static_cast<std::size_t>(q)] != q)
+          throw ConfigError(fmt::format(
+              "host model: the ring order of a {}-process cell is not a permutation of its ranks", c.procs));
+    }
     if (c.procs > p.cores && p.switch_cost <= 0)
       throw ConfigError(fmt::format(
           "host model: {} processes on {} cores hand cores over, but profile '{}' has switch_cost 0 (must be positive)",
@@ -822,6 +874,30 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
     med.ops = ops;
     med.bandwidth = static_cast<double>(cells[i].size) * cells[i].iters / med.seconds;
     out.push_back(med);
+  }
+  return out;
+}
+
+std::vector<int> place_ranks(const Profile& p, int procs) {
+  const int chips = p.chip_count(), nodes = p.node_count();
+  const int per_chip = p.cores / chips, chips_per_node = chips / nodes;
+  std::vector<int> on_core(static_cast<std::size_t>(p.cores), 0), on_chip(static_cast<std::size_t>(chips), 0),
+      on_node(static_cast<std::size_t>(nodes), 0);
+  auto least = [](const std::vector<int>& load, int first, int count) {
+    int best = first;
+    for (int i = first; i < first + count; ++i)
+      if (load[static_cast<std::size_t>(i)] < load[static_cast<std::size_t>(best)]) best = i;
+    return best;
+  };
+  std::vector<int> out;
+  for (int r = 0; r < procs; ++r) {
+    const int node = least(on_node, 0, nodes);
+    const int chip = least(on_chip, node * chips_per_node, chips_per_node);
+    const int core = least(on_core, chip * per_chip, per_chip);
+    ++on_node[static_cast<std::size_t>(node)];
+    ++on_chip[static_cast<std::size_t>(chip)];
+    ++on_core[static_cast<std::size_t>(core)];
+    out.push_back(core);
   }
   return out;
 }

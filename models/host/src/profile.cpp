@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
@@ -61,6 +62,9 @@ constexpr auto kFields = std::to_array<Field>({
     {"xcma_bw_apart", "B/s", true, true, false, true},
     {"xread_bw_apart", "B/s", true, false, false, true},
     {"apart_handover", "s", false, true, false, true},
+    {"chips", "count", false, false, false, true},
+    {"nodes", "count", false, false, false, true},
+    {"node_link_bw", "B/s", false, false, false, true},
 });
 
 // The table named `n` of `p` (Profile or const Profile), null if none.
@@ -104,6 +108,9 @@ auto scalar_of(P& p, std::string_view n) -> decltype(&p.c2c_latency) {
   if (n == "checksum_rate") return &p.checksum_rate;
   if (n == "exchange_handover") return &p.exchange_handover;
   if (n == "apart_handover") return &p.apart_handover;
+  if (n == "chips") return &p.chips;
+  if (n == "nodes") return &p.nodes;
+  if (n == "node_link_bw") return &p.node_link_bw;
   return nullptr;
 }
 
@@ -117,6 +124,20 @@ void check_cma_tables(const Profile& p, const std::string& base) {
                       "cma_ok false marks a machine that refused CMA)",
                       base, name));
   }
+}
+
+// Chips divide the cores evenly and nodes the chips; a fabric needs nodes.
+void check_topology(const Profile& p, const std::string& base) {
+  for (const auto& [name, v] : {std::pair{"chips", p.chips}, std::pair{"nodes", p.nodes}})
+    if (v != std::floor(v)) throw ConfigError(fmt::format("{}.{}.value: {} is not a whole number", base, name, v));
+  if (p.cores % p.chip_count() != 0)
+    throw ConfigError(fmt::format("{}.chips: {} chips do not split {} cores evenly", base, p.chip_count(), p.cores));
+  if (p.chip_count() % p.node_count() != 0)
+    throw ConfigError(
+        fmt::format("{}.nodes: {} nodes do not split {} chips evenly", base, p.node_count(), p.chip_count()));
+  if (p.node_link_bw > 0 && p.node_count() < 2)
+    throw ConfigError(
+        fmt::format("{}.node_link_bw: links between nodes, but the machine has one node (give 'nodes')", base));
 }
 
 }  // namespace
@@ -171,14 +192,17 @@ nlohmann::json Profile::to_json() const {
   }
   params["cma_ok"] = {
       {"value", cma_ok}, {"unit", "bool"}, {"source", sources.count("cma_ok") ? sources.at("cma_ok") : ""}};
-  return {{"name", name}, {"family", "host"}, {"description", description}, {"params", params}};
+  nlohmann::json j = {{"name", name}, {"family", "host"}, {"description", description}, {"params", params}};
+  if (!system.empty()) j["system"] = system;
+  return j;
 }
 
 Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
-  require_known_keys(j, origin, {"name", "family", "description", "params"});
+  require_known_keys(j, origin, {"name", "family", "description", "system", "params"});
   Profile p;
   p.name = get_string(j, "name", origin, "");
   p.description = get_string(j, "description", origin, "");
+  p.system = get_string(j, "system", origin, "");
   if (get_string(j, "family", origin, "host") != "host")
     throw ConfigError(
         fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, j["family"].dump()));
@@ -237,6 +261,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
       throw ConfigError(fmt::format("{}: expected true or false", join_path(join_path(base, "cma_ok"), "value")));
     p.cma_ok = v.get<bool>();
   }
+  check_topology(p, base);
   for (std::size_t i = 1; i < p.sizes.size(); ++i)
     if (p.sizes[i] <= p.sizes[i - 1]) throw ConfigError(fmt::format("{}.sizes: sizes must be ascending", base));
   check_cma_tables(p, base);

@@ -61,7 +61,8 @@ namespace {
 Preset parse_preset(const fs::path& file) {
   const auto doc = read_json_file(file.string());
   const std::string where = file.string();
-  require_known_keys(doc, where, {"name", "family", "description", "network", "params"});
+  // `system`: a host profile's reference system (host::model::Profile::system).
+  require_known_keys(doc, where, {"name", "family", "description", "system", "network", "params"});
   Preset p;
   p.file = where;
   p.name = get_string(doc, "name", where, file.stem().string());

@@ -107,6 +107,11 @@ std::vector<double> mean_of_probes(const std::vector<double>& before, const std:
 
 }  // namespace
 
+void check_order(const std::string& order, const char* key) {
+  if (order != "natural" && order != "random" && order != "both")
+    throw ConfigError(fmt::format("{}: '{}' (expected natural, random or both)", key, order));
+}
+
 double checked_ring_args(const RingArgs& a, const char* bytes_key) {
   const auto sizes = parse_sizes(a.sizes);
   for (const int p : a.procs) {
@@ -132,8 +137,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe, std:
   const double bytes = checked_ring_args(a, "--bytes");
   const auto sizes = parse_sizes(a.sizes);
   const auto kinds = parse_kinds(a.transports);
-  if (a.order != "natural" && a.order != "random" && a.order != "both")
-    throw ConfigError(fmt::format("--order: '{}' (expected natural, random or both)", a.order));
+  check_order(a.order, "--order");
   const auto bind = host::parse_bind(a.bind, "--bind");
   std::vector<hh::RingCell> cells;
   std::vector<double> before = probe ? probe() : std::vector<double>{};
@@ -158,10 +162,16 @@ std::vector<Key> ring_keys(const RingArgs& a, const char* bytes_key) {
   hh::RingOptions ro;
   ro.bytes_per_rep = static_cast<std::size_t>(checked_ring_args(a, bytes_key));
   ro.min_iters = a.min_steps;
+  check_order(a.order, "--order");
   std::vector<Key> keys;
+  // As run_native launches them: per ring size and transport, the natural
+  // order, then the random one.
   for (int n : a.procs)
     for (Kind k : parse_kinds(a.transports))
-      for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s)});
+      for (bool random : {false, true}) {
+        if ((random && a.order == "natural") || (!random && a.order == "random")) continue;
+        for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s), random});
+      }
   return keys;
 }
 
@@ -181,6 +191,7 @@ std::vector<hh::model::SimResult> simulate(const hh::model::Profile& p, const st
     c.cma_buffers = a.cma_buffers;
     c.iters = k.iters;
     c.reps = a.reps;
+    c.ring = hh::ring_order(k.procs, k.random, a.seed);
     cells.push_back(c);
   }
   return hh::model::simulate_ring(p, cells);
@@ -368,19 +379,22 @@ int cmd_simulate(const RingArgs& a) {
   const auto res = simulate(p, keys, a);
   std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
                            p.name, p.cores);
-  std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "transport", "MB/s", "/memcpy",
-                           "yields/step");
+  std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "order", "transport",
+                           "MB/s", "/memcpy", "yields/step");
   if (csv) {
-    csv->stream() << "procs,size,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
+    csv->stream() << "procs,size,order,transport,predicted_MBps,fraction_of_memcpy,yields_per_step,background_s\n";
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto& k = keys[i];
     const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(k.size));
-    std::cout << fmt::format("{:>5} {:>9} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs, model::size_text(k.size),
-                             host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields);
+    const char* order = k.random ? "random" : "natural";
+    std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs,
+                             model::size_text(k.size), order, host::kind_name(k.kind), res[i].bandwidth / 1e6, frac,
+                             res[i].yields);
     if (csv)
-      csv->stream() << fmt::format("{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size, host::kind_name(k.kind),
-                                   res[i].bandwidth / 1e6, frac, res[i].yields, res[i].background);
+      csv->stream() << fmt::format("{},{},{},{},{:.1f},{:.3f},{:.3f},{:.6f}\n", k.procs, k.size, order,
+                                   host::kind_name(k.kind), res[i].bandwidth / 1e6, frac, res[i].yields,
+                                   res[i].background);
   }
   if (csv) csv->commit();
   return 0;

@@ -47,10 +47,14 @@ struct Key {
   Kind kind = Kind::double_copy;
   std::size_t size = 0;
   int iters = 0;
+  bool random = false;  // the randomly ordered ring (RingArgs::seed)
 };
 
 // Probes the CPUs' rates (host::checksum_rates), B/s per CPU.
 using Probe = std::function<std::vector<double>()>;
+
+// --order (natural, random or both), checked; `key` names it in the message.
+void check_order(const std::string& order, const char* key);
 
 // --sizes and --transport, checked.
 [[nodiscard]] std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v);

@@ -47,9 +47,9 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
                 "at least this many timed steps per repetition (large messages; 4 steps of 4 MiB vary by 30-60% "
                 "between runs here, 16 by under 10%)")
       ->capture_default_str();
+  s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
+  s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
   if (native) {
-    s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
-    s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
     s->add_option("--bind", a.bind,
                   "rank placement: spread (rank r pinned to CPU r mod n of the allowed CPUs, what the host model "
                   "assumes) or none (the kernel places and migrates them)")
@@ -160,7 +160,15 @@ const ProgramInfo& ring_program() {
                         false},
                        {"reps", 3, "timed repetitions per cell; the fastest counts", 1, 1000, {}, false},
                        {"bytes", "16MiB", "data each process receives per repetition", 0, 0, {}, false},
-                       {"min_steps", 16, "at least this many timed steps per repetition", 1, 1000000, {}, false}}});
+                       {"min_steps", 16, "at least this many timed steps per repetition", 1, 1000000, {}, false},
+                       {"order",
+                        "natural",
+                        "ring order: natural, random (a permutation seeded by the scenario's seed, as hpcc's "
+                        "randomly ordered ring) or both",
+                        0,
+                        0,
+                        {"natural", "random", "both"},
+                        false}}});
     return true;
   }();
   (void)once;

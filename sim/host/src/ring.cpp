@@ -74,13 +74,18 @@ int ring_iters(const RingOptions& o, std::size_t size) {
   return static_cast<int>(std::clamp<long long>(it, o.min_iters, std::max(o.min_iters, o.max_iters)));
 }
 
-void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int>& left, std::vector<int>& right) {
-  std::vector<int> order(procs);
+std::vector<int> ring_order(int procs, bool random, std::uint64_t seed) {
+  std::vector<int> order(static_cast<std::size_t>(std::max(0, procs)));
   std::iota(order.begin(), order.end(), 0);
   if (random) {
     std::mt19937_64 rng(seed);
     std::shuffle(order.begin(), order.end(), rng);
   }
+  return order;
+}
+
+void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int>& left, std::vector<int>& right) {
+  const std::vector<int> order = ring_order(procs, random, seed);
   left.assign(procs, 0);
   right.assign(procs, 0);
   for (int p = 0; p < procs; ++p) {

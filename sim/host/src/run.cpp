@@ -24,9 +24,15 @@ namespace {
 
 namespace hh = hopsim::host;
 
+// hpcc's ring message (bench_lat_bw: 2,000,000 bytes), the size the
+// published ring tables are for.
+constexpr std::size_t kHpccRingMessage = 2000000;
+
 // The ring options of the program's resolved arguments.
-RingArgs ring_args_of(const nlohmann::json& args) {
+RingArgs ring_args_of(const nlohmann::json& args, std::uint64_t seed) {
   RingArgs a;
+  a.order = args["order"].get<std::string>();
+  a.seed = seed;
   a.procs = args["procs"].get<std::vector<int>>();
   a.sizes = args["sizes"].get<std::vector<std::string>>();
   a.transports = args["transports"].get<std::vector<std::string>>();
@@ -46,13 +52,17 @@ RunReport report_of(const Scenario& sc, const hh::model::Profile& p, const std::
   r.per = "ring step";
   r.results_dir = sc.outputs.dir;
   auto name_of = [](const Key& k) {
-    return fmt::format("{} procs {} {}", k.procs, host::kind_name(k.kind), model::size_text(k.size));
+    return fmt::format("{} procs {} {}{}", k.procs, host::kind_name(k.kind), model::size_text(k.size),
+                       k.random ? " random" : "");
   };
   for (const auto& k : keys) {
     Timing t;
     t.name = name_of(k);
     t.group = std::string(host::kind_name(k.kind));
-    t.labels = {{"procs", k.procs}, {"transport", host::kind_name(k.kind)}, {"size", k.size}};
+    t.labels = {{"procs", k.procs},
+                {"transport", host::kind_name(k.kind)},
+                {"size", k.size},
+                {"order", k.random ? "random" : "natural"}};
     r.timings.push_back(std::move(t));
   }
   return r;
@@ -77,6 +87,7 @@ void run_native_cells(const RingArgs& a, std::vector<Key>& keys, RunReport& r, n
     keys[i].iters = c.iters;
     cj.push_back({{"procs", c.procs},
                   {"size", c.size},
+                  {"order", c.order},
                   {"requested", host::kind_name(c.requested)},
                   {"used", host::kind_name(c.used)},
                   {"fallback", c.fallback},
@@ -84,10 +95,28 @@ void run_native_cells(const RingArgs& a, std::vector<Key>& keys, RunReport& r, n
                   {"seconds", c.seconds},
                   {"bandwidth_Bps", c.bandwidth},
                   {"messages_checked", c.messages_checked}});
-    csv += fmt::format("native,{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, host::kind_name(c.requested),
+    csv += fmt::format("native,{},{},{},{},{},{},{:.9g},{:.6g}\n", c.procs, c.order, host::kind_name(c.requested),
                        host::kind_name(c.used), c.size, c.iters, c.seconds, c.bandwidth);
   }
   j["native"] = {{"wall_seconds", r.native_wall_seconds}, {"cells", cj}};
+}
+
+// A simulated cell as a figure `hopsim validate` compares with published
+// ones (traces/reference/*.csv): system the profile's (Profile::system, else
+// its name), experiment hpcc's ring of that order, configuration "<path> <n>
+// procs" as the CMA posting's table names them ("base" is double copy, the
+// MPI's own shared-memory path), with the size appended unless it is hpcc's
+// ring message of 2,000,000 bytes; MB/s (10^6 bytes) received per process.
+Metric metric_of(const hh::model::Profile& p, const Key& k, double bytes_per_s) {
+  const std::string path = k.kind == Kind::double_copy ? "base" : std::string(host::kind_name(k.kind));
+  std::string config = fmt::format("{} {} procs", path, k.procs);
+  if (k.size != kHpccRingMessage) config += " " + model::size_text(k.size);
+  return {p.system.empty() ? p.name : p.system,
+          k.random ? "hpcc-ring-random" : "hpcc-ring-natural",
+          config,
+          "bandwidth",
+          bytes_per_s / 1e6,
+          "MB/s"};
 }
 
 // The cells on the host model into the report, results.json and results.csv.
@@ -98,7 +127,9 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
   r.sim = true;
   r.sim_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json cj = nlohmann::json::array();
+  std::vector<Metric> metrics;
   for (std::size_t i = 0; i < keys.size(); ++i) {
+    metrics.push_back(metric_of(p, keys[i], res[i].bandwidth));
     auto& t = r.timings[i];
     t.sim_seconds = res[i].seconds / keys[i].iters;
     t.sim_bytes_per_s = res[i].bandwidth;
@@ -106,14 +137,16 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
     cj.push_back({{"procs", keys[i].procs},
                   {"size", keys[i].size},
                   {"transport", host::kind_name(keys[i].kind)},
+                  {"order", keys[i].random ? "random" : "natural"},
                   {"iters", keys[i].iters},
                   {"seconds", res[i].seconds},
                   {"bandwidth_Bps", res[i].bandwidth},
                   {"yields_per_step", res[i].yields}});
-    csv += fmt::format("sim,{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, host::kind_name(keys[i].kind),
-                       host::kind_name(keys[i].kind), keys[i].size, keys[i].iters, res[i].seconds, res[i].bandwidth);
+    csv += fmt::format("sim,{},{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, keys[i].random ? "random" : "natural",
+                       host::kind_name(keys[i].kind), host::kind_name(keys[i].kind), keys[i].size, keys[i].iters,
+                       res[i].seconds, res[i].bandwidth);
   }
-  j["sim"] = {{"wall_seconds", r.sim_wall_seconds}, {"cells", cj}, {"metrics", nlohmann::json::array()}};
+  j["sim"] = {{"wall_seconds", r.sim_wall_seconds}, {"cells", cj}, {"metrics", metrics_json(metrics)}};
 }
 
 // One line per cell: native and simulated MB/s ("-" for a mode not run).
@@ -140,7 +173,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
     throw ConfigError(
         "machine: a host machine is its profile; it takes no overrides (edit the profile or recalibrate)");
   const auto p = hh::model::load_profile(sc.machine_preset);
-  const RingArgs a = ring_args_of(args);
+  const RingArgs a = ring_args_of(args, sc.seed);
   auto keys = ring_keys(a, "kernel.args.bytes");
   std::error_code ec;
   std::filesystem::create_directories(sc.outputs.dir, ec);
@@ -150,7 +183,7 @@ RunReport run_ring_scenario(const Scenario& sc) {
   nlohmann::json j;
   j["machine"] = {{"preset", sc.machine_preset}, {"profile", p.to_json()}};
   j["kernel"] = {{"name", sc.kernel}, {"args", args}};
-  std::string csv = "mode,procs,transport,used,size,iters,seconds,bandwidth_Bps\n";
+  std::string csv = "mode,procs,order,transport,used,size,iters,seconds,bandwidth_Bps\n";
   std::cout << fmt::format("hopsim {} | {} | machine {} ({} cores) | program ring | mode {}\n", version(), sc.origin,
                            p.name, p.cores, to_string(sc.mode));
   if (sc.mode != Mode::sim) run_native_cells(a, keys, r, j, csv);

@@ -79,7 +79,12 @@ inline constexpr int kWarmupSteps = 2;
 
 // Iterations per repetition for a message size.
 [[nodiscard]] int ring_iters(const RingOptions& o, std::size_t size);
-// Ring neighbours of every rank: left[r] sends to r, r sends to right[r].
+// The ranks in ring order: position p holds rank order[p] and sends to the
+// rank at p + 1 (natural: order[p] = p; random: a permutation seeded by
+// `seed`, as hpcc's randomly ordered ring).
+[[nodiscard]] std::vector<int> ring_order(int procs, bool random, std::uint64_t seed);
+// Ring neighbours of every rank: left[r] sends to r, r sends to right[r]
+// (over ring_order).
 void ring_neighbours(int procs, bool random, std::uint64_t seed, std::vector<int>& left, std::vector<int>& right);
 
 // Runs the benchmark (one launch of o.procs processes for all sizes).

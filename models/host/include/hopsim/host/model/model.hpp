@@ -4,8 +4,9 @@
 // timed operations, driven by the ring benchmark's protocol. Parameters come
 // from a Profile only.
 //
-// Cores: rank r lives on core r % cores (the kernel spreads an unpinned
-// ring over the CPUs; which rank lands where is not measured). A core runs
+// Cores: ranks are placed as Linux spreads new processes (place_ranks):
+// on a machine of one chip, rank r lives on core r % cores. The ring joins
+// them in SimCell::ring's order. A core runs
 // one process at a time. A process that must wait for a flag does what the
 // transports' wait does: it spins for spin_time holding its core, then
 // yields; a yield hands the core to the next process on the same core in
@@ -20,7 +21,11 @@
 // itself (from the profile's tables) and a memory traffic; the operations
 // running on different cores share the memory system: when the traffic they
 // ask for exceeds its capacity (all cores copying at once, from the profile)
-// every memory-bound operation slows by the same factor. A flag becomes
+// every memory-bound operation slows by the same factor. On a machine of
+// several nodes with a fabric (Profile::node_link_bw), a copy whose data
+// come from another node also loads the links from that node to its own;
+// the copies crossing one pair of nodes at once share them the same way,
+// and an operation runs at the slower of its two shares. A flag becomes
 // visible to its reader one cache-line transfer (c2c_latency) after it was
 // written.
 #include <cstddef>
@@ -58,6 +63,9 @@ struct SimCell {
   // counts (as `host predict` takes the median over native launches).
   int orders = 7;
   std::uint64_t seed = 1;
+  // The ranks in ring order: position p holds rank ring[p] and sends to the
+  // one at p + 1 (host::ring_order); empty: the natural order.
+  std::vector<int> ring;
   // Per core: its speed during this run (as Profile::core_speed, which it
   // replaces when not empty; e.g. probed around a native run).
   std::vector<double> core_speed;
@@ -95,6 +103,13 @@ struct SimResult {
 // k_core x (size + slots x chunk) bytes in each direction.
 [[nodiscard]] double double_copy_working_set(const SimCell& c, int cores);
 
+// The core of each rank (by rank, in launch order), as Linux places new
+// processes that are not bound (find_idlest_group / find_idlest_cpu at fork
+// and exec, level by level): each goes to the node with the fewest ranks so
+// far, within it the chip with the fewest, within that the core with the
+// fewest, the lowest number on a tie. One chip: rank r on core r % cores.
+[[nodiscard]] std::vector<int> place_ranks(const Profile& p, int procs);
+
 // How many cycle orders simulate_ring runs for a cell on `cores` cores.
 [[nodiscard]] int cycle_orders(const SimCell& c, int cores);
 
@@ -103,7 +118,8 @@ struct SimResult {
 // with its own SystemC elaboration, so the caller's process never
 // elaborates and may call this again; it must not have run SystemC itself.
 // Throws ConfigError for a cell the profile cannot run (CMA with cma_ok
-// false, fewer than 2 processes), Error for a worker that failed (its
+// false, fewer than 2 processes, a ring order that is not a permutation of
+// its ranks), Error for a worker that failed (its
 // message) or a ring that stopped short (a model fault).
 [[nodiscard]] std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell>& cells);
 

@@ -13,6 +13,10 @@ namespace hopsim::host::model {
 struct Profile {
   std::string name;
   std::string description;
+  // The system name under which reference measurements of this machine are
+  // filed (traces/reference/*.csv, column `system`): what `hopsim validate`
+  // matches the model's figures by. Optional in the file; empty: `name`.
+  std::string system;
   int cores = 1;
   std::vector<double> core_speed;  // per core: work takes its time / core_speed[c] (1: as fast as the tables)
   // B/s of the ring's checksum over 256 KiB on the first core alone when the
@@ -57,10 +61,26 @@ struct Profile {
   double preempt_slice = 0;       // s, mean time another runnable process holds a core it took (0: none seen)
   double background_load = 0;     // other runnable processes competing for the cores (measured)
   bool cma_ok = true;
+  // Topology of a large SMP (optional; 0 in the file's absence, read as 1):
+  // the cores are split evenly over `chips` chips, the chips evenly over
+  // `nodes` nodes (books, boards). Ranks are placed over them as Linux
+  // spreads new processes (place_ranks in model.hpp).
+  double chips = 0;
+  double nodes = 0;
+  // B/s each way between two nodes (the fabric links joining them); a copy
+  // whose data come from another node loads that pair's links, shared by
+  // all the copies crossing them at once. 0: the fabric is not modelled.
+  double node_link_bw = 0;
   std::map<std::string, std::string> sources;  // parameter -> where its value came from
 
   // Log-log interpolation of a table at `size`, clamped at the ends.
   [[nodiscard]] double at(const std::vector<double>& table, double size) const;
+
+  // Chips and nodes, at least 1; the chip and node of a core.
+  [[nodiscard]] int chip_count() const { return chips >= 1 ? static_cast<int>(chips) : 1; }
+  [[nodiscard]] int node_count() const { return nodes >= 1 ? static_cast<int>(nodes) : 1; }
+  [[nodiscard]] int chip_of(int core) const { return core / (cores / chip_count()); }
+  [[nodiscard]] int node_of(int core) const { return chip_of(core) / (chip_count() / node_count()); }
 
   // Whether the apart exchange tables are there (and complete).
   [[nodiscard]] bool has_apart() const;
