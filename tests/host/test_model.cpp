@@ -931,3 +931,35 @@ TEST_CASE("profiles: a topology round-trips and one that does not divide evenly 
   bad["system"] = 7;
   CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);
 }
+
+TEST_CASE("host model: a two-way ring sends each way every step and counts both", "[host][model]") {
+  // Two processes on flat()'s two cores, zero copy: each direction's
+  // message waits for its control message (L) and is read at 2e9 B/s, one
+  // after the other, so a step takes twice the one-way step and the
+  // bandwidth is the same.
+  const double S = 1 << 20, L = 1e-6;
+  auto c = cell(hh::CopyPath::zero_copy, 1 << 20, 3, 1);
+  const auto one = hh::simulate_ring(flat(), {c});
+  c.two_way = true;
+  const auto two = hh::simulate_ring(flat(), {c});
+  CHECK(two[0].seconds == Approx(3 * 2 * (L + S / 2e9)).epsilon(1e-9));
+  CHECK(two[0].bandwidth == Approx(2 * S * 3 / two[0].seconds));
+  CHECK(two[0].bandwidth == Approx(one[0].bandwidth).epsilon(1e-9));
+  // Every path and ring size completes in both directions (a lost wake-up
+  // would throw); the leftward reads cross nodes as the rightward ones do.
+  for (auto path : {hh::CopyPath::double_copy, hh::CopyPath::cma, hh::CopyPath::zero_copy})
+    for (int procs : {2, 3, 5}) {
+      auto d = cell(path, 64 << 10, 4, 1, procs);
+      d.two_way = true;
+      d.cma_buffers = procs == 3 ? 0 : 4;
+      INFO(hh::path_name(path) << ", " << procs << " processes");
+      const auto r = hh::simulate_ring(sharing_profile(), {d});
+      CHECK(r[0].bandwidth > 0);
+    }
+  // 4 processes on 2 nodes, natural order: every read crosses; two-way
+  // puts two readers on each direction's links per half-step, as one-way does.
+  auto e = cell(hh::CopyPath::zero_copy, 1 << 20, 3, 1, 4);
+  e.two_way = true;
+  const auto shared = hh::simulate_ring(smp(4, 2, 2, 1e9), {e});
+  CHECK(shared[0].seconds == Approx(3 * 2 * (L + S / 0.5e9)).epsilon(1e-9));
+}

@@ -103,6 +103,44 @@ TEST_CASE("a corrupted message is caught by the receiver's checksum", "[host][ri
   }
 }
 
+TEST_CASE("a two-way ring sends each way every step, every message checked", "[host][ring]") {
+  for (Kind k : {Kind::double_copy, Kind::cma, Kind::zero_copy}) {
+    for (int procs : {2, 3, 4}) {
+      auto o = small(k, procs);
+      o.two_way = true;
+      o.random_order = procs == 4;
+      o.cma_buffers = procs == 3 ? 0 : 4;  // CMA's rendezvous too
+      INFO(hopsim::host::kind_name(k) << ", " << procs << " processes");
+      const auto cells = hh::run_ring(o);
+      REQUIRE(cells.size() == 3);
+      for (const auto& c : cells) {
+        CHECK(c.two_way);
+        CHECK(c.messages_checked == static_cast<std::uint64_t>(2 * procs * (hh::kWarmupSteps + c.iters)));
+        // Both directions' bytes count.
+        CHECK(c.bandwidth == Approx(2.0 * static_cast<double>(c.size) * c.iters / c.seconds));
+      }
+    }
+  }
+}
+
+TEST_CASE("a two-way ring's damaged message from the right neighbour is caught", "[host][ring]") {
+  for (Kind k : {Kind::double_copy, Kind::cma, Kind::zero_copy}) {
+    auto o = small(k, 3);
+    o.two_way = true;
+    o.corrupt_rank = 1;
+    o.corrupt_message = 3;  // rank 1's second message of step 1: from its right neighbour, rank 2
+    INFO(hopsim::host::kind_name(k));
+    try {
+      (void)hh::run_ring(o);
+      FAIL("the damaged message must be caught");
+    } catch (const hopsim::DataMismatchError& e) {
+      CHECK_THAT(e.what(),
+                 Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 1 of 8 bytes from rank 2 over " +
+                                   std::string(hopsim::host::kind_name(k))));
+    }
+  }
+}
+
 TEST_CASE("a ring of one process is rejected with a clear message", "[host][ring]") {
   auto o = small(Kind::cma, 1);
   CHECK_THROWS_MATCHES(hh::run_ring(o), hopsim::ConfigError,

@@ -62,7 +62,7 @@ double cma_call_exchanged(const Profile& p) {
 }
 
 double double_copy_working_set(const SimCell& c, int cores) {
-  return per_core(c.procs, std::max(1, cores)) *
+  return per_core(c.procs, std::max(1, cores)) * (c.two_way ? 2.0 : 1.0) *
          (static_cast<double>(c.size) + static_cast<double>(c.slots) * static_cast<double>(c.chunk));
 }
 
@@ -377,8 +377,10 @@ class Ring : public sc_core::sc_module {
         c_(c),
         machine_("machine", p, cores_of_positions(p, c), seed, order, c.core_speed),
         rng_(seed ^ 0x5eed) {
-    for (int r = 0; r < c.procs; ++r)
+    for (int r = 0; r < c.procs; ++r) {
       chan_.push_back(std::make_unique<Channel>(fmt::format("ch{}", r), p.c2c_latency));  // r -> r+1
+      if (c.two_way) back_.push_back(std::make_unique<Channel>(fmt::format("back{}", r), p.c2c_latency));
+    }
     start_.assign(static_cast<std::size_t>(c.procs), 0.0);
     end_.assign(static_cast<std::size_t>(c.procs), 0.0);
     for (int r = 0; r < c.procs; ++r) {
@@ -512,11 +514,11 @@ class Ring : public sc_core::sc_module {
   // 24.7 / 22.9 / 22.3 and 24.4 / 21.0 / 21.4. Over 26 rounds, 246 of 312
   // double-copy cells come out within 25%, against 234 with the term on
   // both copies.
-  [[nodiscard]] StepRates rates_of(int r) const {
-    const int n = c_.procs;
+  // Rank r sending to `right` while it receives from `left` (the two
+  // directions of a two-way ring swap them).
+  [[nodiscard]] StepRates rates_of(int r, int right, int left) const {
     const auto S = static_cast<double>(c_.size);
     const auto C = static_cast<double>(c_.chunk);
-    const int right = (r + 1) % n, left = (r + n - 1) % n;
     StepRates x;
     x.ws_dc = double_copy_working_set(c_, p_.cores);
     const double chunk_bytes = std::min(S, C);
@@ -533,7 +535,8 @@ class Ring : public sc_core::sc_module {
     // rounds, 100 of 132 CMA cells come out within 25% with the term, 86
     // without. It applies with transport buffers too: a core's caches hold
     // its ranks' buffers whether or not the senders wait.
-    const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores)));
+    // (Two-way: each process pulls two messages a step.)
+    const double k_core = static_cast<double>(per_core(c_.procs, std::max(1, p_.cores))) * (c_.two_way ? 2.0 : 1.0);
     const bool pull_crosses = crosses(r, left);
     const double call = pull_crosses ? cma_call_exchanged(p_) : p_.cma_call;
     // Seconds per byte of a pull of `bytes` bytes beyond its call.
@@ -560,8 +563,8 @@ class Ring : public sc_core::sc_module {
   // One double-copy step of rank r: the message's chunks out through `out`
   // while the left neighbour's come in through `in` (`sent` and `got`
   // count the chunks over all steps), then the checksum.
-  void double_copy_step(int r, Channel& out, Channel& in, const StepRates& x, const sc_core::sc_event_or_list& both,
-                        std::uint64_t& sent, std::uint64_t& got) {
+  void double_copy_step(int r, int from, Channel& out, Channel& in, const StepRates& x,
+                        const sc_core::sc_event_or_list& both, std::uint64_t& sent, std::uint64_t& got) {
     const auto S = static_cast<double>(c_.size);
     const auto K = static_cast<std::uint64_t>(c_.slots);
     const auto C = static_cast<double>(c_.chunk);
@@ -576,7 +579,7 @@ class Ring : public sc_core::sc_module {
         progress = true;
       }
       if (g < chunks && in.head.get() > got) {
-        copy(r, std::min(C, S - static_cast<double>(g) * C), x.ws_dc, x.dc_recv, left_of(r));
+        copy(r, std::min(C, S - static_cast<double>(g) * C), x.ws_dc, x.dc_recv, from);
         in.tail.set(++got);
         ++g;
         progress = true;
@@ -595,13 +598,13 @@ class Ring : public sc_core::sc_module {
   // so (in.tail); without transport buffers (rendezvous), then wait
   // until the right neighbour pulled mine (out.tail). The checksum
   // follows.
-  void cma_step(int r, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
+  void cma_step(int r, int from, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
     const auto S = static_cast<double>(c_.size);
     const auto B = static_cast<std::uint64_t>(c_.cma_buffers);
     if (B > 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() + B >= seq; });
     out.head.set(seq);
     wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
-    machine_.run(r, S / x.cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S), left_of(r), S);
+    machine_.run(r, S / x.cma_pull, 2 * S, 2 * p_.at(p_.memcpy_bw_all, S), from, S);
     in.tail.set(seq);
     if (B == 0) wait_for(r, out.tail.event(), [&] { return out.tail.get() >= seq; });
     read(r, S, x.cma_read);
@@ -613,39 +616,60 @@ class Ring : public sc_core::sc_module {
   // control message out; the previous view goes back to the left
   // neighbour; its control message in; pages mapped (optionally) and
   // read in place.
-  void zero_copy_step(int r, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
-    wait_for(r, out.rel.event(), [&] { return out.rel.get() + 2 >= seq; });
+  // Two-way, a rank's two buffers go one right and one left each step
+  // (one per direction), and the receiver hands the view back once read.
+  void zero_copy_step(int r, int from, Channel& out, Channel& in, const StepRates& x, std::uint64_t seq) {
+    const std::uint64_t buffers = c_.two_way ? 1 : 2;
+    wait_for(r, out.rel.event(), [&] { return out.rel.get() + buffers >= seq; });
     wait_for(r, out.tail.event(), [&] { return out.tail.get() + 1 >= seq; });
     out.head.set(seq);
-    in.rel.set(seq - 1);
+    if (!c_.two_way) in.rel.set(seq - 1);
     wait_for(r, in.head.event(), [&] { return in.head.get() >= seq; });
     in.tail.set(seq);
     if (x.remap > 0) cpu(r, x.remap);
-    read(r, static_cast<double>(c_.size), x.zc_read, left_of(r));
+    read(r, static_cast<double>(c_.size), x.zc_read, from);
+    if (c_.two_way) in.rel.set(seq);
   }
 
-  [[nodiscard]] int left_of(int r) const { return (r + c_.procs - 1) % c_.procs; }
+  // One direction of rank r's steps: to `to` over `out` while `from`'s
+  // message comes in over `in`.
+  struct Way {
+    int to, from;
+    Channel *out, *in;
+    StepRates x;
+    std::uint64_t sent = 0, got = 0;  // double copy: chunks
+    sc_core::sc_event_or_list both;
+  };
 
   void rank(int r) {
     const int n = c_.procs;
     machine_.acquire(r);
     start_[static_cast<std::size_t>(r)] = now_s();
-    Channel& out = *chan_[static_cast<std::size_t>(r)];               // r -> r+1
-    Channel& in = *chan_[static_cast<std::size_t>((r + n - 1) % n)];  // r-1 -> r
-    const StepRates x = rates_of(r);
-    std::uint64_t sent = 0, got = 0;  // double copy: chunks
-    sc_core::sc_event_or_list both;
-    both |= out.tail.event();
-    both |= in.head.event();
+    const int right = (r + 1) % n, left = (r + n - 1) % n;
+    // Rightwards: r -> r+1 while r-1 -> r; a two-way ring then sends
+    // leftwards: r -> r-1 while r+1 -> r (hpcc's two MPI_Sendrecv a step).
+    std::vector<Way> ways;
+    ways.reserve(2);
+    ways.push_back({right, left, chan_[static_cast<std::size_t>(r)].get(), chan_[static_cast<std::size_t>(left)].get(),
+                    rates_of(r, right, left)});
+    if (c_.two_way)
+      ways.push_back({left, right, back_[static_cast<std::size_t>(r)].get(),
+                      back_[static_cast<std::size_t>(right)].get(), rates_of(r, left, right)});
+    for (auto& w : ways) {
+      w.both |= w.out->tail.event();
+      w.both |= w.in->head.event();
+    }
     for (int it = 0; it < c_.iters; ++it) {
       const std::uint64_t seq = static_cast<std::uint64_t>(it) + 1;
-      cpu(r, x.overhead);
-      if (c_.path == CopyPath::double_copy)
-        double_copy_step(r, out, in, x, both, sent, got);
-      else if (c_.path == CopyPath::cma)
-        cma_step(r, out, in, x, seq);
-      else
-        zero_copy_step(r, out, in, x, seq);
+      for (auto& w : ways) {
+        cpu(r, w.x.overhead);
+        if (c_.path == CopyPath::double_copy)
+          double_copy_step(r, w.from, *w.out, *w.in, w.x, w.both, w.sent, w.got);
+        else if (c_.path == CopyPath::cma)
+          cma_step(r, w.from, *w.out, *w.in, w.x, seq);
+        else
+          zero_copy_step(r, w.from, *w.out, *w.in, w.x, seq);
+      }
     }
     end_[static_cast<std::size_t>(r)] = now_s();
     // Done: the next process on this core runs without paying for us.
@@ -656,7 +680,8 @@ class Ring : public sc_core::sc_module {
   const Profile& p_;
   SimCell c_;
   Machine machine_;
-  std::vector<std::unique_ptr<Channel>> chan_;
+  std::vector<std::unique_ptr<Channel>> chan_;  // r -> r+1
+  std::vector<std::unique_ptr<Channel>> back_;  // r -> r-1 (two-way)
   std::vector<double> start_, end_;
   int finished_ranks_ = 0;
   std::mt19937_64 rng_;
@@ -684,7 +709,8 @@ double ring_weight(const SimCell& c, int cores) {
   const double chunks = c.path == CopyPath::double_copy
                             ? std::max(1.0, std::ceil(static_cast<double>(c.size) / static_cast<double>(c.chunk)))
                             : 1.0;
-  return static_cast<double>(c.procs) * c.iters * (2.0 + chunks) * (c.procs > cores ? 2.0 : 1.0);
+  return static_cast<double>(c.procs) * c.iters * (2.0 + chunks) * (c.procs > cores ? 2.0 : 1.0) *
+         (c.two_way ? 2.0 : 1.0);
 }
 
 // Simulates `jobs` in this process (one SystemC elaboration) into `out`.
@@ -872,7 +898,7 @@ std::vector<SimResult> simulate_ring(const Profile& p, const std::vector<SimCell
               [](const SimResult& a, const SimResult& b) { return a.seconds < b.seconds; });
     SimResult med = per_order[per_order.size() / 2];
     med.ops = ops;
-    med.bandwidth = static_cast<double>(cells[i].size) * cells[i].iters / med.seconds;
+    med.bandwidth = static_cast<double>(cells[i].size) * cells[i].iters * (cells[i].two_way ? 2 : 1) / med.seconds;
     out.push_back(med);
   }
   return out;

@@ -83,6 +83,7 @@ hh::RingOptions launch_options(const RingArgs& a, const std::vector<std::size_t>
   o.procs = procs;
   o.kind = kind;
   o.random_order = random;
+  o.two_way = a.two_way;
   o.seed = a.seed;
   o.sizes = sizes;
   o.reps = a.reps;
@@ -192,6 +193,7 @@ std::vector<hh::model::SimResult> simulate(const hh::model::Profile& p, const st
     c.iters = k.iters;
     c.reps = a.reps;
     c.ring = hh::ring_order(k.procs, k.random, a.seed);
+    c.two_way = a.two_way;
     cells.push_back(c);
   }
   return hh::model::simulate_ring(p, cells);
@@ -313,8 +315,8 @@ std::string cma_ratio_text(const std::vector<hh::RingCell>& cells) {
 // The native table's heading.
 void print_ring_heading(const RingArgs& a) {
   std::cout << fmt::format(
-      "hpcc-style ring, native: bandwidth = bytes received per process per second (fastest of {} repetitions)\n",
-      a.reps);
+      "hpcc-style ring{}, native: bandwidth = bytes received per process per second (fastest of {} repetitions)\n",
+      a.two_way ? " (two-way)" : "", a.reps);
   std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>22} {:>10} {:>9} {:>7}\n", "procs", "size", "order",
                            "transport", "used", "MB/s", "/memcpy", "iters");
 }
@@ -377,8 +379,9 @@ int cmd_simulate(const RingArgs& a) {
   const auto keys = ring_keys(a, "--bytes");
   auto csv = open_csv(a.csv);
   const auto res = simulate(p, keys, a);
-  std::cout << fmt::format("hpcc-style ring on the host model '{}' ({} cores): bytes received per process per second\n",
-                           p.name, p.cores);
+  std::cout << fmt::format(
+      "hpcc-style ring{} on the host model '{}' ({} cores): bytes received per process per second\n",
+      a.two_way ? " (two-way)" : "", p.name, p.cores);
   std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>10} {:>9} {:>12}\n", "procs", "size", "order", "transport",
                            "MB/s", "/memcpy", "yields/step");
   if (csv) {

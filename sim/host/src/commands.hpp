@@ -26,6 +26,7 @@ struct RingArgs {
   std::vector<std::string> sizes{"4KiB", "64KiB", "1MiB", "4MiB"};
   std::vector<std::string> transports{"double-copy", "cma", "zero-copy"};
   std::string order = "natural";
+  bool two_way = false;  // hpcc's pattern: each step a message each way (RingOptions::two_way)
   std::uint64_t seed = 1;
   int reps = 3;
   std::string bytes = "16MiB";

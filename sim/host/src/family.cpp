@@ -47,6 +47,9 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
                 "at least this many timed steps per repetition (large messages; 4 steps of 4 MiB vary by 30-60% "
                 "between runs here, 16 by under 10%)")
       ->capture_default_str();
+  s->add_flag("--two-way", a.two_way,
+              "hpcc's ring: each step a message to the right while the left one's comes in, then one to the left "
+              "while the right one's comes in (bandwidth counts both)");
   s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
   s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
   if (native) {
@@ -148,7 +151,7 @@ const ProgramInfo& ring_program() {
     register_program({"ring",
                       "host",
                       "hpcc-style ring bandwidth: each process sends to its right neighbour and receives from its "
-                      "left, over double copy, CMA or zero copy",
+                      "left (two-way: then to its left and from its right), over double copy, CMA or zero copy",
                       {{"procs", nlohmann::json::array({2, 4}), "ring sizes (processes)", 2, 64, {}, false},
                        {"sizes", nlohmann::json::array({"64KiB", "1MiB"}), "message sizes", 0, 0, {}, false},
                        {"transports",
@@ -161,6 +164,13 @@ const ProgramInfo& ring_program() {
                        {"reps", 3, "timed repetitions per cell; the fastest counts", 1, 1000, {}, false},
                        {"bytes", "16MiB", "data each process receives per repetition", 0, 0, {}, false},
                        {"min_steps", 16, "at least this many timed steps per repetition", 1, 1000000, {}, false},
+                       {"two_way",
+                        false,
+                        "hpcc's two-way ring: each step a message each way (bandwidth counts both)",
+                        0,
+                        0,
+                        {},
+                        false},
                        {"order",
                         "natural",
                         "ring order: natural, random (a permutation seeded by the scenario's seed, as hpcc's "

@@ -173,6 +173,7 @@ class RingRank {
     const long a = cma_own_ ? r.send_buffers_huge_kib() : sendbuf_.huge_kib(), b = recvbuf_.huge_kib();
     results_[at_.huge_kib()] = a < 0 || b < 0 ? -1.0 : static_cast<double>(a + b);
     expect_.resize(maxs);
+    if (o.two_way) expect_right_.resize(maxs);
   }
 
   void run() {
@@ -187,6 +188,11 @@ class RingRank {
     std::uint64_t w0 = 0;
     std::memcpy(&w0, expect_.data(), 8);
     const std::uint64_t base = checksum({expect_.data(), size}) - w0;
+    if (o_.two_way) {
+      fill_pattern({expect_right_.data(), size}, R_, o_.seed);
+      std::memcpy(&w0, expect_right_.data(), 8);
+      base_right_ = checksum({expect_right_.data(), size}) - w0;
+    }
     if (!zc_ && !cma_own_) fill_pattern({sendbuf_.data(), size}, me_, o_.seed);
     // CMA: each transport buffer gets the pattern once per size (all are
     // free here: the last size's pulls ended before the barrier).
@@ -216,10 +222,18 @@ class RingRank {
     checked_ = 0;
   }
 
-  // Message `seq` of `size` bytes to R while L's arrives; checks its checksum.
+  // Message `seq` of `size` bytes to R while L's arrives, then in a two-way
+  // ring to L while R's arrives; checks each one's checksum.
   void step(std::size_t size, std::uint64_t base, std::uint64_t seq) {
+    exchange(size, base, seq, R_, L_);
+    if (o_.two_way) exchange(size, base_right_, seq, L_, R_);
+  }
+
+  // Message `seq` to `to` while `from`'s arrives (its pattern's checksum
+  // without word 0: `base`).
+  void exchange(std::size_t size, std::uint64_t base, std::uint64_t seq, int to, int from) {
     const std::uint64_t st = stamp_of(me_, seq);
-    const std::uint64_t expected = base + stamp_of(L_, seq);
+    const std::uint64_t expected = base + stamp_of(from, seq);
     std::span<const std::byte> got;
     if (zc_) {
       auto buf = r_.acquire(size);
@@ -228,15 +242,15 @@ class RingRank {
         ++filled_;
       }
       std::memcpy(buf.data(), &st, 8);
-      got = r_.sendrecv_view(R_, buf, L_, size);
+      got = r_.sendrecv_view(to, buf, from, size);
     } else if (cma_own_) {
       auto buf = r_.acquire(size);
       std::memcpy(buf.data(), &st, 8);
-      r_.sendrecv(R_, buf, L_, {recvbuf_.data(), size});
+      r_.sendrecv(to, buf, from, {recvbuf_.data(), size});
       got = {recvbuf_.data(), size};
     } else {
       std::memcpy(sendbuf_.data(), &st, 8);
-      r_.sendrecv(R_, {sendbuf_.data(), size}, L_, {recvbuf_.data(), size});
+      r_.sendrecv(to, {sendbuf_.data(), size}, from, {recvbuf_.data(), size});
       got = {recvbuf_.data(), size};
     }
     const std::uint64_t c = checksum(got);
@@ -244,8 +258,13 @@ class RingRank {
       throw DataMismatchError(
           fmt::format("checksum mismatch: rank {} received message {} of {} bytes from rank {} over {}: checksum "
                       "{:#018x}, expected {:#018x}",
-                      me_, seq, size, L_, host::kind_name(r_.kind()), c, expected));
+                      me_, seq, size, from, host::kind_name(r_.kind()), c, expected));
     ++checked_;
+    // Zero copy, two-way: a rank's two pool buffers alternate, one going
+    // right and one left each step, so the view goes back once checked
+    // (kept until the next message from the same neighbour, each buffer
+    // would wait for a step its sender has not begun).
+    if (zc_ && o_.two_way) r_.release_views();
   }
 
   host::Rank& r_;
@@ -257,6 +276,8 @@ class RingRank {
   const host::MessageBuffer sendbuf_, recvbuf_;
   int nbuf_;
   std::vector<std::byte> expect_;
+  std::vector<std::byte> expect_right_;  // two-way: R's pattern
+  std::uint64_t base_right_ = 0;
   int filled_ = 0;  // zero copy: the two pool buffers get the pattern once per size
   std::uint64_t checked_ = 0;
 };
@@ -276,6 +297,7 @@ RingCell cell_of(const RingOptions& o, const host::Node& node, const host::NodeR
   c.procs = o.procs;
   c.size = o.sizes[si];
   c.order = o.random_order ? "random" : "natural";
+  c.two_way = o.two_way;
   c.requested = rep.requested;
   c.used = rep.used;
   c.fallback = rep.fallback;
@@ -294,7 +316,7 @@ RingCell cell_of(const RingOptions& o, const host::Node& node, const host::NodeR
   }
   c.seconds = best;
   if (probe_handover) c.handover = scratch_value(node, 0, at.handover(si, fastest));
-  c.bandwidth = static_cast<double>(c.size) * c.iters / best;
+  c.bandwidth = static_cast<double>(c.size) * c.iters * (o.two_way ? 2 : 1) / best;
   c.huge_kib = -1;
   for (int rk = 0; rk < o.procs; ++rk) {
     c.messages_checked += static_cast<std::uint64_t>(scratch_value(node, rk, at.checked(si)));

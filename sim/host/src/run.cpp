@@ -32,6 +32,7 @@ constexpr std::size_t kHpccRingMessage = 2000000;
 RingArgs ring_args_of(const nlohmann::json& args, std::uint64_t seed) {
   RingArgs a;
   a.order = args["order"].get<std::string>();
+  a.two_way = args["two_way"].get<bool>();
   a.seed = seed;
   a.procs = args["procs"].get<std::vector<int>>();
   a.sizes = args["sizes"].get<std::vector<std::string>>();
@@ -88,6 +89,7 @@ void run_native_cells(const RingArgs& a, std::vector<Key>& keys, RunReport& r, n
     cj.push_back({{"procs", c.procs},
                   {"size", c.size},
                   {"order", c.order},
+                  {"two_way", c.two_way},
                   {"requested", host::kind_name(c.requested)},
                   {"used", host::kind_name(c.used)},
                   {"fallback", c.fallback},
@@ -106,11 +108,13 @@ void run_native_cells(const RingArgs& a, std::vector<Key>& keys, RunReport& r, n
 // its name), experiment hpcc's ring of that order, configuration "<path> <n>
 // procs" as the CMA posting's table names them ("base" is double copy, the
 // MPI's own shared-memory path), with the size appended unless it is hpcc's
-// ring message of 2,000,000 bytes; MB/s (10^6 bytes) received per process.
-Metric metric_of(const hh::model::Profile& p, const Key& k, double bytes_per_s) {
+// ring message of 2,000,000 bytes and "one-way" unless the ring is hpcc's
+// two-way one; MB/s (10^6 bytes) received per process.
+Metric metric_of(const hh::model::Profile& p, const Key& k, bool two_way, double bytes_per_s) {
   const std::string path = k.kind == Kind::double_copy ? "base" : std::string(host::kind_name(k.kind));
   std::string config = fmt::format("{} {} procs", path, k.procs);
   if (k.size != kHpccRingMessage) config += " " + model::size_text(k.size);
+  if (!two_way) config += " one-way";
   return {p.system.empty() ? p.name : p.system,
           k.random ? "hpcc-ring-random" : "hpcc-ring-natural",
           config,
@@ -129,7 +133,7 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
   nlohmann::json cj = nlohmann::json::array();
   std::vector<Metric> metrics;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    metrics.push_back(metric_of(p, keys[i], res[i].bandwidth));
+    metrics.push_back(metric_of(p, keys[i], a.two_way, res[i].bandwidth));
     auto& t = r.timings[i];
     t.sim_seconds = res[i].seconds / keys[i].iters;
     t.sim_bytes_per_s = res[i].bandwidth;
@@ -138,6 +142,7 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
                   {"size", keys[i].size},
                   {"transport", host::kind_name(keys[i].kind)},
                   {"order", keys[i].random ? "random" : "natural"},
+                  {"two_way", a.two_way},
                   {"iters", keys[i].iters},
                   {"seconds", res[i].seconds},
                   {"bandwidth_Bps", res[i].bandwidth},

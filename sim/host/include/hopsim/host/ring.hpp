@@ -2,8 +2,9 @@
 // The hpcc-style ring bandwidth benchmark over the intra-node transports:
 // N processes in a ring (naturally ordered, or randomly ordered from a
 // seed), each repeatedly sends a message to its right neighbour while it
-// receives one from its left (a blocking exchange), and the receiver
-// checksums every byte of every message it gets.
+// receives one from its left (a blocking exchange), in a two-way ring then
+// one to its left neighbour while it receives one from its right (hpcc's
+// pattern), and the receiver checksums every byte of every message it gets.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,6 +24,7 @@ struct RingOptions {
   int procs = 2;
   host::Kind kind = host::Kind::double_copy;
   bool random_order = false;
+  bool two_way = false;  // each step also a message to the left while the right one's comes in
   std::uint64_t seed = 1;
   std::vector<std::size_t> sizes{std::size_t{64} * 1024};
   std::size_t bytes_per_rep = 16u << 20;  // data each process receives per timed repetition
@@ -53,6 +55,7 @@ struct RingCell {
   int procs = 0;
   std::size_t size = 0;
   std::string order;  // "natural" or "random"
+  bool two_way = false;
   host::Kind requested = host::Kind::double_copy;
   host::Kind used = host::Kind::double_copy;
   std::string fallback;  // why `used` differs, else empty
@@ -60,8 +63,8 @@ struct RingCell {
   std::vector<int> cpu_of_rank;  // spread: the CPU of each rank; empty for none
   int iters = 0;
   double seconds = 0;                  // fastest repetition, slowest rank
-  double bandwidth = 0;                // bytes received per process per second
-  std::uint64_t messages_checked = 0;  // checksummed messages over all ranks and repetitions
+  double bandwidth = 0;                // bytes received per process per second (both directions)
+  std::uint64_t messages_checked = 0;  // checksummed messages over all ranks, directions and repetitions
   bool huge_pages = true;              // RingOptions::huge_pages
   // KiB of a rank's send and receive buffers backed by huge pages (the
   // least over ranks); -1 unknown (no /proc/self/smaps).

@@ -66,6 +66,10 @@ struct SimCell {
   // The ranks in ring order: position p holds rank ring[p] and sends to the
   // one at p + 1 (host::ring_order); empty: the natural order.
   std::vector<int> ring;
+  // hpcc's two-way ring: each step a message goes to the right neighbour
+  // while the left one's comes in, then one to the left while the right
+  // one's comes in (two MPI_Sendrecv); both count as received bytes.
+  bool two_way = false;
   // Per core: its speed during this run (as Profile::core_speed, which it
   // replaces when not empty; e.g. probed around a native run).
   std::vector<double> core_speed;
@@ -73,7 +77,7 @@ struct SimCell {
 
 struct SimResult {
   double seconds = 0;     // simulated time of the timed steps (slowest rank; fastest repetition, median order)
-  double bandwidth = 0;   // bytes received per process per second
+  double bandwidth = 0;   // bytes received per process per second (both directions of a two-way ring)
   double ops = 0;         // operations simulated (all repetitions)
   double yields = 0;      // hand-overs of a core between ring processes, per ring step and rank (fastest repetition)
   double background = 0;  // seconds the background held cores, per core (fastest repetition)
@@ -100,7 +104,8 @@ struct SimResult {
 
 // Working-set-equivalent memcpy size (bytes) of a double-copy chunk copy:
 // the processes on one core touch their message buffers and bounce slots,
-// k_core x (size + slots x chunk) bytes in each direction.
+// k_core x (size + slots x chunk) bytes in each direction, twice that in a
+// two-way ring.
 [[nodiscard]] double double_copy_working_set(const SimCell& c, int cores);
 
 // The core of each rank (by rank, in launch order), as Linux places new
