@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "hopsim/studies/tools.hpp"
@@ -11,7 +12,8 @@ namespace hopsim::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string result, reference;
+  std::string result;
+  std::vector<std::string> reference;
   double tolerance = 25;
 };
 
@@ -29,7 +31,9 @@ void add_validate(Commands& c) {
   auto o = std::make_shared<ValidateOptions>();
   auto* val = c.app.add_subcommand("validate", "compare a run's figures with published device measurements");
   val->add_option("result", o->result, "results.json of a simulated run")->required();
-  val->add_option("--against", o->reference, "reference CSV (system,experiment,configuration,metric,value,unit,source)")
+  val->add_option("--against", o->reference,
+                  "reference CSV (system,experiment,configuration,metric,value,unit,source); may be given more than "
+                  "once, the rows of all count")
       ->required();
   val->add_option("--tolerance", o->tolerance, "allowed error in percent (default 25)")->check(CLI::NonNegativeNumber);
   c.on(val, [o] { return studies::validate_results(o->result, o->reference, o->tolerance); });

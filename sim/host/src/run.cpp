@@ -156,10 +156,10 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
 
 // One line per cell: native and simulated MB/s ("-" for a mode not run).
 void print_cells(const RunReport& r) {
-  std::cout << fmt::format("{:<28} {:>12} {:>12}\n", "cell", "native MB/s", "sim MB/s");
+  std::cout << fmt::format("{:<36} {:>12} {:>12}\n", "cell", "native MB/s", "sim MB/s");
   for (const auto& t : r.timings)
     std::cout << fmt::format(
-        "{:<28} {:>12} {:>12}\n", t.name,
+        "{:<36} {:>12} {:>12}\n", t.name,
         std::isfinite(t.native_bytes_per_s) ? fmt::format("{:.0f}", t.native_bytes_per_s / 1e6) : "-",
         std::isfinite(t.sim_bytes_per_s) ? fmt::format("{:.0f}", t.sim_bytes_per_s / 1e6) : "-");
   if (r.native) std::cout << "native: every message checksummed by its receiver: all matched\n";

@@ -3,6 +3,7 @@
 #include "hopsim/studies/tools.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -125,14 +126,18 @@ int trace_export(const std::string& file, const std::optional<std::string>& perf
   return 0;
 }
 
-int validate_results(const std::string& result, const std::string& reference, double tolerance) {
+int validate_results(const std::string& result, const std::vector<std::string>& references, double tolerance) {
   const auto sim = load_result_metrics(result);
   std::vector<traces::ResultRow> ref;
-  try {
-    ref = traces::import_reference_csv(reference);
-  } catch (const traces::ImportError& e) {
-    throw ConfigError(e.what());
+  for (const auto& file : references) {
+    try {
+      const auto rows = traces::import_reference_csv(file);
+      ref.insert(ref.end(), rows.begin(), rows.end());
+    } catch (const traces::ImportError& e) {
+      throw ConfigError(e.what());
+    }
   }
+  const std::string reference = fmt::format("{}", fmt::join(references, ", "));
   const auto v = validate(sim, ref, tolerance);
   std::cout << fmt::format("validate {} against {} (tolerance {}%)\n", result, reference, tolerance);
   std::cout << fmt::format("{:<18} {:<10} {:<40} {:<16} {:>14} {:>14} {:>9}\n", "system", "experiment", "configuration",

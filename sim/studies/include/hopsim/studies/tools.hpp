@@ -3,6 +3,7 @@
 // and returning the exit code; ConfigError on bad input.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hopsim::studies {
 
@@ -13,7 +14,7 @@ int trace_stats(const std::string& file, int top);
 int trace_export(const std::string& file, const std::optional<std::string>& perfetto,
                  const std::optional<std::string>& csv, const std::optional<std::string>& out);
 // A run's sim.metrics against reference rows; 3 when a matched row is beyond `tolerance` percent.
-int validate_results(const std::string& result, const std::string& reference, double tolerance);
+int validate_results(const std::string& result, const std::vector<std::string>& references, double tolerance);
 // Real-device results (reference, passing, hpcc, ham formats) as reference CSV (to `output`, or stdout).
 int import_results(const std::string& file, const std::string& format, const std::string& system,
                    const std::string& output);
