@@ -88,7 +88,7 @@ class Machine : public sc_core::sc_module {
         place_(std::move(place)),
         granted_(place_.size()) {
     const int nodes = p.node_count();
-    link_demand_.assign(static_cast<std::size_t>(nodes * nodes), 0.0);
+    link_demand_.assign(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nodes), 0.0);
     link_slow_.assign(link_demand_.size(), 1.0);
     for (int r = 0; r < static_cast<int>(place_.size()); ++r)
       cores_[static_cast<std::size_t>(core_of(r))].queue.push_back(r);

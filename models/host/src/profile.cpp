@@ -140,6 +140,27 @@ void check_topology(const Profile& p, const std::string& base) {
         fmt::format("{}.node_link_bw: links between nodes, but the machine has one node (give 'nodes')", base));
 }
 
+// Sizes ascending, CMA's zeros only where CMA was refused, every table as
+// long as `sizes` (or one entry per core).
+void check_tables(const Profile& p, const std::string& base) {
+  for (std::size_t i = 1; i < p.sizes.size(); ++i)
+    if (p.sizes[i] <= p.sizes[i - 1]) throw ConfigError(fmt::format("{}.sizes: sizes must be ascending", base));
+  check_cma_tables(p, base);
+  for (const auto& f : kFields) {
+    if (!f.table) continue;
+    const auto* t = table_of(p, f.name);
+    if (f.optional && t->empty()) continue;
+    if (f.per_core) {
+      if (t->size() != static_cast<std::size_t>(p.cores))
+        throw ConfigError(
+            fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(), p.cores));
+      continue;
+    }
+    if (t->size() != p.sizes.size())
+      throw ConfigError(fmt::format("{}.{}: {} entries but 'sizes' has {}", base, f.name, t->size(), p.sizes.size()));
+  }
+}
+
 }  // namespace
 
 bool Profile::has_apart() const {
@@ -262,22 +283,7 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
     p.cma_ok = v.get<bool>();
   }
   check_topology(p, base);
-  for (std::size_t i = 1; i < p.sizes.size(); ++i)
-    if (p.sizes[i] <= p.sizes[i - 1]) throw ConfigError(fmt::format("{}.sizes: sizes must be ascending", base));
-  check_cma_tables(p, base);
-  for (const auto& f : kFields) {
-    if (!f.table) continue;
-    const auto* t = table_of(p, f.name);
-    if (f.optional && t->empty()) continue;
-    if (f.per_core) {
-      if (t->size() != static_cast<std::size_t>(p.cores))
-        throw ConfigError(
-            fmt::format("{}.{}: {} entries but 'cores' is {} (one per core)", base, f.name, t->size(), p.cores));
-      continue;
-    }
-    if (t->size() != p.sizes.size())
-      throw ConfigError(fmt::format("{}.{}: {} entries but 'sizes' has {}", base, f.name, t->size(), p.sizes.size()));
-  }
+  check_tables(p, base);
   return p;
 }
 
