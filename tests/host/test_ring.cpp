@@ -25,6 +25,17 @@ hh::RingOptions small(Kind k, int procs) {
   o.chunk = 16 * 1024;  // several chunks per message
   return o;
 }
+// Runs a ring with a damaged message: the receiver's checksum must catch it,
+// with the message `what` followed by the transport's name.
+void expect_caught(const hh::RingOptions& o, const std::string& what) {
+  INFO(hopsim::host::kind_name(o.kind));
+  try {
+    (void)hh::run_ring(o);
+    FAIL("the damaged message must be caught");
+  } catch (const hopsim::DataMismatchError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith(what + std::string(hopsim::host::kind_name(o.kind))));
+  }
+}
 // The first CPU of `all`, alone.
 cpu_set_t first_cpu_of(const cpu_set_t& all) {
   cpu_set_t one;
@@ -91,15 +102,7 @@ TEST_CASE("a corrupted message is caught by the receiver's checksum", "[host][ri
     auto o = small(k, 2);
     o.corrupt_rank = 1;
     o.corrupt_message = 2;
-    INFO(hopsim::host::kind_name(k));
-    try {
-      (void)hh::run_ring(o);
-      FAIL("the damaged message must be caught");
-    } catch (const hopsim::DataMismatchError& e) {
-      CHECK_THAT(e.what(),
-                 Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over " +
-                                   std::string(hopsim::host::kind_name(k))));
-    }
+    expect_caught(o, "rank 1: checksum mismatch: rank 1 received message 2 of 8 bytes from rank 0 over ");
   }
 }
 
@@ -129,15 +132,7 @@ TEST_CASE("a two-way ring's damaged message from the right neighbour is caught",
     o.two_way = true;
     o.corrupt_rank = 1;
     o.corrupt_message = 3;  // rank 1's second message of step 1: from its right neighbour, rank 2
-    INFO(hopsim::host::kind_name(k));
-    try {
-      (void)hh::run_ring(o);
-      FAIL("the damaged message must be caught");
-    } catch (const hopsim::DataMismatchError& e) {
-      CHECK_THAT(e.what(),
-                 Catch::StartsWith("rank 1: checksum mismatch: rank 1 received message 1 of 8 bytes from rank 2 over " +
-                                   std::string(hopsim::host::kind_name(k))));
-    }
+    expect_caught(o, "rank 1: checksum mismatch: rank 1 received message 1 of 8 bytes from rank 2 over ");
   }
 }
 
