@@ -190,6 +190,9 @@ const ProgramInfo& ring_program() {
 // `host simulate` reads it.
 void print_profile_params(const std::string& preset, std::ostream& out) {
   const auto j = model::load_profile(preset).to_json();
+  if (j.contains("system"))
+    out << fmt::format("{:<20} {}  [the reference CSVs' system its figures are validated under]\n", "system",
+                       j["system"].get<std::string>());
   for (const auto& [name, v] : j["params"].items()) {
     std::string value;
     if (v["value"].is_array()) {
