@@ -522,9 +522,9 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
                                         "tables were measured"));
   CHECK_THAT(rep.table, Catch::Contains("against the profile's 45 ns"));
   CHECK_THAT(rep.table, Catch::Contains("1 of the other 2 cells within 25%"));
-  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved,modelled_apart\n"));
-  CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1,0\n"));
-  CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0,0\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved,modelled_apart,order\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1,0,natural\n"));
+  CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0,0,natural\n"));
   // Not probed: no column, no line, -1 in the CSV.
   for (auto& r : rows) {
     r.handover = -1;
@@ -533,7 +533,7 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
   const auto plain = hh::predict_report(rows, 0.25);
   CHECK_THAT(plain.table, !Catch::Contains("hand-over"));
   CHECK_THAT(plain.table, !Catch::Contains("placed otherwise"));
-  CHECK_THAT(plain.csv, Catch::Contains(",-1.0,45.0,0,0\n"));
+  CHECK_THAT(plain.csv, Catch::Contains(",-1.0,45.0,0,0,natural\n"));
   // Simulated on the apart tables: marked +, counted, not among the moved.
   rows[1].handover = 230e-9;
   rows[1].modelled_apart = true;
@@ -543,7 +543,15 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
   CHECK_THAT(both.table, Catch::Contains("230 ns +"));
   CHECK_THAT(both.table, Catch::Contains("1 cell(s) ran with the CPUs apart and were simulated on the profile's tables "
                                          "measured apart"));
-  CHECK_THAT(both.csv, Catch::Contains(",230.0,45.0,0,1\n"));
+  CHECK_THAT(both.csv, Catch::Contains(",230.0,45.0,0,1,natural\n"));
+  // A random ring's cells: an order column in the table, the order in the CSV.
+  CHECK_THAT(both.table, !Catch::Contains(" order "));
+  rows[2].order = "random";
+  const auto mixed = hh::predict_report(rows, 0.25);
+  CHECK_THAT(mixed.table, Catch::Contains("    order"));
+  CHECK_THAT(mixed.table, Catch::Contains("64 KiB   random"));
+  CHECK_THAT(mixed.table, Catch::Contains("64 KiB  natural"));
+  CHECK_THAT(mixed.csv, Catch::Contains(",random\n"));
 }
 
 TEST_CASE("host model: data that crosses cores moves at the exchange rates, on one core at the local ones",

@@ -21,12 +21,15 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
   std::ostringstream out, csv;
   const bool probed = !rows.empty() && !rows.front().speed.empty();
   const bool placed = std::any_of(rows.begin(), rows.end(), [](const PredictRow& c) { return c.handover > 0; });
-  out << fmt::format("{:>5} {:>9} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}{}{}\n", "procs", "size", "transport",
-                     "native MB/s", "spread", "predicted MB/s", "error", "/memcpy", "yields",
-                     placed ? "  hand-over" : "", probed ? "  CPU speeds" : "");
+  // An order column only when some ring ran in random order.
+  const bool ordered = std::any_of(rows.begin(), rows.end(), [](const PredictRow& c) { return c.order != "natural"; });
+  out << fmt::format("{:>5} {:>9}{} {:>22} {:>12} {:>8} {:>14} {:>8} {:>9} {:>7}{}{}\n", "procs", "size",
+                     ordered ? fmt::format(" {:>8}", "order") : "", "transport", "native MB/s", "spread",
+                     "predicted MB/s", "error", "/memcpy", "yields", placed ? "  hand-over" : "",
+                     probed ? "  CPU speeds" : "");
   csv << "procs,size,transport,used,native_MBps,native_min_MBps,native_max_MBps,native_runs,predicted_MBps,error,"
          "within,native_fraction_of_memcpy,model_yields_per_step,model_background_s,cpu_speeds,speed_drift,"
-         "native_handover_ns,profile_handover_ns,placement_moved,modelled_apart\n";
+         "native_handover_ns,profile_handover_ns,placement_moved,modelled_apart,order\n";
   for (const auto& c : rows) {
     const double err = (c.predicted - c.native) / c.native;
     const double spread = c.native_min > 0 ? c.native_max / c.native_min - 1 : 0;
@@ -47,15 +50,17 @@ PredictReport predict_report(const std::vector<PredictRow>& rows, double max_err
                                                             : c.modelled_apart ? " +"
                                                                                : "  ")
                                               : fmt::format("  {:>9}  ", "-");
-    out << fmt::format("{:>5} {:>9} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}{}\n", c.procs,
-                       size_text(c.size), c.used_text, c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err,
-                       c.fraction, c.yields, hand,
+    out << fmt::format("{:>5} {:>9}{} {:>22} {:>12.0f} {:>7.0f}% {:>14.0f} {:>+7.1f}% {:>9.2f} {:>7.2f}{}{}{}\n",
+                       c.procs, size_text(c.size), ordered ? fmt::format(" {:>8}", c.order) : "", c.used_text,
+                       c.native / 1e6, 100 * spread, c.predicted / 1e6, 100 * err, c.fraction, c.yields, hand,
                        probed ? fmt::format("  {:>10}{}", speeds, drifted ? " ~" : "  ") : "", ok ? "" : "  *");
     csv << fmt::format(
-        "{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f},{:.1f},{:.1f},{},{}\n",
+        "{},{},{},{},{:.1f},{:.1f},{:.1f},{},{:.1f},{:.4f},{},{:.3f},{:.3f},{:.6f},\"{}\",{:.3f},{:.1f},{:.1f},{},{},{}"
+        "\n",
         c.procs, c.size, c.requested, c.used, c.native / 1e6, c.native_min / 1e6, c.native_max / 1e6, c.runs,
         c.predicted / 1e6, err, ok ? 1 : 0, c.fraction, c.yields, c.background, speeds, c.drift,
-        c.handover > 0 ? c.handover * 1e9 : -1.0, c.profile_handover * 1e9, c.moved ? 1 : 0, c.modelled_apart ? 1 : 0);
+        c.handover > 0 ? c.handover * 1e9 : -1.0, c.profile_handover * 1e9, c.moved ? 1 : 0, c.modelled_apart ? 1 : 0,
+        c.order);
   }
   r.cells = static_cast<int>(rows.size());
   r.mean = rows.empty() ? 0 : sum / static_cast<double>(rows.size());

@@ -105,8 +105,7 @@ void median_handovers(NativeRuns& n, const hh::model::Profile& p) {
   }
 }
 
-NativeRuns run_native_runs(RingArgs& a, const hh::model::Profile& p, const Probe& probe, int runs) {
-  a.order = "natural";
+NativeRuns run_native_runs(const RingArgs& a, const hh::model::Profile& p, const Probe& probe, int runs) {
   NativeRuns n;
   n.all.reserve(static_cast<std::size_t>(runs));
   n.rates.resize(static_cast<std::size_t>(runs));
@@ -134,7 +133,7 @@ std::vector<hh::model::SimResult> simulate_cells(const hh::model::Profile& p, co
     for (std::size_t i = 0; i < native.size(); ++i) {
       if ((by_placement && n.apart[i] != 0) != in_apart) continue;
       const auto& c = native[i];
-      keys.push_back({c.procs, c.used, c.size, c.iters});
+      keys.push_back({c.procs, c.used, c.size, c.iters, c.order == "random"});
       sp.push_back(n.speed[i]);
       idx.push_back(i);
     }
@@ -160,6 +159,7 @@ hh::model::PredictRow predict_row(const hh::model::Profile& p, const NativeRuns&
   hh::model::PredictRow r;
   r.procs = c.procs;
   r.size = c.size;
+  r.order = c.order;
   r.requested = std::string(host::kind_name(c.requested));
   r.used = std::string(host::kind_name(c.used));
   r.used_text = used;

@@ -11,9 +11,10 @@ namespace hopsim::host::model {
 struct PredictRow {
   int procs = 0;
   std::size_t size = 0;
-  std::string requested, used;  // transport names
-  std::string used_text;        // e.g. "double-copy (fallback)"
-  double native = 0;            // B/s, median over runs
+  std::string order = "natural";  // the ring's order: natural or random
+  std::string requested, used;    // transport names
+  std::string used_text;          // e.g. "double-copy (fallback)"
+  double native = 0;              // B/s, median over runs
   double native_min = 0, native_max = 0;
   int runs = 1;
   double predicted = 0;   // B/s
