@@ -522,7 +522,8 @@ TEST_CASE("predict report: each cell's CPU placement, and the cells that ran in 
                                         "tables were measured"));
   CHECK_THAT(rep.table, Catch::Contains("against the profile's 45 ns"));
   CHECK_THAT(rep.table, Catch::Contains("1 of the other 2 cells within 25%"));
-  CHECK_THAT(rep.csv, Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved,modelled_apart,order\n"));
+  CHECK_THAT(rep.csv,
+             Catch::Contains(",native_handover_ns,profile_handover_ns,placement_moved,modelled_apart,order\n"));
   CHECK_THAT(rep.csv, Catch::Contains(",230.0,45.0,1,0,natural\n"));
   CHECK_THAT(rep.csv, Catch::Contains(",50.0,45.0,0,0,natural\n"));
   // Not probed: no column, no line, -1 in the CSV.
