@@ -280,13 +280,16 @@ class Machine : public sc_core::sc_module {
         capacity = std::min(capacity, o->capacity);
       }
     const double slow = demand > capacity ? capacity / demand : 1.0;
-    // Each pair of nodes' links, shared the same way by the copies crossing them.
-    std::fill(link_demand_.begin(), link_demand_.end(), 0.0);
-    for (const Op* o : active_)
-      if (o->link >= 0 && !cores_[static_cast<std::size_t>(o->core)].background)
-        link_demand_[static_cast<std::size_t>(o->link)] += o->link_demand;
-    for (std::size_t l = 0; l < link_demand_.size(); ++l)
-      link_slow_[l] = link_demand_[l] > p_.node_link_bw ? p_.node_link_bw / link_demand_[l] : 1.0;
+    // Each pair of nodes' links, shared the same way by the copies crossing
+    // them (only on a machine with a fabric: no operation has links else).
+    if (p_.node_link_bw > 0) {
+      std::fill(link_demand_.begin(), link_demand_.end(), 0.0);
+      for (const Op* o : active_)
+        if (o->link >= 0 && !cores_[static_cast<std::size_t>(o->core)].background)
+          link_demand_[static_cast<std::size_t>(o->link)] += o->link_demand;
+      for (std::size_t l = 0; l < link_demand_.size(); ++l)
+        link_slow_[l] = link_demand_[l] > p_.node_link_bw ? p_.node_link_bw / link_demand_[l] : 1.0;
+    }
     double next = 1e300;
     for (Op* o : active_) {
       o->rate = cores_[static_cast<std::size_t>(o->core)].background ? 0.0 : (o->demand > 0 ? slow : 1.0);

@@ -113,6 +113,12 @@ void check_order(const std::string& order, const char* key) {
     throw ConfigError(fmt::format("{}: '{}' (expected natural, random or both)", key, order));
 }
 
+std::vector<bool> orders_of(const std::string& order) {
+  if (order == "natural") return {false};
+  if (order == "random") return {true};
+  return {false, true};
+}
+
 double checked_ring_args(const RingArgs& a, const char* bytes_key) {
   const auto sizes = parse_sizes(a.sizes);
   for (const int p : a.procs) {
@@ -144,8 +150,7 @@ std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe, std:
   std::vector<double> before = probe ? probe() : std::vector<double>{};
   for (int p : a.procs)
     for (Kind k : kinds)
-      for (bool random : {false, true}) {
-        if ((random && a.order == "natural") || (!random && a.order == "random")) continue;
+      for (const bool random : orders_of(a.order)) {
         const auto got = hh::run_ring(launch_options(a, sizes, bytes, bind, p, k, random));
         if (!got.empty() && !got.front().fallback.empty())
           std::cerr << "hopsim host ring: " << got.front().fallback << "\n";
@@ -169,8 +174,7 @@ std::vector<Key> ring_keys(const RingArgs& a, const char* bytes_key) {
   // order, then the random one.
   for (int n : a.procs)
     for (Kind k : parse_kinds(a.transports))
-      for (bool random : {false, true}) {
-        if ((random && a.order == "natural") || (!random && a.order == "random")) continue;
+      for (const bool random : orders_of(a.order)) {
         for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s), random});
       }
   return keys;
@@ -390,7 +394,7 @@ int cmd_simulate(const RingArgs& a) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto& k = keys[i];
     const double frac = res[i].bandwidth / p.at(p.memcpy_bw, static_cast<double>(k.size));
-    const char* order = k.random ? "random" : "natural";
+    const char* order = k.order();
     std::cout << fmt::format("{:>5} {:>9} {:>8} {:>12} {:>10.0f} {:>9.2f} {:>12.2f}\n", k.procs,
                              model::size_text(k.size), order, host::kind_name(k.kind), res[i].bandwidth / 1e6, frac,
                              res[i].yields);

@@ -49,6 +49,7 @@ struct Key {
   std::size_t size = 0;
   int iters = 0;
   bool random = false;  // the randomly ordered ring (RingArgs::seed)
+  [[nodiscard]] const char* order() const { return random ? "random" : "natural"; }
 };
 
 // Probes the CPUs' rates (host::checksum_rates), B/s per CPU.
@@ -56,6 +57,8 @@ using Probe = std::function<std::vector<double>()>;
 
 // --order (natural, random or both), checked; `key` names it in the message.
 void check_order(const std::string& order, const char* key);
+// The orders --order runs, natural first: whether each is the random one.
+[[nodiscard]] std::vector<bool> orders_of(const std::string& order);
 
 // --sizes and --transport, checked.
 [[nodiscard]] std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v);

@@ -60,10 +60,7 @@ RunReport report_of(const Scenario& sc, const hh::model::Profile& p, const std::
     Timing t;
     t.name = name_of(k);
     t.group = std::string(host::kind_name(k.kind));
-    t.labels = {{"procs", k.procs},
-                {"transport", host::kind_name(k.kind)},
-                {"size", k.size},
-                {"order", k.random ? "random" : "natural"}};
+    t.labels = {{"procs", k.procs}, {"transport", host::kind_name(k.kind)}, {"size", k.size}, {"order", k.order()}};
     r.timings.push_back(std::move(t));
   }
   return r;
@@ -141,13 +138,13 @@ void run_sim_cells(const hh::model::Profile& p, const RingArgs& a, const std::ve
     cj.push_back({{"procs", keys[i].procs},
                   {"size", keys[i].size},
                   {"transport", host::kind_name(keys[i].kind)},
-                  {"order", keys[i].random ? "random" : "natural"},
+                  {"order", keys[i].order()},
                   {"two_way", a.two_way},
                   {"iters", keys[i].iters},
                   {"seconds", res[i].seconds},
                   {"bandwidth_Bps", res[i].bandwidth},
                   {"yields_per_step", res[i].yields}});
-    csv += fmt::format("sim,{},{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, keys[i].random ? "random" : "natural",
+    csv += fmt::format("sim,{},{},{},{},{},{},{:.9g},{:.6g}\n", keys[i].procs, keys[i].order(),
                        host::kind_name(keys[i].kind), host::kind_name(keys[i].kind), keys[i].size, keys[i].iters,
                        res[i].seconds, res[i].bandwidth);
   }
