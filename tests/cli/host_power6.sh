@@ -30,8 +30,8 @@ cat validate.txt
 natural=$(grep -c "hpcc-ring-natural.* ok$" validate.txt)
 random=$(grep -c "hpcc-ring-random.* ok$" validate.txt)
 echo "within 25%: natural $natural of 12, random $random of 12"
-if (( natural < 2 || random < 2 )); then
-  echo "host_power6.sh: FAILED: fewer cells within 25% than the model reached (natural 2, random 2)"
+if (( natural < 8 || random < 7 )); then
+  echo "host_power6.sh: FAILED: fewer cells within 25% than the model reached (natural 8, random 7)"
   exit 1
 fi
 # A one-way ring is not hpcc's: its figures match no published row.

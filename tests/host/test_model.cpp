@@ -2,6 +2,7 @@
 // strict reading of profiles.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <vector>
 
 #include "hopsim/core/error.hpp"
@@ -901,6 +902,52 @@ TEST_CASE("host model: copies crossing between two nodes share the links joining
   }
 }
 
+TEST_CASE("host model: reads from other chips slow together with the machine's coherence traffic",
+          "[host][model][topology]") {
+  // 4 cores on 2 chips (= nodes, no link limit): in the natural ring every
+  // zero-copy read comes from the other chip. Four reads of 2e9 B/s load
+  // the coherence with A = 8e9 B/s; with coherence_bw C = 8e9 each goes
+  // 1 + X / C slower, X (1 + X / C) = A: X / C = (sqrt(5) - 1) / 2, so the
+  // slowdown is the golden ratio.
+  const double S = 1 << 20, L = 1e-6, phi = (1 + std::sqrt(5.0)) / 2;
+  auto coherent = [](double c) {
+    auto p = smp(4, 2, 2, 0);
+    p.coherence_bw = c;
+    p.sources["coherence_bw"] = "test";
+    return p;
+  };
+  auto c = cell(hh::CopyPath::zero_copy, 1 << 20, 3, 1, 4);
+  CHECK(hh::simulate_ring(coherent(8e9), {c})[0].seconds == Approx(3 * (L + S * phi / 2e9)).epsilon(1e-9));
+  // Ordered 0, 2, 1, 3 only two reads cross: A = 4e9, 1 + X / C =
+  // (1 + sqrt(3)) / 2; the ring goes at their pace (the links test's
+  // reasoning: only the first step waits for a flag).
+  c.ring = {0, 2, 1, 3};
+  CHECK(hh::simulate_ring(coherent(8e9), {c})[0].seconds ==
+        Approx(L + 3 * S * (1 + std::sqrt(3.0)) / 2 / 2e9).epsilon(1e-9));
+  // One chip's reads are not the coherence's: a ring of two on one chip is
+  // as fast as without it.
+  auto one = cell(hh::CopyPath::zero_copy, 1 << 20, 3, 1, 2);
+  auto two_chips = coherent(8e9);
+  two_chips.chips = 1;
+  two_chips.nodes = 1;
+  CHECK(hh::simulate_ring(two_chips, {one})[0].seconds ==
+        Approx(hh::simulate_ring(smp(4, 1, 1, 0), {one})[0].seconds).epsilon(1e-12));
+  // CMA's pull and both double-copy copies (the send copy claims lines the
+  // right neighbour's chip holds) are cross-chip: all slow under it.
+  for (auto path : {hh::CopyPath::cma, hh::CopyPath::double_copy}) {
+    INFO(hh::path_name(path));
+    auto d = cell(path, 1 << 20, 3, 1, 4);
+    CHECK(hh::simulate_ring(coherent(1e9), {d})[0].seconds > 1.5 * hh::simulate_ring(coherent(0), {d})[0].seconds);
+  }
+  // The send copy's claim carries no data over the links: two processes on
+  // two nodes with 1e8 B/s links take about S / 1e8 a step for the receive
+  // copies (4e9 B/s otherwise); were the send copies on the links too, twice that.
+  auto dc = cell(hh::CopyPath::double_copy, 1 << 20, 3, 1, 2);
+  const double t = hh::simulate_ring(smp(4, 2, 2, 1e8), {dc})[0].seconds;
+  CHECK(t > 3 * S / 1e8);
+  CHECK(t < 1.2 * 3 * S / 1e8);
+}
+
 TEST_CASE("host model: a ring order must be a permutation of the ranks", "[host][model][topology]") {
   auto c = cell(hh::CopyPath::zero_copy, 4096, 2, 1, 4);
   c.ring = {0, 1, 1, 3};
@@ -936,6 +983,16 @@ TEST_CASE("profiles: a topology round-trips and one that does not divide evenly 
   bad["params"].erase("nodes");
   CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
                     Catch::Contains("node_link_bw: links between nodes, but the machine has one node"));
+  // The coherence's load: kept, and refused on a machine of one chip.
+  j["params"]["coherence_bw"] = {{"value", 97.8e9}, {"unit", "B/s"}, {"source", "test"}};
+  CHECK(hh::Profile::from_json(j, "t.json").coherence_bw == Approx(97.8e9));
+  CHECK(hh::Profile::from_json(j, "t.json").to_json()["params"]["coherence_bw"]["value"] == Approx(97.8e9));
+  bad = j;
+  bad["params"].erase("chips");
+  bad["params"].erase("nodes");
+  bad["params"].erase("node_link_bw");
+  CHECK_THROWS_WITH(hh::Profile::from_json(bad, "t.json"),
+                    Catch::Contains("t.json.params.coherence_bw: reads between chips, but the machine has one chip"));
   bad = j;
   bad["system"] = 7;
   CHECK_THROWS_AS(hh::Profile::from_json(bad, "t.json"), hopsim::ConfigError);

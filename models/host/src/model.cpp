@@ -144,8 +144,12 @@ class Machine : public sc_core::sc_module {
   // Runs an operation of rank r (which holds its core) that takes `alone`
   // seconds with the machine to itself and moves `traffic` bytes through a
   // memory system of `capacity` B/s; of them, `crossing` bytes come from
-  // rank `from`'s node (-1: none) over the fabric, when it models one.
-  void run(int r, double alone, double traffic, double capacity, int from = -1, double crossing = 0) {
+  // rank `from`'s caches (-1: none): over the fabric's links when they are
+  // on another node and it models them, through the coherence of the whole
+  // machine when they are on another chip and it models that.
+  // `data` false: only the lines' ownership comes from `from` (a write to
+  // lines its caches hold), which the coherence carries but no link.
+  void run(int r, double alone, double traffic, double capacity, int from = -1, double crossing = 0, bool data = true) {
     if (alone <= 0) return;
     ++ops_;
     advance();
@@ -156,10 +160,12 @@ class Machine : public sc_core::sc_module {
     op.left = c < speed_.size() && speed_[c] > 0 ? alone / speed_[c] : alone;
     op.demand = traffic / op.left;
     op.capacity = capacity;
-    if (from >= 0 && crossing > 0 && p_.node_link_bw > 0 && node_of(from) != node_of(r)) {
+    if (data && from >= 0 && crossing > 0 && p_.node_link_bw > 0 && node_of(from) != node_of(r)) {
       op.link = node_of(from) * p_.node_count() + node_of(r);
       op.link_demand = crossing / op.left;
     }
+    if (from >= 0 && crossing > 0 && p_.coherence_bw > 0 && p_.chip_of(core_of(from)) != p_.chip_of(op.core))
+      op.remote = crossing / op.left;
     active_.push_back(&op);
     reschedule();
     sc_core::wait(op.done);
@@ -212,6 +218,7 @@ class Machine : public sc_core::sc_module {
     double rate = 0;         // alone-seconds per second at the moment
     int link = -1;           // the fabric links it loads (from node x nodes + to node), -1: none
     double link_demand = 0;  // B/s over them when running alone
+    double remote = 0;       // B/s read from another chip's caches when running alone (0: none)
     sc_core::sc_event done;
   };
 
@@ -290,12 +297,23 @@ class Machine : public sc_core::sc_module {
       for (std::size_t l = 0; l < link_demand_.size(); ++l)
         link_slow_[l] = link_demand_[l] > p_.node_link_bw ? p_.node_link_bw / link_demand_[l] : 1.0;
     }
-    double next = 1e300;
+    double cross_chip = 0;  // B/s read from other chips at these rates
     for (Op* o : active_) {
       o->rate = cores_[static_cast<std::size_t>(o->core)].background ? 0.0 : (o->demand > 0 ? slow : 1.0);
       if (o->link >= 0) o->rate = std::min(o->rate, link_slow_[static_cast<std::size_t>(o->link)]);
-      if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
+      cross_chip += o->remote * o->rate;
     }
+    // The cross-chip reads all slow by 1 + X / C, X what they then read:
+    // X (1 + X / C) = cross_chip, solved for X (the root's stable form).
+    if (cross_chip > 0) {
+      const double c = p_.coherence_bw;
+      const double x = 2.0 * cross_chip / (1.0 + std::sqrt(1.0 + 4.0 * cross_chip / c));
+      for (Op* o : active_)
+        if (o->remote > 0) o->rate /= 1.0 + x / c;
+    }
+    double next = 1e300;
+    for (const Op* o : active_)
+      if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
     wake_.cancel();
     if (next < 1e300) wake_.notify(sc_time(next, SC_SEC));
   }
@@ -432,8 +450,13 @@ class Ring : public sc_core::sc_module {
   // Copy of `bytes` with a working-set-equivalent memcpy size of `ws` bytes,
   // at the rate `bw` (B/s).
   // `from`: the rank whose node the source data come from (-1: this rank's).
-  void copy(int r, double bytes, double ws, double bw, int from = -1) {
-    machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), from, bytes);
+  // `to`: the rank whose caches hold the destination's lines (-1: this
+  // rank's), from which the copy claims them.
+  void copy(int r, double bytes, double ws, double bw, int from = -1, int to = -1) {
+    if (to >= 0)
+      machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), to, bytes, false);
+    else
+      machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), from, bytes);
   }
   void read(int r, double bytes, double bw, int from = -1) {
     machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes), from, bytes);
@@ -566,7 +589,7 @@ class Ring : public sc_core::sc_module {
   // One double-copy step of rank r: the message's chunks out through `out`
   // while the left neighbour's come in through `in` (`sent` and `got`
   // count the chunks over all steps), then the checksum.
-  void double_copy_step(int r, int from, Channel& out, Channel& in, const StepRates& x,
+  void double_copy_step(int r, int from, int to, Channel& out, Channel& in, const StepRates& x,
                         const sc_core::sc_event_or_list& both, std::uint64_t& sent, std::uint64_t& got) {
     const auto S = static_cast<double>(c_.size);
     const auto K = static_cast<std::uint64_t>(c_.slots);
@@ -576,7 +599,7 @@ class Ring : public sc_core::sc_module {
     while (s < chunks || g < chunks) {
       bool progress = false;
       if (s < chunks && sent - out.tail.get() < K) {
-        copy(r, std::min(C, S - static_cast<double>(s) * C), x.ws_dc, x.dc_send);
+        copy(r, std::min(C, S - static_cast<double>(s) * C), x.ws_dc, x.dc_send, -1, to);
         out.head.set(++sent);
         ++s;
         progress = true;
@@ -667,7 +690,7 @@ class Ring : public sc_core::sc_module {
       for (auto& w : ways) {
         cpu(r, w.x.overhead);
         if (c_.path == CopyPath::double_copy)
-          double_copy_step(r, w.from, *w.out, *w.in, w.x, w.both, w.sent, w.got);
+          double_copy_step(r, w.from, w.to, *w.out, *w.in, w.x, w.both, w.sent, w.got);
         else if (c_.path == CopyPath::cma)
           cma_step(r, w.from, *w.out, *w.in, w.x, seq);
         else

@@ -65,6 +65,7 @@ constexpr auto kFields = std::to_array<Field>({
     {"chips", "count", false, false, false, true},
     {"nodes", "count", false, false, false, true},
     {"node_link_bw", "B/s", false, false, false, true},
+    {"coherence_bw", "B/s", false, false, false, true},
 });
 
 // The table named `n` of `p` (Profile or const Profile), null if none.
@@ -111,6 +112,7 @@ auto scalar_of(P& p, std::string_view n) -> decltype(&p.c2c_latency) {
   if (n == "chips") return &p.chips;
   if (n == "nodes") return &p.nodes;
   if (n == "node_link_bw") return &p.node_link_bw;
+  if (n == "coherence_bw") return &p.coherence_bw;
   return nullptr;
 }
 
@@ -138,6 +140,9 @@ void check_topology(const Profile& p, const std::string& base) {
   if (p.node_link_bw > 0 && p.node_count() < 2)
     throw ConfigError(
         fmt::format("{}.node_link_bw: links between nodes, but the machine has one node (give 'nodes')", base));
+  if (p.coherence_bw > 0 && p.chip_count() < 2)
+    throw ConfigError(
+        fmt::format("{}.coherence_bw: reads between chips, but the machine has one chip (give 'chips')", base));
 }
 
 // Sizes ascending, CMA's zeros only where CMA was refused, every table as

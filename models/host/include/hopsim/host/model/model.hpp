@@ -25,7 +25,11 @@
 // several nodes with a fabric (Profile::node_link_bw), a copy whose data
 // come from another node also loads the links from that node to its own;
 // the copies crossing one pair of nodes at once share them the same way,
-// and an operation runs at the slower of its two shares. A flag becomes
+// and an operation runs at the slower of its two shares. On a machine of
+// several chips with a broadcast coherence (Profile::coherence_bw C), every
+// copy whose data (or, for double copy's send copy, whose destination
+// lines) another chip's caches hold then goes 1 + X / C times slower, X the
+// cross-chip B/s all of them read at those rates. A flag becomes
 // visible to its reader one cache-line transfer (c2c_latency) after it was
 // written.
 #include <cstddef>

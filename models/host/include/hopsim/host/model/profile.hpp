@@ -71,6 +71,14 @@ struct Profile {
   // whose data come from another node loads that pair's links, shared by
   // all the copies crossing them at once. 0: the fabric is not modelled.
   double node_link_bw = 0;
+  // B/s of reads from another chip, all chips together, at which such a
+  // read takes twice as long as on an idle machine: a broadcast-coherent
+  // fabric queues every cross-chip line's request machine-wide, and to
+  // first order a line's latency grows linearly with that traffic. Every
+  // copy whose data come from another chip's cache goes 1 + X / this
+  // times slower, X the cross-chip reads of all the copies running.
+  // 0: not modelled.
+  double coherence_bw = 0;
   std::map<std::string, std::string> sources;  // parameter -> where its value came from
 
   // Log-log interpolation of a table at `size`, clamped at the ends.
