@@ -42,6 +42,10 @@ struct RingArgs {
   std::optional<std::string> csv;
 };
 
+// hpcc's ring message (bench_lat_bw: 2,000,000 bytes), the size the
+// published ring tables are for.
+constexpr std::size_t kHpccRingMessage = 2000000;
+
 // One cell to simulate: what the native ring ran.
 struct Key {
   int procs = 0;
@@ -111,6 +115,21 @@ struct PredictArgs {
 // hopsim host predict: the native ring and its prediction, the error per
 // cell; 3 when --check and a cell is off by more than --max-error.
 int cmd_predict(RingArgs a, const PredictArgs& o);
+
+// The options of hopsim host fit.
+struct FitArgs {
+  std::string profile;                           // a described machine of several chips
+  std::string against;                           // reference CSV (system,experiment,configuration,...)
+  std::string low, high;                         // two cells of one path, e.g. "zero-copy 4 procs"
+  std::string experiment = "hpcc-ring-natural";  // or hpcc-ring-random
+  std::uint64_t seed = 1;                        // the random ring's order
+  std::string out = "fitted-profile.json";
+};
+// hopsim host fit: the path's rate at the cells' message size from --low
+// and coherence_bw from --high, so the model gives both published figures;
+// writes the profile to --out. ConfigError when a cell is missing or
+// malformed, or no coherence gives the published fall.
+int cmd_fit(const FitArgs& f);
 
 // `hopsim run` of a host scenario (the ring program natively and on the
 // host model of the scenario's machine).

@@ -135,14 +135,33 @@ void add_predict(CLI::App* host, Commands& cmds) {
   cmds.on(pred, [pred_args, o] { return checked([&] { return commands::cmd_predict(*pred_args, *o); }); });
 }
 
+void add_fit(CLI::App* host, Commands& cmds) {
+  auto f = std::make_shared<commands::FitArgs>();
+  auto* fit = host->add_subcommand(
+      "fit",
+      "fit a described machine's two unpublished parameters to two measured ring cells of one path: the path's "
+      "rate at the message size (zero copy: read_bw, CMA: cma_bw) from --low, and coherence_bw from --high");
+  fit->add_option("--profile", f->profile, "profile file or host preset of several chips")->required();
+  fit->add_option("--against", f->against, "reference CSV with the two cells (as hopsim validate reads it)")
+      ->required();
+  fit->add_option("--low", f->low, "the cell with fewer processes, as the CSV names it, e.g. 'zero-copy 4 procs'")
+      ->required();
+  fit->add_option("--high", f->high, "the same ring with more processes, e.g. 'zero-copy 32 procs'")->required();
+  fit->add_option("--experiment", f->experiment, "hpcc-ring-natural or hpcc-ring-random")->capture_default_str();
+  fit->add_option("--seed", f->seed, "seed of the random ring order")->capture_default_str();
+  fit->add_option("--out", f->out, "fitted profile to write")->capture_default_str();
+  cmds.on(fit, [f] { return commands::cmd_fit(*f); });
+}
+
 void add_commands(Commands& cmds) {
   auto* host =
-      cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict");
+      cmds.app.add_subcommand("host", "intra-node copy paths of this host: calibrate, ring, simulate, predict, fit");
   host->require_subcommand(1);
   add_calibrate(host, cmds);
   add_ring(host, cmds);
   add_simulate(host, cmds);
   add_predict(host, cmds);
+  add_fit(host, cmds);
 }
 
 // The ring program of `hopsim run` (commands::run_ring_scenario runs it).

@@ -24,10 +24,6 @@ namespace {
 
 namespace hh = hopsim::host;
 
-// hpcc's ring message (bench_lat_bw: 2,000,000 bytes), the size the
-// published ring tables are for.
-constexpr std::size_t kHpccRingMessage = 2000000;
-
 // The ring options of the program's resolved arguments.
 RingArgs ring_args_of(const nlohmann::json& args, std::uint64_t seed) {
   RingArgs a;
