@@ -20,6 +20,7 @@
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
 #include "hopsim/host/model/report.hpp"
+#include "hopsim/traces/error.hpp"
 #include "hopsim/traces/import.hpp"
 
 namespace hopsim::host::commands {
@@ -116,7 +117,12 @@ Problem read_problem(const FitArgs& f, const model::Profile& p) {
   check_writable(f.out, "--out");
   if (f.experiment != "hpcc-ring-natural" && f.experiment != "hpcc-ring-random")
     throw ConfigError(fmt::format("--experiment: '{}' (expected hpcc-ring-natural or hpcc-ring-random)", f.experiment));
-  const auto rows = traces::import_reference_csv(f.against);
+  std::vector<traces::ResultRow> rows;
+  try {
+    rows = traces::import_reference_csv(f.against);
+  } catch (const traces::ImportError& e) {
+    throw ConfigError(e.what());
+  }
   Problem q;
   q.system = p.system.empty() ? p.name : p.system;
   q.lo = find_cell(rows, q.system, f.experiment, f.low, f.against, "--low");
