@@ -297,23 +297,26 @@ class Machine : public sc_core::sc_module {
       for (std::size_t l = 0; l < link_demand_.size(); ++l)
         link_slow_[l] = link_demand_[l] > p_.node_link_bw ? p_.node_link_bw / link_demand_[l] : 1.0;
     }
+    double next = 1e300;
     double cross_chip = 0;  // B/s read from other chips at these rates
     for (Op* o : active_) {
       o->rate = cores_[static_cast<std::size_t>(o->core)].background ? 0.0 : (o->demand > 0 ? slow : 1.0);
       if (o->link >= 0) o->rate = std::min(o->rate, link_slow_[static_cast<std::size_t>(o->link)]);
       cross_chip += o->remote * o->rate;
+      if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
     }
     // The cross-chip reads all slow by 1 + X / C, X what they then read:
     // X (1 + X / C) = cross_chip, solved for X (the root's stable form).
+    // Only a machine with a coherence has cross-chip reads.
     if (cross_chip > 0) {
       const double c = p_.coherence_bw;
-      const double x = 2.0 * cross_chip / (1.0 + std::sqrt(1.0 + 4.0 * cross_chip / c));
-      for (Op* o : active_)
-        if (o->remote > 0) o->rate /= 1.0 + x / c;
+      const double slower = 1.0 + 2.0 * cross_chip / (1.0 + std::sqrt(1.0 + 4.0 * cross_chip / c)) / c;
+      next = 1e300;
+      for (Op* o : active_) {
+        if (o->remote > 0) o->rate /= slower;
+        if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
+      }
     }
-    double next = 1e300;
-    for (const Op* o : active_)
-      if (o->rate > 0) next = std::min(next, std::max(0.0, o->left) / o->rate);
     wake_.cancel();
     if (next < 1e300) wake_.notify(sc_time(next, SC_SEC));
   }
@@ -450,13 +453,10 @@ class Ring : public sc_core::sc_module {
   // Copy of `bytes` with a working-set-equivalent memcpy size of `ws` bytes,
   // at the rate `bw` (B/s).
   // `from`: the rank whose node the source data come from (-1: this rank's).
-  // `to`: the rank whose caches hold the destination's lines (-1: this
-  // rank's), from which the copy claims them.
-  void copy(int r, double bytes, double ws, double bw, int from = -1, int to = -1) {
-    if (to >= 0)
-      machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), to, bytes, false);
-    else
-      machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), from, bytes);
+  // `data` false: `from` holds the destination's lines, which the copy
+  // claims (ownership, no data: Machine::run).
+  void copy(int r, double bytes, double ws, double bw, int from = -1, bool data = true) {
+    machine_.run(r, bytes / bw, 2 * bytes, 2 * p_.at(p_.memcpy_bw_all, ws), from, bytes, data);
   }
   void read(int r, double bytes, double bw, int from = -1) {
     machine_.run(r, bytes / bw, bytes, 2 * p_.at(p_.memcpy_bw_all, bytes), from, bytes);
@@ -599,7 +599,7 @@ class Ring : public sc_core::sc_module {
     while (s < chunks || g < chunks) {
       bool progress = false;
       if (s < chunks && sent - out.tail.get() < K) {
-        copy(r, std::min(C, S - static_cast<double>(s) * C), x.ws_dc, x.dc_send, -1, to);
+        copy(r, std::min(C, S - static_cast<double>(s) * C), x.ws_dc, x.dc_send, to, false);
         out.head.set(++sent);
         ++s;
         progress = true;

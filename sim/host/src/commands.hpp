@@ -46,6 +46,12 @@ struct RingArgs {
 // published ring tables are for.
 constexpr std::size_t kHpccRingMessage = 2000000;
 
+// A ring cell's name in the reference CSVs' configuration column, as the
+// CMA posting's table names them: "<path> <n> procs" ("base" is double
+// copy, the MPI's own shared-memory path), then the size unless it is
+// kHpccRingMessage, then " one-way" unless the ring is hpcc's two-way one.
+[[nodiscard]] std::string cell_configuration(Kind kind, int procs, std::size_t size, bool two_way);
+
 // One cell to simulate: what the native ring ran.
 struct Key {
   int procs = 0;

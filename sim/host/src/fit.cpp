@@ -9,7 +9,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -24,13 +23,10 @@
 #include "hopsim/traces/import.hpp"
 
 namespace hopsim::host::commands {
-namespace hh = hopsim::host;
 
 namespace {
 
-// A cell as the reference CSV names it (run.cpp's metric_of): "<path> <n>
-// procs", then the size unless it is hpcc's 2,000,000 B, then " one-way"
-// unless the ring is hpcc's two-way one.
+// A cell as the reference CSV names it (cell_configuration).
 struct Cell {
   Kind kind = Kind::zero_copy;
   int procs = 0;
@@ -78,6 +74,10 @@ Cell parse_cell(const std::string& config, const char* option) {
       throw bad("has no message size after 'procs'");
     }
   }
+  // Only the names the model's own figures take (validate matches them).
+  if (cell_configuration(c.kind, c.procs, c.size, c.two_way) != config)
+    throw bad(fmt::format("is not how hopsim names that cell ('{}')",
+                          cell_configuration(c.kind, c.procs, c.size, c.two_way)));
   return c;
 }
 

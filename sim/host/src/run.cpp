@@ -98,19 +98,12 @@ void run_native_cells(const RingArgs& a, std::vector<Key>& keys, RunReport& r, n
 
 // A simulated cell as a figure `hopsim validate` compares with published
 // ones (traces/reference/*.csv): system the profile's (Profile::system, else
-// its name), experiment hpcc's ring of that order, configuration "<path> <n>
-// procs" as the CMA posting's table names them ("base" is double copy, the
-// MPI's own shared-memory path), with the size appended unless it is hpcc's
-// ring message of 2,000,000 bytes and "one-way" unless the ring is hpcc's
-// two-way one; MB/s (10^6 bytes) received per process.
+// its name), experiment hpcc's ring of that order, configuration as
+// cell_configuration names it; MB/s (10^6 bytes) received per process.
 Metric metric_of(const hh::model::Profile& p, const Key& k, bool two_way, double bytes_per_s) {
-  const std::string path = k.kind == Kind::double_copy ? "base" : std::string(host::kind_name(k.kind));
-  std::string config = fmt::format("{} {} procs", path, k.procs);
-  if (k.size != kHpccRingMessage) config += " " + model::size_text(k.size);
-  if (!two_way) config += " one-way";
   return {p.system.empty() ? p.name : p.system,
           k.random ? "hpcc-ring-random" : "hpcc-ring-natural",
-          config,
+          cell_configuration(k.kind, k.procs, k.size, two_way),
           "bandwidth",
           bytes_per_s / 1e6,
           "MB/s"};
@@ -191,6 +184,14 @@ RunReport run_ring_scenario(const Scenario& sc) {
   write_results(sc, r, j, csv);
   std::cout << fmt::format("results: {}/results.json, {}/results.csv\n", sc.outputs.dir, sc.outputs.dir);
   return r;
+}
+
+std::string cell_configuration(Kind kind, int procs, std::size_t size, bool two_way) {
+  const std::string path = kind == Kind::double_copy ? "base" : std::string(host::kind_name(kind));
+  std::string config = fmt::format("{} {} procs", path, procs);
+  if (size != kHpccRingMessage) config += " " + model::size_text(size);
+  if (!two_way) config += " one-way";
+  return config;
 }
 
 }  // namespace hopsim::host::commands
