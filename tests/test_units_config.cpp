@@ -89,7 +89,25 @@ TEST_CASE("the e16g301 preset resolves every Epiphany parameter with a source") 
   CHECK(p.local_mem == 32768);
   CHECK(p.hop_latency == Approx(1.5));
   CHECK(p.emem_base == 0x8E000000u);
-  for (const auto& d : epiphany::model::param_decls()) CHECK_FALSE(set.source(d.name).empty());
+  // Each from the preset's own source, not the loader's fallback for an entry without one.
+  for (const auto& d : epiphany::model::param_decls()) {
+    CHECK_FALSE(set.source(d.name).empty());
+    CHECK(set.source(d.name) != "preset e16g301");
+  }
+}
+
+TEST_CASE("every shipped preset's parameter has a source") {
+  const auto presets = list_presets();
+  REQUIRE(presets.size() >= 10);
+  for (const auto& p : presets) {
+    for (const auto& [name, entry] : p.params.items()) {
+      INFO(p.file << ": params." << name);
+      REQUIRE(entry.is_object());
+      REQUIRE(entry.contains("source"));
+      REQUIRE(entry["source"].is_string());
+      CHECK(entry["source"].get<std::string>().find_first_not_of(" \t") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("machine overrides are range-checked and unknown ones rejected") {

@@ -20,6 +20,8 @@ cli_test(bgq_sweep_bad_packages RC 2 HAS "hopsim: error: --packages: expected in
   CMD ${HOPSIM} bgq sweep --packages abc)
 cli_test(bgq_scale HAS "packet-hops/s" "4x4x2x2x2"
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x4x2x2x2 --iterations 2)
+cli_test(bgq_scale_e_extent RC 2 HAS "--tori: '2x2x2x2x3': E is 1 or 2 on a BG/Q" LACKS "packet-hops/s"
+  CMD ${HOPSIM} bgq scale --tori 2x2x2x2x3)
 cli_test(bgq_scale_progress HAS "bgq scale: torus 1/2 2x2x2x2x2, " "ETA" "bgq scale: torus 2/2 4x2x2x2x2, "
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x2x2x2x2 --iterations 1 --progress lines)
 cli_test(bgq_scale_flow_control RC 2 HAS "bgq-flow.json: torus_flow_control=1: bgq scale times the link-calendar torus"

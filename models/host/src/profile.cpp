@@ -229,9 +229,8 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
   p.name = get_string(j, "name", origin, "");
   p.description = get_string(j, "description", origin, "");
   p.system = get_string(j, "system", origin, "");
-  if (get_string(j, "family", origin, "host") != "host")
-    throw ConfigError(
-        fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, j["family"].dump()));
+  if (const auto family = get_string(j, "family", origin, "host"); family != "host")
+    throw ConfigError(fmt::format("{}.family: '{}' is not a host profile (expected \"host\")", origin, family));
   if (!j.contains("params")) throw ConfigError(fmt::format("{}: missing key 'params'", origin));
   const auto& ps = j["params"];
   const std::string base = join_path(origin, "params");
