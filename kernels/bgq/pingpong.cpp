@@ -48,7 +48,11 @@ extern "C" void hopsim_bgq_pingpong_main() {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (partner < 1 || partner >= nranks) {
-    if (rank == 0) hopsim_bgq_check("set-up", 1, 1, "partner must be a rank other than 0");
+    if (rank == 0) {
+      char what[96];
+      std::snprintf(what, sizeof what, "partner %ld is not a rank from 1 to %d", partner, nranks - 1);
+      hopsim_bgq_check("set-up", 1, 1, what);
+    }
     return;
   }
   const bool active = rank == 0 || rank == partner;

@@ -37,10 +37,12 @@ void add_curve_commands(Commands& c) {
                   "tests/bench/booksim_reference.sh): run at its loads and report the error per load");
   cmd->add_option("--max-error", o->max_error,
                   "with --reference: exit 3 when a load below --below x the reference's saturation is further off "
-                  "(percent)");
+                  "(percent)")
+      ->check(finite_at_least(0));
   cmd->add_option("--max-saturation-error", o->max_saturation_error,
                   "with --reference: exit 3 when the saturation throughput (accepted load at the highest load "
-                  "finished) is further off than this (percent; the reference needs an accepted column)");
+                  "finished) is further off than this (percent; the reference needs an accepted column)")
+      ->check(finite_at_least(0));
   cmd->add_option("--below", o->below, "with --reference: compare below this fraction of its saturation (default 0.8)");
   cmd->add_option("--seeds", o->seeds,
                   "runs per load with seeds traffic.seed, +1, ...: mean and 95% confidence interval per load and for "

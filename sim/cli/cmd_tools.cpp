@@ -35,7 +35,7 @@ void add_validate(Commands& c) {
                   "reference CSV (system,experiment,configuration,metric,value,unit,source); may be given more than "
                   "once, the rows of all count")
       ->required();
-  val->add_option("--tolerance", o->tolerance, "allowed error in percent (default 25)")->check(CLI::NonNegativeNumber);
+  val->add_option("--tolerance", o->tolerance, "allowed error in percent (default 25)")->check(finite_at_least(0));
   c.on(val, [o] { return studies::validate_results(o->result, o->reference, o->tolerance); });
 }
 
@@ -60,7 +60,7 @@ void add_trace(Commands& c) {
   trace->require_subcommand(1);
   auto* stats = trace->add_subcommand("stats", "hottest links, per-PE breakdown, totals");
   stats->add_option("file", o->file, "trace database")->required();
-  stats->add_option("--top", o->top, "links to list")->check(CLI::PositiveNumber);
+  stats->add_option("--top", o->top, "links to list")->check(finite_at_least(1));
   c.on(stats, [o] { return studies::trace_stats(o->file, o->top); });
   auto* exp = trace->add_subcommand("export", "export for Perfetto (trace-event JSON or protobuf) or as CSV");
   exp->add_option("file", o->file, "trace database")->required();

@@ -22,6 +22,10 @@ cli_test(bgq_scale HAS "packet-hops/s" "4x4x2x2x2"
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x4x2x2x2 --iterations 2)
 cli_test(bgq_scale_e_extent RC 2 HAS "--tori: '2x2x2x2x3': E is 1 or 2 on a BG/Q" LACKS "packet-hops/s"
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x3)
+cli_test(bgq_scale_six_extents RC 2 HAS "--tori: '2x2x2x2x2x2' is not AxBxCxDxE (five positive integers)"
+  LACKS "packet-hops/s" CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2x2)
+cli_test(bgq_scale_msg_negative RC 2 HAS "--msg: '-1' is not a number >= 1" LACKS "18446744073709551615"
+  CMD ${HOPSIM} bgq scale --msg -1)
 cli_test(bgq_scale_progress HAS "bgq scale: torus 1/2 2x2x2x2x2, " "ETA" "bgq scale: torus 2/2 4x2x2x2x2, "
   CMD ${HOPSIM} bgq scale --tori 2x2x2x2x2,4x2x2x2x2 --iterations 1 --progress lines)
 cli_test(bgq_scale_flow_control RC 2 HAS "bgq-flow.json: torus_flow_control=1: bgq scale times the link-calendar torus"
@@ -82,6 +86,11 @@ cli_test(bgq_exec_missing RC 2 HAS "no-such-program: no such program"
 cli_test(bgq_exec_not_bgq RC 2 HAS "not a BG/Q program (build it with hopsim-mpicc" LACKS "[native]"
   CMD ${HOPSIM} bgq exec /bin/true)
 cli_test(bgq_exec_not_executable RC 2 HAS "not a BG/Q program" CMD ${HOPSIM} bgq exec ${CMAKE_CURRENT_SOURCE_DIR}/bgq.cmake)
+# The machine is resolved before --out is touched: an unknown preset, another family's, a torus over the limit.
+cli_test(bgq_exec_unknown_machine RC 2 HAS "--machine: unknown machine preset 'nope'" LACKS "[native]"
+  CMD ${HOPSIM} bgq exec --machine nope --out exec ${CLI_BGQ_PROGS}/own_main 2)
+cli_test(bgq_exec_other_family RC 2 HAS "--machine: e16g301 is a epiphany machine, not a bgq one" LACKS "[native]"
+  CMD ${HOPSIM} bgq exec --machine e16g301 --out exec ${CLI_BGQ_PROGS}/own_main 2)
 cli_test(bgq_exec_bad_torus RC 2 HAS "--torus: expected AxBxCxDxE"
   CMD ${HOPSIM} bgq exec --torus 2x2x2 ${CLI_BGQ_PROGS}/own_main)
 cli_test(bgq_program_both_refused RC 2 HAS "HOPSIM_MODE: sim or native"

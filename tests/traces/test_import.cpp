@@ -126,6 +126,12 @@ TEST_CASE("hpcc ring malformed lines are named", "[import]") {
     CHECK_THAT(e.what(), Catch::Contains("'fortnights'"));
 }
 
+TEST_CASE("hpcc ring figures below or at zero are refused", "[import]") {
+    const auto e = import_error([] { import_hpcc_ring(data("hpcc-ring-negative.txt")); });
+    CHECK(e.line() == 3);
+    CHECK_THAT(e.what(), Catch::Contains("'-5' is not a positive number"));
+}
+
 TEST_CASE("ham offload output yields one row per statistic", "[import]") {
     const auto rows = import_ham_offload(data("ham-offload.txt"), "xeonphi-knc");
     REQUIRE(rows.size() == 10 + 11);
@@ -156,6 +162,12 @@ TEST_CASE("ham offload malformed rows are named", "[import]") {
     e = import_error([] { import_ham_offload(data("ham-offload-bad-number.txt")); });
     CHECK(e.line() == 7);
     CHECK_THAT(e.what(), Catch::Contains("median 'fast'"));
+}
+
+TEST_CASE("ham offload statistics below zero are refused", "[import]") {
+    const auto e = import_error([] { import_ham_offload(data("ham-offload-negative.txt")); });
+    CHECK(e.line() == 7);
+    CHECK_THAT(e.what(), Catch::Contains("median '-5' is not a number >= 0"));
 }
 
 TEST_CASE("pcie probe output yields median, min, mean and bandwidth per cell", "[import]") {

@@ -267,7 +267,8 @@ std::vector<ResultRow> import_hpcc_ring(const fs::path& path, const std::string&
         const std::string number = rest.substr(0, space);
         const std::string raw_unit = space == std::string::npos ? "" : std::string(trim(rest.substr(space)));
         const auto value = parse_number(number);
-        if (!value) throw ImportError(path, line, fmt::format("'{}' is not a number", number));
+        if (!value || !(*value > 0))
+            throw ImportError(path, line, fmt::format("'{}' is not a positive number", number));
         const std::string_view unit = ring_unit(bandwidth, lower(raw_unit));
         if (unit.empty()) {
             throw ImportError(path, line,
@@ -327,8 +328,8 @@ std::vector<ResultRow> import_ham_offload(const fs::path& path, const std::strin
         if (name.empty()) throw ImportError(path, line, "row without a name");
         for (std::size_t i = 1; i < cols.size(); ++i) {
             const auto value = parse_number(cols[i]);
-            if (!value) {
-                throw ImportError(path, line, fmt::format("{} '{}' is not a number", header[i], cols[i]));
+            if (!value || *value < 0) {
+                throw ImportError(path, line, fmt::format("{} '{}' is not a number >= 0", header[i], cols[i]));
             }
             const std::string& metric = header[i];
             const char* unit = "ns";

@@ -68,6 +68,15 @@ constexpr auto kFields = std::to_array<Field>({
     {"coherence_bw", "B/s", false, false, false, true},
 });
 
+// A time of a copy path is at most 1 s and a rate at least 1 kB/s: beyond
+// them a run's simulated time would overflow the simulator's clock.
+void check_scale(double d, std::string_view unit, const std::string& key) {
+  if (unit == "s" && d > 1.0)
+    throw ConfigError(fmt::format("{}: {} s is over 1 s, the longest time it may take", key, d));
+  if (unit == "B/s" && d > 0 && d < 1e3)
+    throw ConfigError(fmt::format("{}: {} B/s is below 1 kB/s, the slowest rate it may take", key, d));
+}
+
 // The table named `n` of `p` (Profile or const Profile), null if none.
 template <class P>
 auto table_of(P& p, std::string_view n) -> decltype(&p.sizes) {
@@ -271,12 +280,14 @@ Profile Profile::from_json(const nlohmann::json& j, const std::string& origin) {
         if (!x.is_number()) throw ConfigError(fmt::format("{}: {} is not a number", key, x.dump()));
         const double d = x.get<double>();
         if (d < 0 || (d == 0 && !f.optional_zero)) throw ConfigError(fmt::format("{}: {} must be positive", key, d));
+        check_scale(d, f.unit, key);
         t->push_back(d);
       }
     } else {
       if (!v.is_number()) throw ConfigError(fmt::format("{}: expected a number", key));
       const double d = v.get<double>();
       if (d < 0 || (d == 0 && !f.optional_zero)) throw ConfigError(fmt::format("{}: {} must be positive", key, d));
+      check_scale(d, f.unit, key);
       *scalar_of(p, f.name) = d;
     }
   }

@@ -340,6 +340,14 @@ void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
   c.drain_limit = get_cycles(ph, "drain", "phases", 20000);
   c.saturation_latency = get_cycles(ph, "saturation_latency", "phases", 0);
   if (c.measure <= 0) throw ConfigError("phases.measure: must be > 0 cycles");
+  // Beyond a billion cycles a phase would not finish in any reasonable time.
+  for (const auto& [name, v] :
+       {std::pair{"warmup", c.warmup}, std::pair{"measure", c.measure}, std::pair{"drain", c.drain_limit},
+        std::pair{"saturation_latency", c.saturation_latency}})
+    if (!(v <= 1e9))
+      throw ConfigError(fmt::format("phases.{}: {} cycles, more than the 1e9 a phase may last", name, v));
+  if (c.warmup < 0 || c.drain_limit < 0)
+    throw ConfigError(fmt::format("phases.{}: must be >= 0 cycles", c.warmup < 0 ? "warmup" : "drain"));
   if (c.saturation_latency < 0)
     throw ConfigError(fmt::format(
         "phases.saturation_latency: must be >= 0 cycles (0: 10x the zero-load latency), got {}", c.saturation_latency));
@@ -348,8 +356,9 @@ void read_phases_and_curve(const nlohmann::json& doc, TrafficScenario& sc) {
   require_known_keys(cu, "curve", key_names(kTrafficKeys, "curve"));
   sc.curve_step = get_number(cu, "step", "curve", 0.05);
   sc.curve_max = get_number(cu, "max", "curve", 1.0);
-  if (!(sc.curve_step > 0 && sc.curve_step <= 1))
-    throw ConfigError(fmt::format("curve.step: must be in (0, 1], got {}", sc.curve_step));
+  if (!(sc.curve_step >= 1e-3 && sc.curve_step <= 1))
+    throw ConfigError(
+        fmt::format("curve.step: must be in [0.001, 1] (at most a thousand loads), got {}", sc.curve_step));
   if (!(sc.curve_max > 0 && sc.curve_max <= 1))
     throw ConfigError(fmt::format("curve.max: the highest offered load must be in (0, 1], got {}", sc.curve_max));
 }

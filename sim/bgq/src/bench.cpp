@@ -40,7 +40,10 @@ std::array<int, model::kDims> parse_torus(const std::string& s) {
   std::string part;
   int i = 0;
   while (std::getline(ss, part, 'x')) {
-    if (i >= model::kDims) break;
+    if (i >= model::kDims) {
+      ++i;  // a sixth extent: refused below
+      break;
+    }
     try {
       std::size_t used = 0;
       d[static_cast<std::size_t>(i)] = std::stoi(part, &used);

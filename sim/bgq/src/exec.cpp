@@ -18,6 +18,7 @@
 #include "hopsim/bgq/model/params.hpp"
 #include "hopsim/core/error.hpp"
 #include "hopsim/core/file_output.hpp"
+#include "hopsim/core/preset.hpp"
 #include "hopsim/core/process.hpp"
 
 namespace hopsim::bgq {
@@ -66,14 +67,29 @@ struct ModeRun {
   fs::path out, err;
 };
 
+// --torus as the machine's torus_a..torus_e overrides (none without it).
+nlohmann::json torus_overrides(const ExecOptions& o) {
+  nlohmann::json t = nlohmann::json::object();
+  if (o.torus.empty()) return t;
+  const auto d = parse_torus(o.torus);
+  const std::array<const char*, 5> keys = {"torus_a", "torus_b", "torus_c", "torus_d", "torus_e"};
+  for (std::size_t i = 0; i < keys.size(); ++i) t[keys[i]] = d[i];
+  return t;
+}
+
+// The machine the runs will read, resolved as they will (a BG/Q preset,
+// the torus within its limits) before --out is touched.
+void check_machine(const ExecOptions& o) {
+  const Preset preset = load_preset(o.machine, "--machine");
+  if (preset.family != "bgq")
+    throw ConfigError(fmt::format("--machine: {} is a {} machine, not a bgq one", preset.name, preset.family));
+  (void)model::params_from(ParamSet::resolve(model::param_decls(), preset, torus_overrides(o), "--torus"));
+}
+
 // The scenario file the program's runs read (HOPSIM_SCENARIO).
 fs::path write_scenario(const ExecOptions& o, const fs::path& dir) {
-  nlohmann::json machine = {{"preset", o.machine}};
-  if (!o.torus.empty()) {
-    const auto d = parse_torus(o.torus);
-    const std::array<const char*, 5> keys = {"torus_a", "torus_b", "torus_c", "torus_d", "torus_e"};
-    for (std::size_t i = 0; i < keys.size(); ++i) machine[keys[i]] = d[i];
-  }
+  nlohmann::json machine = torus_overrides(o);
+  machine["preset"] = o.machine;
   if (!o.transport.empty()) machine["transport"] = o.transport;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -199,6 +215,7 @@ int exec_program(const ExecOptions& o, std::ostream& out) {
         fmt::format("{}: not a BG/Q program (build it with hopsim-mpicc, which links it with "
                     "libhopsim-bgq)",
                     o.argv.front()));
+  check_machine(o);
   const fs::path dir = fs::absolute(o.out);
   const fs::path scenario = write_scenario(o, dir);
   const auto runs = run_modes(o, program, dir, scenario, out);

@@ -64,9 +64,10 @@ void add_commands(Commands& c) {
   static int neighbours = 10;
   scale->add_option("--tori", tori, "torus sizes AxBxCxDxE (default 2x2x2x2x2,4x4x4x4x2,8x8x8x8x2,16x16x16x12x2)")
       ->delimiter(',');
-  scale->add_option("--iterations", iterations, "exchanges per torus (default 10)");
-  scale->add_option("--msg", msg, "bytes per neighbour (default 32768)");
-  scale->add_option("--package", package, "bytes per descriptor (default 32768: one per message)");
+  scale->add_option("--iterations", iterations, "exchanges per torus (default 10)")->check(finite_at_least(1));
+  scale->add_option("--msg", msg, "bytes per neighbour (default 32768)")->check(finite_at_least(1));
+  scale->add_option("--package", package, "bytes per descriptor (default 32768: one per message)")
+      ->check(finite_at_least(1));
   scale
       ->add_option("--neighbours", neighbours,
                    "8 (the halo kernel's 4-D grid {A*B,C,D,E}) or 10 (the 5-D torus neighbours)")

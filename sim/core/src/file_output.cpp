@@ -23,31 +23,41 @@ std::string partial_host() {
   return h.empty() ? "host" : h;
 }
 
+namespace {
+// Why no file PATH can be made: a folder stands there, or its folder is
+// missing or not writable.
+std::string why_unwritable(const fs::path& path) {
+  std::error_code ec;
+  if (path.empty()) return "an empty file name";
+  if (fs::is_directory(path, ec)) return "is a folder, not a file";
+  const auto dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  if (!fs::is_directory(dir, ec)) return "cannot create a file in " + dir.string() + " (no such folder)";
+  return "cannot create a file in " + dir.string() + " (not writable)";
+}
+}  // namespace
+
 AtomicFile::AtomicFile(fs::path path, bool unique)
     : path_(std::move(path)),
       partial_(unique ? fs::path(partial_path(path_).string() + "." + partial_host() + "." + std::to_string(::getpid()))
                       : partial_path(path_)) {
-  // Registered before the file exists, so that no signal finds it unregistered.
   std::error_code ec;
+  if (path_.empty() || fs::is_directory(path_, ec))
+    throw ConfigError("cannot write " + path_.string() + ": " + why_unwritable(path_));
+  // Registered before the file exists, so that no signal finds it unregistered.
   const std::string registered = fs::absolute(partial_, ec).string();
   crash::remove_on_crash(registered);
   out_.open(partial_, std::ios::trunc | std::ios::binary);
   if (!out_) {
     crash::forget(registered);
-    throw Error("cannot write " + path_.string() + ": cannot create " + partial_.string());
+    throw ConfigError("cannot write " + path_.string() + ": " + why_unwritable(path_));
   }
 }
 
 void check_writable(const fs::path& path, std::string_view what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw ConfigError(std::string(what) + " " + path.string() + ": is a folder, not a file");
   try {
     const AtomicFile probe(path, true);  // removed again, uncommitted
   } catch (const Error&) {
-    const auto dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    throw ConfigError(std::string(what) + " " + path.string() + ": cannot create a file in " + dir.string() +
-                      (fs::is_directory(dir, ec) ? " (not writable)" : " (no such folder)"));
+    throw ConfigError(std::string(what) + " " + path.string() + ": " + why_unwritable(path));
   }
 }
 
@@ -73,6 +83,21 @@ void commit_partial(const fs::path& partial, const fs::path& path) {
   std::error_code ec;
   fs::rename(partial, path, ec);
   if (ec) throw Error("cannot rename " + partial.string() + " to " + path.string() + ": " + ec.message());
+}
+
+void make_output_folder(const fs::path& path, std::string_view what) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (fs::is_directory(path, ec)) return;
+  std::string why = "cannot make the folder";
+  for (auto p = path; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec) && !fs::is_directory(p, ec)) {
+      why = p == path ? "a file stands there, not a folder" : p.string() + " is a file, not a folder";
+      break;
+    }
+    if (p == p.parent_path()) break;
+  }
+  throw ConfigError(std::string(what) + " " + path.string() + ": " + why);
 }
 
 void write_file_atomic(const fs::path& path, std::string_view text, bool unique) {

@@ -1,5 +1,6 @@
 #include "hopsim/core/strict_json.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,6 +30,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
 }
 
 nlohmann::json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(fmt::format("{}: is a folder, not a JSON file", path));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open file", path));
   std::stringstream ss;

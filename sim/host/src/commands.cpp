@@ -30,12 +30,13 @@ namespace hopsim::host::commands {
 
 namespace hh = hopsim::host;
 
-std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v) {
+std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v, const std::string& key) {
   std::vector<std::size_t> out;
   for (const auto& s : v) {
-    const double b = parse_quantity(std::string_view(s), Dim::bytes, "--sizes");
-    if (b < 8 || b != std::floor(b))
-      throw ConfigError(fmt::format("--sizes: '{}' is not a whole number of bytes >= 8", s));
+    const double b = parse_quantity(std::string_view(s), Dim::bytes, key);
+    if (!(b >= 8) || b != std::floor(b))
+      throw ConfigError(fmt::format("{}: '{}' is not a whole number of bytes >= 8", key, s));
+    if (b > kMaxRingMessage) throw ConfigError(fmt::format("{}: '{}' is over 1 GiB, the largest ring message", key, s));
     out.push_back(static_cast<std::size_t>(b));
   }
   return out;
@@ -120,7 +121,7 @@ std::vector<bool> orders_of(const std::string& order) {
 }
 
 double checked_ring_args(const RingArgs& a, const char* bytes_key) {
-  const auto sizes = parse_sizes(a.sizes);
+  const auto sizes = parse_sizes(a.sizes, a.sizes_key);
   for (const int p : a.procs) {
     if (p < 2)
       throw ConfigError(fmt::format(
@@ -142,7 +143,7 @@ double checked_ring_args(const RingArgs& a, const char* bytes_key) {
 
 std::vector<hh::RingCell> run_native(const RingArgs& a, const Probe& probe, std::vector<std::vector<double>>* rates) {
   const double bytes = checked_ring_args(a, "--bytes");
-  const auto sizes = parse_sizes(a.sizes);
+  const auto sizes = parse_sizes(a.sizes, a.sizes_key);
   const auto kinds = parse_kinds(a.transports);
   check_order(a.order, "--order");
   const auto bind = host::parse_bind(a.bind, "--bind");
@@ -175,7 +176,7 @@ std::vector<Key> ring_keys(const RingArgs& a, const char* bytes_key) {
   for (int n : a.procs)
     for (Kind k : parse_kinds(a.transports))
       for (const bool random : orders_of(a.order)) {
-        for (auto s : parse_sizes(a.sizes)) keys.push_back({n, k, s, hh::ring_iters(ro, s), random});
+        for (auto s : parse_sizes(a.sizes, a.sizes_key)) keys.push_back({n, k, s, hh::ring_iters(ro, s), random});
       }
   return keys;
 }

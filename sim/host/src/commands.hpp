@@ -24,6 +24,7 @@ namespace hopsim::host::commands {
 struct RingArgs {
   std::vector<int> procs{2, 4, 8};
   std::vector<std::string> sizes{"4KiB", "64KiB", "1MiB", "4MiB"};
+  std::string sizes_key = "--sizes";  // what a bad size is reported as (a scenario: kernel.args.sizes)
   std::vector<std::string> transports{"double-copy", "cma", "zero-copy"};
   std::string order = "natural";
   bool two_way = false;  // hpcc's pattern: each step a message each way (RingOptions::two_way)
@@ -70,8 +71,12 @@ void check_order(const std::string& order, const char* key);
 // The orders --order runs, natural first: whether each is the random one.
 [[nodiscard]] std::vector<bool> orders_of(const std::string& order);
 
-// --sizes and --transport, checked.
-[[nodiscard]] std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v);
+// The largest ring message, in bytes (1 GiB).
+inline constexpr double kMaxRingMessage = 1073741824.0;
+// --sizes and --transport, checked: whole numbers of bytes from 8 to
+// kMaxRingMessage; `key` names the option or scenario key in a refusal.
+[[nodiscard]] std::vector<std::size_t> parse_sizes(const std::vector<std::string>& v,
+                                                   const std::string& key = "--sizes");
 [[nodiscard]] std::vector<Kind> parse_kinds(const std::vector<std::string>& v);
 
 // Native cells for every procs x transport x order, in that order. With a

@@ -51,7 +51,7 @@ void add_ring_options(CLI::App* s, RingArgs& a, bool native) {
               "hpcc's ring: each step a message to the right while the left one's comes in, then one to the left "
               "while the right one's comes in (bandwidth counts both)");
   s->add_option("--order", a.order, "ring order: natural, random or both")->capture_default_str();
-  s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str();
+  s->add_option("--seed", a.seed, "seed of the random ring order")->capture_default_str()->check(finite_at_least(0));
   if (native) {
     s->add_option("--bind", a.bind,
                   "rank placement: spread (rank r pinned to CPU r mod n of the allowed CPUs, what the host model "
@@ -148,7 +148,7 @@ void add_fit(CLI::App* host, Commands& cmds) {
       ->required();
   fit->add_option("--high", f->high, "the same ring with more processes, e.g. 'zero-copy 32 procs'")->required();
   fit->add_option("--experiment", f->experiment, "hpcc-ring-natural or hpcc-ring-random")->capture_default_str();
-  fit->add_option("--seed", f->seed, "seed of the random ring order")->capture_default_str();
+  fit->add_option("--seed", f->seed, "seed of the random ring order")->capture_default_str()->check(finite_at_least(0));
   fit->add_option("--out", f->out, "fitted profile to write")->capture_default_str();
   cmds.on(fit, [f] { return commands::cmd_fit(*f); });
 }

@@ -89,6 +89,9 @@ Cell find_cell(const std::vector<traces::ResultRow>& rows, const std::string& sy
     if (r.system == system && r.experiment == experiment && r.configuration == config && r.metric == "bandwidth") {
       if (r.unit != "MB/s")
         throw ConfigError(fmt::format("{}: {}'s row '{}' is in {}, not MB/s", option, csv, config, r.unit));
+      if (!(r.value > 0) || !std::isfinite(r.value))
+        throw ConfigError(
+            fmt::format("{}: {}'s row '{}' has {} MB/s (a bandwidth is above 0)", option, csv, config, r.value));
       c.mbps = r.value;
       return c;
     }

@@ -32,6 +32,7 @@ RingArgs ring_args_of(const nlohmann::json& args, std::uint64_t seed) {
   a.seed = seed;
   a.procs = args["procs"].get<std::vector<int>>();
   a.sizes = args["sizes"].get<std::vector<std::string>>();
+  a.sizes_key = "kernel.args.sizes";
   a.transports = args["transports"].get<std::vector<std::string>>();
   a.reps = args["reps"].get<int>();
   a.bytes = args["bytes"].get<std::string>();

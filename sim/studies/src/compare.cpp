@@ -103,6 +103,9 @@ int compare(const Scenario& sc, const std::optional<std::string>& png) {
     const auto ext = std::filesystem::path(*png).extension().string();
     if (ext != ".png" && ext != ".svg")
       throw ConfigError("--png " + *png + ": unknown image format '" + ext + "' (use .png or .svg)");
+    // Before both runs; the results folder itself is made by the run.
+    const auto folder = std::filesystem::absolute(*png).parent_path().lexically_normal();
+    if (folder != std::filesystem::absolute(sc.outputs.dir).lexically_normal()) check_writable(*png, "--png");
   }
   const auto r = runner_of(sc).run(sc);
   if (!r.native || !r.sim) throw Error("compare: the run did not produce both modes");

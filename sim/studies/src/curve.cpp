@@ -124,20 +124,27 @@ nlohmann::json scenario_document(const CurveOptions& o) {
   nlohmann::json doc =
       o.scenario.empty() ? nlohmann::json::object() : read_json_file(find_data_file(o.scenario, "traffic scenario"));
   if (!doc.is_object()) throw ConfigError((o.scenario.empty() ? "scenario" : o.scenario) + ": expected a JSON object");
-  if (o.machine) doc["network"]["preset"] = *o.machine;
-  if (o.topology) doc["network"]["topology"] = *o.topology;
-  if (o.routing) doc["network"]["routing"] = *o.routing;
-  if (o.dims) doc["network"]["dims"] = *o.dims;
+  // The scenario's section an option sets a key of: an object (made when missing).
+  auto section = [&doc](const char* name) -> nlohmann::json& {
+    auto& v = doc[name];
+    if (!v.is_null() && !v.is_object())
+      throw ConfigError(fmt::format("{}: expected an object, got {}", name, v.type_name()));
+    return v;
+  };
+  if (o.machine) section("network")["preset"] = *o.machine;
+  if (o.topology) section("network")["topology"] = *o.topology;
+  if (o.routing) section("network")["routing"] = *o.routing;
+  if (o.dims) section("network")["dims"] = *o.dims;
   if (o.rows > 0 || o.cols > 0) {
-    if (o.rows <= 0 || o.cols <= 0) throw ConfigError("--rows and --cols: give both");
-    doc["network"]["dims"] = {o.rows, o.cols};
+    if (o.rows <= 0 || o.cols <= 0) throw ConfigError("--rows and --cols: give both, each at least 1");
+    section("network")["dims"] = {o.rows, o.cols};
   }
-  if (o.pattern) doc["traffic"]["pattern"] = *o.pattern;
-  if (o.injection) doc["traffic"]["injection"] = *o.injection;
-  if (o.bytes) doc["traffic"]["packet_bytes"] = *o.bytes;
-  if (o.step) doc["curve"]["step"] = *o.step;
-  if (o.max_load) doc["curve"]["max"] = *o.max_load;
-  if (o.threads) doc["traffic"]["threads"] = *o.threads;
+  if (o.pattern) section("traffic")["pattern"] = *o.pattern;
+  if (o.injection) section("traffic")["injection"] = *o.injection;
+  if (o.bytes) section("traffic")["packet_bytes"] = *o.bytes;
+  if (o.step) section("curve")["step"] = *o.step;
+  if (o.max_load) section("curve")["max"] = *o.max_load;
+  if (o.threads) section("traffic")["threads"] = *o.threads;
   for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
   for (const auto& k : o.keys) apply_override(doc, k);
   return doc;

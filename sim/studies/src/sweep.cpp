@@ -361,7 +361,7 @@ class Sweep {
 
   int run(const Mpi& mpi) {
     const auto started = fs::file_time_type::clock::now();
-    fs::create_directories(fs::path(out_) / "points");
+    make_output_folder(fs::path(out_) / "points", "--out");
     remove_stale_partials(fs::path(out_) / "points", started);
     // Points already done (same identity) are skipped.
     std::map<std::size_t, Table> results;

@@ -27,7 +27,9 @@ void add_commands(Commands& c) {
       "of kernels/xeonphi/pcie-probe; with --against, side by side with a measurement");
   pcie->add_option("--machine", o.machine, "xeonphi preset")->capture_default_str();
   pcie->add_option("--set", o.sets, "override a preset parameter, NAME=VALUE (repeatable)");
-  pcie->add_option("--max-bytes", o.max_bytes, "largest copy in bytes")->capture_default_str();
+  pcie->add_option("--max-bytes", o.max_bytes, "largest copy in bytes")
+      ->capture_default_str()
+      ->check(finite_at_least(1));
   pcie->add_option("--system", o.system, "system name of the predicted rows (default: the preset's name)");
   pcie->add_option("--out", o.out, "write the prediction as a reference CSV (default: standard output)");
   pcie->add_option("--against", o.against,
@@ -37,7 +39,7 @@ void add_commands(Commands& c) {
                    "with --against: write the comparison as CSV (experiment, configuration, model and measured ns, "
                    "error, GB/s) for plotting");
   pcie->add_option("--tolerance", o.tolerance, "error in percent beyond which a row fails (exit 3; default 25)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_at_least(0));
   c.on(pcie, [] { return pcie_command(o, std::cout); });
 }
 

@@ -9,10 +9,14 @@
 // with one voice.
 #pragma once
 
+#include <cmath>
+#include <exception>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "hopsim/core/progress.hpp"
@@ -35,6 +39,26 @@ inline CLI::Option* add_progress_option(CLI::App* cmd) {
           "auto (a line with elapsed time and ETA on a terminal, quiet otherwise), bar, lines (one per eighth, for "
           "logs) or off; default HOPSIM_PROGRESS, else auto")
       ->check(CLI::IsMember({"auto", "bar", "lines", "off"}));
+}
+
+// A number an option takes: finite and at least `low` (CLI11's
+// NonNegativeNumber and PositiveNumber let NaN through and print their
+// ranges to 308 digits). The message names the option and the bound.
+inline CLI::Validator finite_at_least(double low) {
+  return CLI::Validator(
+      [low](const std::string& text) -> std::string {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || used == 0 || !std::isfinite(v) || v < low)
+          return "'" + text + "' is not a number >= " + fmt::format("{}", low);
+        return {};
+      },
+      "NUMBER >= " + fmt::format("{}", low));
 }
 
 }  // namespace hopsim

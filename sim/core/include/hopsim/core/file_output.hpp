@@ -16,7 +16,9 @@ class AtomicFile {
  public:
   // Opens PATH.partial (PATH.partial.HOST.PID with `unique`, for writers that
   // may race on one path, on this host or others sharing the folder; HOST is
-  // partial_host()). Throws Error naming the file if it cannot be created.
+  // partial_host()). Throws ConfigError "cannot write PATH: why" (an empty
+  // name, a folder there, its folder missing or not writable) if it cannot
+  // be created.
   explicit AtomicFile(std::filesystem::path path, bool unique = false);
   // Not committed: the partial file is removed and PATH is left as it was.
   ~AtomicFile();
@@ -49,6 +51,10 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view text,
 // takes a new file). Throws ConfigError "WHAT PATH: why" otherwise; PATH
 // is left as it was.
 void check_writable(const std::filesystem::path& path, std::string_view what);
+
+// Creates folder PATH and its parents for a run's outputs. Throws
+// ConfigError "WHAT PATH: why" when a file stands there or it cannot be made.
+void make_output_folder(const std::filesystem::path& path, std::string_view what);
 
 // One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF.
 std::string csv_field(std::string_view field);
