@@ -45,20 +45,19 @@ inline CLI::Option* add_progress_option(CLI::App* cmd) {
 // NonNegativeNumber and PositiveNumber let NaN through and print their
 // ranges to 308 digits). The message names the option and the bound.
 inline CLI::Validator finite_at_least(double low) {
-  return CLI::Validator(
-      [low](const std::string& text) -> std::string {
-        std::size_t used = 0;
-        double v = 0;
-        try {
-          v = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != text.size() || used == 0 || !std::isfinite(v) || v < low)
-          return "'" + text + "' is not a number >= " + fmt::format("{}", low);
-        return {};
-      },
-      "NUMBER >= " + fmt::format("{}", low));
+  return {[low](const std::string& text) -> std::string {
+            std::size_t used = 0;
+            double v = 0;
+            try {
+              v = std::stod(text, &used);
+            } catch (const std::exception&) {
+              used = 0;
+            }
+            if (used != text.size() || used == 0 || !std::isfinite(v) || v < low)
+              return "'" + text + "' is not a number >= " + fmt::format("{}", low);
+            return {};
+          },
+          "NUMBER >= " + fmt::format("{}", low)};
 }
 
 }  // namespace hopsim
