@@ -45,14 +45,14 @@ constexpr std::array<ScenarioKey, 27> kTrafficKeys = {{
      "host threads simulating a network with flow_control=1, each a band of its routers (0: one below 256 routers, "
      "else up to the host's, at most 8 and one per 128 routers); results do not depend on it"},
     {"phases", "object", "{}", "warm-up, measurement window and drain limit"},
-    {"phases.warmup", "cycles", "1000", "cycles before the measurement window"},
+    {"phases.warmup", "cycles", "1000", "cycles before the measurement window (each phase at most 1e9)"},
     {"phases.measure", "cycles", "10000", "cycles of the measurement window"},
     {"phases.drain", "cycles", "20000", "cycles the measured packets may take to arrive after the window"},
     {"phases.saturation_latency", "cycles", "0",
      "saturated when the last quarter's packets average more latency than this (BookSim2's latency_thres is 500); "
      "0: 10x their zero-load latency"},
     {"curve", "object", "{}", "hopsim curve: loads step, 2 step, ... up to max"},
-    {"curve.step", "number in (0, 1]", "0.05", "load step of hopsim curve"},
+    {"curve.step", "number in [0.001, 1]", "0.05", "load step of hopsim curve"},
     {"curve.max", "number in (0, 1]", "1", "highest load of hopsim curve (it stops at saturation)"},
 }};
 
