@@ -87,10 +87,10 @@ bool get_bool(const nlohmann::json& obj, std::string_view key, std::string_view 
   return it->get<bool>();
 }
 
-void apply_override(nlohmann::json& doc, const std::string& assignment) {
+void apply_override(nlohmann::json& doc, const std::string& assignment, std::string_view option) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
+    throw ConfigError(fmt::format("{} '{}': expected key=value", option, assignment));
   }
   const std::string key = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
@@ -105,9 +105,9 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   while (true) {
     const auto dot = key.find('.', start);
     const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty()) throw ConfigError(fmt::format("--set '{}': empty key component", assignment));
+    if (part.empty()) throw ConfigError(fmt::format("{} '{}': empty key component", option, assignment));
     if (!node->is_object()) {
-      throw ConfigError(fmt::format("--set '{}': '{}' is not an object", assignment, key.substr(0, start - 1)));
+      throw ConfigError(fmt::format("{} '{}': '{}' is not an object", option, assignment, key.substr(0, start - 1)));
     }
     if (dot == std::string::npos) {
       (*node)[part] = value;

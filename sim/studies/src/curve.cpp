@@ -146,7 +146,7 @@ nlohmann::json scenario_document(const CurveOptions& o) {
   if (o.max_load) section("curve")["max"] = *o.max_load;
   if (o.threads) section("traffic")["threads"] = *o.threads;
   for (const auto& s : o.sets) apply_override(doc, "network.params." + s);
-  for (const auto& k : o.keys) apply_override(doc, k);
+  for (const auto& k : o.keys) apply_override(doc, k, "--key");
   return doc;
 }
 

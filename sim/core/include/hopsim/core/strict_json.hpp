@@ -29,7 +29,8 @@ bool get_bool(const nlohmann::json& obj, std::string_view key, std::string_view 
 
 // Applies "a.b.c=value" to `doc`. The value is parsed as JSON if it parses,
 // else taken as a string. Intermediate objects are created as needed.
-void apply_override(nlohmann::json& doc, const std::string& assignment);
+// A refusal names `option` (the command-line option the assignment came from).
+void apply_override(nlohmann::json& doc, const std::string& assignment, std::string_view option = "--set");
 
 std::string join_path(std::string_view path, std::string_view key);
 
